@@ -1,0 +1,114 @@
+# Provides the llama.cpp targets `llama`, `llama-common`, `ggml` and `llama-bench`.
+#
+# The source comes from the npm package node-llama-cpp@3.21.1, which ships llama.cpp as a
+# git bundle. We fetch it with `npm pack`, verify the tarball's sha256 and clone the bundle
+# into a cache directory outside the source tree, so neither git nor a fresh clone carries it.
+# SHOEHORN_LLAMA_SOURCE_DIR points at an existing llama.cpp checkout instead.
+#
+# llama.cpp is built in-tree (add_subdirectory) through ccache: a rebuild after touching our
+# files never recompiles it (separate targets), and a fresh build dir hits the compiler cache.
+
+set(SHOEHORN_LLAMA_NPM_PACKAGE "node-llama-cpp@3.21.1")
+set(SHOEHORN_LLAMA_NPM_SHA256 "7a231d6bafa14142a1cbed9893d4ec5bc6041b2a5f5939a623accaab4203c11f")
+set(SHOEHORN_LLAMA_COMMIT "80fb11ac73e66d89eae2c6a91d8a77428fa733ed")
+
+if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
+    set(_shoehorn_default_cache "$ENV{XDG_CACHE_HOME}/shoehorn")
+else()
+    set(_shoehorn_default_cache "$ENV{HOME}/.cache/shoehorn")
+endif()
+set(SHOEHORN_CACHE_DIR "${_shoehorn_default_cache}" CACHE PATH
+    "Cache for the llama.cpp source (kept outside the source tree and git)")
+set(SHOEHORN_LLAMA_SOURCE_DIR "" CACHE PATH
+    "Use this llama.cpp checkout instead of fetching the pinned node-llama-cpp bundle")
+
+function(shoehorn_fetch_llama out_dir)
+    set(src "${SHOEHORN_CACHE_DIR}/llama.cpp-${SHOEHORN_LLAMA_COMMIT}")
+    if(EXISTS "${src}/CMakeLists.txt" AND EXISTS "${src}/.shoehorn-verified")
+        set(${out_dir} "${src}" PARENT_SCOPE)
+        return()
+    endif()
+
+    find_program(NPM_EXECUTABLE npm REQUIRED)
+    find_program(GIT_EXECUTABLE git REQUIRED)
+    set(dl "${SHOEHORN_CACHE_DIR}/download")
+    file(MAKE_DIRECTORY "${dl}")
+    set(tgz "${dl}/node-llama-cpp-3.21.1.tgz")
+
+    if(NOT EXISTS "${tgz}")
+        message(STATUS "Fetching ${SHOEHORN_LLAMA_NPM_PACKAGE} with npm pack")
+        execute_process(COMMAND "${NPM_EXECUTABLE}" pack "${SHOEHORN_LLAMA_NPM_PACKAGE}" --silent
+                        WORKING_DIRECTORY "${dl}" RESULT_VARIABLE rc OUTPUT_QUIET)
+        if(NOT rc EQUAL 0 OR NOT EXISTS "${tgz}")
+            message(FATAL_ERROR "npm pack ${SHOEHORN_LLAMA_NPM_PACKAGE} failed (${rc}). "
+                                "Set SHOEHORN_LLAMA_SOURCE_DIR to a llama.cpp checkout instead.")
+        endif()
+    endif()
+
+    file(SHA256 "${tgz}" sum)
+    if(NOT sum STREQUAL SHOEHORN_LLAMA_NPM_SHA256)
+        file(REMOVE "${tgz}")
+        message(FATAL_ERROR "sha256 mismatch for ${tgz}: got ${sum}, expected ${SHOEHORN_LLAMA_NPM_SHA256}")
+    endif()
+
+    set(unpack "${dl}/unpack")
+    file(REMOVE_RECURSE "${unpack}")
+    file(MAKE_DIRECTORY "${unpack}")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E tar xzf "${tgz}" package/llama/gitRelease.bundle
+                    WORKING_DIRECTORY "${unpack}" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "Could not unpack llama/gitRelease.bundle from ${tgz}")
+    endif()
+
+    file(REMOVE_RECURSE "${src}")
+    execute_process(COMMAND "${GIT_EXECUTABLE}" clone --quiet
+                            "${unpack}/package/llama/gitRelease.bundle" "${src}"
+                    RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "git clone of the llama.cpp bundle failed")
+    endif()
+    execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${src}" rev-parse HEAD
+                    OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT head STREQUAL SHOEHORN_LLAMA_COMMIT)
+        message(FATAL_ERROR "llama.cpp bundle is at ${head}, expected ${SHOEHORN_LLAMA_COMMIT}")
+    endif()
+    file(REMOVE_RECURSE "${unpack}")
+    file(WRITE "${src}/.shoehorn-verified" "${SHOEHORN_LLAMA_NPM_SHA256}\n")
+    set(${out_dir} "${src}" PARENT_SCOPE)
+endfunction()
+
+if(SHOEHORN_LLAMA_SOURCE_DIR)
+    if(NOT EXISTS "${SHOEHORN_LLAMA_SOURCE_DIR}/include/llama.h")
+        message(FATAL_ERROR "SHOEHORN_LLAMA_SOURCE_DIR=${SHOEHORN_LLAMA_SOURCE_DIR} is not a llama.cpp checkout")
+    endif()
+    set(LLAMA_CPP_DIR "${SHOEHORN_LLAMA_SOURCE_DIR}")
+else()
+    shoehorn_fetch_llama(LLAMA_CPP_DIR)
+endif()
+message(STATUS "llama.cpp source: ${LLAMA_CPP_DIR}")
+
+# Only the libraries and llama-bench: no examples, server, tests or network code.
+set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_COMMON ON CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_TESTS OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_SERVER OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_APP OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_UI OFF CACHE BOOL "" FORCE)
+set(LLAMA_OPENSSL OFF CACHE BOOL "" FORCE)
+set(LLAMA_CURL OFF CACHE BOOL "" FORCE)
+set(LLAMA_TOOLS_INSTALL OFF CACHE BOOL "" FORCE)
+set(LLAMA_ALL_WARNINGS OFF CACHE BOOL "" FORCE)
+set(LLAMA_FATAL_WARNINGS OFF CACHE BOOL "" FORCE)
+set(GGML_CCACHE ON CACHE BOOL "" FORCE)
+set(GGML_NATIVE ${SHOEHORN_NATIVE} CACHE BOOL "" FORCE)
+set(GGML_CUDA ${SHOEHORN_CUDA} CACHE BOOL "" FORCE)
+if(SHOEHORN_CUDA)
+    set(GGML_CUDA_FA_ALL_QUANTS OFF CACHE BOOL "")
+endif()
+
+add_subdirectory("${LLAMA_CPP_DIR}" "${CMAKE_BINARY_DIR}/llama.cpp" EXCLUDE_FROM_ALL SYSTEM)
+add_subdirectory("${LLAMA_CPP_DIR}/tools/llama-bench" "${CMAKE_BINARY_DIR}/llama.cpp/tools/llama-bench"
+                 EXCLUDE_FROM_ALL SYSTEM)
+set_target_properties(llama-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")

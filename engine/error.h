@@ -1,0 +1,63 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace shoehorn {
+
+// Engine failures are values, never exceptions or aborts; the UI turns the code into
+// translated text and shows `detail` (usually llama.cpp's own words) underneath.
+enum class ErrorCode {
+    None = 0,
+    FileNotFound,
+    FileUnreadable,
+    NotGguf,
+    UnsupportedVersion,
+    Truncated,
+    Corrupt,
+    SplitMissing,
+    InvalidArgument,
+    LoadFailed,
+    OutOfMemory,
+    Cancelled,
+    ContextFailed,
+    TemplateFailed,
+    TokenizeFailed,
+    DecodeFailed,
+    NoModel,
+    PromptTooLong,
+};
+
+struct Error {
+    ErrorCode code = ErrorCode::None;
+    std::string detail;
+
+    explicit operator bool() const { return code != ErrorCode::None; }
+};
+
+const char *errorCodeName(ErrorCode code);
+
+// A value or an Error. C++20 has no std::expected; this is the small part of it we use.
+template <typename T>
+class Result
+{
+public:
+    Result(T value) : m_v(std::move(value)) {}
+    Result(Error error) : m_v(std::move(error)) {}
+
+    bool ok() const { return std::holds_alternative<T>(m_v); }
+    explicit operator bool() const { return ok(); }
+    T &value() { return std::get<T>(m_v); }
+    const T &value() const { return std::get<T>(m_v); }
+    T &operator*() { return value(); }
+    const T &operator*() const { return value(); }
+    T *operator->() { return &value(); }
+    const T *operator->() const { return &value(); }
+    const Error &error() const { return std::get<Error>(m_v); }
+
+private:
+    std::variant<T, Error> m_v;
+};
+
+} // namespace shoehorn

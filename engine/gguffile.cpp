@@ -1,0 +1,224 @@
+#include "gguffile.h"
+
+#include "logcapture.h"
+
+#include <ggml.h>
+#include <gguf.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace shoehorn {
+
+namespace {
+
+constexpr uint64_t kMaxTensors = 1u << 20; // real models have < 20k; more means a broken header
+constexpr uint64_t kMaxKv = 1u << 16;
+
+struct Header {
+    char magic[4];
+    uint32_t version;
+    uint64_t nTensors;
+    uint64_t nKv;
+};
+
+bool isIntType(gguf_type t)
+{
+    switch (t) {
+    case GGUF_TYPE_UINT8:
+    case GGUF_TYPE_INT8:
+    case GGUF_TYPE_UINT16:
+    case GGUF_TYPE_INT16:
+    case GGUF_TYPE_UINT32:
+    case GGUF_TYPE_INT32:
+    case GGUF_TYPE_UINT64:
+    case GGUF_TYPE_INT64:
+    case GGUF_TYPE_BOOL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int64_t readIntAt(const void *data, gguf_type t, size_t i)
+{
+    switch (t) {
+    case GGUF_TYPE_UINT8: return static_cast<const uint8_t *>(data)[i];
+    case GGUF_TYPE_INT8: return static_cast<const int8_t *>(data)[i];
+    case GGUF_TYPE_UINT16: return static_cast<const uint16_t *>(data)[i];
+    case GGUF_TYPE_INT16: return static_cast<const int16_t *>(data)[i];
+    case GGUF_TYPE_UINT32: return static_cast<const uint32_t *>(data)[i];
+    case GGUF_TYPE_INT32: return static_cast<const int32_t *>(data)[i];
+    case GGUF_TYPE_UINT64: return static_cast<int64_t>(static_cast<const uint64_t *>(data)[i]);
+    case GGUF_TYPE_INT64: return static_cast<const int64_t *>(data)[i];
+    case GGUF_TYPE_BOOL: return static_cast<const int8_t *>(data)[i] != 0;
+    default: return 0;
+    }
+}
+
+} // namespace
+
+Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return Error{ErrorCode::FileNotFound, path};
+    if (!std::filesystem::is_regular_file(path, ec))
+        return Error{ErrorCode::FileUnreadable, path + " is not a regular file"};
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    if (ec)
+        return Error{ErrorCode::FileUnreadable, ec.message()};
+
+    // Read the fixed header ourselves: it gives precise errors for the common cases
+    // (not a GGUF at all, a newer version, a header with absurd counts).
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Error{ErrorCode::FileUnreadable, "cannot open " + path};
+    Header h{};
+    in.read(h.magic, 4);
+    if (in.gcount() < 4 || std::memcmp(h.magic, "GGUF", 4) != 0)
+        return Error{ErrorCode::NotGguf, "the file does not start with the GGUF magic"};
+    in.read(reinterpret_cast<char *>(&h.version), sizeof h.version);
+    in.read(reinterpret_cast<char *>(&h.nTensors), sizeof h.nTensors);
+    in.read(reinterpret_cast<char *>(&h.nKv), sizeof h.nKv);
+    if (!in)
+        return Error{ErrorCode::Truncated, "the file ends inside the GGUF header"};
+    if (h.version < 2 || h.version > 3)
+        return Error{ErrorCode::UnsupportedVersion,
+                     "GGUF version " + std::to_string(h.version) + " (supported: 2 and 3)"};
+    if (h.nTensors > kMaxTensors || h.nKv > kMaxKv)
+        return Error{ErrorCode::Corrupt, "absurd header counts: " + std::to_string(h.nTensors) +
+                                             " tensors, " + std::to_string(h.nKv) + " metadata keys"};
+    in.close();
+
+    LogCapture capture;
+    ggml_context *meta = nullptr;
+    gguf_init_params params{true, &meta};
+    gguf_context *ctx = gguf_init_from_file(path.c_str(), params);
+    if (!ctx) {
+        std::string why = capture.lastError();
+        if (why.empty())
+            why = "ggml could not parse the metadata";
+        // gguf reports short reads of the metadata; those files were cut off.
+        const bool truncated = why.find("read") != std::string::npos || why.find("EOF") != std::string::npos;
+        return Error{truncated ? ErrorCode::Truncated : ErrorCode::Corrupt, why};
+    }
+
+    auto file = std::shared_ptr<GgufFile>(new GgufFile());
+    file->m_ctx = ctx;
+    file->m_meta = meta;
+    file->m_path = path;
+    file->m_fileSize = size;
+
+    // gguf does not look at the tensor data; make sure it is all inside the file.
+    const uint64_t dataOffset = gguf_get_data_offset(ctx);
+    uint64_t end = dataOffset;
+    const int64_t n = gguf_get_n_tensors(ctx);
+    for (int64_t i = 0; i < n; ++i) {
+        const uint64_t tEnd = dataOffset + gguf_get_tensor_offset(ctx, i) + gguf_get_tensor_size(ctx, i);
+        if (tEnd > end)
+            end = tEnd;
+    }
+    if (end > size)
+        return Error{ErrorCode::Truncated, "tensor data needs " + std::to_string(end) + " bytes, the file has " +
+                                               std::to_string(size)};
+    return file;
+}
+
+GgufFile::~GgufFile()
+{
+    if (m_ctx)
+        gguf_free(m_ctx);
+    if (m_meta)
+        ggml_free(m_meta);
+}
+
+int64_t GgufFile::tensorCount() const
+{
+    return gguf_get_n_tensors(m_ctx);
+}
+
+const ggml_tensor *GgufFile::tensor(int64_t i) const
+{
+    return ggml_get_tensor(m_meta, gguf_get_tensor_name(m_ctx, i));
+}
+
+std::optional<std::string> GgufFile::string(const std::string &key) const
+{
+    const int64_t id = gguf_find_key(m_ctx, key.c_str());
+    if (id < 0 || gguf_get_kv_type(m_ctx, id) != GGUF_TYPE_STRING)
+        return std::nullopt;
+    return std::string(gguf_get_val_str(m_ctx, id));
+}
+
+std::optional<uint64_t> GgufFile::uint(const std::string &key) const
+{
+    const int64_t id = gguf_find_key(m_ctx, key.c_str());
+    if (id < 0)
+        return std::nullopt;
+    const gguf_type t = gguf_get_kv_type(m_ctx, id);
+    if (isIntType(t)) {
+        const int64_t v = readIntAt(gguf_get_val_data(m_ctx, id), t, 0);
+        return v < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(v));
+    }
+    if (t == GGUF_TYPE_ARRAY) {
+        // Per-layer arrays: report the maximum, which is what sizing needs.
+        const auto values = intArray(key);
+        int64_t m = -1;
+        for (int64_t v : values)
+            m = std::max(m, v);
+        return m < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(m));
+    }
+    return std::nullopt;
+}
+
+std::optional<double> GgufFile::real(const std::string &key) const
+{
+    const int64_t id = gguf_find_key(m_ctx, key.c_str());
+    if (id < 0)
+        return std::nullopt;
+    const gguf_type t = gguf_get_kv_type(m_ctx, id);
+    if (t == GGUF_TYPE_FLOAT32)
+        return gguf_get_val_f32(m_ctx, id);
+    if (t == GGUF_TYPE_FLOAT64)
+        return gguf_get_val_f64(m_ctx, id);
+    if (isIntType(t))
+        return static_cast<double>(readIntAt(gguf_get_val_data(m_ctx, id), t, 0));
+    return std::nullopt;
+}
+
+std::vector<int64_t> GgufFile::intArray(const std::string &key) const
+{
+    std::vector<int64_t> out;
+    const int64_t id = gguf_find_key(m_ctx, key.c_str());
+    if (id < 0)
+        return out;
+    const gguf_type t = gguf_get_kv_type(m_ctx, id);
+    if (isIntType(t)) {
+        out.push_back(readIntAt(gguf_get_val_data(m_ctx, id), t, 0));
+        return out;
+    }
+    if (t != GGUF_TYPE_ARRAY)
+        return out;
+    const gguf_type at = gguf_get_arr_type(m_ctx, id);
+    if (!isIntType(at))
+        return out;
+    const size_t n = gguf_get_arr_n(m_ctx, id);
+    const void *data = gguf_get_arr_data(m_ctx, id);
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        out.push_back(readIntAt(data, at, i));
+    return out;
+}
+
+size_t GgufFile::arrayLength(const std::string &key) const
+{
+    const int64_t id = gguf_find_key(m_ctx, key.c_str());
+    if (id < 0 || gguf_get_kv_type(m_ctx, id) != GGUF_TYPE_ARRAY)
+        return 0;
+    return gguf_get_arr_n(m_ctx, id);
+}
+
+} // namespace shoehorn

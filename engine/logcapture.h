@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+
+namespace shoehorn {
+
+// llama.cpp and ggml report failures only through their log callback. Shoehorn installs one
+// process-wide callback; a LogCapture on the stack collects what the calling thread logs at
+// warning level and above, so a failed call can return llama.cpp's own reason.
+class LogCapture
+{
+public:
+    LogCapture();
+    ~LogCapture();
+    LogCapture(const LogCapture &) = delete;
+    LogCapture &operator=(const LogCapture &) = delete;
+
+    // The error lines logged since construction (warnings if there were no errors), trimmed.
+    std::string lastError() const;
+    const std::string &all() const { return m_text; }
+
+    // Installs the process-wide callback. Idempotent. SHOEHORN_LLAMA_LOG=1 echoes llama's log.
+    static void installLogger();
+
+private:
+    friend struct LogSink;
+    void append(int level, const char *text);
+
+    std::string m_text;
+    std::string m_errors;
+    std::string m_warnings;
+    int m_lastLevel = 0;
+    LogCapture *m_previous = nullptr;
+};
+
+} // namespace shoehorn

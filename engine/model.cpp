@@ -1,0 +1,116 @@
+#include "model.h"
+
+#include "logcapture.h"
+
+#include <ggml-cpu.h>
+
+#include <cstdio>
+
+namespace shoehorn {
+
+namespace {
+struct ProgressContext {
+    const Model::ProgressFn *progress;
+    const std::atomic<bool> *cancel;
+};
+
+bool onProgress(float p, void *user)
+{
+    auto *ctx = static_cast<ProgressContext *>(user);
+    if (ctx->cancel && ctx->cancel->load(std::memory_order_relaxed))
+        return false; // llama.cpp stops loading and returns null
+    if (ctx->progress && *ctx->progress)
+        (*ctx->progress)(p);
+    return true;
+}
+} // namespace
+
+bool looksLikeOutOfMemory(const std::string &log)
+{
+    for (const char *s : {"failed to allocate", "out of memory", "cudaMalloc failed", "unable to allocate",
+                          "failed to create", "ErrorOutOfDeviceMemory", "OutOfMemory", "cannot allocate memory"}) {
+        if (log.find(s) != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+std::vector<std::string> Model::cpuMoePatterns(int layers)
+{
+    std::vector<std::string> out;
+    for (int i = 0; i < layers; ++i)
+        out.push_back("blk\\." + std::to_string(i) + "\\.ffn_(up|down|gate|gate_up)_(ch|)exps");
+    return out;
+}
+
+Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSettings &settings,
+                                           const ProgressFn &progress, const std::atomic<bool> *cancel)
+{
+    auto info = inspectModel(path);
+    if (!info)
+        return info.error();
+    if (settings.gpuLayers < -1 || settings.cpuMoeLayers < 0)
+        return Error{ErrorCode::InvalidArgument, "negative layer count"};
+
+    llama_backend_init();
+    LogCapture capture;
+
+    std::vector<std::string> patterns = cpuMoePatterns(std::min<int>(settings.cpuMoeLayers,
+                                                                     static_cast<int>(info->layerCount)));
+    std::vector<llama_model_tensor_buft_override> overrides;
+    for (const auto &p : patterns)
+        overrides.push_back({p.c_str(), ggml_backend_cpu_buffer_type()});
+    overrides.push_back({nullptr, nullptr});
+
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = settings.gpuLayers;
+    mp.main_gpu = settings.mainGpu;
+    mp.tensor_buft_overrides = overrides.size() > 1 ? overrides.data() : nullptr;
+    switch (settings.loadMode) {
+    case LoadMode::Mmap: mp.load_mode = LLAMA_LOAD_MODE_MMAP; break;
+    case LoadMode::NoMmap: mp.load_mode = LLAMA_LOAD_MODE_NONE; break;
+    case LoadMode::Mlock: mp.load_mode = LLAMA_LOAD_MODE_MMAP_MLOCK; break;
+    }
+    ProgressContext pctx{&progress, cancel};
+    mp.progress_callback = &onProgress;
+    mp.progress_callback_user_data = &pctx;
+
+    llama_model *raw = nullptr;
+    if (info->files.size() > 1) {
+        std::vector<const char *> paths;
+        for (const auto &f : info->files)
+            paths.push_back(f.c_str());
+        raw = llama_model_load_from_splits(paths.data(), paths.size(), mp);
+    } else {
+        raw = llama_model_load_from_file(path.c_str(), mp);
+    }
+    if (!raw) {
+        if (cancel && cancel->load())
+            return Error{ErrorCode::Cancelled, "loading was cancelled"};
+        const std::string log = capture.all();
+        std::string why = capture.lastError();
+        if (why.empty())
+            why = "llama.cpp could not load the model";
+        return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::LoadFailed, why};
+    }
+
+    auto model = std::shared_ptr<Model>(new Model());
+    model->m_model.reset(raw);
+    model->m_info = std::move(*info);
+    model->m_settings = settings;
+    return model;
+}
+
+const llama_vocab *Model::vocab() const
+{
+    return llama_model_get_vocab(m_model.get());
+}
+
+std::string Model::description() const
+{
+    char buf[256];
+    llama_model_desc(m_model.get(), buf, sizeof buf);
+    return buf;
+}
+
+} // namespace shoehorn

@@ -1,0 +1,64 @@
+#include "settings.h"
+
+#include <common.h>
+
+#include <thread>
+
+namespace shoehorn {
+
+int physicalCoreCount()
+{
+    const int n = common_cpu_get_num_physical_cores();
+    if (n > 0)
+        return n;
+    const unsigned hc = std::thread::hardware_concurrency();
+    return hc > 1 ? static_cast<int>(hc / 2) : 1;
+}
+
+const char *loadModeName(LoadMode m)
+{
+    switch (m) {
+    case LoadMode::Mmap: return "mmap";
+    case LoadMode::NoMmap: return "no-mmap";
+    case LoadMode::Mlock: return "mlock";
+    }
+    return "mmap";
+}
+
+const char *flashAttentionName(FlashAttention f)
+{
+    switch (f) {
+    case FlashAttention::Auto: return "auto";
+    case FlashAttention::On: return "on";
+    case FlashAttention::Off: return "off";
+    }
+    return "auto";
+}
+
+bool parseLoadMode(const std::string &s, LoadMode &out)
+{
+    if (s == "mmap") out = LoadMode::Mmap;
+    else if (s == "no-mmap") out = LoadMode::NoMmap;
+    else if (s == "mlock") out = LoadMode::Mlock;
+    else return false;
+    return true;
+}
+
+bool parseFlashAttention(const std::string &s, FlashAttention &out)
+{
+    if (s == "auto") out = FlashAttention::Auto;
+    else if (s == "on" || s == "1" || s == "true") out = FlashAttention::On;
+    else if (s == "off" || s == "0" || s == "false") out = FlashAttention::Off;
+    else return false;
+    return true;
+}
+
+bool isKvCacheType(const std::string &s)
+{
+    for (const char *t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"})
+        if (s == t)
+            return true;
+    return false;
+}
+
+} // namespace shoehorn

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shoehorn {
+
+enum class LoadMode { Mmap, NoMmap, Mlock };
+enum class FlashAttention { Auto, On, Off };
+
+// Where the weights go. Mirrors llama.cpp's -ngl, --n-cpu-moe, -mg, --no-mmap/--mlock.
+struct LoadSettings {
+    int gpuLayers = -1;     // -1: all layers (llama.cpp's default), 0: CPU only
+    int cpuMoeLayers = 0;   // experts of the first N layers stay in RAM
+    int mainGpu = 0;
+    LoadMode loadMode = LoadMode::Mmap;
+    bool operator==(const LoadSettings &) const = default;
+};
+
+struct ContextSettings {
+    uint32_t contextSize = 4096; // 0: trained length
+    uint32_t batchSize = 2048;
+    uint32_t ubatchSize = 512;
+    std::string typeK = "f16";   // f16, q8_0, q4_0, ...
+    std::string typeV = "f16";
+    FlashAttention flashAttention = FlashAttention::Auto;
+    int threads = 0;             // 0: physical cores
+    int threadsBatch = 0;        // 0: same as threads
+    bool operator==(const ContextSettings &) const = default;
+};
+
+struct SamplingSettings {
+    float temperature = 0.8f;
+    int topK = 40;
+    float topP = 0.95f;
+    float minP = 0.05f;
+    float repeatPenalty = 1.0f;
+    int repeatLastN = 64;
+    float presencePenalty = 0.0f;
+    float frequencyPenalty = 0.0f;
+    uint32_t seed = 0xFFFFFFFF;  // LLAMA_DEFAULT_SEED: random
+    bool operator==(const SamplingSettings &) const = default;
+};
+
+struct GenerationOptions {
+    SamplingSettings sampling;
+    int maxTokens = -1;                 // -1: until end of generation or context full
+    std::vector<std::string> stop;      // extra stop strings
+    bool enableThinking = true;         // passed to the chat template
+    std::map<std::string, std::string> templateKwargs; // JSON values, e.g. {"reasoning_effort", "\"low\""}
+};
+
+int physicalCoreCount();
+const char *loadModeName(LoadMode m);
+const char *flashAttentionName(FlashAttention f);
+bool parseLoadMode(const std::string &s, LoadMode &out);
+bool parseFlashAttention(const std::string &s, FlashAttention &out);
+bool isKvCacheType(const std::string &s);
+
+} // namespace shoehorn

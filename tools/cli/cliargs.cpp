@@ -1,0 +1,82 @@
+#include "cliargs.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace shoehorn::cli {
+
+const char *commonFlagsHelp()
+{
+    return "  -ngl N            GPU layers (-1: all)\n"
+           "  --n-cpu-moe N     keep the experts of the first N layers in RAM\n"
+           "  -mg N             main GPU\n"
+           "  --mlock | --no-mmap\n"
+           "  -c N              context size\n"
+           "  -b N, -ub N       batch and micro-batch size\n"
+           "  -ctk T, -ctv T    K/V cache type (f16, q8_0, q4_0)\n"
+           "  -fa auto|on|off   flash attention\n"
+           "  -t N, -tb N       threads, batch threads\n"
+           "  -n N              max tokens\n"
+           "  --temp F --top-k N --top-p F --min-p F --repeat-penalty F --presence-penalty F --seed N\n"
+           "  -p TEXT           user message, -sys TEXT system prompt, --no-think\n"
+           "  --json            machine-readable output\n";
+}
+
+std::string parseArgs(int argc, char **argv, int first, Args &a)
+{
+    auto need = [&](int &i) -> std::string {
+        if (i + 1 >= argc)
+            throw std::invalid_argument(std::string("missing value for ") + argv[i]);
+        return argv[++i];
+    };
+    auto toInt = [](const std::string &s) { return std::stoi(s); };
+    auto toFloat = [](const std::string &s) { return std::stof(s); };
+    try {
+        for (int i = first; i < argc; ++i) {
+            const std::string f = argv[i];
+            if (f == "-ngl" || f == "--n-gpu-layers" || f == "--gpu-layers") {
+                const std::string v = need(i);
+                a.load.gpuLayers = (v == "all" || v == "auto") ? -1 : toInt(v);
+            } else if (f == "--n-cpu-moe" || f == "-ncmoe") a.load.cpuMoeLayers = toInt(need(i));
+            else if (f == "-mg" || f == "--main-gpu") a.load.mainGpu = toInt(need(i));
+            else if (f == "--mlock") a.load.loadMode = LoadMode::Mlock;
+            else if (f == "--no-mmap") a.load.loadMode = LoadMode::NoMmap;
+            else if (f == "-c" || f == "--ctx-size") a.context.contextSize = static_cast<uint32_t>(toInt(need(i)));
+            else if (f == "-b" || f == "--batch-size") a.context.batchSize = static_cast<uint32_t>(toInt(need(i)));
+            else if (f == "-ub" || f == "--ubatch-size") a.context.ubatchSize = static_cast<uint32_t>(toInt(need(i)));
+            else if (f == "-ctk" || f == "--cache-type-k") a.context.typeK = need(i);
+            else if (f == "-ctv" || f == "--cache-type-v") a.context.typeV = need(i);
+            else if (f == "-fa" || f == "--flash-attn") {
+                if (!parseFlashAttention(need(i), a.context.flashAttention))
+                    return "-fa takes auto, on or off";
+            } else if (f == "-t" || f == "--threads") a.context.threads = toInt(need(i));
+            else if (f == "-tb" || f == "--threads-batch") a.context.threadsBatch = toInt(need(i));
+            else if (f == "-n" || f == "--n-predict") a.generation.maxTokens = toInt(need(i));
+            else if (f == "--temp") a.generation.sampling.temperature = toFloat(need(i));
+            else if (f == "--top-k") a.generation.sampling.topK = toInt(need(i));
+            else if (f == "--top-p") a.generation.sampling.topP = toFloat(need(i));
+            else if (f == "--min-p") a.generation.sampling.minP = toFloat(need(i));
+            else if (f == "--repeat-penalty") a.generation.sampling.repeatPenalty = toFloat(need(i));
+            else if (f == "--presence-penalty") a.generation.sampling.presencePenalty = toFloat(need(i));
+            else if (f == "--seed" || f == "-s") a.generation.sampling.seed = static_cast<uint32_t>(std::stoul(need(i)));
+            else if (f == "-p" || f == "--prompt") a.prompt = need(i);
+            else if (f == "-sys" || f == "--system-prompt") a.system = need(i);
+            else if (f == "-r" || f == "--reverse-prompt") a.generation.stop.push_back(need(i));
+            else if (f == "--no-think") a.noThinking = true;
+            else if (f == "--json") a.json = true;
+            else if (f == "--tensors") a.tensors = true;
+            else if (!f.empty() && f[0] == '-' && f.size() > 1) return "unknown option " + f;
+            else a.positional.push_back(f);
+        }
+    } catch (const std::exception &e) {
+        return std::string("bad value: ") + e.what();
+    }
+    if (!isKvCacheType(a.context.typeK) || !isKvCacheType(a.context.typeV))
+        return "unknown KV cache type";
+    if (!a.positional.empty())
+        a.model = a.positional.front();
+    a.generation.enableThinking = !a.noThinking;
+    return {};
+}
+
+} // namespace shoehorn::cli

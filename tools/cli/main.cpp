@@ -1,0 +1,136 @@
+// shoehorn-cli: the engine without Qt, for scripts and GPU machines.
+#include "chatsession.h"
+#include "cliargs.h"
+#include "model.h"
+#include "modelinfo.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+using namespace shoehorn;
+
+namespace {
+
+void usage()
+{
+    std::printf("usage: shoehorn-cli COMMAND MODEL.gguf [flags]\n"
+                "commands:\n"
+                "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
+                "  chat MODEL.gguf -p TEXT [flags]        stream an answer, then stats\n"
+                "flags:\n%s",
+                cli::commonFlagsHelp());
+}
+
+int fail(const Error &e)
+{
+    std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), e.detail.c_str());
+    return 1;
+}
+
+int cmdInfo(const cli::Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info)
+        return fail(info.error());
+    if (a.json) {
+        std::printf("%s\n", modelInfoToJson(*info, a.tensors).c_str());
+        return 0;
+    }
+    const ModelInfo &m = *info;
+    std::printf("file:          %s (%s)\n", m.path.c_str(), formatBytes(m.fileSize).c_str());
+    std::printf("name:          %s\n", m.name.c_str());
+    std::printf("architecture:  %s%s\n", m.architecture.c_str(), m.isHybrid() ? " (hybrid)" : "");
+    std::printf("quantization:  %s\n", m.fileTypeName.c_str());
+    std::printf("parameters:    %.2f B\n", static_cast<double>(m.parameterCount) / 1e9);
+    std::printf("layers:        %u, embedding %u, heads %u/%u (kv), head size %u/%u\n", m.layerCount,
+                m.embeddingSize, m.headCount, m.headCountKv, m.headSizeK, m.headSizeV);
+    std::printf("context:       %u trained\n", m.contextLength);
+    if (m.isMoe())
+        std::printf("experts:       %u, %u used; expert weights %s of %s\n", m.expertCount, m.expertUsedCount,
+                    formatBytes(m.expertBytes()).c_str(), formatBytes(m.tensorBytes).c_str());
+    if (m.slidingWindow)
+        std::printf("sliding window: %u tokens, every %u layers full\n", m.slidingWindow, m.slidingWindowPattern);
+    std::printf("chat template: %s\n", m.hasChatTemplate ? "yes" : "no (ChatML fallback)");
+    if (a.tensors) {
+        for (const auto &t : m.tensors)
+            std::printf("  %-40s %-6s %10s\n", t.name.c_str(), t.type.c_str(), formatBytes(t.bytes).c_str());
+    }
+    return 0;
+}
+
+int cmdChat(const cli::Args &a)
+{
+    if (a.prompt.empty()) {
+        std::fprintf(stderr, "chat needs -p TEXT\n");
+        return 2;
+    }
+    auto model = Model::load(a.model, a.load);
+    if (!model)
+        return fail(model.error());
+    auto session = ChatSession::create(*model, a.context);
+    if (!session)
+        return fail(session.error());
+    std::vector<ChatMessage> history;
+    if (!a.system.empty())
+        history.push_back({"system", a.system, {}});
+    history.push_back({"user", a.prompt, {}});
+
+    bool inReasoning = false;
+    StreamCallbacks cb;
+    cb.onDelta = [&](std::string_view content, std::string_view reasoning) {
+        if (!reasoning.empty()) {
+            if (!inReasoning)
+                std::fputs("[thinking] ", stdout);
+            inReasoning = true;
+            std::fwrite(reasoning.data(), 1, reasoning.size(), stdout);
+        }
+        if (!content.empty()) {
+            if (inReasoning)
+                std::fputs("\n[answer] ", stdout);
+            inReasoning = false;
+            std::fwrite(content.data(), 1, content.size(), stdout);
+        }
+        std::fflush(stdout);
+    };
+    auto r = (*session)->generate(history, a.generation, cb);
+    if (!r)
+        return fail(r.error());
+    const GenerationStats &s = r->stats;
+    std::fprintf(stderr,
+                 "\n\nprompt: %d tokens (%d reused, %d evaluated) %.1f tok/s | generated: %d tokens %.1f tok/s | "
+                 "ttft %.0f ms | stop: %s | context %d/%d%s\n",
+                 s.promptTokens, s.reusedTokens, s.promptEvaluated, s.promptTokensPerSecond, s.generatedTokens,
+                 s.generationTokensPerSecond, s.timeToFirstTokenMs, stopReasonName(s.stopReason), s.contextUsed,
+                 s.contextSize, s.trimmedMessages ? " (trimmed)" : "");
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        usage();
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    cli::Args args;
+    const std::string err = cli::parseArgs(argc, argv, 2, args);
+    if (!err.empty()) {
+        std::fprintf(stderr, "%s\n", err.c_str());
+        return 2;
+    }
+    if (args.model.empty()) {
+        std::fprintf(stderr, "%s needs a MODEL.gguf\n", cmd.c_str());
+        return 2;
+    }
+    if (cmd == "info")
+        return cmdInfo(args);
+    if (cmd == "chat")
+        return cmdChat(args);
+    std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
+    usage();
+    return 2;
+}

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shoehorn::fixtures {
+
+// How tensor data is written.
+enum class Fill {
+    Random, // deterministic normal noise, quantized to the tensor's type: the model really runs
+    Sparse, // no data written: the file is truncated to size (a sparse file of the real size)
+};
+
+// The shape of a model. Tiny presets run end to end; full-size presets copy the exact
+// tensor shapes and quantization mix of a named real model for inspection and planning.
+struct Spec {
+    std::string arch = "llama";  // "llama" or "qwen3moe"
+    std::string name;
+    uint32_t layers = 4;
+    uint32_t embd = 64;
+    uint32_t heads = 4;
+    uint32_t headsKv = 2;
+    uint32_t headDim = 16;
+    uint32_t ff = 128;           // dense FFN width
+    uint32_t experts = 0;
+    uint32_t expertsUsed = 0;
+    uint32_t expertFf = 0;
+    uint32_t contextLength = 2048;
+    uint32_t vocab = 0;          // 0: the built-in small vocabulary; larger: padded with filler tokens
+    std::string quant = "f16";   // "f16", "f32", "q8_0", "q4_k_m"
+    Fill fill = Fill::Random;
+    uint64_t seed = 42;
+    float weightScale = 0.08f;   // std dev of the random weights
+};
+
+Spec tinyLlama();
+Spec tinyQwen3Moe();
+Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
+Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
+std::vector<std::string> presetNames();
+bool presetByName(const std::string &name, Spec &out);
+
+// Writes the GGUF. Returns an empty string on success, else the reason.
+std::string write(const Spec &spec, const std::string &path);
+
+} // namespace shoehorn::fixtures

@@ -1,0 +1,40 @@
+// shoehorn-fixturegen: writes test GGUF models (random weights, small tokenizer, ChatML template).
+#include "fixtures.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+int main(int argc, char **argv)
+{
+    if (argc < 3 || std::strcmp(argv[1], "--help") == 0) {
+        std::fprintf(stderr, "usage: %s PRESET OUT.gguf [--layers N] [--seed N]\npresets:", argv[0]);
+        for (const auto &p : shoehorn::fixtures::presetNames())
+            std::fprintf(stderr, " %s", p.c_str());
+        std::fprintf(stderr, "\n");
+        return argc < 3 ? 2 : 0;
+    }
+    shoehorn::fixtures::Spec spec;
+    if (!shoehorn::fixtures::presetByName(argv[1], spec)) {
+        std::fprintf(stderr, "unknown preset %s\n", argv[1]);
+        return 2;
+    }
+    for (int i = 3; i + 1 < argc; i += 2) {
+        const std::string k = argv[i];
+        const unsigned long v = std::stoul(argv[i + 1]);
+        if (k == "--layers")
+            spec.layers = static_cast<uint32_t>(v);
+        else if (k == "--seed")
+            spec.seed = v;
+        else {
+            std::fprintf(stderr, "unknown option %s\n", k.c_str());
+            return 2;
+        }
+    }
+    const std::string err = shoehorn::fixtures::write(spec, argv[2]);
+    if (!err.empty()) {
+        std::fprintf(stderr, "error: %s\n", err.c_str());
+        return 1;
+    }
+    return 0;
+}
