@@ -151,6 +151,16 @@ ReasoningSplitter::Out ReasoningSplitter::push(std::string_view text)
     m_held.append(text);
     for (;;) {
         if (m_state == State::Content) {
+            if (m_trimAnswerStart) {
+                // The answer usually starts after a blank line following the end tag.
+                const size_t ns = m_held.find_first_not_of("\r\n");
+                if (ns == std::string::npos) {
+                    m_held.clear();
+                    return out;
+                }
+                m_held.erase(0, ns);
+                m_trimAnswerStart = false;
+            }
             out.content += m_held;
             m_held.clear();
             return out;
@@ -188,9 +198,7 @@ ReasoningSplitter::Out ReasoningSplitter::push(std::string_view text)
         if (best != std::string::npos) {
             out.reasoning += m_held.substr(0, best);
             m_held.erase(0, best + bestLen);
-            // The answer usually starts after a blank line; drop that separator.
-            const size_t ns = m_held.find_first_not_of("\r\n");
-            m_held.erase(0, ns == std::string::npos ? m_held.size() : ns);
+            m_trimAnswerStart = true;
             m_state = State::Content;
             continue;
         }

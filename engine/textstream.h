@@ -64,6 +64,7 @@ private:
     std::vector<std::string> m_endTags;
     State m_state = State::Content;
     std::string m_held;
+    bool m_trimAnswerStart = false;
 };
 
 // Length of the longest suffix of `text` that is a proper prefix of `tag`.

@@ -186,6 +186,51 @@ std::vector<uint8_t> randomData(const ggml_tensor *t, uint64_t seed, float scale
     return out;
 }
 
+// Adds `tensors` to `g`, writes metadata, then data (or just the size, for sparse files).
+std::string writeFile(const Spec &s, gguf_context *g, const std::vector<ggml_tensor *> &tensors,
+                      const std::string &path, const std::vector<float> *outputRows)
+{
+    for (ggml_tensor *t : tensors)
+        gguf_add_tensor(g, t);
+    std::error_code ec;
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty())
+        std::filesystem::create_directories(parent, ec);
+    const std::string tmp = path + ".part";
+    if (!gguf_write_to_file(g, tmp.c_str(), true))
+        return "cannot write " + tmp;
+    const size_t metaSize = gguf_get_meta_size(g);
+    const size_t align = gguf_get_alignment(g);
+    size_t dataSize = 0;
+    if (!tensors.empty()) {
+        const int64_t last = static_cast<int64_t>(tensors.size()) - 1;
+        dataSize = gguf_get_tensor_offset(g, last) + gguf_get_tensor_size(g, last);
+        dataSize = (dataSize + align - 1) / align * align;
+    }
+    if (s.fill == Fill::Random) {
+        std::unique_ptr<FILE, decltype(&fclose)> f(std::fopen(tmp.c_str(), "r+b"), &fclose);
+        if (!f)
+            return "cannot open " + tmp;
+        for (size_t i = 0; i < tensors.size(); ++i) {
+            const bool isOutput = std::strcmp(ggml_get_name(tensors[i]), "output.weight") == 0;
+            const auto data = randomData(tensors[i], s.seed, s.weightScale, isOutput ? outputRows : nullptr);
+            const long off = static_cast<long>(metaSize + gguf_get_tensor_offset(g, static_cast<int64_t>(i)));
+            if (std::fseek(f.get(), off, SEEK_SET) != 0 ||
+                std::fwrite(data.data(), 1, data.size(), f.get()) != data.size())
+                return "write failed (disk full?) at " + tmp;
+        }
+        if (std::fflush(f.get()) != 0)
+            return "write failed (disk full?) at " + tmp;
+    }
+    std::filesystem::resize_file(tmp, metaSize + dataSize, ec);
+    if (ec)
+        return "cannot size " + tmp + ": " + ec.message();
+    std::filesystem::rename(tmp, path, ec);
+    if (ec)
+        return "cannot rename to " + path + ": " + ec.message();
+    return {};
+}
+
 } // namespace
 
 Spec tinyLlama()
@@ -313,48 +358,35 @@ std::string write(const Spec &s, const std::string &path)
         const ggml_type type = d.dims == 1 ? GGML_TYPE_F32 : typeFor(s, d.name, d.layer, d.ne[0]);
         ggml_tensor *t = ggml_new_tensor(meta.get(), type, d.dims, d.ne);
         ggml_set_name(t, d.name.c_str());
-        gguf_add_tensor(g.get(), t);
         tensors.push_back(t);
     }
+    std::vector<float> outputRows(nVocab);
+    for (uint32_t r = 0; r < nVocab; ++r)
+        outputRows[r] = vocab.types[r] == Normal ? 2.0f : 0.5f;
 
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-    const std::string tmp = path + ".part";
-    if (!gguf_write_to_file(g.get(), tmp.c_str(), true))
-        return "cannot write " + tmp;
-    const size_t metaSize = gguf_get_meta_size(g.get());
-    const size_t align = gguf_get_alignment(g.get());
-    const size_t last = tensors.size() - 1;
-    size_t dataSize = gguf_get_tensor_offset(g.get(), static_cast<int64_t>(last)) +
-                      gguf_get_tensor_size(g.get(), static_cast<int64_t>(last));
-    dataSize = (dataSize + align - 1) / align * align;
+    if (s.splits <= 1)
+        return writeFile(s, g.get(), tensors, path, &outputRows);
 
-    if (s.fill == Fill::Sparse) {
-        std::filesystem::resize_file(tmp, metaSize + dataSize, ec);
-        if (ec)
-            return "cannot size " + tmp + ": " + ec.message();
-    } else {
-        std::unique_ptr<FILE, decltype(&fclose)> f(std::fopen(tmp.c_str(), "r+b"), &fclose);
-        if (!f)
-            return "cannot open " + tmp;
-        std::vector<float> outputRows(nVocab);
-        for (uint32_t r = 0; r < nVocab; ++r)
-            outputRows[r] = vocab.types[r] == Normal ? 2.0f : 0.5f;
-        for (size_t i = 0; i < tensors.size(); ++i) {
-            const bool isOutput = std::strcmp(ggml_get_name(tensors[i]), "output.weight") == 0;
-            const auto data = randomData(tensors[i], s.seed, s.weightScale, isOutput ? &outputRows : nullptr);
-            const long off = static_cast<long>(metaSize + gguf_get_tensor_offset(g.get(), static_cast<int64_t>(i)));
-            if (std::fseek(f.get(), off, SEEK_SET) != 0 || std::fwrite(data.data(), 1, data.size(), f.get()) != data.size())
-                return "write failed (disk full?) at " + tmp;
-        }
-        f.reset();
-        std::filesystem::resize_file(tmp, metaSize + dataSize, ec);
-        if (ec)
-            return "cannot size " + tmp + ": " + ec.message();
+    // llama.cpp's split layout: the first part has all metadata, every part has split.*
+    // keys and a contiguous share of the tensors.
+    const std::string prefix = path.size() > 5 && path.ends_with(".gguf") ? path.substr(0, path.size() - 5) : path;
+    const size_t per = (tensors.size() + s.splits - 1) / s.splits;
+    for (uint32_t k = 0; k < s.splits; ++k) {
+        std::unique_ptr<gguf_context, decltype(&gguf_free)> part(gguf_init_empty(), &gguf_free);
+        if (k == 0)
+            gguf_set_kv(part.get(), g.get());
+        gguf_set_val_u16(part.get(), "split.no", static_cast<uint16_t>(k));
+        gguf_set_val_u16(part.get(), "split.count", static_cast<uint16_t>(s.splits));
+        gguf_set_val_i32(part.get(), "split.tensors.count", static_cast<int32_t>(tensors.size()));
+        const size_t from = std::min(tensors.size(), k * per), to = std::min(tensors.size(), from + per);
+        std::vector<ggml_tensor *> share(tensors.begin() + static_cast<std::ptrdiff_t>(from),
+                                         tensors.begin() + static_cast<std::ptrdiff_t>(to));
+        char suffix[32];
+        std::snprintf(suffix, sizeof suffix, "-%05u-of-%05u.gguf", k + 1, s.splits);
+        const std::string err = writeFile(s, part.get(), share, prefix + suffix, &outputRows);
+        if (!err.empty())
+            return err;
     }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec)
-        return "cannot rename to " + path + ": " + ec.message();
     return {};
 }
 

@@ -31,6 +31,7 @@ struct Spec {
     std::string quant = "f16";   // "f16", "f32", "q8_0", "q4_k_m"
     Fill fill = Fill::Random;
     uint64_t seed = 42;
+    uint32_t splits = 1;         // >1: NAME-0000k-of-0000N.gguf parts, as gguf-split writes them
     float weightScale = 0.08f;   // std dev of the random weights
 };
 
@@ -41,7 +42,7 @@ Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, 
 std::vector<std::string> presetNames();
 bool presetByName(const std::string &name, Spec &out);
 
-// Writes the GGUF. Returns an empty string on success, else the reason.
+// Writes the GGUF (for splits, `path` names the model; parts get the -0000k-of-0000N suffix). Returns an empty string on success, else the reason.
 std::string write(const Spec &spec, const std::string &path);
 
 } // namespace shoehorn::fixtures

@@ -1,0 +1,34 @@
+#include "testfixtures.h"
+
+#include "fixtures.h"
+
+#include <QFile>
+#include <QtTest>
+
+TestFixtures &TestFixtures::instance()
+{
+    static TestFixtures t;
+    return t;
+}
+
+QString TestFixtures::make(const QString &preset, const QString &file, unsigned splits)
+{
+    const QString path = m_dir.filePath(file);
+    const QString probe = splits > 1 ? QString(path).replace(".gguf", "-00001-of-%1.gguf").arg(splits, 5, 10, QChar('0'))
+                                     : path;
+    if (QFile::exists(probe))
+        return probe;
+    shoehorn::fixtures::Spec spec;
+    if (!shoehorn::fixtures::presetByName(preset.toStdString(), spec))
+        qFatal("unknown fixture preset");
+    spec.splits = splits;
+    const std::string err = shoehorn::fixtures::write(spec, path.toStdString());
+    if (!err.empty())
+        qFatal("fixture generation failed: %s", err.c_str());
+    return probe;
+}
+
+QString TestFixtures::tinyLlama() { return make("tiny-llama", "tiny-llama.gguf"); }
+QString TestFixtures::tinyMoe() { return make("tiny-qwen3moe", "tiny-moe.gguf"); }
+QString TestFixtures::qwen3_30b() { return make("qwen3-30b-a3b", "qwen3-30b-a3b.gguf"); }
+QString TestFixtures::splitMoe() { return make("tiny-qwen3moe", "split-moe.gguf", 3); }

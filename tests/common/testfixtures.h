@@ -1,0 +1,21 @@
+#pragma once
+
+#include <QString>
+#include <QTemporaryDir>
+
+// Generates the tiny fixture models once per test executable, into a temporary directory.
+class TestFixtures
+{
+public:
+    static TestFixtures &instance();
+    QString tinyLlama();
+    QString tinyMoe();
+    QString qwen3_30b();      // full-shape sparse file (~18.5 GB apparent, a few MB on disk)
+    QString splitMoe();       // tiny MoE in 3 parts; returns the first part
+    QString dir() const { return m_dir.path(); }
+
+private:
+    TestFixtures() = default;
+    QString make(const QString &preset, const QString &file, unsigned splits = 1);
+    QTemporaryDir m_dir;
+};

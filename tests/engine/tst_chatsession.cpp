@@ -1,0 +1,290 @@
+// Chat sessions on the tiny fixtures: determinism, streaming, stop/cancel, KV reuse, trimming.
+#include "chatsession.h"
+#include "testfixtures.h"
+
+#include <QtTest>
+
+using namespace shoehorn;
+
+namespace {
+bool validUtf8(std::string_view s)
+{
+    const QByteArray b(s.data(), qsizetype(s.size()));
+    return QString::fromUtf8(b).toUtf8() == b;
+}
+
+std::shared_ptr<Model> load(const QString &path)
+{
+    LoadSettings ls;
+    ls.gpuLayers = 0;
+    auto m = Model::load(path.toStdString(), ls);
+    if (!m.ok())
+        qFatal("load failed: %s", m.error().detail.c_str());
+    return *m;
+}
+
+std::unique_ptr<ChatSession> session(const std::shared_ptr<Model> &m, uint32_t nCtx = 2048)
+{
+    ContextSettings cs;
+    cs.contextSize = nCtx;
+    cs.threads = 2;
+    auto s = ChatSession::create(m, cs);
+    if (!s.ok())
+        qFatal("context failed: %s", s.error().detail.c_str());
+    return std::move(*s);
+}
+
+GenerationOptions seeded(int maxTokens, uint32_t seed = 7)
+{
+    GenerationOptions o;
+    o.maxTokens = maxTokens;
+    o.sampling.seed = seed;
+    return o;
+}
+} // namespace
+
+class TestChatSession : public QObject
+{
+    Q_OBJECT
+private slots:
+    void deterministic_data();
+    void deterministic();
+    void deltasAreCompleteUtf8();
+    void stopMidAnswer();
+    void cancelBeforeFirstToken();
+    void maxTokensAndStats();
+    void stopString();
+    void kvReuseSecondTurn();
+    void editedHistoryReusesPrefix();
+    void overflowTrimsOldestMessages();
+    void singleMessageTooLong();
+    void chatTemplateApplied();
+};
+
+void TestChatSession::deterministic_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::newRow("llama") << TestFixtures::instance().tinyLlama();
+    QTest::newRow("qwen3moe") << TestFixtures::instance().tinyMoe();
+}
+
+void TestChatSession::deterministic()
+{
+    QFETCH(QString, path);
+    auto model = load(path);
+    const std::vector<ChatMessage> h{{"user", "Hello, how are you?", {}}};
+    auto a = session(model)->generate(h, seeded(48));
+    auto b = session(model)->generate(h, seeded(48));
+    auto c = session(model)->generate(h, seeded(48, 99));
+    QVERIFY(a.ok() && b.ok() && c.ok());
+    QVERIFY(a->stats.generatedTokens > 0);
+    QVERIFY(!a->content.empty());
+    QCOMPARE(QString::fromStdString(a->content), QString::fromStdString(b->content));
+    QVERIFY(a->content != c->content);
+    qInfo("seed 7: %s", a->content.c_str());
+}
+
+void TestChatSession::deltasAreCompleteUtf8()
+{
+    auto model = load(TestFixtures::instance().tinyMoe());
+    auto s = session(model);
+    std::string joined;
+    int deltas = 0;
+    StreamCallbacks cb;
+    cb.onDelta = [&](std::string_view c, std::string_view r) {
+        QVERIFY(validUtf8(c));
+        QVERIFY(validUtf8(r));
+        joined += c;
+        ++deltas;
+    };
+    // Several seeds: the tiny vocabulary has byte tokens and multi-byte pieces (你, 🚀).
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+        joined.clear();
+        s->clearCache();
+        auto r = s->generate({{"user", "写一段中文 🚀", {}}}, seeded(120, seed), cb);
+        QVERIFY(r.ok());
+        QCOMPARE(QString::fromStdString(joined), QString::fromStdString(r->content));
+        QVERIFY(validUtf8(r->content));
+    }
+    QVERIFY(deltas > 100);
+}
+
+void TestChatSession::stopMidAnswer()
+{
+    auto model = load(TestFixtures::instance().tinyMoe());
+    auto s = session(model);
+    std::atomic<bool> cancel{false};
+    int deltas = 0;
+    StreamCallbacks cb;
+    cb.onDelta = [&](std::string_view, std::string_view) {
+        if (++deltas == 5)
+            cancel = true;
+    };
+    auto r = s->generate({{"user", "Tell me a long story", {}}}, seeded(500), cb, &cancel);
+    QVERIFY(r.ok());
+    QCOMPARE(r->stats.stopReason, StopReason::Cancelled);
+    QVERIFY(r->stats.generatedTokens >= 5 && r->stats.generatedTokens < 10);
+    QVERIFY(!r->content.empty());
+    // The session stays usable after a stop.
+    cancel = false;
+    auto again = s->generate({{"user", "Again", {}}}, seeded(10));
+    QVERIFY(again.ok());
+    QVERIFY(again->stats.stopReason == StopReason::MaxTokens || again->stats.stopReason == StopReason::EndOfGeneration);
+}
+
+void TestChatSession::cancelBeforeFirstToken()
+{
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model);
+    std::atomic<bool> cancel{true};
+    auto r = s->generate({{"user", "Hi", {}}}, seeded(50), {}, &cancel);
+    QVERIFY(r.ok());
+    QCOMPARE(r->stats.stopReason, StopReason::Cancelled);
+    QCOMPARE(r->stats.generatedTokens, 0);
+}
+
+void TestChatSession::maxTokensAndStats()
+{
+    auto model = load(TestFixtures::instance().tinyMoe());
+    auto s = session(model);
+    int prefillCalls = 0;
+    StreamCallbacks cb;
+    cb.onPrefill = [&](int done, int total) {
+        ++prefillCalls;
+        QVERIFY(done <= total);
+    };
+    auto r = s->generate({{"system", "Be brief.", {}}, {"user", "Count to ten", {}}}, seeded(30), cb);
+    QVERIFY(r.ok());
+    const auto &st = r->stats;
+    QVERIFY(st.stopReason == StopReason::MaxTokens || st.stopReason == StopReason::EndOfGeneration);
+    QVERIFY(st.generatedTokens <= 30);
+    QVERIFY(st.promptTokens > 10);
+    QCOMPARE(st.promptEvaluated, st.promptTokens);
+    QCOMPARE(st.reusedTokens, 0);
+    QVERIFY(st.promptTokensPerSecond > 0);
+    QVERIFY(st.generationTokensPerSecond > 0);
+    QVERIFY(st.timeToFirstTokenMs > 0);
+    QCOMPARE(st.contextUsed, st.promptTokens + st.generatedTokens);
+    QCOMPARE(st.contextSize, 2048);
+    QVERIFY(prefillCalls >= 1);
+}
+
+void TestChatSession::stopString()
+{
+    auto model = load(TestFixtures::instance().tinyMoe());
+    // Find a piece of text the model produces with this seed, then stop on it.
+    auto probe = session(model)->generate({{"user", "Hi", {}}}, seeded(60));
+    QVERIFY(probe.ok());
+    const std::string text = probe->content;
+    QVERIFY(text.size() > 12);
+    const std::string stop = text.substr(8, 3);
+    auto o = seeded(60);
+    o.stop = {stop};
+    auto r = session(model)->generate({{"user", "Hi", {}}}, o);
+    QVERIFY(r.ok());
+    QCOMPARE(r->stats.stopReason, StopReason::StopString);
+    QCOMPARE(QString::fromStdString(r->content), QString::fromStdString(text.substr(0, text.find(stop))));
+}
+
+void TestChatSession::kvReuseSecondTurn()
+{
+    auto model = load(TestFixtures::instance().tinyMoe());
+    auto s = session(model);
+    std::vector<ChatMessage> h{{"system", "You are helpful.", {}}, {"user", "First question?", {}}};
+    auto t1 = s->generate(h, seeded(40));
+    QVERIFY(t1.ok());
+    const int cachedAfterTurn1 = t1->stats.contextUsed;
+    h.push_back({"assistant", t1->content, {}});
+    h.push_back({"user", "Second question?", {}});
+    auto t2 = s->generate(h, seeded(20));
+    QVERIFY(t2.ok());
+    const auto &st = t2->stats;
+    qInfo("turn 2: prompt %d tokens, reused %d, evaluated %d (turn 1 left %d in the cache)", st.promptTokens,
+          st.reusedTokens, st.promptEvaluated, cachedAfterTurn1);
+    // Everything from turn one is reused: the prompt and the answer's own tokens.
+    QCOMPARE(st.reusedTokens, cachedAfterTurn1);
+    QCOMPARE(st.promptEvaluated, st.promptTokens - cachedAfterTurn1);
+    // Only the new message and the template's glue are decoded, not the first prompt again.
+    QVERIFY(st.promptEvaluated < t1->stats.promptTokens);
+    // The result equals a fresh session given the same history (the cache changes nothing).
+    auto fresh = session(model)->generate(h, seeded(20));
+    QVERIFY(fresh.ok());
+    QCOMPARE(fresh->stats.reusedTokens, 0);
+}
+
+void TestChatSession::editedHistoryReusesPrefix()
+{
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model);
+    std::vector<ChatMessage> h{{"system", "You are helpful.", {}}, {"user", "Original question", {}}};
+    QVERIFY(s->generate(h, seeded(20)).ok());
+    // Edit the user message: the system prompt part of the cache is still reused.
+    h.back().content = "Edited question";
+    auto r = s->generate(h, seeded(20));
+    QVERIFY(r.ok());
+    QVERIFY(r->stats.reusedTokens > 3);
+    QVERIFY(r->stats.reusedTokens < r->stats.promptTokens);
+    // Regenerate the same prompt: all but one token is reused.
+    auto again = s->generate(h, seeded(20, 5));
+    QVERIFY(again.ok());
+    QCOMPARE(again->stats.promptEvaluated, 1);
+}
+
+void TestChatSession::overflowTrimsOldestMessages()
+{
+    auto model = load(TestFixtures::instance().tinyMoe());
+    auto s = session(model, 256);
+    std::vector<ChatMessage> h{{"system", "SYSTEM-PROMPT-KEPT", {}}};
+    for (int i = 0; i < 12; ++i) {
+        h.push_back({"user", "question number " + std::to_string(i) + " with some padding words here", {}});
+        h.push_back({"assistant", "answer number " + std::to_string(i) + " with some padding words too", {}});
+    }
+    h.push_back({"user", "LAST-QUESTION", {}});
+    auto r = s->generate(h, seeded(16));
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
+    QVERIFY(r->stats.trimmedMessages > 0);
+    QVERIFY(r->stats.trimmedMessages % 2 == 0); // whole question/answer pairs
+    QVERIFY(r->stats.promptTokens + 16 <= 256);
+    qInfo("trimmed %d of %zu messages to fit n_ctx 256", r->stats.trimmedMessages, h.size());
+    // What was kept: the system prompt and the newest message.
+    std::vector<ChatMessage> kept{h.front()};
+    kept.insert(kept.end(), h.begin() + 1 + r->stats.trimmedMessages, h.end());
+    auto prompt = s->formatPrompt(kept, seeded(16));
+    QVERIFY(prompt.ok());
+    QVERIFY(prompt->find("SYSTEM-PROMPT-KEPT") != std::string::npos);
+    QVERIFY(prompt->find("LAST-QUESTION") != std::string::npos);
+    // Keep chatting past the limit: still no crash, still trimmed.
+    for (int turn = 0; turn < 3; ++turn) {
+        h.push_back({"assistant", r->content, {}});
+        h.push_back({"user", "more " + std::to_string(turn), {}});
+        r = s->generate(h, seeded(16));
+        QVERIFY(r.ok());
+        QVERIFY(r->stats.trimmedMessages > 0);
+    }
+}
+
+void TestChatSession::singleMessageTooLong()
+{
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model, 128);
+    std::string huge;
+    for (int i = 0; i < 200; ++i)
+        huge += "word ";
+    auto r = s->generate({{"user", huge, {}}}, seeded(8));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::PromptTooLong);
+    QVERIFY(s->generate({{"user", "short", {}}}, seeded(4)).ok());
+}
+
+void TestChatSession::chatTemplateApplied()
+{
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model);
+    auto p = s->formatPrompt({{"system", "S", {}}, {"user", "U", {}}}, seeded(1));
+    QVERIFY(p.ok());
+    QCOMPARE(QString::fromStdString(*p),
+             QString("<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"));
+}
+
+QTEST_GUILESS_MAIN(TestChatSession)
+#include "tst_chatsession.moc"

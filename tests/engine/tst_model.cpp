@@ -1,0 +1,129 @@
+// Model loading: settings, progress, cancel and failures as values.
+#include "model.h"
+#include "testfixtures.h"
+
+#include <QFile>
+#include <QtTest>
+
+using namespace shoehorn;
+
+class TestModel : public QObject
+{
+    Q_OBJECT
+private slots:
+    void loadsWithProgress_data();
+    void loadsWithProgress();
+    void cancelDuringLoad();
+    void cancelBeforeLoad();
+    void brokenFileIsAnError();
+    void cpuMoePatterns();
+    void outOfMemoryText_data();
+    void outOfMemoryText();
+};
+
+void TestModel::loadsWithProgress_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<int>("cpuMoe");
+    QTest::newRow("llama mmap") << TestFixtures::instance().tinyLlama() << int(LoadMode::Mmap) << 0;
+    QTest::newRow("moe no-mmap") << TestFixtures::instance().tinyMoe() << int(LoadMode::NoMmap) << 0;
+    QTest::newRow("moe n-cpu-moe 2") << TestFixtures::instance().tinyMoe() << int(LoadMode::Mmap) << 2;
+    QTest::newRow("split moe") << TestFixtures::instance().splitMoe() << int(LoadMode::Mmap) << 0;
+}
+
+void TestModel::loadsWithProgress()
+{
+    QFETCH(QString, path);
+    QFETCH(int, mode);
+    QFETCH(int, cpuMoe);
+    LoadSettings s;
+    s.loadMode = LoadMode(mode);
+    s.cpuMoeLayers = cpuMoe;
+    s.gpuLayers = 0;
+    std::vector<float> progress;
+    auto m = Model::load(path.toStdString(), s, [&](float p) { progress.push_back(p); });
+    QVERIFY2(m.ok(), m.ok() ? "" : m.error().detail.c_str());
+    QVERIFY((*m)->get() != nullptr);
+    QVERIFY(!progress.empty());
+    QCOMPARE(progress.back(), 1.0f);
+    QVERIFY(std::is_sorted(progress.begin(), progress.end()));
+    QCOMPARE((*m)->info().layerCount, 4u);
+    QVERIFY(!(*m)->description().empty());
+}
+
+void TestModel::cancelDuringLoad()
+{
+    std::atomic<bool> cancel{false};
+    int calls = 0;
+    auto m = Model::load(TestFixtures::instance().tinyMoe().toStdString(), LoadSettings{},
+                         [&](float) {
+                             if (++calls == 1)
+                                 cancel = true; // the next progress call aborts
+                         },
+                         &cancel);
+    QVERIFY(!m.ok());
+    QCOMPARE(m.error().code, ErrorCode::Cancelled);
+}
+
+void TestModel::cancelBeforeLoad()
+{
+    std::atomic<bool> cancel{true};
+    auto m = Model::load(TestFixtures::instance().tinyLlama().toStdString(), LoadSettings{}, {}, &cancel);
+    QVERIFY(!m.ok());
+    QCOMPARE(m.error().code, ErrorCode::Cancelled);
+    // The same model loads fine afterwards.
+    cancel = false;
+    QVERIFY(Model::load(TestFixtures::instance().tinyLlama().toStdString(), LoadSettings{}, {}, &cancel).ok());
+}
+
+void TestModel::brokenFileIsAnError()
+{
+    // A structurally valid GGUF whose tensor shapes llama.cpp rejects: change the layer count
+    // in place so the tensor table no longer matches.
+    QFile in(TestFixtures::instance().tinyMoe());
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QByteArray b = in.readAll();
+    const QByteArray key("qwen3moe.embedding_length");
+    const int at = b.indexOf(key);
+    QVERIFY(at > 0);
+    quint32 v = 96; // not 64: every tensor shape is now wrong
+    std::memcpy(b.data() + at + key.size() + 4, &v, 4);
+    const QString path = TestFixtures::instance().dir() + "/bad-shapes.gguf";
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(b);
+    out.close();
+    auto m = Model::load(path.toStdString(), LoadSettings{});
+    QVERIFY(!m.ok());
+    QCOMPARE(m.error().code, ErrorCode::LoadFailed);
+    QVERIFY2(m.error().detail.find("shape") != std::string::npos || m.error().detail.find("wrong") != std::string::npos,
+             m.error().detail.c_str());
+}
+
+void TestModel::cpuMoePatterns()
+{
+    const auto p = Model::cpuMoePatterns(3);
+    QCOMPARE(p.size(), size_t(3));
+    QCOMPARE(QString::fromStdString(p[2]), QString("blk\\.2\\.ffn_(up|down|gate|gate_up)_(ch|)exps"));
+}
+
+void TestModel::outOfMemoryText_data()
+{
+    QTest::addColumn<QString>("log");
+    QTest::addColumn<bool>("oom");
+    QTest::newRow("cuda") << "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 5000 MiB on device 0: "
+                             "cudaMalloc failed: out of memory" << true;
+    QTest::newRow("cpu") << "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 999" << true;
+    QTest::newRow("shape") << "check_tensor_dims: tensor 'x' has wrong shape" << false;
+}
+
+void TestModel::outOfMemoryText()
+{
+    QFETCH(QString, log);
+    QFETCH(bool, oom);
+    QCOMPARE(looksLikeOutOfMemory(log.toStdString()), oom);
+}
+
+QTEST_GUILESS_MAIN(TestModel)
+#include "tst_model.moc"
