@@ -1,0 +1,171 @@
+#include "chatcontroller.h"
+
+#include "chatmodel.h"
+#include "inferenceworker.h"
+
+ChatController::ChatController(QObject *parent) : QObject(parent), m_chat(new ChatModel(this))
+{
+    registerShoehornMetaTypes();
+    m_load.gpuLayers = -1;
+    m_context.contextSize = 8192;
+    m_options.sampling.temperature = 0.7f;
+    m_options.sampling.topK = 20;
+    m_options.sampling.topP = 0.8f;
+    m_options.sampling.minP = 0.0f;
+
+    m_worker = new InferenceWorker(&m_cancelLoad, &m_cancelGeneration);
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connect(m_worker, &InferenceWorker::loadProgress, this, &ChatController::loadProgress);
+    connect(m_worker, &InferenceWorker::modelLoaded, this, &ChatController::onLoaded);
+    connect(m_worker, &InferenceWorker::loadFailed, this, &ChatController::onLoadFailed);
+    connect(m_worker, &InferenceWorker::delta, this, &ChatController::onDelta);
+    connect(m_worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
+    connect(m_worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
+    connect(m_worker, &InferenceWorker::prefillProgress, this,
+            [this](quint64 id, int done, int total) {
+                if (id == m_requestId)
+                    emit prefillProgress(done, total);
+            });
+    m_thread.setObjectName(QStringLiteral("inference"));
+    m_thread.start();
+}
+
+ChatController::~ChatController()
+{
+    // Stop whatever runs (both flags are polled per token and per load step), then join.
+    m_cancelLoad = true;
+    m_cancelGeneration = true;
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void ChatController::setState(State s)
+{
+    if (m_state == s)
+        return;
+    m_state = s;
+    emit stateChanged(s);
+}
+
+void ChatController::openModel(const QString &path)
+{
+    if (m_state == State::Loading) {
+        // The running load must end first; it sees the flag at its next progress step.
+        m_pendingPath = path;
+        m_cancelLoad = true;
+        return;
+    }
+    if (m_state == State::Generating)
+        m_cancelGeneration = true; // the queued load runs once the answer stops
+    startLoad(path);
+}
+
+void ChatController::startLoad(const QString &path)
+{
+    m_pendingPath.clear();
+    m_cancelLoad = false;
+    setState(State::Loading);
+    const auto load = m_load;
+    const auto context = m_context;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, path, load, context] { w->loadModel(path, load, context); },
+                              Qt::QueuedConnection);
+}
+
+void ChatController::cancelLoad()
+{
+    if (m_state == State::Loading) {
+        m_pendingPath.clear();
+        m_cancelLoad = true;
+    }
+}
+
+void ChatController::onLoaded(const ModelSummary &summary)
+{
+    if (!m_pendingPath.isEmpty()) {
+        startLoad(m_pendingPath);
+        return;
+    }
+    m_model = summary;
+    setState(State::Ready);
+    emit modelLoaded(summary);
+}
+
+void ChatController::onLoadFailed(int code, const QString &detail)
+{
+    if (!m_pendingPath.isEmpty()) {
+        startLoad(m_pendingPath);
+        return;
+    }
+    // The worker dropped the previous model before loading.
+    m_model = ModelSummary{};
+    setState(State::NoModel);
+    emit loadFailed(code, detail);
+}
+
+bool ChatController::send(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    if (m_state != State::Ready || trimmed.isEmpty())
+        return false;
+    ChatModel::Message user;
+    user.role = QStringLiteral("user");
+    user.content = trimmed;
+    m_chat->appendMessage(user);
+    const auto history = m_chat->history(m_systemPrompt);
+
+    ChatModel::Message answer;
+    answer.role = QStringLiteral("assistant");
+    answer.state = ChatModel::State::Streaming;
+    m_answerRow = m_chat->appendMessage(answer);
+
+    m_cancelGeneration = false;
+    const quint64 id = ++m_requestId;
+    const auto options = m_options;
+    setState(State::Generating);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, id, history, options] { w->generate(id, history, options); },
+                              Qt::QueuedConnection);
+    return true;
+}
+
+void ChatController::stop()
+{
+    if (m_state == State::Generating)
+        m_cancelGeneration = true;
+}
+
+void ChatController::newChat()
+{
+    stop();
+    m_chat->clear();
+    m_answerRow = -1;
+}
+
+void ChatController::onDelta(quint64 id, const QString &content, const QString &reasoning)
+{
+    if (id == m_requestId && m_answerRow >= 0)
+        m_chat->appendText(m_answerRow, content, reasoning);
+}
+
+void ChatController::onFinished(quint64 id, const shoehorn::GenerationStats &stats)
+{
+    if (id != m_requestId)
+        return;
+    const bool stopped = stats.stopReason == shoehorn::StopReason::Cancelled;
+    m_chat->finish(m_answerRow, stopped ? ChatModel::State::Stopped : ChatModel::State::Done, &stats);
+    m_answerRow = -1;
+    if (m_state == State::Generating)
+        setState(State::Ready);
+    emit answerFinished(stats);
+}
+
+void ChatController::onFailed(quint64 id, int code, const QString &detail)
+{
+    if (id != m_requestId)
+        return;
+    m_chat->finish(m_answerRow, ChatModel::State::Failed, nullptr);
+    m_answerRow = -1;
+    if (m_state == State::Generating)
+        setState(hasModel() ? State::Ready : State::NoModel);
+    emit generationFailed(code, detail);
+}

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "chattypes.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <atomic>
+
+class ChatModel;
+class InferenceWorker;
+
+// Owns the inference thread and the open conversation. GUI-thread object: the UI calls it,
+// it queues work to the worker and applies results to the ChatModel.
+class ChatController : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { NoModel, Loading, Ready, Generating };
+    Q_ENUM(State)
+
+    explicit ChatController(QObject *parent = nullptr);
+    ~ChatController() override;
+
+    ChatModel *chatModel() const { return m_chat; }
+    State state() const { return m_state; }
+    const ModelSummary &model() const { return m_model; }
+    bool hasModel() const { return !m_model.path.isEmpty(); }
+
+    shoehorn::LoadSettings loadSettings() const { return m_load; }
+    void setLoadSettings(const shoehorn::LoadSettings &s) { m_load = s; }
+    shoehorn::ContextSettings contextSettings() const { return m_context; }
+    void setContextSettings(const shoehorn::ContextSettings &s) { m_context = s; }
+    shoehorn::GenerationOptions generationOptions() const { return m_options; }
+    void setGenerationOptions(const shoehorn::GenerationOptions &o) { m_options = o; }
+    QString systemPrompt() const { return m_systemPrompt; }
+    void setSystemPrompt(const QString &s) { m_systemPrompt = s; }
+
+public slots:
+    void openModel(const QString &path);
+    void cancelLoad();
+    // Returns false if the message cannot be sent now (no model, busy, empty text).
+    bool send(const QString &text);
+    void stop();
+    void newChat();
+
+signals:
+    void stateChanged(ChatController::State state);
+    void loadProgress(double fraction);
+    void modelLoaded(const ModelSummary &summary);
+    void loadFailed(int errorCode, const QString &detail);
+    void generationFailed(int errorCode, const QString &detail);
+    void prefillProgress(int done, int total);
+    void answerFinished(const shoehorn::GenerationStats &stats);
+
+private:
+    void setState(State s);
+    void startLoad(const QString &path);
+    void onLoaded(const ModelSummary &summary);
+    void onLoadFailed(int code, const QString &detail);
+    void onDelta(quint64 id, const QString &content, const QString &reasoning);
+    void onFinished(quint64 id, const shoehorn::GenerationStats &stats);
+    void onFailed(quint64 id, int code, const QString &detail);
+
+    QThread m_thread;
+    InferenceWorker *m_worker = nullptr;
+    ChatModel *m_chat = nullptr;
+    std::atomic<bool> m_cancelLoad{false};
+    std::atomic<bool> m_cancelGeneration{false};
+    State m_state = State::NoModel;
+    ModelSummary m_model;
+    QString m_pendingPath;      // a model asked for while another was loading
+    quint64 m_requestId = 0;
+    int m_answerRow = -1;
+    shoehorn::LoadSettings m_load;
+    shoehorn::ContextSettings m_context;
+    shoehorn::GenerationOptions m_options;
+    QString m_systemPrompt;
+};

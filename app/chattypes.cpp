@@ -1,0 +1,11 @@
+#include "chattypes.h"
+
+void registerShoehornMetaTypes()
+{
+    qRegisterMetaType<ModelSummary>();
+    qRegisterMetaType<shoehorn::GenerationStats>();
+    qRegisterMetaType<shoehorn::LoadSettings>();
+    qRegisterMetaType<shoehorn::ContextSettings>();
+    qRegisterMetaType<shoehorn::GenerationOptions>();
+    qRegisterMetaType<std::vector<shoehorn::ChatMessage>>();
+}

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "chatsession.h"
+#include "settings.h"
+
+#include <QMetaType>
+#include <QString>
+
+// What the GUI needs to know of a loaded model, copied out on the worker thread.
+struct ModelSummary {
+    QString path;
+    QString name;
+    QString architecture;
+    QString quantization;
+    quint64 fileSize = 0;
+    quint64 parameterCount = 0;
+    int layerCount = 0;
+    int expertCount = 0;
+    int expertUsedCount = 0;
+    int contextSize = 0;
+    int trainedContext = 0;
+    bool supportsThinking = false;
+};
+
+Q_DECLARE_METATYPE(ModelSummary)
+Q_DECLARE_METATYPE(shoehorn::GenerationStats)
+Q_DECLARE_METATYPE(shoehorn::LoadSettings)
+Q_DECLARE_METATYPE(shoehorn::ContextSettings)
+Q_DECLARE_METATYPE(shoehorn::GenerationOptions)
+Q_DECLARE_METATYPE(std::vector<shoehorn::ChatMessage>)
+
+void registerShoehornMetaTypes();

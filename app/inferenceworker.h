@@ -1,0 +1,46 @@
+#pragma once
+
+#include "chattypes.h"
+
+#include <QObject>
+
+#include <atomic>
+#include <memory>
+
+namespace shoehorn {
+class Model;
+class ChatSession;
+} // namespace shoehorn
+
+// Runs llama.cpp on the controller's QThread. Every slot is invoked queued from the GUI
+// thread; results go back as signals. Cancel flags belong to the controller and are only read here.
+class InferenceWorker : public QObject
+{
+    Q_OBJECT
+public:
+    InferenceWorker(const std::atomic<bool> *cancelLoad, const std::atomic<bool> *cancelGeneration,
+                    QObject *parent = nullptr);
+    ~InferenceWorker() override;
+
+public slots:
+    void loadModel(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
+    void unloadModel();
+    void generate(quint64 requestId, const std::vector<shoehorn::ChatMessage> &history,
+                  const shoehorn::GenerationOptions &options);
+
+signals:
+    void loadProgress(double fraction);
+    void modelLoaded(const ModelSummary &summary);
+    void loadFailed(int errorCode, const QString &detail);
+    void modelUnloaded();
+    void prefillProgress(quint64 requestId, int done, int total);
+    void delta(quint64 requestId, const QString &content, const QString &reasoning);
+    void generationFinished(quint64 requestId, const shoehorn::GenerationStats &stats);
+    void generationFailed(quint64 requestId, int errorCode, const QString &detail);
+
+private:
+    const std::atomic<bool> *m_cancelLoad;
+    const std::atomic<bool> *m_cancelGeneration;
+    std::shared_ptr<shoehorn::Model> m_model;
+    std::unique_ptr<shoehorn::ChatSession> m_session;
+};

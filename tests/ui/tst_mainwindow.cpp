@@ -1,0 +1,165 @@
+// The first window, driven as a person would: drop a model, type, press Enter.
+#include "chatcontroller.h"
+#include "chatmodel.h"
+#include "mainwindow.h"
+#include "messageinput.h"
+#include "testfixtures.h"
+
+#include <QLabel>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStackedWidget>
+#include <QTextBrowser>
+#include <QtTest>
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private:
+    static void drop(QWidget *w, const QString &path);
+    static void configure(ChatController &c);
+
+private slots:
+    void emptyStateTeaches();
+    void dropModelThenChat();
+    void dropBrokenFileShowsError();
+    void openThroughFileDialogSeam();
+    void escapeStops();
+};
+
+void TestMainWindow::configure(ChatController &c)
+{
+    auto ls = c.loadSettings();
+    ls.gpuLayers = 0;
+    c.setLoadSettings(ls);
+    auto cs = c.contextSettings();
+    cs.contextSize = 1024;
+    cs.threads = 2;
+    c.setContextSettings(cs);
+    auto o = c.generationOptions();
+    o.maxTokens = 64;
+    o.sampling.seed = 11;
+    c.setGenerationOptions(o);
+}
+
+void TestMainWindow::drop(QWidget *w, const QString &path)
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent dropEvent(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(w, &dropEvent);
+}
+
+void TestMainWindow::emptyStateTeaches()
+{
+    ChatController c;
+    MainWindow w(&c);
+    w.show();
+    auto *hint = w.findChild<QLabel *>("emptyHint");
+    QVERIFY(hint);
+    QVERIFY(hint->isVisible());
+    QVERIFY(hint->text().contains(".gguf"));
+    auto *send = w.findChild<QPushButton *>("sendButton");
+    QVERIFY(!send->isEnabled());
+}
+
+void TestMainWindow::dropModelThenChat()
+{
+    ChatController c;
+    configure(c);
+    MainWindow w(&c);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    drop(&w, TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    auto *label = w.findChild<QLabel *>("modelLabel");
+    QVERIFY(label->text().contains("Tiny Qwen3 MoE"));
+
+    auto *input = w.findChild<MessageInput *>("messageInput");
+    QVERIFY(input && input->isVisible());
+    QTest::keyClicks(input, "Hello");
+    QTest::keyClick(input, Qt::Key_Return, Qt::ShiftModifier); // a new line, not a send
+    QTest::keyClicks(input, "world");
+    QCOMPARE(c.chatModel()->rowCount(), 0);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QTest::keyClick(input, Qt::Key_Return);
+    QCOMPARE(input->toPlainText(), QString());
+    QCOMPARE(c.chatModel()->rowCount(), 2);
+    QCOMPARE(c.chatModel()->message(0).content, QString("Hello\nworld"));
+    QTRY_VERIFY_WITH_TIMEOUT(!c.chatModel()->message(1).content.isEmpty(), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    // The streamed text is on screen.
+    auto *view = w.findChild<QTextBrowser *>();
+    QVERIFY(view->toPlainText().contains(c.chatModel()->message(1).content.left(10)));
+    QVERIFY(w.findChild<QLabel *>("statsLabel")->text().contains("tok/s"));
+}
+
+void TestMainWindow::dropBrokenFileShowsError()
+{
+    ChatController c;
+    MainWindow w(&c);
+    QString shownTitle, shownText;
+    w.setErrorPresenter([&](const QString &title, const QString &text) {
+        shownTitle = title;
+        shownText = text;
+    });
+    const QString bad = TestFixtures::instance().dir() + "/truncated.gguf";
+    QFile in(TestFixtures::instance().tinyLlama());
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QFile out(bad);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(in.read(5000));
+    out.close();
+    drop(&w, bad);
+    QTRY_VERIFY_WITH_TIMEOUT(!shownText.isEmpty(), 10000);
+    QCOMPARE(shownTitle, QString("Cannot open this model"));
+    QVERIFY(shownText.contains("incomplete"));
+    QCOMPARE(c.state(), ChatController::State::NoModel);
+}
+
+void TestMainWindow::openThroughFileDialogSeam()
+{
+    ChatController c;
+    configure(c);
+    MainWindow w(&c);
+    w.setFileChooser([] { return TestFixtures::instance().tinyLlama(); });
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    auto *open = w.findChild<QPushButton *>("openModelButton");
+    QTest::mouseClick(open, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    QCOMPARE(c.model().architecture, QString("llama"));
+}
+
+void TestMainWindow::escapeStops()
+{
+    ChatController c;
+    configure(c);
+    auto o = c.generationOptions();
+    o.maxTokens = -1;
+    c.setGenerationOptions(o);
+    MainWindow w(&c);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    w.openModel(TestFixtures::instance().tinyLlama());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    auto *input = w.findChild<MessageInput *>("messageInput");
+    input->setPlainText("tell me everything");
+    QTest::keyClick(input, Qt::Key_Return);
+    QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString("Stop"));
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    QCOMPARE(c.state(), ChatController::State::Ready);
+    QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString("Send"));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,55 @@
+#include "errortext.h"
+
+#include "error.h"
+
+using shoehorn::ErrorCode;
+
+QString ErrorText::title(int errorCode)
+{
+    switch (ErrorCode(errorCode)) {
+    case ErrorCode::Cancelled: return tr("Cancelled");
+    case ErrorCode::OutOfMemory: return tr("Not enough memory");
+    case ErrorCode::FileNotFound:
+    case ErrorCode::FileUnreadable:
+    case ErrorCode::NotGguf:
+    case ErrorCode::UnsupportedVersion:
+    case ErrorCode::Truncated:
+    case ErrorCode::Corrupt:
+    case ErrorCode::SplitMissing: return tr("Cannot open this model");
+    default: return tr("Something went wrong");
+    }
+}
+
+QString ErrorText::message(int errorCode, const QString &detail)
+{
+    QString text;
+    switch (ErrorCode(errorCode)) {
+    case ErrorCode::None: text = tr("No error."); break;
+    case ErrorCode::FileNotFound: text = tr("The file does not exist."); break;
+    case ErrorCode::FileUnreadable: text = tr("The file cannot be read."); break;
+    case ErrorCode::NotGguf: text = tr("This is not a GGUF model file."); break;
+    case ErrorCode::UnsupportedVersion: text = tr("This GGUF version is not supported."); break;
+    case ErrorCode::Truncated:
+        text = tr("The file is incomplete. Was the download interrupted?");
+        break;
+    case ErrorCode::Corrupt: text = tr("The file is damaged or not a valid model."); break;
+    case ErrorCode::SplitMissing: text = tr("A part of this split model is missing."); break;
+    case ErrorCode::InvalidArgument: text = tr("A setting has an invalid value."); break;
+    case ErrorCode::LoadFailed: text = tr("llama.cpp could not load the model."); break;
+    case ErrorCode::OutOfMemory:
+        text = tr("The model or its context does not fit in memory. Try fewer GPU layers or a smaller context.");
+        break;
+    case ErrorCode::Cancelled: text = tr("The operation was cancelled."); break;
+    case ErrorCode::ContextFailed: text = tr("The context could not be created."); break;
+    case ErrorCode::TemplateFailed: text = tr("The model's chat template failed."); break;
+    case ErrorCode::TokenizeFailed: text = tr("The message could not be tokenized."); break;
+    case ErrorCode::DecodeFailed: text = tr("Generation failed."); break;
+    case ErrorCode::NoModel: text = tr("No model is loaded."); break;
+    case ErrorCode::PromptTooLong:
+        text = tr("The message is longer than the context. Increase the context size or shorten it.");
+        break;
+    }
+    if (!detail.isEmpty())
+        text += QLatin1Char('\n') + tr("Details: %1").arg(detail);
+    return text;
+}

@@ -1,0 +1,248 @@
+#include "mainwindow.h"
+
+#include "chatmodel.h"
+#include "chatview.h"
+#include "errortext.h"
+#include "messageinput.h"
+
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+MainWindow::MainWindow(ChatController *controller, QWidget *parent) : QMainWindow(parent), m_controller(controller)
+{
+    setWindowTitle(tr("Shoehorn"));
+    setAcceptDrops(true);
+    resize(980, 720);
+    m_showError = [this](const QString &title, const QString &text) { QMessageBox::warning(this, title, text); };
+    m_chooseFile = [this] {
+        return QFileDialog::getOpenFileName(this, tr("Open a GGUF model"), QString(),
+                                            tr("GGUF models (*.gguf);;All files (*)"));
+    };
+    buildUi();
+    buildMenus();
+
+    connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
+    connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);
+    connect(m_controller, &ChatController::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_controller, &ChatController::loadProgress, this,
+            [this](double f) { m_loadBar->setValue(int(f * 1000)); });
+    connect(m_controller, &ChatController::generationFailed, this, [this](int code, const QString &detail) {
+        m_showError(ErrorText::title(code), ErrorText::message(code, detail));
+    });
+    connect(m_controller, &ChatController::answerFinished, this, &MainWindow::onAnswerFinished);
+    connect(m_controller, &ChatController::prefillProgress, this, [this](int done, int total) {
+        m_statsLabel->setText(tr("Reading the prompt: %1 of %2 tokens").arg(done).arg(total));
+    });
+    onStateChanged(m_controller->state());
+}
+
+void MainWindow::buildUi()
+{
+    auto *central = new QWidget(this);
+    auto *outer = new QVBoxLayout(central);
+    outer->setContentsMargins(0, 0, 0, 0);
+
+    // Loading strip: progress and Cancel.
+    m_loadStrip = new QWidget(central);
+    auto *strip = new QHBoxLayout(m_loadStrip);
+    m_loadLabel = new QLabel(m_loadStrip);
+    m_loadBar = new QProgressBar(m_loadStrip);
+    m_loadBar->setRange(0, 1000);
+    m_loadBar->setTextVisible(false);
+    auto *cancel = new QPushButton(tr("Cancel"), m_loadStrip);
+    cancel->setObjectName(QStringLiteral("cancelLoadButton"));
+    connect(cancel, &QPushButton::clicked, m_controller, &ChatController::cancelLoad);
+    strip->addWidget(m_loadLabel);
+    strip->addWidget(m_loadBar, 1);
+    strip->addWidget(cancel);
+    outer->addWidget(m_loadStrip);
+
+    m_pages = new QStackedWidget(central);
+    outer->addWidget(m_pages, 1);
+
+    // Empty state: says what to do.
+    m_emptyPage = new QWidget(m_pages);
+    auto *empty = new QVBoxLayout(m_emptyPage);
+    empty->addStretch(2);
+    auto *hint = new QLabel(tr("Drop a .gguf model here or choose a model file"), m_emptyPage);
+    hint->setObjectName(QStringLiteral("emptyHint"));
+    hint->setAlignment(Qt::AlignCenter);
+    QFont big = hint->font();
+    big.setPointSizeF(big.pointSizeF() * 1.5);
+    hint->setFont(big);
+    auto *sub = new QLabel(tr("Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU."),
+                           m_emptyPage);
+    sub->setAlignment(Qt::AlignCenter);
+    sub->setWordWrap(true);
+    auto *open = new QPushButton(tr("Choose a model…"), m_emptyPage);
+    open->setObjectName(QStringLiteral("openModelButton"));
+    connect(open, &QPushButton::clicked, this, &MainWindow::openModelDialog);
+    empty->addWidget(hint);
+    empty->addWidget(sub);
+    auto *row = new QHBoxLayout;
+    row->addStretch();
+    row->addWidget(open);
+    row->addStretch();
+    empty->addLayout(row);
+    empty->addStretch(3);
+    m_pages->addWidget(m_emptyPage);
+
+    // Chat: the conversation and the input row.
+    m_chatPage = new QWidget(m_pages);
+    auto *chat = new QVBoxLayout(m_chatPage);
+    m_view = new ChatView(m_chatPage);
+    m_view->setChatModel(m_controller->chatModel());
+    chat->addWidget(m_view, 1);
+    auto *inputRow = new QHBoxLayout;
+    m_input = new MessageInput(m_chatPage);
+    m_input->setObjectName(QStringLiteral("messageInput"));
+    m_sendButton = new QPushButton(tr("Send"), m_chatPage);
+    m_sendButton->setObjectName(QStringLiteral("sendButton"));
+    inputRow->addWidget(m_input, 1);
+    inputRow->addWidget(m_sendButton, 0, Qt::AlignBottom);
+    chat->addLayout(inputRow);
+    m_pages->addWidget(m_chatPage);
+    connect(m_input, &MessageInput::submitted, this, &MainWindow::sendOrStop);
+    connect(m_sendButton, &QPushButton::clicked, this, &MainWindow::sendOrStop);
+
+    setCentralWidget(central);
+
+    m_modelLabel = new QLabel(this);
+    m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
+    m_statsLabel = new QLabel(this);
+    m_statsLabel->setObjectName(QStringLiteral("statsLabel"));
+    statusBar()->addWidget(m_modelLabel, 1);
+    statusBar()->addPermanentWidget(m_statsLabel);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open Model…"), this, &MainWindow::openModelDialog);
+    open->setShortcut(QKeySequence::Open);
+    QAction *newChat = file->addAction(tr("&New Chat"), m_controller, &ChatController::newChat);
+    newChat->setShortcut(QKeySequence::New);
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QAction *stop = new QAction(tr("Stop"), this);
+    stop->setShortcut(Qt::Key_Escape);
+    connect(stop, &QAction::triggered, m_controller, &ChatController::stop);
+    addAction(stop);
+}
+
+bool MainWindow::isModelFile(const QString &path)
+{
+    return path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive) && QFileInfo(path).isFile();
+}
+
+void MainWindow::openModelDialog()
+{
+    const QString path = m_chooseFile();
+    if (!path.isEmpty())
+        openModel(path);
+}
+
+void MainWindow::openModel(const QString &path)
+{
+    m_loadingPath = path;
+    m_controller->openModel(path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    for (const QUrl &u : urls) {
+        if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
+            event->acceptProposedAction();
+            return;
+        }
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    for (const QUrl &u : urls) {
+        if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
+            openModel(u.toLocalFile());
+            event->acceptProposedAction();
+            return;
+        }
+    }
+}
+
+void MainWindow::onStateChanged(ChatController::State state)
+{
+    const bool loading = state == ChatController::State::Loading;
+    m_loadStrip->setVisible(loading);
+    if (loading) {
+        m_loadBar->setValue(0);
+        m_loadLabel->setText(tr("Loading %1…").arg(QFileInfo(m_loadingPath).fileName()));
+    }
+    const bool chatting = m_controller->hasModel() && state != ChatController::State::NoModel;
+    m_pages->setCurrentWidget(chatting || m_controller->chatModel()->rowCount() > 0 ? m_chatPage : m_emptyPage);
+    const bool generating = state == ChatController::State::Generating;
+    m_sendButton->setText(generating ? tr("Stop") : tr("Send"));
+    m_sendButton->setEnabled(generating || state == ChatController::State::Ready);
+    updateModelLabel();
+}
+
+void MainWindow::onModelLoaded(const ModelSummary &)
+{
+    updateModelLabel();
+    m_statsLabel->clear();
+    m_input->setFocus();
+}
+
+void MainWindow::onLoadFailed(int code, const QString &detail)
+{
+    updateModelLabel();
+    if (shoehorn::ErrorCode(code) == shoehorn::ErrorCode::Cancelled) {
+        statusBar()->showMessage(tr("Loading cancelled."), 4000);
+        return;
+    }
+    m_showError(ErrorText::title(code), ErrorText::message(code, detail));
+}
+
+void MainWindow::onAnswerFinished(const shoehorn::GenerationStats &s)
+{
+    m_statsLabel->setText(tr("%1 tok/s · context %2 / %3")
+                              .arg(s.generationTokensPerSecond, 0, 'f', 1)
+                              .arg(s.contextUsed)
+                              .arg(s.contextSize));
+}
+
+void MainWindow::sendOrStop()
+{
+    if (m_controller->state() == ChatController::State::Generating) {
+        m_controller->stop();
+        return;
+    }
+    if (m_controller->send(m_input->toPlainText()))
+        m_input->clear();
+}
+
+void MainWindow::updateModelLabel()
+{
+    if (!m_controller->hasModel()) {
+        m_modelLabel->setText(tr("No model loaded"));
+        return;
+    }
+    const ModelSummary &m = m_controller->model();
+    m_modelLabel->setText(tr("%1 · %2 · context %3").arg(m.name, m.quantization).arg(m.contextSize));
+}
