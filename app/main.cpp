@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QIcon>
 
 int main(int argc, char **argv)
 {
@@ -14,6 +15,7 @@ int main(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("Shoehorn"));
     QApplication::setApplicationVersion(QStringLiteral(SHOEHORN_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("io.github.shoehorn.Shoehorn"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/shoehorn.svg")));
     installTranslations(app);
 
     QCommandLineParser parser;

@@ -29,9 +29,9 @@
     </message>
     <message numerus="yes">
         <source>%n older message(s) left out to fit the context</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>%n older message left out to fit the context</numerusform>
+            <numerusform>%n older messages left out to fit the context</numerusform>
         </translation>
     </message>
 </context>
@@ -206,6 +206,10 @@
     </message>
     <message>
         <source>%1 · %2 · context %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Writing…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

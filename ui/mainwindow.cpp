@@ -44,7 +44,8 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent) : QMainWindo
     });
     connect(m_controller, &ChatController::answerFinished, this, &MainWindow::onAnswerFinished);
     connect(m_controller, &ChatController::prefillProgress, this, [this](int done, int total) {
-        m_statsLabel->setText(tr("Reading the prompt: %1 of %2 tokens").arg(done).arg(total));
+        m_statsLabel->setText(done < total ? tr("Reading the prompt: %1 of %2 tokens").arg(done).arg(total)
+                                           : tr("Writing…"));
     });
     onStateChanged(m_controller->state());
 }

@@ -1,0 +1,47 @@
+// The UI in Simplified Chinese: the catalogue is complete and the main actions read Chinese.
+#include "chatcontroller.h"
+#include "mainwindow.h"
+#include "translations.h"
+
+#include <QFile>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QtTest>
+
+class TestTranslations : public QObject
+{
+    Q_OBJECT
+private slots:
+    void catalogueComplete();
+    void mainWindowInChinese();
+};
+
+void TestTranslations::catalogueComplete()
+{
+    QFile ts(QStringLiteral(SHOEHORN_SOURCE_DIR "/translations/shoehorn_zh_CN.ts"));
+    QVERIFY(ts.open(QIODevice::ReadOnly));
+    const QString xml = QString::fromUtf8(ts.readAll());
+    QCOMPARE(xml.count(QStringLiteral("type=\"unfinished\"")), 0);
+    QCOMPARE(xml.count(QStringLiteral("<translation></translation>")), 0);
+    QVERIFY(xml.count(QStringLiteral("<message")) > 40);
+}
+
+void TestTranslations::mainWindowInChinese()
+{
+    qputenv("SHOEHORN_LANG", "zh_CN");
+    QCOMPARE(installTranslations(*qApp), QString("zh_CN"));
+    ChatController c;
+    MainWindow w(&c);
+    w.show();
+    const QRegularExpression han(QStringLiteral("\\p{Han}"));
+    QVERIFY(w.findChild<QPushButton *>("openModelButton")->text().contains(han));
+    QVERIFY(w.findChild<QLabel *>("emptyHint")->text().contains(han));
+    QVERIFY(w.findChild<QPushButton *>("sendButton")->text().contains(han));
+    QVERIFY(w.menuBar()->actions().first()->text().contains(han));
+    QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString::fromUtf8("发送"));
+}
+
+QTEST_MAIN(TestTranslations)
+#include "tst_translations.moc"

