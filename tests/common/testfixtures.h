@@ -10,6 +10,7 @@ public:
     static TestFixtures &instance();
     QString tinyLlama();
     QString tinyMoe();
+    QString tinyThinking();   // template opens <think> unless enable_thinking=false
     QString qwen3_30b();      // full-shape sparse file (~18.5 GB apparent, a few MB on disk)
     QString splitMoe();       // tiny MoE in 3 parts; returns the first part
     QString dir() const { return m_dir.path(); }

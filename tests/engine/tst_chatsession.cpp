@@ -59,6 +59,8 @@ private slots:
     void overflowTrimsOldestMessages();
     void singleMessageTooLong();
     void chatTemplateApplied();
+    void thinkingKeptApart_data();
+    void thinkingKeptApart();
 };
 
 void TestChatSession::deterministic_data()
@@ -284,6 +286,52 @@ void TestChatSession::chatTemplateApplied()
     QVERIFY(p.ok());
     QCOMPARE(QString::fromStdString(*p),
              QString("<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"));
+}
+
+void TestChatSession::thinkingKeptApart_data()
+{
+    QTest::addColumn<bool>("enableThinking");
+    QTest::newRow("thinking on") << true;
+    QTest::newRow("thinking off") << false;
+}
+
+void TestChatSession::thinkingKeptApart()
+{
+    // The template opens "<think>" in the generation prompt; everything the model writes
+    // until "</think>" is reasoning. With enable_thinking=false the template closes the
+    // block itself and everything is answer.
+    QFETCH(bool, enableThinking);
+    auto model = load(TestFixtures::instance().tinyThinking());
+    auto s = session(model);
+    QVERIFY(s->templateSupportsThinking());
+    auto o = seeded(40);
+    o.enableThinking = enableThinking;
+    auto prompt = s->formatPrompt({{"user", "Think first", {}}}, o);
+    QVERIFY(prompt.ok());
+    QCOMPARE(QString::fromStdString(*prompt).endsWith("</think>\n\n"), !enableThinking);
+    std::string streamedReasoning, streamedContent;
+    StreamCallbacks cb;
+    cb.onDelta = [&](std::string_view c, std::string_view r) {
+        streamedContent += c;
+        streamedReasoning += r;
+    };
+    auto r = s->generate({{"user", "Think first", {}}}, o, cb);
+    QVERIFY(r.ok());
+    QVERIFY(r->stats.generatedTokens > 0);
+    QCOMPARE(streamedReasoning, r->reasoning);
+    QCOMPARE(streamedContent, r->content);
+    if (enableThinking) {
+        QVERIFY(!r->reasoning.empty());
+        // The random model may or may not close the block; what follows "</think>" is answer.
+        QVERIFY(r->reasoning.find("</think>") == std::string::npos);
+    } else {
+        QVERIFY(r->reasoning.empty());
+        QVERIFY(!r->content.empty());
+    }
+    // A later turn passes the earlier reasoning back; the template decides what to keep.
+    std::vector<ChatMessage> h{{"user", "Think first", {}}, {"assistant", r->content, r->reasoning},
+                               {"user", "And now?", {}}};
+    QVERIFY(s->generate(h, o).ok());
 }
 
 QTEST_GUILESS_MAIN(TestChatSession)

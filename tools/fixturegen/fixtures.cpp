@@ -21,6 +21,21 @@ constexpr const char *kChatMl =
     "{%- endfor -%}"
     "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}";
 
+// A Qwen3.5-style template: the generation prompt opens a <think> block, or closes an empty
+// one when the caller passes enable_thinking=false.
+constexpr const char *kChatMlThinking =
+    "{%- for message in messages -%}"
+    "{%- if message.role == 'assistant' and message.reasoning_content is defined and message.reasoning_content -%}"
+    "{{- '<|im_start|>assistant\\n<think>\\n' + message.reasoning_content + '\\n</think>\\n\\n' + message.content"
+    " + '<|im_end|>\\n' -}}"
+    "{%- else -%}"
+    "{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' -}}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}"
+    "{%- if enable_thinking is defined and enable_thinking is false -%}{{- '<think>\\n\\n</think>\\n\\n' -}}"
+    "{%- else -%}{{- '<think>\\n' -}}{%- endif -%}{%- endif -%}";
+
 // SentencePiece-style pieces ("\u2581" is the word-start marker). A few multi-byte pieces make
 // the UTF-8 paths real; byte tokens cover everything else.
 const char *kWords[] = {
@@ -40,7 +55,7 @@ const char *kWords[] = {
     "t", "u", "w", "x", "y", "er", "ing", "ed", "ly", "s", "\u2581T", "\u2581I", "\u2581S", "\u2581W",
 };
 
-enum TokenType { Normal = 1, Unknown = 2, Control = 3, Byte = 6 };
+enum TokenType { Normal = 1, Unknown = 2, Control = 3, UserDefined = 4, Byte = 6 };
 
 struct Vocab {
     std::vector<std::string> tokens;
@@ -61,6 +76,8 @@ Vocab makeVocab(uint32_t minSize)
     add("</s>", 0, Control);
     add("<|im_start|>", 0, Control);
     add("<|im_end|>", 0, Control);
+    add("<think>", 0, UserDefined);
+    add("</think>", 0, UserDefined);
     for (int b = 0; b < 256; ++b) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "<0x%02X>", b);
@@ -253,6 +270,14 @@ Spec tinyQwen3Moe()
     return s;
 }
 
+Spec tinyThinking()
+{
+    Spec s = tinyQwen3Moe();
+    s.name = "Shoehorn Tiny Thinking MoE";
+    s.thinkingTemplate = true;
+    return s;
+}
+
 Spec qwen3_30b_a3b()
 {
     Spec s;
@@ -287,13 +312,14 @@ Spec benchQwen3Moe()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "qwen3-30b-a3b", "bench-qwen3moe"};
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "bench-qwen3moe"};
 }
 
 bool presetByName(const std::string &name, Spec &out)
 {
     if (name == "tiny-llama") out = tinyLlama();
     else if (name == "tiny-qwen3moe") out = tinyQwen3Moe();
+    else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
     else if (name == "bench-qwen3moe") out = benchQwen3Moe();
     else return false;
@@ -348,7 +374,7 @@ std::string write(const Spec &s, const std::string &path)
     gguf_set_val_bool(g.get(), "tokenizer.ggml.add_bos_token", true);
     gguf_set_val_bool(g.get(), "tokenizer.ggml.add_eos_token", false);
     gguf_set_val_bool(g.get(), "tokenizer.ggml.add_space_prefix", false);
-    gguf_set_val_str(g.get(), "tokenizer.chat_template", kChatMl);
+    gguf_set_val_str(g.get(), "tokenizer.chat_template", s.thinkingTemplate ? kChatMlThinking : kChatMl);
 
     const auto defs = tensorDefs(s, nVocab);
     ggml_init_params ip{ggml_tensor_overhead() * (defs.size() + 8), nullptr, true};

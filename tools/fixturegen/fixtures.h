@@ -31,12 +31,14 @@ struct Spec {
     std::string quant = "f16";   // "f16", "f32", "q8_0", "q4_k_m"
     Fill fill = Fill::Random;
     uint64_t seed = 42;
+    bool thinkingTemplate = false; // Qwen3.5-style <think> template instead of plain ChatML
     uint32_t splits = 1;         // >1: NAME-0000k-of-0000N.gguf parts, as gguf-split writes them
     float weightScale = 0.08f;   // std dev of the random weights
 };
 
 Spec tinyLlama();
 Spec tinyQwen3Moe();
+Spec tinyThinking();           // tiny MoE whose template opens a <think> block
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
 std::vector<std::string> presetNames();
