@@ -61,7 +61,7 @@ void ChatController::openModel(const QString &path)
     startLoad(path);
 }
 
-void ChatController::startLoad(const QString &path)
+void ChatController::startLoad(QString path)
 {
     m_pendingPath.clear();
     m_cancelLoad = false;

@@ -55,7 +55,7 @@ signals:
 
 private:
     void setState(State s);
-    void startLoad(const QString &path);
+    void startLoad(QString path); // by value: callers pass m_pendingPath, which it clears
     void onLoaded(const ModelSummary &summary);
     void onLoadFailed(int code, const QString &detail);
     void onDelta(quint64 id, const QString &content, const QString &reasoning);

@@ -1,6 +1,7 @@
 // Shoehorn: the desktop application.
 #include "chatcontroller.h"
 #include "mainwindow.h"
+#include "singleinstance.h"
 #include "translations.h"
 
 #include <QApplication>
@@ -27,11 +28,21 @@ int main(int argc, char **argv)
                                  QStringLiteral("[model.gguf]"));
     parser.process(app);
 
+    QStringList paths;
+    for (const QString &arg : parser.positionalArguments())
+        paths << QFileInfo(arg).absoluteFilePath();
+
+    // A running Shoehorn takes the files and comes to the front; this launch ends here.
+    SingleInstance instance;
+    if (instance.forwardToRunning(paths))
+        return 0;
+    instance.listen();
+
     ChatController controller;
     MainWindow window(&controller);
+    QObject::connect(&instance, &SingleInstance::filesReceived, &window, &MainWindow::openFiles);
     window.show();
-    const QStringList args = parser.positionalArguments();
-    if (!args.isEmpty())
-        window.openModel(QFileInfo(args.first()).absoluteFilePath());
+    if (!paths.isEmpty())
+        window.openFiles(paths);
     return app.exec();
 }

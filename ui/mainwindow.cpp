@@ -4,8 +4,12 @@
 #include "chatview.h"
 #include "errortext.h"
 #include "messageinput.h"
+#include "modelbrowser.h"
+#include "modellibrary.h"
 
 #include <QApplication>
+#include <QCloseEvent>
+#include <QSettings>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,8 +25,10 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
-MainWindow::MainWindow(ChatController *controller, QWidget *parent) : QMainWindow(parent), m_controller(controller)
+MainWindow::MainWindow(ChatController *controller, QWidget *parent)
+    : QMainWindow(parent), m_controller(controller), m_library(new ModelLibrary(this))
 {
+    setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Shoehorn"));
     setAcceptDrops(true);
     resize(980, 720);
@@ -33,6 +39,9 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent) : QMainWindo
     };
     buildUi();
     buildMenus();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);
@@ -121,6 +130,11 @@ void MainWindow::buildUi()
 
     setCentralWidget(central);
 
+    m_browser = new ModelBrowser(m_library, this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_browser);
+    connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
+    connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
+
     m_modelLabel = new QLabel(this);
     m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
     m_statsLabel = new QLabel(this);
@@ -137,6 +151,8 @@ void MainWindow::buildMenus()
     QAction *newChat = file->addAction(tr("&New Chat"), m_controller, &ChatController::newChat);
     newChat->setShortcut(QKeySequence::New);
     file->addSeparator();
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_browser->toggleViewAction());
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -162,6 +178,29 @@ void MainWindow::openModel(const QString &path)
 {
     m_loadingPath = path;
     m_controller->openModel(path);
+}
+
+void MainWindow::openFiles(const QStringList &paths)
+{
+    if (!paths.isEmpty()) {
+        openModel(paths.first());
+        m_library->offer(paths.mid(1));
+        if (paths.size() > 1)
+            m_browser->show();
+    }
+    // Come to the front: un-minimise, raise, and ask the window manager for focus.
+    setWindowState((windowState() & ~Qt::WindowMinimized) | Qt::WindowActive);
+    show();
+    raise();
+    activateWindow();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
@@ -203,8 +242,9 @@ void MainWindow::onStateChanged(ChatController::State state)
     updateModelLabel();
 }
 
-void MainWindow::onModelLoaded(const ModelSummary &)
+void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
+    m_library->addRecent(summary.path);
     updateModelLabel();
     m_statsLabel->clear();
     m_input->setFocus();

@@ -7,6 +7,8 @@
 #include <functional>
 
 class ChatView;
+class ModelBrowser;
+class ModelLibrary;
 class MessageInput;
 class QLabel;
 class QProgressBar;
@@ -26,14 +28,18 @@ public:
     void setFileChooser(FileChooser chooser) { m_chooseFile = std::move(chooser); }
 
     static bool isModelFile(const QString &path);
+    ModelLibrary *modelLibrary() const { return m_library; }
 
 public slots:
     void openModelDialog();
     void openModel(const QString &path);
+    // From a second launch: open the first, offer the rest in the model browser, come to front.
+    void openFiles(const QStringList &paths);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void buildUi();
@@ -46,6 +52,8 @@ private:
     void updateModelLabel();
 
     ChatController *m_controller;
+    ModelLibrary *m_library = nullptr;
+    ModelBrowser *m_browser = nullptr;
     QStackedWidget *m_pages = nullptr;
     QWidget *m_emptyPage = nullptr;
     QWidget *m_chatPage = nullptr;

@@ -22,6 +22,7 @@ private slots:
     void badFileFailsCleanly();
     void cancelLoad();
     void destroyWhileGenerating();
+    void openWhileLoadingLoadsTheLatest();
 };
 
 void TestChatController::configure(ChatController &c, int maxTokens)
@@ -165,6 +166,23 @@ void TestChatController::destroyWhileGenerating()
     QTest::qWait(20);
     c.reset(); // cancels, quits and joins the thread; must not hang or crash
     QVERIFY(true);
+}
+
+void TestChatController::openWhileLoadingLoadsTheLatest()
+{
+    // A second open during a load cancels the first and loads the second, once.
+    ChatController c;
+    configure(c, 8);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy failed(&c, &ChatController::loadFailed);
+    c.openModel(TestFixtures::instance().tinyLlama());
+    c.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    QTest::qWait(100);
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(failed.count(), 0);
+    QCOMPARE(c.model().architecture, QString("qwen3moe"));
+    QCOMPARE(c.state(), State::Ready);
 }
 
 QTEST_GUILESS_MAIN(TestChatController)

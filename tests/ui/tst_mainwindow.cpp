@@ -3,14 +3,20 @@
 #include "chatmodel.h"
 #include "mainwindow.h"
 #include "messageinput.h"
+#include "modellibrary.h"
+#include "singleinstance.h"
 #include "testfixtures.h"
 
 #include <QLabel>
+#include <QListView>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTextBrowser>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QUuid>
 #include <QtTest>
 
 class TestMainWindow : public QObject
@@ -21,12 +27,22 @@ private:
     static void configure(ChatController &c);
 
 private slots:
+    void initTestCase();
     void emptyStateTeaches();
     void dropModelThenChat();
     void dropBrokenFileShowsError();
     void openThroughFileDialogSeam();
     void escapeStops();
+    void secondLaunchHandsOverFiles();
+    void rememberGeometry();
+    void browserOpensRecentModel();
 };
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
 
 void TestMainWindow::configure(ChatController &c)
 {
@@ -159,6 +175,75 @@ void TestMainWindow::escapeStops()
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
     QCOMPARE(c.state(), ChatController::State::Ready);
     QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString("Send"));
+}
+
+void TestMainWindow::secondLaunchHandsOverFiles()
+{
+    // Wired as in main(): the running window listens; a second launch forwards its files.
+    ChatController c;
+    configure(c);
+    MainWindow w(&c);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString name = "shoehorn-test-" + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    SingleInstance running(name);
+    QVERIFY(running.listen());
+    connect(&running, &SingleInstance::filesReceived, &w, &MainWindow::openFiles);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    w.openModel(TestFixtures::instance().tinyLlama());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+
+    const QStringList files{TestFixtures::instance().tinyMoe(), TestFixtures::instance().tinyThinking()};
+    bool forwarded = false;
+    QThread *t = QThread::create([&] { forwarded = SingleInstance(name).forwardToRunning(files, 3000); });
+    t->start();
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 20000);
+    QVERIFY(t->wait(5000));
+    delete t;
+    QVERIFY(forwarded);
+    QCOMPARE(c.model().path, files[0]);
+    QCOMPARE(c.model().architecture, QString("qwen3moe"));
+    // The second file is offered in the model browser, not loaded.
+    ModelLibrary *lib = w.modelLibrary();
+    const int offered = lib->indexOf(files[1]);
+    QVERIFY(offered >= 0);
+    QVERIFY(lib->data(lib->index(offered), ModelLibrary::OfferedRole).toBool());
+}
+
+void TestMainWindow::rememberGeometry()
+{
+    ChatController c;
+    {
+        MainWindow w(&c);
+        w.resize(777, 555);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.close();
+    }
+    MainWindow again(&c);
+    QCOMPARE(again.size(), QSize(777, 555));
+}
+
+void TestMainWindow::browserOpensRecentModel()
+{
+    ChatController c;
+    configure(c);
+    MainWindow w(&c);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString error;
+    w.setErrorPresenter([&](const QString &, const QString &text) { error = text; });
+    w.modelLibrary()->addRecent(TestFixtures::instance().tinyLlama());
+    auto *list = w.findChild<QListView *>("modelList");
+    QVERIFY(list && list->isVisible());
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    const QModelIndex first = list->model()->index(0, 0);
+    // A real double-click: press/release, then the double-click event.
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(first).center());
+    QTest::mouseDClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(first).center());
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || !error.isEmpty(), 20000);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(c.model().path, TestFixtures::instance().tinyLlama());
 }
 
 QTEST_MAIN(TestMainWindow)
