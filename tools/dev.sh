@@ -15,7 +15,7 @@ PACKAGES=(
     qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite libgl-dev libxkbcommon-dev
     libkf5syntaxhighlighting-tools
     xvfb xauth imagemagick xdotool fonts-noto-cjk
-    desktop-file-utils appstream shared-mime-info xdg-utils
+    desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl dpkg-dev file
 )
 
 install_deps() {

@@ -211,12 +211,43 @@
       <source>Writing…</source>
       <translation>正在生成…</translation>
     </message>
+    <message>
+      <source>&amp;View</source>
+      <translation>视图(&amp;V)</translation>
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
     <message>
       <source>Type a message. Enter sends, Shift+Enter adds a line.</source>
       <translation>输入消息。Enter 发送，Shift+Enter 换行。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelBrowser</name>
+    <message>
+      <source>%1 (missing)</source>
+      <translation>%1（文件不存在）</translation>
+    </message>
+    <message>
+      <source>%1 (new)</source>
+      <translation>%1（新）</translation>
+    </message>
+    <message>
+      <source>Models</source>
+      <translation>模型</translation>
+    </message>
+    <message>
+      <source>Open a model file…</source>
+      <translation>打开模型文件…</translation>
+    </message>
+    <message>
+      <source>Open</source>
+      <translation>打开</translation>
+    </message>
+    <message>
+      <source>Remove from list</source>
+      <translation>从列表中移除</translation>
     </message>
   </context>
   <context>

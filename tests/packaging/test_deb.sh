@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Packaging test: build the .deb, inspect it, unpack it into a temporary root, validate the
+# desktop files, check the MIME type, run the installed binary.
+#   test_deb.sh BUILD_DIR FIXTUREGEN
+set -euo pipefail
+build=$1
+fixturegen=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+echo "== 1. build the package"
+(cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log") || { cat "$work/cpack.log"; fail "cpack"; }
+deb=$(ls "$work"/pkg/*.deb)
+echo "$deb ($(du -h "$deb" | cut -f1))"
+
+echo "== 2. inspect it"
+dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents"
+for f in ./usr/bin/shoehorn ./usr/bin/shoehorn-cli \
+         ./usr/share/applications/io.github.shoehorn.Shoehorn.desktop \
+         ./usr/share/mime/packages/io.github.shoehorn.Shoehorn.xml \
+         ./usr/share/metainfo/io.github.shoehorn.Shoehorn.metainfo.xml \
+         ./usr/share/icons/hicolor/scalable/apps/io.github.shoehorn.Shoehorn.svg \
+         ./usr/share/icons/hicolor/48x48/apps/io.github.shoehorn.Shoehorn.png \
+         ./usr/share/icons/hicolor/256x256/apps/io.github.shoehorn.Shoehorn.png \
+         ./usr/share/doc/shoehorn/copyright; do
+    grep -qx "$f" "$work/contents" || fail "missing $f"
+done
+if grep -E '\.so(\.|$)' "$work/contents"; then fail "shared libraries shipped (llama.cpp is linked statically)"; fi
+depends=$(dpkg-deb -f "$deb" Depends)
+recommends=$(dpkg-deb -f "$deb" Recommends)
+echo "Depends: $depends"
+echo "Recommends: $recommends"
+for p in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 qt6-qpa-plugins libqt6svg6; do
+    [[ $depends == *"$p"* ]] || fail "Depends lacks $p"
+done
+[[ $recommends == *libkf5syntaxhighlighting-tools* ]] || fail "Recommends lacks libkf5syntaxhighlighting-tools"
+# Every Depends entry must be a real Debian 12 package.
+for p in $(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g'); do
+    apt-cache show "$p" > /dev/null 2>&1 || dpkg -s "$p" > /dev/null 2>&1 || fail "unknown package $p"
+done
+
+echo "== 3. install into a temporary root"
+root="$work/root"
+dpkg -x "$deb" "$root"
+test -x "$root/usr/bin/shoehorn" || fail "no executable"
+
+echo "== 4. validate"
+desktop-file-validate "$root/usr/share/applications/io.github.shoehorn.Shoehorn.desktop"
+appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.shoehorn.Shoehorn.metainfo.xml"
+
+echo "== 5. MIME type"
+xdg="$work/xdg"
+mkdir -p "$xdg/mime/packages"
+cp "$root/usr/share/mime/packages/io.github.shoehorn.Shoehorn.xml" "$xdg/mime/packages/"
+update-mime-database "$xdg/mime"
+"$fixturegen" tiny-llama "$work/some.gguf"
+printf 'GGUF\x03\x00\x00\x00' > "$work/renamed.bin" # the magic alone, no .gguf name
+for f in some.gguf renamed.bin; do
+    type=$(XDG_DATA_HOME="$xdg" XDG_DATA_DIRS="$xdg:/usr/share" XDG_CURRENT_DESKTOP= DE=generic \
+           xdg-mime query filetype "$work/$f")
+    echo "$f: $type"
+    [ "$type" = application/x-gguf ] || fail "$f is $type"
+done
+
+echo "== 6. run the installed binary"
+version=$(QT_QPA_PLATFORM=offscreen "$root/usr/bin/shoehorn" --version)
+echo "$version"
+[[ $version == "Shoehorn 0."* ]] || fail "unexpected --version output"
+QT_QPA_PLATFORM=offscreen "$root/usr/bin/shoehorn" --help | grep -q "model.gguf" || fail "--help"
+"$root/usr/bin/shoehorn-cli" info "$work/some.gguf" | grep -q "llama" || fail "shoehorn-cli"
+echo "== 7. a second launch hands its model to the running window"
+"$fixturegen" tiny-qwen3moe "$work/other.gguf"
+export XDG_CONFIG_HOME="$work/config" SHOEHORN_INSTANCE_NAME="shoehorn-pkgtest-$$" QT_QPA_PLATFORM=offscreen
+conf="$XDG_CONFIG_HOME/Shoehorn/Shoehorn.conf"
+"$root/usr/bin/shoehorn" "$work/some.gguf" > "$work/first.log" 2>&1 &
+first=$!
+trap 'kill $first 2>/dev/null || true; rm -rf "$work"' EXIT
+recent_first() { sed -n 's/^recent=//p' "$conf" 2>/dev/null | cut -d, -f1; }
+for _ in $(seq 100); do [ "$(recent_first)" = "$work/some.gguf" ] && break; sleep 0.1; done
+[ "$(recent_first)" = "$work/some.gguf" ] || { cat "$work/first.log"; fail "first instance did not load some.gguf"; }
+start=$(date +%s%N)
+timeout 10 "$root/usr/bin/shoehorn" "$work/other.gguf" || fail "second launch failed"
+echo "second launch returned after $(( ($(date +%s%N) - start) / 1000000 )) ms"
+for _ in $(seq 100); do [ "$(recent_first)" = "$work/other.gguf" ] && break; sleep 0.1; done
+[ "$(recent_first)" = "$work/other.gguf" ] || fail "the running window did not load other.gguf"
+kill -0 $first || fail "the first instance died"
+echo "the running instance loaded other.gguf"
+kill $first
+echo "packaging: all checks passed"
