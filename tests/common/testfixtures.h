@@ -12,6 +12,7 @@ public:
     QString tinyMoe();
     QString tinyThinking();   // template opens <think> unless enable_thinking=false
     QString qwen3_30b();      // full-shape sparse file (~18.5 GB apparent, a few MB on disk)
+    QString llama3_8b();      // full-shape sparse dense model
     QString splitMoe();       // tiny MoE in 3 parts; returns the first part
     QString dir() const { return m_dir.path(); }
 

@@ -19,6 +19,11 @@ const char *commonFlagsHelp()
            "  -n N              max tokens\n"
            "  --temp F --top-k N --top-p F --min-p F --repeat-penalty F --presence-penalty F --seed N\n"
            "  -p TEXT           user message, -sys TEXT system prompt, --no-think\n"
+           "  -np N             parallel sequences\n"
+           "  --profile ID      plan for a what-if machine (gtx1060-6g, rtx3060-12g, rtx4070-12g, rtx4090-24g)\n"
+           "  --vram-budget MiB cap the usable memory of this machine's GPUs\n"
+           "  --margin MiB      auto-fit safety margin per GPU (default 1024)\n"
+           "  --exact           plan with llama.cpp's dry run instead of the analytic model\n"
            "  --json            machine-readable output\n";
 }
 
@@ -64,6 +69,11 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
             else if (f == "-r" || f == "--reverse-prompt") a.generation.stop.push_back(need(i));
             else if (f == "--no-think") a.noThinking = true;
             else if (f == "--json") a.json = true;
+            else if (f == "--exact") a.exact = true;
+            else if (f == "-np" || f == "--parallel") a.parallel = toInt(need(i));
+            else if (f == "--profile") a.profile = need(i);
+            else if (f == "--vram-budget") a.vramBudgetMiB = std::stoull(need(i));
+            else if (f == "--margin") a.marginMiB = std::stoull(need(i));
             else if (f == "--tensors") a.tensors = true;
             else if (!f.empty() && f[0] == '-' && f.size() > 1) return "unknown option " + f;
             else a.positional.push_back(f);

@@ -15,6 +15,11 @@ struct Args {
     bool json = false;
     bool tensors = false;
     bool noThinking = false;
+    bool exact = false;
+    int parallel = 1;
+    std::string profile;         // plan for a what-if profile
+    uint64_t vramBudgetMiB = 0;  // cap the real GPUs
+    uint64_t marginMiB = 1024;   // auto-fit safety margin per GPU
     LoadSettings load;
     ContextSettings context;
     GenerationOptions generation;

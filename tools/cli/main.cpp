@@ -1,6 +1,9 @@
 // shoehorn-cli: the engine without Qt, for scripts and GPU machines.
 #include "chatsession.h"
 #include "cliargs.h"
+#include "cmdplan.h"
+#include "hardware.h"
+#include "planner.h"
 #include "model.h"
 #include "modelinfo.h"
 
@@ -19,6 +22,8 @@ void usage()
                 "commands:\n"
                 "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
                 "  chat MODEL.gguf -p TEXT [flags]        stream an answer, then stats\n"
+                "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
+                "                                         memory per device for these settings\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -107,6 +112,46 @@ int cmdChat(const cli::Args &a)
     return 0;
 }
 
+int cmdPlan(const cli::Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info)
+        return fail(info.error());
+    PlanTarget target;
+    if (!a.profile.empty()) {
+        const HardwareProfile *p = findProfile(a.profile);
+        if (!p) {
+            std::fprintf(stderr, "unknown profile %s\n", a.profile.c_str());
+            return 2;
+        }
+        target = targetFromProfile(*p);
+    } else {
+        target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+    }
+    PlanSettings s;
+    s.load = a.load;
+    s.context = a.context;
+    s.parallel = a.parallel;
+    MemoryPlan plan;
+    if (a.exact) {
+        if (!a.profile.empty()) {
+            std::fprintf(stderr, "--exact measures this machine's devices; it cannot plan for a profile\n");
+            return 2;
+        }
+        auto e = exactPlan(a.model, s, target);
+        if (!e)
+            return fail(e.error());
+        plan = *e;
+    } else {
+        plan = analyticPlan(*info, s, target);
+    }
+    if (a.json)
+        std::printf("%s\n", cli::planToJson(plan, target).c_str());
+    else
+        cli::printPlan(plan, target);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -130,6 +175,8 @@ int main(int argc, char **argv)
         return cmdInfo(args);
     if (cmd == "chat")
         return cmdChat(args);
+    if (cmd == "plan")
+        return cmdPlan(args);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
     usage();
     return 2;

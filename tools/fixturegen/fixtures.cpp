@@ -299,6 +299,24 @@ Spec qwen3_30b_a3b()
     return s;
 }
 
+Spec llama3_8b()
+{
+    Spec s;
+    s.arch = "llama";
+    s.name = "Llama-3.1-8B (shape fixture)";
+    s.layers = 32;
+    s.embd = 4096;
+    s.heads = 32;
+    s.headsKv = 8;
+    s.headDim = 128;
+    s.ff = 14336;
+    s.contextLength = 131072;
+    s.vocab = 128256;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
 Spec benchQwen3Moe()
 {
     Spec s = qwen3_30b_a3b();
@@ -312,7 +330,7 @@ Spec benchQwen3Moe()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "bench-qwen3moe"};
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "llama3-8b", "bench-qwen3moe"};
 }
 
 bool presetByName(const std::string &name, Spec &out)
@@ -321,6 +339,7 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "tiny-qwen3moe") out = tinyQwen3Moe();
     else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
+    else if (name == "llama3-8b") out = llama3_8b();
     else if (name == "bench-qwen3moe") out = benchQwen3Moe();
     else return false;
     return true;

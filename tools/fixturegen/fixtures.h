@@ -40,6 +40,7 @@ Spec tinyLlama();
 Spec tinyQwen3Moe();
 Spec tinyThinking();           // tiny MoE whose template opens a <think> block
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
+Spec llama3_8b();              // Llama-3.1-8B, Q4_K_M, sparse (a dense full-shape model)
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
 std::vector<std::string> presetNames();
 bool presetByName(const std::string &name, Spec &out);

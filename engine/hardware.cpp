@@ -1,0 +1,128 @@
+#include "hardware.h"
+
+#include "settings.h"
+
+#include <ggml-backend.h>
+#include <llama.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace shoehorn {
+
+namespace {
+
+void readMeminfo(uint64_t &total, uint64_t &available)
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    uint64_t value = 0;
+    std::string unit;
+    while (in >> key >> value) {
+        std::getline(in, unit);
+        if (key == "MemTotal:")
+            total = value * 1024;
+        else if (key == "MemAvailable:")
+            available = value * 1024;
+    }
+}
+
+// A desktop session keeps a few hundred MiB of a card's memory busy (compositor, browser).
+constexpr uint64_t kProfileDesktopReserve = 300 * MiB;
+
+} // namespace
+
+HardwareInfo probeHardware()
+{
+    llama_backend_init();
+    HardwareInfo hw;
+    for (size_t i = 0; i < ggml_backend_reg_count(); ++i)
+        hw.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
+    for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+        ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+        const auto type = ggml_backend_dev_type(dev);
+        if (type != GGML_BACKEND_DEVICE_TYPE_GPU && type != GGML_BACKEND_DEVICE_TYPE_IGPU)
+            continue;
+        GpuInfo g;
+        g.name = ggml_backend_dev_name(dev);
+        g.description = ggml_backend_dev_description(dev);
+        size_t freeB = 0, totalB = 0;
+        ggml_backend_dev_memory(dev, &freeB, &totalB);
+        g.freeBytes = freeB;
+        g.totalBytes = totalB;
+        hw.gpus.push_back(std::move(g));
+    }
+    if (hw.gpus.empty()) {
+        const bool gpuBackend = std::any_of(hw.backends.begin(), hw.backends.end(), [](const std::string &b) {
+            return b != "CPU" && b != "BLAS" && b != "RPC";
+        });
+        hw.whyNoGpu = gpuBackend ? "the GPU backend found no usable device (driver missing or no GPU)"
+                                 : "this build of Shoehorn has no GPU backend (built for CPU only; see "
+                                   "SHOEHORN_CUDA)";
+    }
+    readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);
+    hw.physicalCores = physicalCoreCount();
+    hw.logicalCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return hw;
+}
+
+const std::vector<HardwareProfile> &builtinProfiles()
+{
+    static const std::vector<HardwareProfile> profiles = {
+        {"gtx1060-6g", "GTX 1060 6 GB + 32 GB RAM", "NVIDIA GeForce GTX 1060 6GB", 6 * GiB, 32 * GiB, 6, true},
+        {"rtx3060-12g", "RTX 3060 12 GB + 16 GB RAM", "NVIDIA GeForce RTX 3060", 12 * GiB, 16 * GiB, 8, true},
+        {"rtx4070-12g", "RTX 4070 12 GB + 32 GB RAM", "NVIDIA GeForce RTX 4070", 12 * GiB, 32 * GiB, 8, true},
+        {"rtx4090-24g", "RTX 4090 24 GB + 64 GB RAM", "NVIDIA GeForce RTX 4090", 24 * GiB, 64 * GiB, 16, true},
+    };
+    return profiles;
+}
+
+const HardwareProfile *findProfile(const std::string &id, const std::vector<HardwareProfile> &custom)
+{
+    for (const auto &p : builtinProfiles())
+        if (p.id == id)
+            return &p;
+    for (const auto &p : custom)
+        if (p.id == id)
+            return &p;
+    return nullptr;
+}
+
+PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes)
+{
+    PlanTarget t;
+    t.name = "this computer";
+    t.gpus = hw.gpus;
+    if (vramBudgetBytes > 0) {
+        for (auto &g : t.gpus) {
+            g.totalBytes = std::min(g.totalBytes, vramBudgetBytes);
+            g.freeBytes = std::min(g.freeBytes, vramBudgetBytes);
+        }
+    }
+    t.ramTotalBytes = hw.ramTotalBytes;
+    t.ramAvailableBytes = hw.ramAvailableBytes;
+    t.physicalCores = hw.physicalCores;
+    return t;
+}
+
+PlanTarget targetFromProfile(const HardwareProfile &p)
+{
+    PlanTarget t;
+    t.name = p.name;
+    t.isProfile = true;
+    GpuInfo g;
+    g.name = "GPU0";
+    g.description = p.gpuName;
+    g.totalBytes = p.vramBytes;
+    g.freeBytes = p.vramBytes > kProfileDesktopReserve ? p.vramBytes - kProfileDesktopReserve : 0;
+    t.gpus.push_back(g);
+    t.ramTotalBytes = p.ramBytes;
+    // The desktop and the OS keep about 3 GiB of RAM busy.
+    t.ramAvailableBytes = p.ramBytes > 3 * GiB ? p.ramBytes - 3 * GiB : p.ramBytes / 2;
+    t.physicalCores = p.physicalCores;
+    return t;
+}
+
+} // namespace shoehorn

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shoehorn {
+
+struct GpuInfo {
+    std::string name;        // ggml device name, e.g. "CUDA0"
+    std::string description; // e.g. "NVIDIA GeForce RTX 3060"
+    uint64_t totalBytes = 0;
+    uint64_t freeBytes = 0;  // what other programs leave us
+};
+
+struct HardwareInfo {
+    std::vector<GpuInfo> gpus;
+    uint64_t ramTotalBytes = 0;
+    uint64_t ramAvailableBytes = 0;
+    int physicalCores = 0;
+    int logicalCores = 0;
+    std::vector<std::string> backends; // compiled-in ggml backends, e.g. {"CPU", "CUDA"}
+    std::string whyNoGpu;              // set when gpus is empty
+};
+
+// Asks ggml's backend registry and /proc/meminfo. Cheap enough to call every second.
+HardwareInfo probeHardware();
+
+// What to plan for: the real machine (optionally with a VRAM budget) or a what-if profile.
+struct PlanTarget {
+    std::string name;
+    std::vector<GpuInfo> gpus;  // freeBytes is what the plan may use
+    uint64_t ramTotalBytes = 0;
+    uint64_t ramAvailableBytes = 0;
+    int physicalCores = 0;
+    bool isProfile = false;
+};
+
+struct HardwareProfile {
+    std::string id;      // "gtx1060-6g"
+    std::string name;    // "GTX 1060 6 GB + 16 GB RAM"
+    std::string gpuName;
+    uint64_t vramBytes = 0;
+    uint64_t ramBytes = 0;
+    int physicalCores = 6;
+    bool builtin = true;
+};
+
+constexpr uint64_t MiB = 1024ull * 1024ull;
+constexpr uint64_t GiB = 1024ull * MiB;
+
+const std::vector<HardwareProfile> &builtinProfiles();
+const HardwareProfile *findProfile(const std::string &id, const std::vector<HardwareProfile> &custom = {});
+
+// The real machine; vramBudgetBytes > 0 caps each GPU's usable memory (free memory still wins
+// when it is lower), as if the card were smaller.
+PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes = 0);
+// A profile: a card with that much VRAM, minus what a desktop typically holds on it.
+PlanTarget targetFromProfile(const HardwareProfile &p);
+
+} // namespace shoehorn

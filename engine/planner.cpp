@@ -1,0 +1,319 @@
+#include "planner.h"
+
+#include "logcapture.h"
+#include "model.h"
+
+#include <fit.h>
+#include <llama-cpp.h>
+#include <llama-ext.h>
+#include <ggml-backend.h>
+#include <ggml-cpu.h>
+#include <ggml.h>
+#include <llama.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace shoehorn {
+
+namespace {
+
+uint64_t pad(uint64_t v, uint64_t to)
+{
+    return (v + to - 1) / to * to;
+}
+
+ggml_type cacheType(const std::string &s)
+{
+    if (s == "f32") return GGML_TYPE_F32;
+    if (s == "bf16") return GGML_TYPE_BF16;
+    if (s == "q8_0") return GGML_TYPE_Q8_0;
+    if (s == "q4_0") return GGML_TYPE_Q4_0;
+    if (s == "q4_1") return GGML_TYPE_Q4_1;
+    if (s == "iq4_nl") return GGML_TYPE_IQ4_NL;
+    if (s == "q5_0") return GGML_TYPE_Q5_0;
+    if (s == "q5_1") return GGML_TYPE_Q5_1;
+    return GGML_TYPE_F16;
+}
+
+// Bytes of `n` elements of a (possibly block-quantized) type.
+uint64_t typeBytes(ggml_type t, uint64_t n)
+{
+    return n / static_cast<uint64_t>(ggml_blck_size(t)) * ggml_type_size(t);
+}
+
+// llama.cpp pads n_ctx to 256 and, with several sequences (non-unified KV, the default),
+// gives each sequence its own padded n_ctx/n_seq cells.
+struct ContextCells {
+    uint32_t total = 0;
+    uint32_t perSequence = 0;
+};
+
+ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, int parallel)
+{
+    uint32_t n = c.contextSize == 0 ? m.contextLength : c.contextSize;
+    if (n == 0)
+        n = 4096;
+    const uint32_t nSeq = static_cast<uint32_t>(std::max(1, parallel));
+    ContextCells cells;
+    cells.total = static_cast<uint32_t>(pad(n, 256));
+    cells.perSequence = nSeq > 1 ? static_cast<uint32_t>(pad(cells.total / nSeq, 256)) : cells.total;
+    cells.total = cells.perSequence * nSeq;
+    return cells;
+}
+
+// Which device holds repeating layer il (n_layer for the output layer): llama.cpp puts the
+// last `ngl` of the n_layer+1 layers on the GPUs, split by free memory; -1 is the CPU.
+struct Placement {
+    int ngl = 0;
+    int start = 0; // first GPU layer
+    std::vector<double> splits;
+    int deviceOf(int il) const
+    {
+        if (splits.empty() || il < start || il - start >= ngl)
+            return -1;
+        const double f = double(il - start) / ngl;
+        for (size_t d = 0; d < splits.size(); ++d)
+            if (f < splits[d])
+                return static_cast<int>(d);
+        return static_cast<int>(splits.size()) - 1;
+    }
+};
+
+Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
+{
+    Placement p;
+    const int nLayer = static_cast<int>(m.layerCount);
+    if (t.gpus.empty())
+        return p;
+    const int requested = s.load.gpuLayers < 0 ? nLayer + 1 : s.load.gpuLayers;
+    p.ngl = std::min(requested, nLayer + 1);
+    p.start = std::max(nLayer + 1 - p.ngl, 0);
+    double sum = 0;
+    for (const auto &g : t.gpus)
+        sum += double(g.freeBytes);
+    double acc = 0;
+    for (const auto &g : t.gpus) {
+        acc += sum > 0 ? double(g.freeBytes) / sum : 1.0 / double(t.gpus.size());
+        p.splits.push_back(acc);
+    }
+    return p;
+}
+
+// The graph allocator's peak for one worst-case ubatch of T tokens. Tensors are freed after
+// their last use, so there are two phases: the layers (attention mask, then the larger of the
+// attention scores and the FFN activations, plus the residual stream and projections) and the
+// output (logits over the vocabulary). Terms and factors follow llama.cpp's graphs and were
+// checked against its dry run (tests/engine/tst_planner.cpp prints the errors).
+uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCtx, bool gpu, int layersHere,
+                         bool outputHere)
+{
+    const uint64_t T = std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), nCtx);
+    const uint64_t E = m.embeddingSize;
+    const uint64_t H = m.headCount;
+    const uint64_t Hkv = m.headCountKv;
+    const bool fa = s.context.flashAttention == FlashAttention::On ||
+                    (s.context.flashAttention == FlashAttention::Auto && gpu);
+    const uint64_t ff = m.isMoe() ? uint64_t(m.expertUsedCount) * std::max(m.expertFeedForwardSize, 1u)
+                                  : m.feedForwardSize;
+    uint64_t layerPhase = 0;
+    if (layersHere > 0) {
+        const uint64_t mask = T * nCtx * (fa ? 2 : 4);
+        const uint64_t proj = T * (H * m.headSizeK + Hkv * (m.headSizeK + m.headSizeV)) * 4;
+        const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * H * 4; // softmax works in place
+        const uint64_t ffn = T * ff * 3 * 4 + (m.isMoe() ? T * m.expertCount * 4 * 2 : 0);
+        layerPhase = mask + std::max(scores + proj, ffn) + T * E * 4 * 3;
+    }
+    const uint64_t outputPhase = (outputHere || !gpu) ? T * uint64_t(m.vocabSize) * 4 + T * E * 4 * 2 : 0;
+    return std::max(layerPhase, outputPhase);
+}
+
+} // namespace
+
+bool MemoryPlan::fits(uint64_t gpuMargin) const
+{
+    for (const auto &g : gpus)
+        if (!g.fits(gpuMargin))
+            return false;
+    return ram.fits();
+}
+
+MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
+{
+    MemoryPlan plan;
+    const int nLayer = static_cast<int>(m.layerCount);
+    const Placement p = place(m, s, t);
+    plan.gpuLayers = p.ngl;
+    plan.cpuMoeLayers = std::clamp(s.load.cpuMoeLayers, 0, nLayer);
+    const ContextCells cells = effectiveContext(m, s.context, s.parallel);
+    plan.contextSize = cells.total;
+    for (const auto &g : t.gpus) {
+        DevicePlan d;
+        d.name = g.name;
+        d.description = g.description;
+        d.available = g.freeBytes;
+        d.capacity = g.totalBytes;
+        plan.gpus.push_back(d);
+    }
+    plan.ram.name = "RAM";
+    plan.ram.available = t.ramAvailableBytes;
+    plan.ram.capacity = t.ramTotalBytes;
+    auto dev = [&](int d) -> DevicePlan & { return d < 0 ? plan.ram : plan.gpus[static_cast<size_t>(d)]; };
+
+    // Weights.
+    bool hasOutput = false;
+    uint64_t embd = 0;
+    for (const auto &ti : m.tensors) {
+        int d = -1;
+        if (ti.layer >= 0 && ti.layer < nLayer) {
+            d = p.deviceOf(ti.layer);
+            if (ti.role == TensorRole::Expert && ti.layer < plan.cpuMoeLayers)
+                d = -1;
+        } else if (ti.role == TensorRole::Output) {
+            d = p.deviceOf(nLayer);
+            hasOutput |= ti.name == "output.weight";
+        } else if (ti.role == TensorRole::Embedding) {
+            embd += ti.name == "token_embd.weight" ? ti.bytes : 0;
+        }
+        (ti.role == TensorRole::Expert ? dev(d).use.weightsExperts : dev(d).use.weightsDense) += ti.bytes;
+    }
+    // Tied embeddings: the output layer uses a second copy of token_embd where it runs.
+    if (!hasOutput && p.deviceOf(nLayer) >= 0)
+        dev(p.deviceOf(nLayer)).use.weightsDense += embd;
+    for (int il = 0; il < nLayer; ++il)
+        ++dev(p.deviceOf(il)).layers;
+
+    // KV cache and recurrent state, on the device of their layer (offload_kqv is on).
+    const ggml_type tk = cacheType(s.context.typeK);
+    const ggml_type tv = cacheType(s.context.typeV);
+    const uint64_t nSeq = static_cast<uint64_t>(std::max(1, s.parallel));
+    const uint64_t swaCells =
+        m.slidingWindow > 0 ? std::min<uint64_t>(plan.contextSize, pad(m.slidingWindow * nSeq + s.context.ubatchSize, 256))
+                            : plan.contextSize;
+    for (const auto &l : m.layers) {
+        DevicePlan &d = dev(p.deviceOf(l.index));
+        if (l.hasAttention) {
+            const uint64_t kvHeads = l.index < static_cast<int>(m.headCountKvPerLayer.size()) &&
+                                             m.headCountKvPerLayer.size() > 1
+                                         ? static_cast<uint64_t>(m.headCountKvPerLayer[static_cast<size_t>(l.index)])
+                                         : m.headCountKv;
+            const uint64_t layerCells = l.slidingWindow ? swaCells : plan.contextSize;
+            const uint64_t bytes = typeBytes(tk, layerCells * kvHeads * m.headSizeK) + typeBytes(tv, layerCells * kvHeads * m.headSizeV);
+            (l.slidingWindow ? d.use.kvSwa : d.use.kvFull) += bytes;
+        }
+        if (l.hasRecurrent) {
+            const uint64_t conv = m.ssmConvKernel > 0 ? m.ssmConvKernel - 1 : 0;
+            const uint64_t r = conv * (m.ssmInnerSize + 2ull * m.ssmGroupCount * m.ssmStateSize);
+            const uint64_t st = uint64_t(m.ssmStateSize) * m.ssmInnerSize;
+            d.use.recurrent += (r + st) * 4 * nSeq;
+        }
+    }
+
+    // Compute buffers.
+    const int outDev = p.deviceOf(nLayer);
+    for (size_t g = 0; g < plan.gpus.size(); ++g) {
+        if (plan.gpus[g].layers > 0 || outDev == static_cast<int>(g))
+            plan.gpus[g].use.compute =
+                computeEstimate(m, s, cells.perSequence, true, plan.gpus[g].layers, outDev == static_cast<int>(g));
+    }
+    plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, plan.ram.layers, outDev < 0);
+
+    // With mmap the CPU-side weights are file pages in RAM; they count as RAM needed.
+    if (s.load.loadMode != LoadMode::NoMmap)
+        plan.mmapResidentBytes = plan.ram.use.weights();
+    return plan;
+}
+
+double planError(const MemoryPlan &a, const MemoryPlan &e)
+{
+    auto core = [](const MemoryPlan &p) {
+        uint64_t s = p.ram.use.weights() + p.ram.use.kv() + p.ram.use.compute;
+        for (const auto &g : p.gpus)
+            s += g.use.weights() + g.use.kv() + g.use.compute;
+        return double(s);
+    };
+    const double ev = core(e);
+    return ev > 0 ? std::fabs(core(a) - ev) / ev : 0.0;
+}
+
+Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, const PlanTarget &t)
+{
+    auto info = inspectModel(path);
+    if (!info)
+        return info.error();
+    llama_backend_init();
+    LogCapture::installLogger();
+
+    const auto patterns = Model::cpuMoePatterns(std::clamp(s.load.cpuMoeLayers, 0, int(info->layerCount)));
+    std::vector<llama_model_tensor_buft_override> overrides;
+    for (const auto &pat : patterns)
+        overrides.push_back({pat.c_str(), ggml_backend_cpu_buffer_type()});
+    overrides.push_back({nullptr, nullptr});
+
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = s.load.gpuLayers;
+    mp.main_gpu = s.load.mainGpu;
+    mp.tensor_buft_overrides = overrides.size() > 1 ? overrides.data() : nullptr;
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = s.context.contextSize;
+    cp.n_batch = s.context.batchSize;
+    cp.n_ubatch = std::min(s.context.ubatchSize, s.context.batchSize);
+    cp.n_seq_max = static_cast<uint32_t>(std::max(1, s.parallel));
+    cp.type_k = cacheType(s.context.typeK);
+    cp.type_v = cacheType(s.context.typeV);
+    cp.flash_attn_type = s.context.flashAttention == FlashAttention::On    ? LLAMA_FLASH_ATTN_TYPE_ENABLED
+                         : s.context.flashAttention == FlashAttention::Off ? LLAMA_FLASH_ATTN_TYPE_DISABLED
+                                                                            : LLAMA_FLASH_ATTN_TYPE_AUTO;
+
+    // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
+    // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only
+    // matters when fitting GPUs, while we plan RAM too.
+    mp.no_alloc = true;
+    mp.load_mode = LLAMA_LOAD_MODE_NONE;
+    LogCapture capture;
+    llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
+    if (!model)
+        return Error{ErrorCode::LoadFailed, capture.lastError()};
+    llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
+    if (!ctx)
+        return Error{ErrorCode::ContextFailed, capture.lastError()};
+    const int nDev = llama_model_n_devices(model.get());
+    std::vector<common_device_memory_data> data(static_cast<size_t>(nDev) + 1, common_device_memory_data{0, 0, 0, 0, 0});
+    for (const auto &[buft, mb] : llama_get_memory_breakdown(ctx.get())) {
+        size_t slot = data.size() - 1; // RAM
+        ggml_backend_dev_t dev = ggml_backend_buft_get_device(buft);
+        if (!ggml_backend_buft_is_host(buft) && dev && ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
+            for (int i = 0; i < nDev; ++i)
+                if (llama_model_get_device(model.get(), i) == dev)
+                    slot = static_cast<size_t>(i);
+        }
+        data[slot].model += mb.model;
+        data[slot].context += mb.context;
+        data[slot].compute += mb.compute;
+    }
+
+    // Split the exact totals into kinds with the analytic proportions of each device.
+    const MemoryPlan shape = analyticPlan(*info, s, t);
+    MemoryPlan plan = shape;
+    plan.exact = true;
+    auto fill = [](DevicePlan &d, const common_device_memory_data &x) {
+        const MemoryUse a = d.use;
+        const double wShare = a.weights() ? double(a.weightsExperts) / double(a.weights()) : 0.0;
+        d.use = MemoryUse{};
+        d.use.weightsExperts = static_cast<uint64_t>(std::llround(double(x.model) * wShare));
+        d.use.weightsDense = x.model - d.use.weightsExperts;
+        const double kvTotal = double(a.kv());
+        if (kvTotal > 0) {
+            d.use.kvSwa = static_cast<uint64_t>(std::llround(double(x.context) * double(a.kvSwa) / kvTotal));
+            d.use.recurrent = static_cast<uint64_t>(std::llround(double(x.context) * double(a.recurrent) / kvTotal));
+        }
+        d.use.kvFull = x.context - d.use.kvSwa - d.use.recurrent;
+        d.use.compute = x.compute;
+    };
+    for (size_t i = 0; i + 1 < data.size() && i < plan.gpus.size(); ++i)
+        fill(plan.gpus[i], data[i]);
+    fill(plan.ram, data.back());
+    return plan;
+}
+
+} // namespace shoehorn

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "error.h"
+#include "hardware.h"
+#include "modelinfo.h"
+#include "settings.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shoehorn {
+
+// Everything that decides memory use.
+struct PlanSettings {
+    LoadSettings load;
+    ContextSettings context;
+    int parallel = 1; // sequences (llama-server's --parallel)
+    bool operator==(const PlanSettings &) const = default;
+};
+
+struct MemoryUse {
+    uint64_t weightsDense = 0;   // attention, norms, dense FFN, shared experts, embeddings, output
+    uint64_t weightsExperts = 0; // routed experts
+    uint64_t kvFull = 0;         // KV cache of full-attention layers
+    uint64_t kvSwa = 0;          // KV cache of sliding-window layers
+    uint64_t recurrent = 0;      // recurrent state of hybrid layers
+    uint64_t compute = 0;        // compute buffers of the graph
+    uint64_t overhead = 0;       // backend/driver context and allocator slack
+    uint64_t weights() const { return weightsDense + weightsExperts; }
+    uint64_t kv() const { return kvFull + kvSwa + recurrent; }
+    uint64_t total() const { return weights() + kv() + compute + overhead; }
+};
+
+struct DevicePlan {
+    std::string name;        // "CUDA0", "GPU0", "RAM"
+    std::string description;
+    MemoryUse use;
+    uint64_t available = 0;  // free memory the plan may use
+    uint64_t capacity = 0;   // total memory
+    int layers = 0;          // repeating layers whose weights live here
+    bool fits(uint64_t margin = 0) const { return use.total() + margin <= available; }
+};
+
+struct MemoryPlan {
+    std::vector<DevicePlan> gpus;
+    DevicePlan ram;
+    uint64_t mmapResidentBytes = 0; // of ram.use: model file pages mmap keeps in RAM
+    int gpuLayers = 0;              // effective (0..layers+1)
+    int cpuMoeLayers = 0;           // effective
+    uint32_t contextSize = 0;       // effective (padded, clamped)
+    bool exact = false;             // from llama.cpp's dry run
+    bool fits(uint64_t gpuMargin = 0) const;
+};
+
+// Fast: from the tensor table and hyperparameters, for live feedback (microseconds).
+MemoryPlan analyticPlan(const ModelInfo &model, const PlanSettings &settings, const PlanTarget &target);
+
+// Exact: llama.cpp loads the model and creates the context with no_alloc and reports the
+// buffers it would allocate on this machine's devices. Seconds for big models; run it off the
+// GUI thread. Not thread-safe with other llama.cpp loads (it swaps llama's logger).
+Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &settings, const PlanTarget &target);
+
+// Relative difference of totals, |a-b|/b, for the accuracy table.
+double planError(const MemoryPlan &analytic, const MemoryPlan &exact);
+
+} // namespace shoehorn
