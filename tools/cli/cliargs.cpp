@@ -46,7 +46,10 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
             else if (f == "-mg" || f == "--main-gpu") a.load.mainGpu = toInt(need(i));
             else if (f == "--mlock") a.load.loadMode = LoadMode::Mlock;
             else if (f == "--no-mmap") a.load.loadMode = LoadMode::NoMmap;
-            else if (f == "-c" || f == "--ctx-size") a.context.contextSize = static_cast<uint32_t>(toInt(need(i)));
+            else if (f == "-c" || f == "--ctx-size") {
+                a.context.contextSize = static_cast<uint32_t>(toInt(need(i)));
+                a.contextGiven = true;
+            }
             else if (f == "-b" || f == "--batch-size") a.context.batchSize = static_cast<uint32_t>(toInt(need(i)));
             else if (f == "-ub" || f == "--ubatch-size") a.context.ubatchSize = static_cast<uint32_t>(toInt(need(i)));
             else if (f == "-ctk" || f == "--cache-type-k") a.context.typeK = need(i);
@@ -70,6 +73,10 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
             else if (f == "--no-think") a.noThinking = true;
             else if (f == "--json") a.json = true;
             else if (f == "--exact") a.exact = true;
+            else if (f == "--lock-ngl") a.locks.gpuLayers = true;
+            else if (f == "--lock-ncmoe") a.locks.cpuMoeLayers = true;
+            else if (f == "--lock-ctx") a.locks.contextSize = true;
+            else if (f == "--lock-kv") a.locks.kvType = true;
             else if (f == "-np" || f == "--parallel") a.parallel = toInt(need(i));
             else if (f == "--profile") a.profile = need(i);
             else if (f == "--vram-budget") a.vramBudgetMiB = std::stoull(need(i));

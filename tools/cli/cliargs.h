@@ -1,5 +1,6 @@
 #pragma once
 
+#include "autofit.h"
 #include "settings.h"
 
 #include <string>
@@ -20,6 +21,8 @@ struct Args {
     std::string profile;         // plan for a what-if profile
     uint64_t vramBudgetMiB = 0;  // cap the real GPUs
     uint64_t marginMiB = 1024;   // auto-fit safety margin per GPU
+    FitLocks locks;
+    bool contextGiven = false;
     LoadSettings load;
     ContextSettings context;
     GenerationOptions generation;

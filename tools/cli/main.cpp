@@ -1,6 +1,7 @@
 // shoehorn-cli: the engine without Qt, for scripts and GPU machines.
 #include "chatsession.h"
 #include "cliargs.h"
+#include "autofit.h"
 #include "cmdplan.h"
 #include "hardware.h"
 #include "planner.h"
@@ -24,6 +25,9 @@ void usage()
                 "  chat MODEL.gguf -p TEXT [flags]        stream an answer, then stats\n"
                 "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
                 "                                         memory per device for these settings\n"
+                "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
+                "                 [--lock-ctx] [--lock-kv] [flags] [--json]\n"
+                "                                         choose the fastest settings that fit\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -112,22 +116,64 @@ int cmdChat(const cli::Args &a)
     return 0;
 }
 
+bool targetFor(const cli::Args &a, PlanTarget &target)
+{
+    if (a.profile.empty()) {
+        target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+        return true;
+    }
+    const HardwareProfile *p = findProfile(a.profile);
+    if (!p) {
+        std::fprintf(stderr, "unknown profile %s\n", a.profile.c_str());
+        return false;
+    }
+    target = targetFromProfile(*p);
+    return true;
+}
+
+int cmdFit(const cli::Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info)
+        return fail(info.error());
+    PlanTarget target;
+    if (!targetFor(a, target))
+        return 2;
+    FitRequest r;
+    r.settings.load = a.load;
+    r.settings.context = a.context;
+    r.settings.parallel = a.parallel;
+    r.locks = a.locks;
+    r.marginBytes = a.marginMiB * MiB;
+    if (!a.contextGiven && !r.locks.contextSize)
+        r.settings.context.contextSize = 0; // auto-fit picks: trained length, at most 32768
+    const FitResult f = autoFit(*info, r, target);
+    const std::string why = describeFit(*info, f, target);
+    if (a.json) {
+        std::string plan = cli::planToJson(f.plan, target);
+        std::printf("{\n  \"ok\": %s,\n  \"outcome\": %d,\n  \"blocking_lock\": \"%s\",\n  \"explanation\": \"%s\",\n"
+                    "  \"settings\": {\"gpu_layers\": %d, \"cpu_moe_layers\": %d, \"context\": %u, \"type_k\": \"%s\", "
+                    "\"type_v\": \"%s\"},\n  \"plan\": %s\n}\n",
+                    f.ok() ? "true" : "false", static_cast<int>(f.outcome), fitLockName(f.blockingLock), why.c_str(),
+                    f.plan.gpuLayers, f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
+                    f.settings.context.typeV.c_str(), plan.c_str());
+    } else {
+        std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s\n", why.c_str(), f.plan.gpuLayers,
+                    f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
+                    f.settings.context.typeV.c_str());
+        cli::printPlan(f.plan, target);
+    }
+    return f.ok() ? 0 : 1;
+}
+
 int cmdPlan(const cli::Args &a)
 {
     auto info = inspectModel(a.model);
     if (!info)
         return fail(info.error());
     PlanTarget target;
-    if (!a.profile.empty()) {
-        const HardwareProfile *p = findProfile(a.profile);
-        if (!p) {
-            std::fprintf(stderr, "unknown profile %s\n", a.profile.c_str());
-            return 2;
-        }
-        target = targetFromProfile(*p);
-    } else {
-        target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
-    }
+    if (!targetFor(a, target))
+        return 2;
     PlanSettings s;
     s.load = a.load;
     s.context = a.context;
@@ -177,6 +223,8 @@ int main(int argc, char **argv)
         return cmdChat(args);
     if (cmd == "plan")
         return cmdPlan(args);
+    if (cmd == "fit")
+        return cmdFit(args);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
     usage();
     return 2;

@@ -1,0 +1,215 @@
+#include "autofit.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+namespace shoehorn {
+
+namespace {
+
+struct Candidate {
+    PlanSettings settings;
+    MemoryPlan plan;
+    double cpuBytesPerToken = 0; // weights read from RAM per generated token: the speed limit
+};
+
+bool fitsWithMargin(const MemoryPlan &p, uint64_t margin)
+{
+    for (const auto &g : p.gpus)
+        if (g.use.total() + margin > g.available)
+            return false;
+    return p.ram.use.total() <= p.ram.available;
+}
+
+double cpuBytesPerToken(const ModelInfo &m, const MemoryPlan &p)
+{
+    const double expertShare = m.isMoe() ? double(m.expertUsedCount) / double(m.expertCount) : 1.0;
+    return double(p.ram.use.weightsDense) + double(p.ram.use.weightsExperts) * expertShare;
+}
+
+bool kvTypeUsable(const ModelInfo &m, const std::string &type)
+{
+    // Quantized KV needs head sizes that are whole blocks (llama.cpp refuses the context otherwise).
+    return type == "f16" || type == "f32" || type == "bf16" || (m.headSizeK % 32 == 0 && m.headSizeV % 32 == 0);
+}
+
+// The fastest placement at a fixed context and KV type: most layers on the GPU, then the
+// fewest expert layers in RAM.
+std::optional<Candidate> bestPlacement(const ModelInfo &m, const FitRequest &r, const PlanTarget &t, PlanSettings s)
+{
+    const int nLayer = static_cast<int>(m.layerCount);
+    std::vector<int> ngls;
+    if (r.locks.gpuLayers)
+        ngls.push_back(s.load.gpuLayers < 0 ? nLayer + 1 : std::min(s.load.gpuLayers, nLayer + 1));
+    else if (t.gpus.empty())
+        ngls.push_back(0);
+    else
+        for (int n = nLayer + 1; n >= 0; --n)
+            ngls.push_back(n);
+    std::vector<int> moes;
+    if (r.locks.cpuMoeLayers || !m.isMoe())
+        moes.push_back(m.isMoe() ? std::clamp(s.load.cpuMoeLayers, 0, nLayer) : 0);
+    else
+        for (int n = 0; n <= nLayer; ++n)
+            moes.push_back(n);
+
+    for (int ngl : ngls) {
+        s.load.gpuLayers = ngl;
+        const int firstGpuLayer = std::max(nLayer + 1 - ngl, 0);
+        for (int moe : moes) {
+            // Layers below the first GPU layer are in RAM with their experts already, so
+            // --n-cpu-moe values up to it change nothing: skip them.
+            if (!r.locks.cpuMoeLayers && moe > 0 && moe <= firstGpuLayer)
+                continue;
+            s.load.cpuMoeLayers = moe;
+            MemoryPlan p = analyticPlan(m, s, t);
+            if (fitsWithMargin(p, r.marginBytes))
+                return Candidate{s, p, cpuBytesPerToken(m, p)};
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<Candidate> fitAtContext(const ModelInfo &m, const FitRequest &r, const PlanTarget &t, uint32_t ctx,
+                                      bool &quantized)
+{
+    PlanSettings s = r.settings;
+    s.context.contextSize = ctx;
+    std::vector<std::string> kvs{s.context.typeK};
+    if (!r.locks.kvType && s.context.typeK == "f16" && kvTypeUsable(m, "q8_0"))
+        kvs.push_back("q8_0");
+    std::optional<Candidate> best;
+    for (const auto &kv : kvs) {
+        if (!kvTypeUsable(m, kv))
+            continue;
+        PlanSettings k = s;
+        k.context.typeK = kv;
+        if (kv != r.settings.context.typeK)
+            k.context.typeV = kv;
+        auto c = bestPlacement(m, r, t, k);
+        // q8_0 only when it buys speed: it lets more weights onto the GPU.
+        if (c && (!best || c->cpuBytesPerToken < best->cpuBytesPerToken * 0.999)) {
+            best = c;
+            quantized = kv != r.settings.context.typeK;
+        }
+    }
+    return best;
+}
+
+FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
+{
+    FitResult out;
+    uint32_t wanted = r.wantedContext ? r.wantedContext : r.settings.context.contextSize;
+    if (wanted == 0)
+        wanted = std::min<uint32_t>(m.contextLength ? m.contextLength : 4096, 32768);
+    if (m.contextLength && !r.locks.contextSize)
+        wanted = std::min(wanted, m.contextLength); // a locked value is the user's call
+    std::vector<uint32_t> contexts{wanted};
+    if (!r.locks.contextSize)
+        for (uint32_t c = wanted / 2; c >= std::max<uint32_t>(r.minContext, 256); c /= 2)
+            contexts.push_back(c);
+    for (uint32_t ctx : contexts) {
+        bool quantized = false;
+        if (auto c = fitAtContext(m, r, t, ctx, quantized)) {
+            out.settings = c->settings;
+            out.plan = c->plan;
+            out.quantizedKv = quantized;
+            out.reducedContext = ctx < wanted;
+            const int nLayer = static_cast<int>(m.layerCount);
+            if (t.gpus.empty())
+                out.outcome = FitOutcome::CpuOnly;
+            else if (c->plan.gpuLayers < nLayer + 1)
+                out.outcome = FitOutcome::LayersOnCpu;
+            else if (c->plan.cpuMoeLayers > 0 && m.isMoe())
+                out.outcome = FitOutcome::ExpertsOnCpu;
+            else
+                out.outcome = FitOutcome::AllOnGpu;
+            return out;
+        }
+    }
+    out.settings = r.settings;
+    out.plan = analyticPlan(m, r.settings, t);
+    return out;
+}
+
+} // namespace
+
+FitResult autoFit(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
+{
+    FitResult result = fitOnce(m, r, t);
+    if (result.ok())
+        return result;
+    // Which lock stands in the way? Release them one at a time.
+    const std::pair<FitLock, bool FitLocks::*> locks[] = {{FitLock::GpuLayers, &FitLocks::gpuLayers},
+                                                         {FitLock::CpuMoeLayers, &FitLocks::cpuMoeLayers},
+                                                         {FitLock::ContextSize, &FitLocks::contextSize},
+                                                         {FitLock::KvType, &FitLocks::kvType}};
+    for (const auto &[lock, member] : locks) {
+        if (!(r.locks.*member))
+            continue;
+        FitRequest relaxed = r;
+        relaxed.locks.*member = false;
+        if (fitOnce(m, relaxed, t).ok()) {
+            result.outcome = FitOutcome::BlockedByLock;
+            result.blockingLock = lock;
+            return result;
+        }
+    }
+    return result;
+}
+
+const char *fitLockName(FitLock lock)
+{
+    switch (lock) {
+    case FitLock::None: return "none";
+    case FitLock::GpuLayers: return "GPU layers";
+    case FitLock::CpuMoeLayers: return "experts on CPU";
+    case FitLock::ContextSize: return "context";
+    case FitLock::KvType: return "KV cache type";
+    }
+    return "none";
+}
+
+std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget &t)
+{
+    char buf[512];
+    const int layers = static_cast<int>(m.layerCount) + 1;
+    const auto &p = f.plan;
+    const std::string ctx = std::to_string(f.settings.context.contextSize) + " context, " +
+                            f.settings.context.typeK + " KV" + (f.reducedContext ? " (context reduced to fit)" : "");
+    std::string gpu;
+    if (!p.gpus.empty())
+        gpu = "; GPU " + formatBytes(p.gpus[0].use.total()) + " of " + formatBytes(p.gpus[0].available);
+    const std::string ram = "; RAM " + formatBytes(p.ram.use.total()) + " of " + formatBytes(p.ram.available);
+    switch (f.outcome) {
+    case FitOutcome::AllOnGpu:
+        std::snprintf(buf, sizeof buf, "Everything fits on the GPU: all %d layers, %s%s%s.", layers, ctx.c_str(),
+                      gpu.c_str(), ram.c_str());
+        break;
+    case FitOutcome::ExpertsOnCpu:
+        std::snprintf(buf, sizeof buf,
+                      "All %d layers on the GPU with the experts of the first %d layers in RAM, %s%s%s.", layers,
+                      p.cpuMoeLayers, ctx.c_str(), gpu.c_str(), ram.c_str());
+        break;
+    case FitOutcome::LayersOnCpu:
+        std::snprintf(buf, sizeof buf, "%d of %d layers on the GPU, the rest in RAM, %s%s%s.", p.gpuLayers, layers,
+                      ctx.c_str(), gpu.c_str(), ram.c_str());
+        break;
+    case FitOutcome::CpuOnly:
+        std::snprintf(buf, sizeof buf, "No GPU in %s: everything runs on the CPU, %s%s.", t.name.c_str(), ctx.c_str(),
+                      ram.c_str());
+        break;
+    case FitOutcome::BlockedByLock:
+        std::snprintf(buf, sizeof buf, "Nothing fits while %s is locked; unlock it to let auto-fit change it.",
+                      fitLockName(f.blockingLock));
+        break;
+    case FitOutcome::DoesNotFit:
+        std::snprintf(buf, sizeof buf, "The model does not fit in %s even with everything in RAM (%s needed%s).",
+                      t.name.c_str(), formatBytes(p.ram.use.total()).c_str(), ram.c_str());
+        break;
+    }
+    return buf;
+}
+
+} // namespace shoehorn

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "hardware.h"
+#include "modelinfo.h"
+#include "planner.h"
+
+#include <cstdint>
+#include <string>
+
+namespace shoehorn {
+
+// Values the user pinned; auto-fit keeps them as they are in the request's settings.
+struct FitLocks {
+    bool gpuLayers = false;
+    bool cpuMoeLayers = false;
+    bool contextSize = false;
+    bool kvType = false;
+    bool operator==(const FitLocks &) const = default;
+};
+
+enum class FitLock { None, GpuLayers, CpuMoeLayers, ContextSize, KvType };
+
+struct FitRequest {
+    PlanSettings settings;          // starting point; locked fields are kept
+    FitLocks locks;
+    uint64_t marginBytes = 1024 * MiB; // kept free on every GPU
+    uint32_t minContext = 4096;     // never shrink below this when the context is not locked
+    uint32_t wantedContext = 0;     // 0: settings.context.contextSize, else min(trained, 32768)
+};
+
+// Why auto-fit chose what it chose; the UI turns it into one translated sentence.
+enum class FitOutcome {
+    AllOnGpu,          // every layer and expert on the GPU
+    ExpertsOnCpu,      // all layers on the GPU, the experts of the first N layers in RAM
+    LayersOnCpu,       // some whole layers in RAM
+    CpuOnly,           // no GPU in the target
+    DoesNotFit,        // nothing fits, even with everything unlocked in RAM
+    BlockedByLock,     // a fit exists only if `blockingLock` were released
+};
+
+struct FitResult {
+    FitOutcome outcome = FitOutcome::DoesNotFit;
+    FitLock blockingLock = FitLock::None;
+    PlanSettings settings;
+    MemoryPlan plan;
+    bool reducedContext = false;  // the context was shrunk to fit
+    bool quantizedKv = false;     // the KV cache was switched to q8_0 to fit
+    bool ok() const { return outcome != FitOutcome::DoesNotFit && outcome != FitOutcome::BlockedByLock; }
+};
+
+// Chooses GPU layers, experts-on-CPU layers, context and KV type for the best expected speed:
+// as many weights on the GPU as fit, attention and shared weights before routed experts (for
+// MoE models the experts of the fewest layers go to RAM before any whole layer does), then the
+// wanted context, then f16 KV. Works on the analytic plan, so it takes milliseconds.
+FitResult autoFit(const ModelInfo &model, const FitRequest &request, const PlanTarget &target);
+
+// One English sentence for logs and shoehorn-cli; the GUI builds its own translated text.
+std::string describeFit(const ModelInfo &model, const FitResult &fit, const PlanTarget &target);
+const char *fitLockName(FitLock lock);
+
+} // namespace shoehorn

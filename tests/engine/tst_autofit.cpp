@@ -1,0 +1,208 @@
+// Auto-fit on the Qwen3-30B-A3B shape for the 6 GB and 12 GB profiles, locks, and the edges.
+#include "autofit.h"
+#include "testfixtures.h"
+
+#include <QtTest>
+
+using namespace shoehorn;
+
+class TestAutoFit : public QObject
+{
+    Q_OBJECT
+private:
+    ModelInfo m_q30;
+    ModelInfo m_llama8b;
+    static FitRequest request()
+    {
+        FitRequest r;
+        r.settings.context.contextSize = 32768;
+        r.settings.context.flashAttention = FlashAttention::On;
+        return r;
+    }
+    static PlanTarget profile(const char *id) { return targetFromProfile(*findProfile(id)); }
+
+private slots:
+    void initTestCase();
+    void moeOnSmallCards_data();
+    void moeOnSmallCards();
+    void twelveGigabytesKeepsFewerExpertsInRam();
+    void locksAreHonoured_data();
+    void locksAreHonoured();
+    void lockThatBlocksIsNamed();
+    void denseModelDropsWholeLayers();
+    void cpuOnlyTarget();
+    void doesNotFit();
+};
+
+void TestAutoFit::initTestCase()
+{
+    auto a = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    auto b = inspectModel(TestFixtures::instance().llama3_8b().toStdString());
+    QVERIFY(a.ok() && b.ok());
+    m_q30 = *a;
+    m_llama8b = *b;
+}
+
+void TestAutoFit::moeOnSmallCards_data()
+{
+    QTest::addColumn<QString>("profileId");
+    QTest::newRow("GTX 1060 6 GB") << "gtx1060-6g";
+    QTest::newRow("RTX 3060 12 GB") << "rtx3060-12g";
+}
+
+void TestAutoFit::moeOnSmallCards()
+{
+    QFETCH(QString, profileId);
+    const PlanTarget t = profile(profileId.toUtf8().constData());
+    const FitRequest r = request();
+    const FitResult f = autoFit(m_q30, r, t);
+    qInfo("%s", describeFit(m_q30, f, t).c_str());
+    QVERIFY(f.ok());
+    QCOMPARE(f.outcome, FitOutcome::ExpertsOnCpu);
+    const DevicePlan &g = f.plan.gpus.at(0);
+    // Fits with the margin, on the GPU and in RAM.
+    QVERIFY(g.use.total() + r.marginBytes <= g.available);
+    QVERIFY(f.plan.ram.use.total() <= f.plan.ram.available);
+    // All attention (every layer and the output) on the GPU...
+    QCOMPARE(f.plan.gpuLayers, 49);
+    QCOMPARE(g.layers, 48);
+    uint64_t dense = 0;
+    for (const auto &l : m_q30.layers)
+        dense += l.attentionBytes + l.denseFfnBytes;
+    QVERIFY(g.use.weightsDense >= dense);
+    // ...and the experts of some layers in RAM, no more than needed: one layer fewer does not fit.
+    QVERIFY(f.plan.cpuMoeLayers > 0);
+    PlanSettings tighter = f.settings;
+    tighter.load.cpuMoeLayers -= 1;
+    const MemoryPlan over = analyticPlan(m_q30, tighter, t);
+    QVERIFY(over.gpus[0].use.total() + r.marginBytes > over.gpus[0].available);
+    // The full 32k context is kept.
+    QCOMPARE(f.settings.context.contextSize, 32768u);
+}
+
+void TestAutoFit::twelveGigabytesKeepsFewerExpertsInRam()
+{
+    const FitResult six = autoFit(m_q30, request(), profile("gtx1060-6g"));
+    const FitResult twelve = autoFit(m_q30, request(), profile("rtx3060-12g"));
+    const FitResult big = autoFit(m_q30, request(), profile("rtx4090-24g"));
+    qInfo("experts in RAM: 6 GB %d layers, 12 GB %d layers, 24 GB %d layers", six.plan.cpuMoeLayers,
+          twelve.plan.cpuMoeLayers, big.plan.cpuMoeLayers);
+    QVERIFY(six.plan.cpuMoeLayers > 24); // most layers
+    QVERIFY(twelve.plan.cpuMoeLayers < six.plan.cpuMoeLayers);
+    QCOMPARE(big.outcome, FitOutcome::AllOnGpu);
+}
+
+void TestAutoFit::locksAreHonoured_data()
+{
+    QTest::addColumn<int>("ngl");
+    QTest::addColumn<int>("cpuMoe");
+    QTest::addColumn<int>("ctx");
+    QTest::addColumn<QString>("kv");
+    QTest::addColumn<bool>("lockNgl");
+    QTest::addColumn<bool>("lockMoe");
+    QTest::addColumn<bool>("lockCtx");
+    QTest::addColumn<bool>("lockKv");
+    QTest::newRow("ngl 30") << 30 << 0 << 32768 << "f16" << true << false << false << false;
+    QTest::newRow("ctx 8192") << -1 << 0 << 8192 << "f16" << false << false << true << false;
+    QTest::newRow("f16 kv") << -1 << 0 << 32768 << "f16" << false << false << false << true;
+    QTest::newRow("experts of 47 on cpu") << -1 << 47 << 32768 << "f16" << false << true << false << false;
+    QTest::newRow("everything") << 49 << 44 << 16384 << "q8_0" << true << true << true << true;
+}
+
+void TestAutoFit::locksAreHonoured()
+{
+    QFETCH(int, ngl);
+    QFETCH(int, cpuMoe);
+    QFETCH(int, ctx);
+    QFETCH(QString, kv);
+    QFETCH(bool, lockNgl);
+    QFETCH(bool, lockMoe);
+    QFETCH(bool, lockCtx);
+    QFETCH(bool, lockKv);
+    FitRequest r = request();
+    r.settings.load.gpuLayers = ngl;
+    r.settings.load.cpuMoeLayers = cpuMoe;
+    r.settings.context.contextSize = uint32_t(ctx);
+    r.settings.context.typeK = r.settings.context.typeV = kv.toStdString();
+    r.locks = {lockNgl, lockMoe, lockCtx, lockKv};
+    const FitResult f = autoFit(m_q30, r, profile("gtx1060-6g"));
+    QVERIFY2(f.ok(), describeFit(m_q30, f, profile("gtx1060-6g")).c_str());
+    if (lockNgl)
+        QCOMPARE(f.plan.gpuLayers, ngl < 0 ? 49 : ngl);
+    if (lockMoe)
+        QCOMPARE(f.plan.cpuMoeLayers, cpuMoe);
+    if (lockCtx)
+        QCOMPARE(f.settings.context.contextSize, uint32_t(ctx));
+    if (lockKv)
+        QCOMPARE(QString::fromStdString(f.settings.context.typeK), kv);
+}
+
+void TestAutoFit::lockThatBlocksIsNamed()
+{
+    // A locked --n-cpu-moe alone does not block: auto-fit moves whole layers instead.
+    FitRequest r = request();
+    r.settings.load.cpuMoeLayers = 5;
+    r.locks.cpuMoeLayers = true;
+    const FitResult moved = autoFit(m_q30, r, profile("gtx1060-6g"));
+    QVERIFY(moved.ok());
+    QCOMPARE(moved.outcome, FitOutcome::LayersOnCpu);
+    QCOMPARE(moved.plan.cpuMoeLayers, 5);
+    // With all layers locked on the GPU too, nothing fits; releasing either lock would.
+    r.settings.load.gpuLayers = 49;
+    r.locks.gpuLayers = true;
+    const FitResult f = autoFit(m_q30, r, profile("gtx1060-6g"));
+    QVERIFY(!f.ok());
+    QCOMPARE(f.outcome, FitOutcome::BlockedByLock);
+    QVERIFY(f.blockingLock == FitLock::GpuLayers || f.blockingLock == FitLock::CpuMoeLayers);
+    qInfo("%s", describeFit(m_q30, f, profile("gtx1060-6g")).c_str());
+    // Only the context lock stands in the way here: a locked 256k context (12.75 GiB of KV even
+    // in q8_0) next to 17 GiB of weights, on 6 GB + 24 GB.
+    FitRequest c = request();
+    c.settings.context.contextSize = 262144;
+    c.locks.contextSize = true;
+    const HardwareProfile small{"small", "6 GB + 24 GB", "x", 6 * GiB, 24 * GiB, 6, false};
+    const FitResult g = autoFit(m_q30, c, targetFromProfile(small));
+    QVERIFY(!g.ok());
+    QCOMPARE(g.blockingLock, FitLock::ContextSize);
+}
+
+void TestAutoFit::denseModelDropsWholeLayers()
+{
+    FitRequest r = request();
+    r.settings.context.contextSize = 16384;
+    const FitResult f = autoFit(m_llama8b, r, profile("gtx1060-6g"));
+    qInfo("%s", describeFit(m_llama8b, f, profile("gtx1060-6g")).c_str());
+    QVERIFY(f.ok());
+    QCOMPARE(f.outcome, FitOutcome::LayersOnCpu);
+    QVERIFY(f.plan.gpuLayers > 10 && f.plan.gpuLayers < 33);
+    QCOMPARE(f.plan.cpuMoeLayers, 0);
+    // One more layer would not fit.
+    PlanSettings more = f.settings;
+    more.load.gpuLayers += 1;
+    const MemoryPlan over = analyticPlan(m_llama8b, more, profile("gtx1060-6g"));
+    QVERIFY(over.gpus[0].use.total() + r.marginBytes > over.gpus[0].available);
+}
+
+void TestAutoFit::cpuOnlyTarget()
+{
+    PlanTarget t;
+    t.name = "a laptop without GPU";
+    t.ramAvailableBytes = t.ramTotalBytes = 32 * GiB;
+    const FitResult f = autoFit(m_q30, request(), t);
+    QVERIFY(f.ok());
+    QCOMPARE(f.outcome, FitOutcome::CpuOnly);
+    QCOMPARE(f.plan.gpuLayers, 0);
+    QVERIFY(f.plan.gpus.empty());
+}
+
+void TestAutoFit::doesNotFit()
+{
+    HardwareProfile tiny{"tiny", "2 GB card + 8 GB RAM", "x", 2 * GiB, 8 * GiB, 4, false};
+    const FitResult f = autoFit(m_q30, request(), targetFromProfile(tiny));
+    QVERIFY(!f.ok());
+    QCOMPARE(f.outcome, FitOutcome::DoesNotFit);
+    QCOMPARE(f.blockingLock, FitLock::None);
+}
+
+QTEST_GUILESS_MAIN(TestAutoFit)
+#include "tst_autofit.moc"
