@@ -18,6 +18,7 @@ ChatController::ChatController(QObject *parent) : QObject(parent), m_chat(new Ch
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(m_worker, &InferenceWorker::loadProgress, this, &ChatController::loadProgress);
     connect(m_worker, &InferenceWorker::modelLoaded, this, &ChatController::onLoaded);
+    connect(m_worker, &InferenceWorker::loadRetrying, this, &ChatController::loadRetrying);
     connect(m_worker, &InferenceWorker::loadFailed, this, &ChatController::onLoadFailed);
     connect(m_worker, &InferenceWorker::delta, this, &ChatController::onDelta);
     connect(m_worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
@@ -87,6 +88,11 @@ void ChatController::onLoaded(const ModelSummary &summary)
         return;
     }
     m_model = summary;
+    // Keep what worked: after out-of-memory retries these are the safer settings.
+    m_load = summary.load;
+    m_context.contextSize = summary.context.contextSize;
+    m_context.typeK = summary.context.typeK;
+    m_context.typeV = summary.context.typeV;
     setState(State::Ready);
     emit modelLoaded(summary);
 }

@@ -23,6 +23,7 @@ public:
     ~ChatController() override;
 
     ChatModel *chatModel() const { return m_chat; }
+    InferenceWorker *worker() const { return m_worker; } // for test seams only
     State state() const { return m_state; }
     const ModelSummary &model() const { return m_model; }
     bool hasModel() const { return !m_model.path.isEmpty(); }
@@ -47,6 +48,7 @@ public slots:
 signals:
     void stateChanged(ChatController::State state);
     void loadProgress(double fraction);
+    void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);
     void loadFailed(int errorCode, const QString &detail);
     void generationFailed(int errorCode, const QString &detail);

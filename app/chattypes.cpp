@@ -8,4 +8,5 @@ void registerShoehornMetaTypes()
     qRegisterMetaType<shoehorn::ContextSettings>();
     qRegisterMetaType<shoehorn::GenerationOptions>();
     qRegisterMetaType<std::vector<shoehorn::ChatMessage>>();
+    qRegisterMetaType<shoehorn::OomRetry>();
 }

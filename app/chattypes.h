@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chatsession.h"
+#include "oomladder.h"
 #include "settings.h"
 
 #include <QMetaType>
@@ -20,6 +21,8 @@ struct ModelSummary {
     int contextSize = 0;
     int trainedContext = 0;
     bool supportsThinking = false;
+    shoehorn::LoadSettings load;       // what was used (after any out-of-memory retries)
+    shoehorn::ContextSettings context;
 };
 
 Q_DECLARE_METATYPE(ModelSummary)
@@ -28,5 +31,6 @@ Q_DECLARE_METATYPE(shoehorn::LoadSettings)
 Q_DECLARE_METATYPE(shoehorn::ContextSettings)
 Q_DECLARE_METATYPE(shoehorn::GenerationOptions)
 Q_DECLARE_METATYPE(std::vector<shoehorn::ChatMessage>)
+Q_DECLARE_METATYPE(shoehorn::OomRetry)
 
 void registerShoehornMetaTypes();

@@ -15,16 +15,15 @@ InferenceWorker::InferenceWorker(const std::atomic<bool> *cancelLoad, const std:
 
 InferenceWorker::~InferenceWorker() = default;
 
-void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
+Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &settings)
 {
-    // Free the old model first: two large models rarely fit at once.
-    m_session.reset();
-    m_model.reset();
-
+    if (m_inject)
+        if (auto e = m_inject(0, settings))
+            return *e;
     QElapsedTimer sinceEmit;
     sinceEmit.start();
     auto model = Model::load(
-        path.toStdString(), load,
+        path.toStdString(), settings.load,
         [&](float p) {
             if (sinceEmit.elapsed() >= 33 || p >= 1.0f) { // the GUI needs no more than ~30 updates/s
                 emit loadProgress(double(p));
@@ -32,32 +31,73 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
             }
         },
         m_cancelLoad);
-    if (!model) {
-        emit loadFailed(int(model.error().code), QString::fromStdString(model.error().detail));
-        return;
-    }
-    auto session = ChatSession::create(*model, context);
-    if (!session) {
-        emit loadFailed(int(session.error().code), QString::fromStdString(session.error().detail));
-        return;
-    }
+    if (!model)
+        return model.error();
+    if (m_inject)
+        if (auto e = m_inject(1, settings))
+            return *e;
+    auto session = ChatSession::create(*model, settings.context);
+    if (!session)
+        return session.error();
     m_model = *model;
     m_session = std::move(*session);
+    return true;
+}
 
-    const ModelInfo &info = m_model->info();
+void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
+{
+    // Free the old model first: two large models rarely fit at once.
+    m_session.reset();
+    m_model.reset();
+
+    PlanSettings settings;
+    settings.load = load;
+    settings.context = context;
+    std::optional<ModelInfo> info;
+    for (;;) {
+        auto r = tryLoad(path, settings);
+        if (r)
+            break;
+        const Error &e = r.error();
+        if (e.code != ErrorCode::OutOfMemory || (m_cancelLoad && m_cancelLoad->load())) {
+            emit loadFailed(int(e.code), QString::fromStdString(e.detail));
+            return;
+        }
+        // Out of memory: walk down the ladder while there is a rung left.
+        if (!info) {
+            auto inspected = inspectModel(path.toStdString());
+            if (!inspected) {
+                emit loadFailed(int(e.code), QString::fromStdString(e.detail));
+                return;
+            }
+            info = std::move(*inspected);
+        }
+        auto next = nextSaferSettings(*info, settings);
+        if (!next) {
+            emit loadFailed(int(e.code), QString::fromStdString(e.detail));
+            return;
+        }
+        next->failure = parseAllocationFailure(e.detail);
+        emit loadRetrying(*next);
+        settings = next->after;
+    }
+
+    const ModelInfo &mi = m_model->info();
     ModelSummary s;
     s.path = path;
-    s.name = QString::fromStdString(info.name.empty() ? m_model->description() : info.name);
-    s.architecture = QString::fromStdString(info.architecture);
-    s.quantization = QString::fromStdString(info.fileTypeName);
-    s.fileSize = info.fileSize;
-    s.parameterCount = info.parameterCount;
-    s.layerCount = int(info.layerCount);
-    s.expertCount = int(info.expertCount);
-    s.expertUsedCount = int(info.expertUsedCount);
+    s.name = QString::fromStdString(mi.name.empty() ? m_model->description() : mi.name);
+    s.architecture = QString::fromStdString(mi.architecture);
+    s.quantization = QString::fromStdString(mi.fileTypeName);
+    s.fileSize = mi.fileSize;
+    s.parameterCount = mi.parameterCount;
+    s.layerCount = int(mi.layerCount);
+    s.expertCount = int(mi.expertCount);
+    s.expertUsedCount = int(mi.expertUsedCount);
     s.contextSize = int(m_session->contextSize());
-    s.trainedContext = int(info.contextLength);
+    s.trainedContext = int(mi.contextLength);
     s.supportsThinking = m_session->templateSupportsThinking();
+    s.load = settings.load;
+    s.context = m_session->settings();
     emit modelLoaded(s);
 }
 

@@ -1,6 +1,10 @@
 #pragma once
 
 #include "chattypes.h"
+#include "oomladder.h"
+
+#include <functional>
+#include <optional>
 
 #include <QObject>
 
@@ -22,6 +26,11 @@ public:
                     QObject *parent = nullptr);
     ~InferenceWorker() override;
 
+    // Test seam: called before each load stage (0: weights, 1: context) with the settings about
+    // to be tried; returning an Error makes that stage fail as if llama.cpp had.
+    using FailureInjector = std::function<std::optional<shoehorn::Error>(int stage, const shoehorn::PlanSettings &)>;
+    void setFailureInjector(FailureInjector injector) { m_inject = std::move(injector); }
+
 public slots:
     void loadModel(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
     void unloadModel();
@@ -30,6 +39,8 @@ public slots:
 
 signals:
     void loadProgress(double fraction);
+    // Loading ran out of memory; it is being retried with safer settings.
+    void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);
     void loadFailed(int errorCode, const QString &detail);
     void modelUnloaded();
@@ -39,7 +50,10 @@ signals:
     void generationFailed(quint64 requestId, int errorCode, const QString &detail);
 
 private:
+    shoehorn::Result<bool> tryLoad(const QString &path, const shoehorn::PlanSettings &settings);
+
     const std::atomic<bool> *m_cancelLoad;
+    FailureInjector m_inject;
     const std::atomic<bool> *m_cancelGeneration;
     std::shared_ptr<shoehorn::Model> m_model;
     std::unique_ptr<shoehorn::ChatSession> m_session;

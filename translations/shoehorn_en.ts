@@ -129,6 +129,30 @@
         <source>Details: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Out of memory: the %1 buffer needed %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Out of memory while loading.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retrying with the experts of %1 layers on the CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retrying with %1 layers on the GPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retrying with a context of %1 tokens.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retrying with a q8_0 KV cache.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -214,6 +238,10 @@
     </message>
     <message>
         <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Loaded after running out of memory: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -128,6 +128,30 @@
       <source>Details: %1</source>
       <translation>详情：%1</translation>
     </message>
+    <message>
+      <source>Out of memory: the %1 buffer needed %2.</source>
+      <translation>内存不足：%1 缓冲区需要 %2。</translation>
+    </message>
+    <message>
+      <source>Out of memory while loading.</source>
+      <translation>加载时内存不足。</translation>
+    </message>
+    <message>
+      <source>Retrying with the experts of %1 layers on the CPU.</source>
+      <translation>正在重试：将 %1 层的专家放到 CPU。</translation>
+    </message>
+    <message>
+      <source>Retrying with %1 layers on the GPU.</source>
+      <translation>正在重试：GPU 上放 %1 层。</translation>
+    </message>
+    <message>
+      <source>Retrying with a context of %1 tokens.</source>
+      <translation>正在重试：上下文缩小到 %1 个 token。</translation>
+    </message>
+    <message>
+      <source>Retrying with a q8_0 KV cache.</source>
+      <translation>正在重试：KV 缓存改用 q8_0。</translation>
+    </message>
   </context>
   <context>
     <name>MainWindow</name>
@@ -214,6 +238,10 @@
     <message>
       <source>&amp;View</source>
       <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+      <source>Loaded after running out of memory: %1</source>
+      <translation>内存不足后已用更保守的设置加载：%1</translation>
     </message>
   </context>
   <context>

@@ -1,6 +1,8 @@
 #include "errortext.h"
 
 #include "error.h"
+#include "modelinfo.h"
+#include "oomladder.h"
 
 using shoehorn::ErrorCode;
 
@@ -52,4 +54,31 @@ QString ErrorText::message(int errorCode, const QString &detail)
     if (!detail.isEmpty())
         text += QLatin1Char('\n') + tr("Details: %1").arg(detail);
     return text;
+}
+
+QString ErrorText::retry(const shoehorn::OomRetry &r)
+{
+    QString failed;
+    if (!r.failure.buffer.empty() && r.failure.bytes > 0)
+        failed = tr("Out of memory: the %1 buffer needed %2.")
+                     .arg(QString::fromStdString(r.failure.buffer),
+                          QString::fromStdString(shoehorn::formatBytes(r.failure.bytes)));
+    else
+        failed = tr("Out of memory while loading.");
+    QString next;
+    switch (r.step) {
+    case shoehorn::LadderStep::MoreExpertsOnCpu:
+        next = tr("Retrying with the experts of %1 layers on the CPU.").arg(r.after.load.cpuMoeLayers);
+        break;
+    case shoehorn::LadderStep::FewerGpuLayers:
+        next = tr("Retrying with %1 layers on the GPU.").arg(r.after.load.gpuLayers);
+        break;
+    case shoehorn::LadderStep::SmallerContext:
+        next = tr("Retrying with a context of %1 tokens.").arg(r.after.context.contextSize);
+        break;
+    case shoehorn::LadderStep::QuantizedKv:
+        next = tr("Retrying with a q8_0 KV cache.");
+        break;
+    }
+    return failed + QLatin1Char(' ') + next;
 }

@@ -3,6 +3,10 @@
 #include <QCoreApplication>
 #include <QString>
 
+namespace shoehorn {
+struct OomRetry;
+}
+
 // Turns engine error codes into translated sentences for people.
 class ErrorText
 {
@@ -10,4 +14,6 @@ class ErrorText
 public:
     static QString title(int errorCode);
     static QString message(int errorCode, const QString &detail);
+    // What failed for memory and what is tried next, in one sentence.
+    static QString retry(const shoehorn::OomRetry &retry);
 };

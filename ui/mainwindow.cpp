@@ -52,6 +52,10 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         m_showError(ErrorText::title(code), ErrorText::message(code, detail));
     });
     connect(m_controller, &ChatController::answerFinished, this, &MainWindow::onAnswerFinished);
+    connect(m_controller, &ChatController::loadRetrying, this, [this](const shoehorn::OomRetry &r) {
+        m_loadLabel->setText(ErrorText::retry(r));
+        m_retryNotes << ErrorText::retry(r);
+    });
     connect(m_controller, &ChatController::prefillProgress, this, [this](int done, int total) {
         m_statsLabel->setText(done < total ? tr("Reading the prompt: %1 of %2 tokens").arg(done).arg(total)
                                            : tr("Writing…"));
@@ -245,6 +249,11 @@ void MainWindow::onStateChanged(ChatController::State state)
 void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
     m_library->addRecent(summary.path);
+    if (!m_retryNotes.isEmpty()) {
+        // Say that the model runs with safer settings than asked for, and why.
+        statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(m_retryNotes.last()), 15000);
+        m_retryNotes.clear();
+    }
     updateModelLabel();
     m_statsLabel->clear();
     m_input->setFocus();
@@ -252,6 +261,7 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
 
 void MainWindow::onLoadFailed(int code, const QString &detail)
 {
+    m_retryNotes.clear();
     updateModelLabel();
     if (shoehorn::ErrorCode(code) == shoehorn::ErrorCode::Cancelled) {
         statusBar()->showMessage(tr("Loading cancelled."), 4000);

@@ -66,6 +66,7 @@ private:
     QLabel *m_modelLabel = nullptr;
     QLabel *m_statsLabel = nullptr;
     QString m_loadingPath;
+    QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;
     FileChooser m_chooseFile;
 };

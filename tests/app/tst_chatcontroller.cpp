@@ -1,6 +1,7 @@
 // The controller and its worker thread, on the tiny fixtures.
 #include "chatcontroller.h"
 #include "chatmodel.h"
+#include "inferenceworker.h"
 #include "testfixtures.h"
 
 #include <QAbstractItemModelTester>
@@ -23,6 +24,8 @@ private slots:
     void cancelLoad();
     void destroyWhileGenerating();
     void openWhileLoadingLoadsTheLatest();
+    void outOfMemoryLadderRetries();
+    void ladderExhaustedIsAnError();
 };
 
 void TestChatController::configure(ChatController &c, int maxTokens)
@@ -183,6 +186,70 @@ void TestChatController::openWhileLoadingLoadsTheLatest()
     QCOMPARE(failed.count(), 0);
     QCOMPARE(c.model().architecture, QString("qwen3moe"));
     QCOMPARE(c.state(), State::Ready);
+}
+
+void TestChatController::outOfMemoryLadderRetries()
+{
+    // The first three attempts fail for memory (weights twice, then the context), as llama.cpp
+    // reports it; the fourth works. The controller keeps the settings that worked.
+    ChatController c;
+    configure(c, 8);
+    auto ls = c.loadSettings();
+    ls.gpuLayers = -1;
+    c.setLoadSettings(ls);
+    int attempts = 0;
+    std::vector<shoehorn::PlanSettings> tried;
+    c.worker()->setFailureInjector([&](int stage, const shoehorn::PlanSettings &s) -> std::optional<shoehorn::Error> {
+        if (stage == 0)
+            tried.push_back(s);
+        const bool fail = (stage == 0 && attempts < 2) || (stage == 1 && attempts == 2);
+        if (stage == 1 || fail)
+            ++attempts;
+        if (fail)
+            return shoehorn::Error{shoehorn::ErrorCode::OutOfMemory,
+                                   "alloc_tensor_range: failed to allocate CUDA0 buffer of size 2147483648"};
+        return std::nullopt;
+    });
+    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    QCOMPARE(retrying.count(), 3);
+    const auto first = retrying.at(0).first().value<shoehorn::OomRetry>();
+    QCOMPARE(QString::fromStdString(first.failure.buffer), QString("CUDA0"));
+    QCOMPARE(first.failure.bytes, 2147483648ull);
+    QCOMPARE(first.step, shoehorn::LadderStep::MoreExpertsOnCpu);
+    QCOMPARE(tried.size(), size_t(4));
+    QVERIFY(tried[1].load.cpuMoeLayers > tried[0].load.cpuMoeLayers);
+    // What finally loaded is what the controller now uses.
+    QCOMPARE(c.loadSettings().cpuMoeLayers, tried.back().load.cpuMoeLayers);
+    QCOMPARE(c.model().load.cpuMoeLayers, tried.back().load.cpuMoeLayers);
+    QCOMPARE(c.state(), State::Ready);
+}
+
+void TestChatController::ladderExhaustedIsAnError()
+{
+    ChatController c;
+    configure(c, 8);
+    int attempts = 0;
+    c.worker()->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+        ++attempts;
+        return shoehorn::Error{shoehorn::ErrorCode::OutOfMemory, "failed to allocate CPU buffer of size 1"};
+    });
+    auto ls = c.loadSettings();
+    ls.gpuLayers = -1;
+    c.setLoadSettings(ls);
+    auto cs = c.contextSettings();
+    cs.contextSize = 8192;
+    c.setContextSettings(cs);
+    QSignalSpy failed(&c, &ChatController::loadFailed);
+    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    c.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QCOMPARE(failed.first().at(0).toInt(), int(shoehorn::ErrorCode::OutOfMemory));
+    QVERIFY(retrying.count() >= 2);
+    QCOMPARE(attempts, retrying.count() + 1);
+    QCOMPARE(c.state(), State::NoModel);
 }
 
 QTEST_GUILESS_MAIN(TestChatController)
