@@ -49,8 +49,38 @@ void ChatController::setState(State s)
     emit stateChanged(s);
 }
 
+ModelSettings ChatController::modelSettings() const
+{
+    return ModelSettings{m_load, m_context, m_options, m_locks};
+}
+
+void ChatController::setModelSettings(const ModelSettings &s)
+{
+    m_load = s.load;
+    m_context = s.context;
+    m_options = s.generation;
+    m_locks = s.locks;
+    if (hasModel())
+        ModelSettingsStore::save(m_model.path, s);
+    emit modelSettingsChanged();
+}
+
+void ChatController::reload()
+{
+    if (hasModel() && m_state != State::Loading)
+        openModel(m_model.path);
+}
+
 void ChatController::openModel(const QString &path)
 {
+    ModelSettings stored = modelSettings();
+    if (ModelSettingsStore::load(path, stored) && !(stored == modelSettings())) {
+        m_load = stored.load;
+        m_context = stored.context;
+        m_options = stored.generation;
+        m_locks = stored.locks;
+        emit modelSettingsChanged();
+    }
     if (m_state == State::Loading) {
         // The running load must end first; it sees the flag at its next progress step.
         m_pendingPath = path;
@@ -93,6 +123,7 @@ void ChatController::onLoaded(const ModelSummary &summary)
     m_context.contextSize = summary.context.contextSize;
     m_context.typeK = summary.context.typeK;
     m_context.typeV = summary.context.typeV;
+    ModelSettingsStore::save(summary.path, modelSettings());
     setState(State::Ready);
     emit modelLoaded(summary);
 }

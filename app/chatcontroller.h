@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chattypes.h"
+#include "modelsettings.h"
 
 #include <QObject>
 #include <QThread>
@@ -34,11 +35,17 @@ public:
     void setContextSettings(const shoehorn::ContextSettings &s) { m_context = s; }
     shoehorn::GenerationOptions generationOptions() const { return m_options; }
     void setGenerationOptions(const shoehorn::GenerationOptions &o) { m_options = o; }
+    // All per-model settings at once (what the offload panel edits); stored per model file.
+    ModelSettings modelSettings() const;
+    void setModelSettings(const ModelSettings &s);
     QString systemPrompt() const { return m_systemPrompt; }
     void setSystemPrompt(const QString &s) { m_systemPrompt = s; }
 
 public slots:
+    // Opens a model with its remembered settings, if it has any.
     void openModel(const QString &path);
+    // Loads the current model again with the current settings (after the user changed them).
+    void reload();
     void cancelLoad();
     // Returns false if the message cannot be sent now (no model, busy, empty text).
     bool send(const QString &text);
@@ -47,6 +54,7 @@ public slots:
 
 signals:
     void stateChanged(ChatController::State state);
+    void modelSettingsChanged();
     void loadProgress(double fraction);
     void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);
@@ -77,5 +85,6 @@ private:
     shoehorn::LoadSettings m_load;
     shoehorn::ContextSettings m_context;
     shoehorn::GenerationOptions m_options;
+    shoehorn::FitLocks m_locks;
     QString m_systemPrompt;
 };

@@ -2,6 +2,7 @@
 
 #include "chatsession.h"
 #include "oomladder.h"
+#include "planner.h"
 #include "settings.h"
 
 #include <QMetaType>
@@ -23,6 +24,8 @@ struct ModelSummary {
     bool supportsThinking = false;
     shoehorn::LoadSettings load;       // what was used (after any out-of-memory retries)
     shoehorn::ContextSettings context;
+    shoehorn::MemoryPlan planned;  // the analytic plan for these settings on this machine
+    shoehorn::MemoryPlan measured; // what llama.cpp actually allocated
 };
 
 Q_DECLARE_METATYPE(ModelSummary)

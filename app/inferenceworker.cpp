@@ -1,7 +1,9 @@
 #include "inferenceworker.h"
 
 #include "deltabatcher.h"
+#include "hardware.h"
 #include "model.h"
+#include "planner.h"
 
 #include <QElapsedTimer>
 
@@ -36,7 +38,12 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     if (m_inject)
         if (auto e = m_inject(1, settings))
             return *e;
-    auto session = ChatSession::create(*model, settings.context);
+    // Past the trained length a model only produces garbage: cap the context there.
+    ContextSettings context = settings.context;
+    const uint32_t trained = (*model)->info().contextLength;
+    if (trained > 0 && (context.contextSize == 0 || context.contextSize > trained))
+        context.contextSize = trained;
+    auto session = ChatSession::create(*model, context);
     if (!session)
         return session.error();
     m_model = *model;
@@ -98,6 +105,11 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     s.supportsThinking = m_session->templateSupportsThinking();
     s.load = settings.load;
     s.context = m_session->settings();
+    PlanSettings used;
+    used.load = s.load;
+    used.context = s.context;
+    s.planned = analyticPlan(mi, used, targetFromHardware(probeHardware()));
+    s.measured = measuredPlan(m_model->get(), m_session->context(), s.planned);
     emit modelLoaded(s);
 }
 

@@ -8,6 +8,7 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
+#include <QSettings>
 
 int main(int argc, char **argv)
 {
@@ -42,6 +43,12 @@ int main(int argc, char **argv)
     MainWindow window(&controller);
     QObject::connect(&instance, &SingleInstance::filesReceived, &window, &MainWindow::openFiles);
     window.show();
+    if (paths.isEmpty()) {
+        // A preset marked load-on-startup (imported from llama-server) opens by itself.
+        const QString startup = QSettings().value(QStringLiteral("startup/model")).toString();
+        if (!startup.isEmpty() && QFileInfo::exists(startup))
+            paths << startup;
+    }
     if (!paths.isEmpty())
         window.openFiles(paths);
     return app.exec();

@@ -77,6 +77,7 @@ public:
     uint32_t contextSize() const;
     const ContextSettings &settings() const { return m_settings; }
     const std::shared_ptr<Model> &model() const { return m_model; }
+    const llama_context *context() const { return m_ctx.get(); }
     bool templateSupportsThinking() const;
 
 private:

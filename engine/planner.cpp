@@ -112,8 +112,9 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
     const uint64_t E = m.embeddingSize;
     const uint64_t H = m.headCount;
     const uint64_t Hkv = m.headCountKv;
-    const bool fa = s.context.flashAttention == FlashAttention::On ||
-                    (s.context.flashAttention == FlashAttention::Auto && gpu);
+    // "auto" enables flash attention wherever the backend has it, the CPU included.
+    const bool fa = s.context.flashAttention != FlashAttention::Off;
+    (void)gpu;
     const uint64_t ff = m.isMoe() ? uint64_t(m.expertUsedCount) * std::max(m.expertFeedForwardSize, 1u)
                                   : m.feedForwardSize;
     uint64_t layerPhase = 0;
@@ -277,14 +278,19 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
     llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
     if (!ctx)
         return Error{ErrorCode::ContextFailed, capture.lastError()};
-    const int nDev = llama_model_n_devices(model.get());
+    return measuredPlan(model.get(), ctx.get(), analyticPlan(*info, s, t));
+}
+
+MemoryPlan measuredPlan(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape)
+{
+    const int nDev = llama_model_n_devices(model);
     std::vector<common_device_memory_data> data(static_cast<size_t>(nDev) + 1, common_device_memory_data{0, 0, 0, 0, 0});
-    for (const auto &[buft, mb] : llama_get_memory_breakdown(ctx.get())) {
+    for (const auto &[buft, mb] : llama_get_memory_breakdown(ctx)) {
         size_t slot = data.size() - 1; // RAM
         ggml_backend_dev_t dev = ggml_backend_buft_get_device(buft);
         if (!ggml_backend_buft_is_host(buft) && dev && ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
             for (int i = 0; i < nDev; ++i)
-                if (llama_model_get_device(model.get(), i) == dev)
+                if (llama_model_get_device(model, i) == dev)
                     slot = static_cast<size_t>(i);
         }
         data[slot].model += mb.model;
@@ -292,8 +298,7 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
         data[slot].compute += mb.compute;
     }
 
-    // Split the exact totals into kinds with the analytic proportions of each device.
-    const MemoryPlan shape = analyticPlan(*info, s, t);
+    // Split the measured totals into kinds with the analytic proportions of each device.
     MemoryPlan plan = shape;
     plan.exact = true;
     auto fill = [](DevicePlan &d, const common_device_memory_data &x) {

@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+struct llama_model;
+struct llama_context;
+
 namespace shoehorn {
 
 // Everything that decides memory use.
@@ -60,6 +63,10 @@ MemoryPlan analyticPlan(const ModelInfo &model, const PlanSettings &settings, co
 // buffers it would allocate on this machine's devices. Seconds for big models; run it off the
 // GUI thread. Not thread-safe with other llama.cpp loads (it swaps llama's logger).
 Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &settings, const PlanTarget &target);
+
+// What llama.cpp allocated for this model and context (or would, for a no_alloc model), laid
+// out like `shape` (an analytic plan of the same settings, which also splits the totals into kinds).
+MemoryPlan measuredPlan(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape);
 
 // Relative difference of totals, |a-b|/b, for the accuracy table.
 double planError(const MemoryPlan &analytic, const MemoryPlan &exact);

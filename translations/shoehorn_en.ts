@@ -1,293 +1,603 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
-<context>
+  <context>
     <name>ChatView</name>
     <message>
-        <source>You</source>
-        <translation type="unfinished"></translation>
+      <source>You</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Assistant</source>
-        <translation type="unfinished"></translation>
+      <source>Assistant</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>System</source>
-        <translation type="unfinished"></translation>
+      <source>System</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Stopped</source>
-        <translation type="unfinished"></translation>
+      <source>Stopped</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Failed</source>
-        <translation type="unfinished"></translation>
+      <source>Failed</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>%1 tokens · %2 tok/s · first token %3 ms</source>
-        <translation type="unfinished"></translation>
+      <source>%1 tokens · %2 tok/s · first token %3 ms</source>
+      <translation type="unfinished" />
     </message>
     <message numerus="yes">
-        <source>%n older message(s) left out to fit the context</source>
-        <translation>
-            <numerusform>%n older message left out to fit the context</numerusform>
-            <numerusform>%n older messages left out to fit the context</numerusform>
-        </translation>
+      <source>%n older message(s) left out to fit the context</source>
+      <translation>
+        <numerusform>%n older message left out to fit the context</numerusform>
+        <numerusform>%n older messages left out to fit the context</numerusform>
+      </translation>
     </message>
-</context>
-<context>
+  </context>
+  <context>
     <name>ErrorText</name>
     <message>
-        <source>Cancelled</source>
-        <translation type="unfinished"></translation>
+      <source>Cancelled</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Not enough memory</source>
-        <translation type="unfinished"></translation>
+      <source>Not enough memory</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Cannot open this model</source>
-        <translation type="unfinished"></translation>
+      <source>Cannot open this model</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Something went wrong</source>
-        <translation type="unfinished"></translation>
+      <source>Something went wrong</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>No error.</source>
-        <translation type="unfinished"></translation>
+      <source>No error.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The file does not exist.</source>
-        <translation type="unfinished"></translation>
+      <source>The file does not exist.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The file cannot be read.</source>
-        <translation type="unfinished"></translation>
+      <source>The file cannot be read.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>This is not a GGUF model file.</source>
-        <translation type="unfinished"></translation>
+      <source>This is not a GGUF model file.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>This GGUF version is not supported.</source>
-        <translation type="unfinished"></translation>
+      <source>This GGUF version is not supported.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The file is incomplete. Was the download interrupted?</source>
-        <translation type="unfinished"></translation>
+      <source>The file is incomplete. Was the download interrupted?</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The file is damaged or not a valid model.</source>
-        <translation type="unfinished"></translation>
+      <source>The file is damaged or not a valid model.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>A part of this split model is missing.</source>
-        <translation type="unfinished"></translation>
+      <source>A part of this split model is missing.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>A setting has an invalid value.</source>
-        <translation type="unfinished"></translation>
+      <source>A setting has an invalid value.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>llama.cpp could not load the model.</source>
-        <translation type="unfinished"></translation>
+      <source>llama.cpp could not load the model.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The model or its context does not fit in memory. Try fewer GPU layers or a smaller context.</source>
-        <translation type="unfinished"></translation>
+      <source>The model or its context does not fit in memory. Try fewer GPU layers or a smaller context.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The operation was cancelled.</source>
-        <translation type="unfinished"></translation>
+      <source>The operation was cancelled.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The context could not be created.</source>
-        <translation type="unfinished"></translation>
+      <source>The context could not be created.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The model&apos;s chat template failed.</source>
-        <translation type="unfinished"></translation>
+      <source>The model's chat template failed.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The message could not be tokenized.</source>
-        <translation type="unfinished"></translation>
+      <source>The message could not be tokenized.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Generation failed.</source>
-        <translation type="unfinished"></translation>
+      <source>Generation failed.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>No model is loaded.</source>
-        <translation type="unfinished"></translation>
+      <source>No model is loaded.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>The message is longer than the context. Increase the context size or shorten it.</source>
-        <translation type="unfinished"></translation>
+      <source>The message is longer than the context. Increase the context size or shorten it.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Details: %1</source>
-        <translation type="unfinished"></translation>
+      <source>Details: %1</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Out of memory: the %1 buffer needed %2.</source>
-        <translation type="unfinished"></translation>
+      <source>Out of memory: the %1 buffer needed %2.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Out of memory while loading.</source>
-        <translation type="unfinished"></translation>
+      <source>Out of memory while loading.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Retrying with the experts of %1 layers on the CPU.</source>
-        <translation type="unfinished"></translation>
+      <source>Retrying with the experts of %1 layers on the CPU.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Retrying with %1 layers on the GPU.</source>
-        <translation type="unfinished"></translation>
+      <source>Retrying with %1 layers on the GPU.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Retrying with a context of %1 tokens.</source>
-        <translation type="unfinished"></translation>
+      <source>Retrying with a context of %1 tokens.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Retrying with a q8_0 KV cache.</source>
-        <translation type="unfinished"></translation>
+      <source>Retrying with a q8_0 KV cache.</source>
+      <translation type="unfinished" />
     </message>
-</context>
-<context>
+  </context>
+  <context>
+    <name>GaugeBar</name>
+    <message>
+      <source>Available: %1 of %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 of %2 — does not fit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 of %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Loaded: llama.cpp allocated %1, %2%3 (%4%) against the plan</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
-        <source>Shoehorn</source>
-        <translation type="unfinished"></translation>
+      <source>Shoehorn</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Open a GGUF model</source>
-        <translation type="unfinished"></translation>
+      <source>Open a GGUF model</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>GGUF models (*.gguf);;All files (*)</source>
-        <translation type="unfinished"></translation>
+      <source>GGUF models (*.gguf);;All files (*)</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Reading the prompt: %1 of %2 tokens</source>
-        <translation type="unfinished"></translation>
+      <source>Reading the prompt: %1 of %2 tokens</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Cancel</source>
-        <translation type="unfinished"></translation>
+      <source>Cancel</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Drop a .gguf model here or choose a model file</source>
-        <translation type="unfinished"></translation>
+      <source>Drop a .gguf model here or choose a model file</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU.</source>
-        <translation type="unfinished"></translation>
+      <source>Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Choose a model…</source>
-        <translation type="unfinished"></translation>
+      <source>Choose a model…</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Send</source>
-        <translation type="unfinished"></translation>
+      <source>Send</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+      <source>&amp;File</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>&amp;Open Model…</source>
-        <translation type="unfinished"></translation>
+      <source>&amp;Open Model…</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>&amp;New Chat</source>
-        <translation type="unfinished"></translation>
+      <source>&amp;New Chat</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+      <source>&amp;Quit</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Stop</source>
-        <translation type="unfinished"></translation>
+      <source>Stop</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Loading %1…</source>
-        <translation type="unfinished"></translation>
+      <source>Loading %1…</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Loading cancelled.</source>
-        <translation type="unfinished"></translation>
+      <source>Loading cancelled.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>%1 tok/s · context %2 / %3</source>
-        <translation type="unfinished"></translation>
+      <source>%1 tok/s · context %2 / %3</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>No model loaded</source>
-        <translation type="unfinished"></translation>
+      <source>No model loaded</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>%1 · %2 · context %3</source>
-        <translation type="unfinished"></translation>
+      <source>%1 · %2 · context %3</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Writing…</source>
-        <translation type="unfinished"></translation>
+      <source>Writing…</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+      <source>&amp;View</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Loaded after running out of memory: %1</source>
-        <translation type="unfinished"></translation>
+      <source>Loaded after running out of memory: %1</source>
+      <translation type="unfinished" />
     </message>
-</context>
-<context>
+    <message>
+      <source>Import llama-server presets</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Preset files (*.ini);;All files (*)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>&amp;Import llama-server Presets…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cannot import presets</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The file cannot be read: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This is not a llama-server preset file: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>Imported settings for %n model(s); they are listed under Models.</source>
+      <translation>
+        <numerusform>Imported settings for %n model; they are listed under Models.</numerusform>
+        <numerusform>Imported settings for %n models; they are listed under Models.</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n section(s) without a model file were skipped.</source>
+      <translation>
+        <numerusform>%n section without a model file was skipped.</numerusform>
+        <numerusform>%n sections without a model file were skipped.</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Line %1 [%2] %3: %4</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Presets imported</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>MessageInput</name>
     <message>
-        <source>Type a message. Enter sends, Shift+Enter adds a line.</source>
-        <translation type="unfinished"></translation>
+      <source>Type a message. Enter sends, Shift+Enter adds a line.</source>
+      <translation type="unfinished" />
     </message>
-</context>
-<context>
+  </context>
+  <context>
     <name>ModelBrowser</name>
     <message>
-        <source>%1 (missing)</source>
-        <translation type="unfinished"></translation>
+      <source>%1 (missing)</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>%1 (new)</source>
-        <translation type="unfinished"></translation>
+      <source>%1 (new)</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Models</source>
-        <translation type="unfinished"></translation>
+      <source>Models</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Open a model file…</source>
-        <translation type="unfinished"></translation>
+      <source>Open a model file…</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Open</source>
-        <translation type="unfinished"></translation>
+      <source>Open</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>Remove from list</source>
-        <translation type="unfinished"></translation>
+      <source>Remove from list</source>
+      <translation type="unfinished" />
     </message>
-</context>
-<context>
+  </context>
+  <context>
+    <name>OffloadPanel</name>
+    <message>
+      <source>Lock</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-fit keeps a locked value as it is.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Offload</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Plan for</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source> MiB</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>whole card</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Use at most this much of each GPU, as if the card were smaller.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>VRAM budget</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-fit leaves this much of every GPU free.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Safety margin</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU layers</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Experts on CPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Keep the expert weights of the first N layers in RAM (--n-cpu-moe).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Context</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>K</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>V</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>q4_0 for K lowers answer quality noticeably; prefer q8_0.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>auto</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>on</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>off</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Flash attention</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>auto (physical cores)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Threads</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>micro-batch</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Batch</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>mmap</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>no mmap</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>mlock</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>mmap maps the file (its pages count as RAM); no mmap reads it into memory; mlock keeps it from being swapped out.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Loading</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>weights</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>experts</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>compute</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-fit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Load</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Copy as llama-server command</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This computer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>this computer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reload</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Open or pick a model to see what fits.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This file cannot be read.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context with a %4 KV cache fits.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No GPU to plan for: everything runs on the CPU, with %1 context.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Nothing fits while "%1" is locked. Unlock it and run Auto-fit again.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model does not fit in %1, not even with everything in RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Too much for %1: move layers or experts to the CPU, or press Auto-fit.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Not enough RAM for this plan: try a smaller context or put more on the GPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Runs on the CPU: %1 of RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fits: %1 on the GPU, %2 in RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>%n layer(s)</source>
+      <translation>
+        <numerusform>%n layer</numerusform>
+        <numerusform>%n layers</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>%1 experts, %2 active</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No model selected.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1: %2 free of %3</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>RAM: %1 available of %2 · %n physical core(s)</source>
+      <translation>
+        <numerusform>RAM: %1 available of %2 · %n physical core</numerusform>
+        <numerusform>RAM: %1 available of %2 · %n physical cores</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>main</name>
     <message>
-        <source>Chat with large local GGUF models on small GPUs.</source>
-        <translation type="unfinished"></translation>
+      <source>Chat with large local GGUF models on small GPUs.</source>
+      <translation type="unfinished" />
     </message>
     <message>
-        <source>A .gguf model to open.</source>
-        <translation type="unfinished"></translation>
+      <source>A .gguf model to open.</source>
+      <translation type="unfinished" />
     </message>
-</context>
+  </context>
 </TS>

@@ -154,6 +154,25 @@
     </message>
   </context>
   <context>
+    <name>GaugeBar</name>
+    <message>
+      <source>Available: %1 of %2</source>
+      <translation>可用：%1 / %2</translation>
+    </message>
+    <message>
+      <source>%1 of %2 — does not fit</source>
+      <translation>%1 / %2 — 放不下</translation>
+    </message>
+    <message>
+      <source>%1 of %2</source>
+      <translation>%1 / %2</translation>
+    </message>
+    <message>
+      <source>Loaded: llama.cpp allocated %1, %2%3 (%4%) against the plan</source>
+      <translation>已加载：llama.cpp 实际分配 %1，比规划 %2%3（%4%）</translation>
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <source>Shoehorn</source>
@@ -243,6 +262,50 @@
       <source>Loaded after running out of memory: %1</source>
       <translation>内存不足后已用更保守的设置加载：%1</translation>
     </message>
+    <message>
+      <source>Import llama-server presets</source>
+      <translation>导入 llama-server 预设</translation>
+    </message>
+    <message>
+      <source>Preset files (*.ini);;All files (*)</source>
+      <translation>预设文件 (*.ini);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <source>&amp;Import llama-server Presets…</source>
+      <translation>导入 llama-server 预设(&amp;I)…</translation>
+    </message>
+    <message>
+      <source>Cannot import presets</source>
+      <translation>无法导入预设</translation>
+    </message>
+    <message>
+      <source>The file cannot be read: %1</source>
+      <translation>无法读取文件：%1</translation>
+    </message>
+    <message>
+      <source>This is not a llama-server preset file: %1</source>
+      <translation>这不是 llama-server 预设文件：%1</translation>
+    </message>
+    <message numerus="yes">
+      <source>Imported settings for %n model(s); they are listed under Models.</source>
+      <translation>
+        <numerusform>已导入 %n 个模型的设置，它们列在“模型”中。</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n section(s) without a model file were skipped.</source>
+      <translation>
+        <numerusform>跳过了 %n 个没有模型文件的小节。</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Line %1 [%2] %3: %4</source>
+      <translation>第 %1 行 [%2] %3：%4</translation>
+    </message>
+    <message>
+      <source>Presets imported</source>
+      <translation>预设已导入</translation>
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -276,6 +339,249 @@
     <message>
       <source>Remove from list</source>
       <translation>从列表中移除</translation>
+    </message>
+  </context>
+  <context>
+    <name>OffloadPanel</name>
+    <message>
+      <source>Lock</source>
+      <translation>锁定</translation>
+    </message>
+    <message>
+      <source>Auto-fit keeps a locked value as it is.</source>
+      <translation>自动适配不会改动锁定的值。</translation>
+    </message>
+    <message>
+      <source>Offload</source>
+      <translation>分配</translation>
+    </message>
+    <message>
+      <source>Plan for</source>
+      <translation>规划目标</translation>
+    </message>
+    <message>
+      <source> MiB</source>
+      <translation> MiB</translation>
+    </message>
+    <message>
+      <source>whole card</source>
+      <translation>整张显卡</translation>
+    </message>
+    <message>
+      <source>Use at most this much of each GPU, as if the card were smaller.</source>
+      <translation>每块 GPU 最多使用这么多显存，就像显卡更小一样。</translation>
+    </message>
+    <message>
+      <source>VRAM budget</source>
+      <translation>显存预算</translation>
+    </message>
+    <message>
+      <source>Auto-fit leaves this much of every GPU free.</source>
+      <translation>自动适配会在每块 GPU 上留出这么多空闲显存。</translation>
+    </message>
+    <message>
+      <source>Safety margin</source>
+      <translation>安全余量</translation>
+    </message>
+    <message>
+      <source>GPU layers</source>
+      <translation>GPU 层数</translation>
+    </message>
+    <message>
+      <source>Experts on CPU</source>
+      <translation>CPU 上的专家</translation>
+    </message>
+    <message>
+      <source>Keep the expert weights of the first N layers in RAM (--n-cpu-moe).</source>
+      <translation>把前 N 层的专家权重留在内存中（--n-cpu-moe）。</translation>
+    </message>
+    <message>
+      <source>Context</source>
+      <translation>上下文</translation>
+    </message>
+    <message>
+      <source>K</source>
+      <translation>K</translation>
+    </message>
+    <message>
+      <source>V</source>
+      <translation>V</translation>
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation>KV 缓存</translation>
+    </message>
+    <message>
+      <source>q4_0 for K lowers answer quality noticeably; prefer q8_0.</source>
+      <translation>K 使用 q4_0 会明显降低回答质量；建议用 q8_0。</translation>
+    </message>
+    <message>
+      <source>auto</source>
+      <translation>自动</translation>
+    </message>
+    <message>
+      <source>on</source>
+      <translation>开</translation>
+    </message>
+    <message>
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <source>Flash attention</source>
+      <translation>Flash Attention</translation>
+    </message>
+    <message>
+      <source>auto (physical cores)</source>
+      <translation>自动（物理核心数）</translation>
+    </message>
+    <message>
+      <source>Threads</source>
+      <translation>线程</translation>
+    </message>
+    <message>
+      <source>micro-batch</source>
+      <translation>微批</translation>
+    </message>
+    <message>
+      <source>Batch</source>
+      <translation>批大小</translation>
+    </message>
+    <message>
+      <source>mmap</source>
+      <translation>mmap</translation>
+    </message>
+    <message>
+      <source>no mmap</source>
+      <translation>不用 mmap</translation>
+    </message>
+    <message>
+      <source>mlock</source>
+      <translation>mlock</translation>
+    </message>
+    <message>
+      <source>mmap maps the file (its pages count as RAM); no mmap reads it into memory; mlock keeps it from being swapped out.</source>
+      <translation>mmap 映射文件（其页面计入内存）；不用 mmap 会把文件读入内存；mlock 防止被换出到交换分区。</translation>
+    </message>
+    <message>
+      <source>Loading</source>
+      <translation>加载方式</translation>
+    </message>
+    <message>
+      <source>weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <source>experts</source>
+      <translation>专家</translation>
+    </message>
+    <message>
+      <source>compute</source>
+      <translation>计算缓冲</translation>
+    </message>
+    <message>
+      <source>Auto-fit</source>
+      <translation>自动适配</translation>
+    </message>
+    <message>
+      <source>Load</source>
+      <translation>加载</translation>
+    </message>
+    <message>
+      <source>Copy as llama-server command</source>
+      <translation>复制为 llama-server 命令</translation>
+    </message>
+    <message>
+      <source>This computer</source>
+      <translation>本机</translation>
+    </message>
+    <message>
+      <source>this computer</source>
+      <translation>本机</translation>
+    </message>
+    <message>
+      <source>Reload</source>
+      <translation>重新加载</translation>
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation>内存</translation>
+    </message>
+    <message>
+      <source>Open or pick a model to see what fits.</source>
+      <translation>打开或选择一个模型，查看能放下多少。</translation>
+    </message>
+    <message>
+      <source>This file cannot be read.</source>
+      <translation>无法读取此文件。</translation>
+    </message>
+    <message>
+      <source>Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.</source>
+      <translation>全部放进 GPU：%1 层，%2 上下文，%3 KV 缓存。</translation>
+    </message>
+    <message>
+      <source>All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context with a %4 KV cache fits.</source>
+      <translation>%1 层全部放在 GPU；前 %2 层的专家留在内存，这样 %3 上下文和 %4 KV 缓存才能放下。</translation>
+    </message>
+    <message>
+      <source>%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.</source>
+      <translation>%2 层中有 %1 层在 GPU，其余在内存；%3 上下文，%4 KV 缓存。</translation>
+    </message>
+    <message>
+      <source>No GPU to plan for: everything runs on the CPU, with %1 context.</source>
+      <translation>没有可用的 GPU：全部在 CPU 上运行，%1 上下文。</translation>
+    </message>
+    <message>
+      <source>Nothing fits while "%1" is locked. Unlock it and run Auto-fit again.</source>
+      <translation>锁定“%1”时放不下。请解锁后再次运行自动适配。</translation>
+    </message>
+    <message>
+      <source>This model does not fit in %1, not even with everything in RAM.</source>
+      <translation>即使全部放在内存中，这个模型也放不进%1。</translation>
+    </message>
+    <message>
+      <source>Too much for %1: move layers or experts to the CPU, or press Auto-fit.</source>
+      <translation>%1 放不下：把层或专家移到 CPU，或点击“自动适配”。</translation>
+    </message>
+    <message>
+      <source>Not enough RAM for this plan: try a smaller context or put more on the GPU.</source>
+      <translation>内存不足：请缩小上下文或把更多内容放到 GPU。</translation>
+    </message>
+    <message>
+      <source>Runs on the CPU: %1 of RAM.</source>
+      <translation>在 CPU 上运行：占用 %1 内存。</translation>
+    </message>
+    <message>
+      <source>Fits: %1 on the GPU, %2 in RAM.</source>
+      <translation>放得下：GPU %1，内存 %2。</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n layer(s)</source>
+      <translation>
+        <numerusform>%n 层</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>%1 experts, %2 active</source>
+      <translation>%1 个专家，激活 %2 个</translation>
+    </message>
+    <message>
+      <source>No model selected.</source>
+      <translation>未选择模型。</translation>
+    </message>
+    <message>
+      <source>%1: %2 free of %3</source>
+      <translation>%1：空闲 %2 / %3</translation>
+    </message>
+    <message numerus="yes">
+      <source>RAM: %1 available of %2 · %n physical core(s)</source>
+      <translation>
+        <numerusform>内存：可用 %1 / %2 · %n 个物理核心</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
+      <translation>没有 GPU：此版本的 Shoehorn 只支持 CPU（NVIDIA 显卡请用 SHOEHORN_CUDA=ON 构建），或未找到受支持的 GPU。</translation>
     </message>
   </context>
   <context>

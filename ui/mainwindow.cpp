@@ -6,13 +6,17 @@
 #include "messageinput.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
+#include "offloadpanel.h"
+#include "presetini.h"
 
 #include <QApplication>
 #include <QCloseEvent>
 #include <QSettings>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QFile>
 #include <QFileInfo>
+#include <QListView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -36,6 +40,11 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     m_chooseFile = [this] {
         return QFileDialog::getOpenFileName(this, tr("Open a GGUF model"), QString(),
                                             tr("GGUF models (*.gguf);;All files (*)"));
+    };
+    m_showInfo = [this](const QString &title, const QString &text) { QMessageBox::information(this, title, text); };
+    m_choosePresets = [this] {
+        return QFileDialog::getOpenFileName(this, tr("Import llama-server presets"), QString(),
+                                            tr("Preset files (*.ini);;All files (*)"));
     };
     buildUi();
     buildMenus();
@@ -139,6 +148,12 @@ void MainWindow::buildUi()
     connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
 
+    m_offload = new OffloadPanel(m_controller, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_offload);
+    // Picking a model in the browser shows its plan before anything loads.
+    connect(m_browser->view(), &QListView::clicked, this,
+            [this](const QModelIndex &index) { m_offload->setModelPath(m_library->pathAt(index.row())); });
+
     m_modelLabel = new QLabel(this);
     m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
     m_statsLabel = new QLabel(this);
@@ -154,9 +169,11 @@ void MainWindow::buildMenus()
     open->setShortcut(QKeySequence::Open);
     QAction *newChat = file->addAction(tr("&New Chat"), m_controller, &ChatController::newChat);
     newChat->setShortcut(QKeySequence::New);
+    file->addAction(tr("&Import llama-server Presets…"), this, &MainWindow::importPresets);
     file->addSeparator();
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_browser->toggleViewAction());
+    view->addAction(m_offload->toggleViewAction());
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -181,6 +198,7 @@ void MainWindow::openModelDialog()
 void MainWindow::openModel(const QString &path)
 {
     m_loadingPath = path;
+    m_offload->setModelPath(path);
     m_controller->openModel(path);
 }
 
@@ -197,6 +215,44 @@ void MainWindow::openFiles(const QStringList &paths)
     show();
     raise();
     activateWindow();
+}
+
+void MainWindow::importPresets()
+{
+    const QString path = m_choosePresets();
+    if (!path.isEmpty())
+        importPresetFile(path);
+}
+
+void MainWindow::importPresetFile(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(f.errorString()));
+        return;
+    }
+    auto parsed = shoehorn::parsePresetIni(f.readAll().toStdString());
+    if (!parsed) {
+        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1")
+                                                     .arg(QString::fromStdString(parsed.error().detail)));
+        return;
+    }
+    const QStringList models = ModelSettingsStore::importPresets(*parsed, m_controller->modelSettings());
+    m_library->offer(models);
+    for (const auto &p : parsed->models)
+        if (p.model && p.loadOnStartup.value_or(false))
+            QSettings().setValue(QStringLiteral("startup/model"), QString::fromStdString(*p.model));
+    QStringList lines;
+    lines << tr("Imported settings for %n model(s); they are listed under Models.", "", int(models.size()));
+    const int skipped = int(parsed->models.size()) - int(models.size());
+    if (skipped > 0)
+        lines << tr("%n section(s) without a model file were skipped.", "", skipped);
+    for (const auto &issue : parsed->issues)
+        lines << tr("Line %1 [%2] %3: %4")
+                     .arg(issue.line)
+                     .arg(QString::fromStdString(issue.section), QString::fromStdString(issue.key),
+                          QString::fromStdString(issue.message));
+    m_showInfo(tr("Presets imported"), lines.join(QLatin1Char('\n')));
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

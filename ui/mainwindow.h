@@ -9,6 +9,7 @@
 class ChatView;
 class ModelBrowser;
 class ModelLibrary;
+class OffloadPanel;
 class MessageInput;
 class QLabel;
 class QProgressBar;
@@ -26,6 +27,9 @@ public:
     void setErrorPresenter(ErrorPresenter presenter) { m_showError = std::move(presenter); }
     using FileChooser = std::function<QString()>;
     void setFileChooser(FileChooser chooser) { m_chooseFile = std::move(chooser); }
+    void setPresetChooser(FileChooser chooser) { m_choosePresets = std::move(chooser); }
+    void setInfoPresenter(ErrorPresenter presenter) { m_showInfo = std::move(presenter); }
+    OffloadPanel *offloadPanel() const { return m_offload; }
 
     static bool isModelFile(const QString &path);
     ModelLibrary *modelLibrary() const { return m_library; }
@@ -35,6 +39,9 @@ public slots:
     void openModel(const QString &path);
     // From a second launch: open the first, offer the rest in the model browser, come to front.
     void openFiles(const QStringList &paths);
+    // File > Import llama-server presets: per-model settings from a --models-preset INI file.
+    void importPresets();
+    void importPresetFile(const QString &path);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -54,6 +61,7 @@ private:
     ChatController *m_controller;
     ModelLibrary *m_library = nullptr;
     ModelBrowser *m_browser = nullptr;
+    OffloadPanel *m_offload = nullptr;
     QStackedWidget *m_pages = nullptr;
     QWidget *m_emptyPage = nullptr;
     QWidget *m_chatPage = nullptr;
@@ -69,4 +77,6 @@ private:
     QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;
     FileChooser m_chooseFile;
+    FileChooser m_choosePresets;
+    ErrorPresenter m_showInfo;
 };

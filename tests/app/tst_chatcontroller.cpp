@@ -6,6 +6,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QtTest>
 
 using State = ChatController::State;
@@ -17,6 +19,7 @@ private:
     static void configure(ChatController &c, int maxTokens);
 
 private slots:
+    void init();
     void loadThenStreamInOrder();
     void stopMidAnswer();
     void secondTurnReusesCache();
@@ -27,6 +30,13 @@ private slots:
     void outOfMemoryLadderRetries();
     void ladderExhaustedIsAnError();
 };
+
+void TestChatController::init()
+{
+    // Per-model settings are remembered; every test starts from none.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
 
 void TestChatController::configure(ChatController &c, int maxTokens)
 {

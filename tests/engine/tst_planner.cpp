@@ -66,6 +66,7 @@ void TestPlanner::accuracyTable()
         {"c16384 fa-off ub256", settings(16384, FlashAttention::Off, "f16", 256)},
         {"c32768 fa-on q4_0", settings(32768, FlashAttention::On, "q4_0")},
         {"c4096 fa-on np4", settings(4096, FlashAttention::On, "f16", 512, 4)},
+        {"c8192 fa-auto", settings(8192, FlashAttention::Auto)},
     };
     double worst = 0;
     std::printf("\n%-22s %-22s %14s %14s %8s\n", "model", "settings", "analytic", "llama.cpp", "error");

@@ -27,6 +27,7 @@ private:
     static void configure(ChatController &c);
 
 private slots:
+    void init();
     void initTestCase();
     void emptyStateTeaches();
     void dropModelThenChat();
@@ -36,7 +37,15 @@ private slots:
     void secondLaunchHandsOverFiles();
     void rememberGeometry();
     void browserOpensRecentModel();
+    void importPresetsFromIni();
 };
+
+void TestMainWindow::init()
+{
+    // Per-model settings are remembered; every test starts from none.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
 
 void TestMainWindow::initTestCase()
 {
@@ -244,6 +253,45 @@ void TestMainWindow::browserOpensRecentModel()
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || !error.isEmpty(), 20000);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(c.model().path, TestFixtures::instance().tinyLlama());
+}
+
+void TestMainWindow::importPresetsFromIni()
+{
+    // A preset file like the RTX 3060 guide's, pointing at a fixture; one unknown key.
+    const QString ini = TestFixtures::instance().dir() + "/models.ini";
+    QFile f(ini);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QStringLiteral("version = 1\n[*]\nc = 1024\nflash-attn = on\ncontext-shift = true\n[Tiny]\n"
+                           "model = %1\nn-cpu-moe = 2\ntemp = 0.6\n[NoFile]\nc = 8\n")
+                .arg(TestFixtures::instance().tinyMoe())
+                .toUtf8());
+    f.close();
+    ChatController c;
+    MainWindow w(&c);
+    QString title, text;
+    w.setInfoPresenter([&](const QString &t, const QString &x) {
+        title = t;
+        text = x;
+    });
+    w.setPresetChooser([&] { return ini; });
+    w.importPresets();
+    QCOMPARE(title, QString("Presets imported"));
+    QVERIFY2(text.contains("1 model"), qPrintable(text));
+    QVERIFY(text.contains("context-shift")); // reported, not silently dropped
+    QVERIFY(text.contains("without a model file"));
+    // The model is offered, and opening it applies the preset.
+    QVERIFY(w.modelLibrary()->indexOf(TestFixtures::instance().tinyMoe()) >= 0);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    w.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    QCOMPARE(c.model().contextSize, 1024);
+    QCOMPARE(c.loadSettings().cpuMoeLayers, 2);
+    QCOMPARE(c.generationOptions().sampling.temperature, 0.6f);
+    // A file that is not a preset gets a clear error.
+    QString error;
+    w.setErrorPresenter([&](const QString &, const QString &x) { error = x; });
+    w.importPresetFile(TestFixtures::instance().tinyMoe());
+    QVERIFY(error.contains("not a llama-server preset"));
 }
 
 QTEST_MAIN(TestMainWindow)

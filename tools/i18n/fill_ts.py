@@ -40,6 +40,31 @@ with open(ts_path, "wb") as f:
     f.write(b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n')
     tree.write(f, encoding="utf-8", xml_declaration=False)
     f.write(b"\n")
+
+# English needs only its plural forms: "%n layer(s)" -> "%n layer" / "%n layers".
+en_path = root / "translations" / "shoehorn_en.ts"
+en = ET.parse(en_path)
+for message in en.getroot().iter("message"):
+    if message.get("numerus") != "yes":
+        continue
+    source = message.find("source").text or ""
+    tr = message.find("translation")
+    if tr is None:
+        tr = ET.SubElement(message, "translation")
+    tr.attrib.pop("type", None)
+    for child in list(tr):
+        tr.remove(child)
+    tr.text = None
+    one = source.replace("(s)", "").replace(" were ", " was ")
+    many = source.replace("(s)", "s")
+    ET.SubElement(tr, "numerusform").text = one
+    ET.SubElement(tr, "numerusform").text = many
+ET.indent(en)
+with open(en_path, "wb") as f:
+    f.write(b'<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n')
+    en.write(f, encoding="utf-8", xml_declaration=False)
+    f.write(b"\n")
+
 if missing:
     print("untranslated:", *missing, sep="\n  ")
     sys.exit(1)

@@ -1,0 +1,136 @@
+#include "modelsettings.h"
+
+#include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSettings>
+
+using namespace shoehorn;
+
+bool ModelSettings::operator==(const ModelSettings &o) const
+{
+    return load == o.load && context == o.context && generation.sampling == o.generation.sampling &&
+           generation.maxTokens == o.generation.maxTokens && generation.enableThinking == o.generation.enableThinking &&
+           generation.templateKwargs == o.generation.templateKwargs && locks == o.locks;
+}
+
+namespace {
+
+QString keyFor(const QString &path)
+{
+    // Paths can hold characters QSettings keys cannot; a hash keeps one group per file.
+    return QStringLiteral("modelSettings/") +
+           QString::fromLatin1(QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex());
+}
+
+QJsonObject toJson(const ModelSettings &s)
+{
+    QJsonObject kw;
+    for (const auto &[k, v] : s.generation.templateKwargs)
+        kw[QString::fromStdString(k)] = QString::fromStdString(v);
+    const auto &sm = s.generation.sampling;
+    return QJsonObject{
+        {"gpuLayers", s.load.gpuLayers},
+        {"cpuMoeLayers", s.load.cpuMoeLayers},
+        {"mainGpu", s.load.mainGpu},
+        {"loadMode", QString::fromLatin1(loadModeName(s.load.loadMode))},
+        {"contextSize", qint64(s.context.contextSize)},
+        {"batchSize", qint64(s.context.batchSize)},
+        {"ubatchSize", qint64(s.context.ubatchSize)},
+        {"typeK", QString::fromStdString(s.context.typeK)},
+        {"typeV", QString::fromStdString(s.context.typeV)},
+        {"flashAttention", QString::fromLatin1(flashAttentionName(s.context.flashAttention))},
+        {"threads", s.context.threads},
+        {"threadsBatch", s.context.threadsBatch},
+        {"temperature", double(sm.temperature)},
+        {"topK", sm.topK},
+        {"topP", double(sm.topP)},
+        {"minP", double(sm.minP)},
+        {"repeatPenalty", double(sm.repeatPenalty)},
+        {"presencePenalty", double(sm.presencePenalty)},
+        {"seed", qint64(sm.seed)},
+        {"maxTokens", s.generation.maxTokens},
+        {"enableThinking", s.generation.enableThinking},
+        {"templateKwargs", kw},
+        {"lockGpuLayers", s.locks.gpuLayers},
+        {"lockCpuMoeLayers", s.locks.cpuMoeLayers},
+        {"lockContextSize", s.locks.contextSize},
+        {"lockKvType", s.locks.kvType},
+    };
+}
+
+void fromJson(const QJsonObject &j, ModelSettings &s)
+{
+    s.load.gpuLayers = j.value("gpuLayers").toInt(s.load.gpuLayers);
+    s.load.cpuMoeLayers = j.value("cpuMoeLayers").toInt(s.load.cpuMoeLayers);
+    s.load.mainGpu = j.value("mainGpu").toInt(s.load.mainGpu);
+    parseLoadMode(j.value("loadMode").toString().toStdString(), s.load.loadMode);
+    s.context.contextSize = uint32_t(j.value("contextSize").toInteger(s.context.contextSize));
+    s.context.batchSize = uint32_t(j.value("batchSize").toInteger(s.context.batchSize));
+    s.context.ubatchSize = uint32_t(j.value("ubatchSize").toInteger(s.context.ubatchSize));
+    const std::string k = j.value("typeK").toString().toStdString();
+    const std::string v = j.value("typeV").toString().toStdString();
+    if (isKvCacheType(k))
+        s.context.typeK = k;
+    if (isKvCacheType(v))
+        s.context.typeV = v;
+    parseFlashAttention(j.value("flashAttention").toString().toStdString(), s.context.flashAttention);
+    s.context.threads = j.value("threads").toInt(s.context.threads);
+    s.context.threadsBatch = j.value("threadsBatch").toInt(s.context.threadsBatch);
+    auto &sm = s.generation.sampling;
+    sm.temperature = float(j.value("temperature").toDouble(sm.temperature));
+    sm.topK = j.value("topK").toInt(sm.topK);
+    sm.topP = float(j.value("topP").toDouble(sm.topP));
+    sm.minP = float(j.value("minP").toDouble(sm.minP));
+    sm.repeatPenalty = float(j.value("repeatPenalty").toDouble(sm.repeatPenalty));
+    sm.presencePenalty = float(j.value("presencePenalty").toDouble(sm.presencePenalty));
+    sm.seed = uint32_t(j.value("seed").toInteger(sm.seed));
+    s.generation.maxTokens = j.value("maxTokens").toInt(s.generation.maxTokens);
+    s.generation.enableThinking = j.value("enableThinking").toBool(s.generation.enableThinking);
+    const QJsonObject kw = j.value("templateKwargs").toObject();
+    for (auto it = kw.begin(); it != kw.end(); ++it)
+        s.generation.templateKwargs[it.key().toStdString()] = it.value().toString().toStdString();
+    s.locks.gpuLayers = j.value("lockGpuLayers").toBool();
+    s.locks.cpuMoeLayers = j.value("lockCpuMoeLayers").toBool();
+    s.locks.contextSize = j.value("lockContextSize").toBool();
+    s.locks.kvType = j.value("lockKvType").toBool();
+}
+
+} // namespace
+
+bool ModelSettingsStore::load(const QString &path, ModelSettings &out)
+{
+    const QByteArray raw = QSettings().value(keyFor(path)).toByteArray();
+    if (raw.isEmpty())
+        return false;
+    const QJsonDocument doc = QJsonDocument::fromJson(raw);
+    if (!doc.isObject())
+        return false;
+    fromJson(doc.object(), out);
+    return true;
+}
+
+void ModelSettingsStore::save(const QString &path, const ModelSettings &s)
+{
+    QSettings().setValue(keyFor(path), QJsonDocument(toJson(s)).toJson(QJsonDocument::Compact));
+}
+
+void ModelSettingsStore::forget(const QString &path)
+{
+    QSettings().remove(keyFor(path));
+}
+
+QStringList ModelSettingsStore::importPresets(const PresetFile &file, const ModelSettings &base)
+{
+    QStringList written;
+    for (const ModelPreset &p : file.models) {
+        if (!p.model)
+            continue;
+        ModelSettings s = base;
+        p.applyTo(s.load, s.context, s.generation);
+        const QString path = QString::fromStdString(*p.model);
+        save(path, s);
+        written << path;
+    }
+    return written;
+}

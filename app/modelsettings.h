@@ -1,0 +1,30 @@
+#pragma once
+
+#include "autofit.h"
+#include "presetini.h"
+#include "settings.h"
+
+#include <QString>
+#include <QStringList>
+
+// Everything Shoehorn remembers per model file.
+struct ModelSettings {
+    shoehorn::LoadSettings load;
+    shoehorn::ContextSettings context;
+    shoehorn::GenerationOptions generation;
+    shoehorn::FitLocks locks;
+    bool operator==(const ModelSettings &o) const;
+};
+
+// Per-model settings in QSettings, keyed by the model's path.
+class ModelSettingsStore
+{
+public:
+    static bool load(const QString &modelPath, ModelSettings &out);
+    static void save(const QString &modelPath, const ModelSettings &settings);
+    static void forget(const QString &modelPath);
+
+    // Stores one ModelSettings per preset section that names a model file, starting from
+    // `base`. Returns the model paths written.
+    static QStringList importPresets(const shoehorn::PresetFile &file, const ModelSettings &base);
+};

@@ -1,0 +1,177 @@
+// The offload panel drives the planner: sliders move the gauges, Auto-fit moves the sliders.
+#include "chatcontroller.h"
+#include "gaugebar.h"
+#include "modelsettings.h"
+#include "offloadpanel.h"
+#include "testfixtures.h"
+
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace shoehorn;
+
+class TestOffloadPanel : public QObject
+{
+    Q_OBJECT
+private:
+    static void selectProfile(OffloadPanel &p, const QString &id)
+    {
+        auto *target = p.findChild<QComboBox *>("planFor");
+        target->setCurrentIndex(target->findData(id));
+        QVERIFY(target->currentIndex() > 0);
+    }
+    static GaugeBar *gauge(OffloadPanel &p, int i) { return p.findChild<GaugeBar *>(QStringLiteral("gauge%1").arg(i)); }
+
+private slots:
+    void init();
+    void slidersMoveTheGauges();
+    void autoFitOnSixGigabytes();
+    void lockIsHonoured();
+    void copiesLlamaServerCommand();
+    void settingsRememberedPerModel();
+    void measuredAfterLoad();
+};
+
+void TestOffloadPanel::init()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
+
+void TestOffloadPanel::slidersMoveTheGauges()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.show();
+    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    selectProfile(panel, "rtx3060-12g");
+    auto *layers = panel.findChild<QSlider *>("gpuLayers");
+    auto *experts = panel.findChild<QSlider *>("cpuMoe");
+    auto *context = panel.findChild<QSlider *>("contextSize");
+    QVERIFY(experts->isVisible()); // a MoE model
+    QCOMPARE(layers->maximum(), 49);
+    QCOMPARE(experts->maximum(), 48);
+    layers->setValue(49);
+    experts->setValue(0);
+    GaugeBar *gpu = gauge(panel, 0);
+    GaugeBar *ram = gauge(panel, 1);
+    QVERIFY(gpu && ram);
+    QVERIFY(gpu->overCapacity()); // 17 GiB of weights on a 12 GB card
+    const quint64 before = gpu->used();
+    experts->setValue(30);
+    QVERIFY(gpu->used() < before);
+    QVERIFY(!gpu->overCapacity());
+    QCOMPARE(gpu->used(), panel.plan().gpus[0].use.total());
+    // The context slider has stops from 512 to the trained length; more context, more KV.
+    const quint64 atSmall = (context->setValue(2), gpu->used());
+    context->setValue(context->maximum());
+    QVERIFY(gpu->used() > atSmall);
+    // Fewer GPU layers move weights to RAM.
+    const quint64 ramBefore = ram->used();
+    layers->setValue(10);
+    QVERIFY(ram->used() > ramBefore);
+}
+
+void TestOffloadPanel::autoFitOnSixGigabytes()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.show();
+    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    selectProfile(panel, "gtx1060-6g");
+    QTest::mouseClick(panel.findChild<QPushButton *>("autoFitButton"), Qt::LeftButton);
+    QCOMPARE(panel.findChild<QSlider *>("gpuLayers")->value(), 49);
+    const int experts = panel.findChild<QSlider *>("cpuMoe")->value();
+    QVERIFY(experts > 24);
+    QVERIFY(!gauge(panel, 0)->overCapacity());
+    const QString why = panel.findChild<QLabel *>("fitExplanation")->text();
+    QVERIFY2(why.contains(QString::number(experts)), qPrintable(why));
+    qInfo("auto-fit on the GTX 1060 profile: %s", qPrintable(why));
+}
+
+void TestOffloadPanel::lockIsHonoured()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.show();
+    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    selectProfile(panel, "gtx1060-6g");
+    panel.findChild<QSlider *>("gpuLayers")->setValue(20);
+    panel.findChild<QCheckBox *>("lockGpuLayers")->setChecked(true);
+    panel.autoFit();
+    QCOMPARE(panel.findChild<QSlider *>("gpuLayers")->value(), 20);
+    // Lock too much and the panel says which lock blocks.
+    panel.findChild<QSlider *>("gpuLayers")->setValue(49);
+    panel.findChild<QSlider *>("cpuMoe")->setValue(0);
+    panel.findChild<QCheckBox *>("lockCpuMoe")->setChecked(true);
+    panel.autoFit();
+    QVERIFY(panel.findChild<QLabel *>("fitExplanation")->text().contains("locked"));
+}
+
+void TestOffloadPanel::copiesLlamaServerCommand()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    selectProfile(panel, "gtx1060-6g");
+    panel.autoFit();
+    QTest::mouseClick(panel.findChild<QPushButton *>("copyCommandButton"), Qt::LeftButton);
+    const QString cmd = QGuiApplication::clipboard()->text();
+    QVERIFY2(cmd.startsWith("llama-server -m " + TestFixtures::instance().qwen3_30b()), qPrintable(cmd));
+    QVERIFY(cmd.contains("-ngl 99"));
+    QVERIFY(cmd.contains(QStringLiteral("--n-cpu-moe %1").arg(panel.plan().cpuMoeLayers)));
+    QVERIFY(cmd.contains("-c 32768"));
+    QVERIFY(cmd.contains("-ctk q8_0 -ctv q8_0"));
+}
+
+void TestOffloadPanel::settingsRememberedPerModel()
+{
+    ChatController c;
+    {
+        OffloadPanel panel(&c);
+        panel.setModelPath(TestFixtures::instance().qwen3_30b());
+        panel.findChild<QSlider *>("cpuMoe")->setValue(17);
+        panel.findChild<QCheckBox *>("lockContext")->setChecked(true);
+    }
+    ModelSettings s;
+    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
+    QCOMPARE(s.load.cpuMoeLayers, 17);
+    QVERIFY(s.locks.contextSize);
+    OffloadPanel again(&c);
+    again.setModelPath(TestFixtures::instance().qwen3_30b());
+    QCOMPARE(again.findChild<QSlider *>("cpuMoe")->value(), 17);
+    QVERIFY(again.findChild<QCheckBox *>("lockContext")->isChecked());
+}
+
+void TestOffloadPanel::measuredAfterLoad()
+{
+    // Load the tiny MoE on this (CPU) machine: the RAM gauge shows llama.cpp's own number.
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.show();
+    panel.setModelPath(TestFixtures::instance().tinyMoe());
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QTest::mouseClick(panel.findChild<QPushButton *>("loadButton"), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    GaugeBar *ram = gauge(panel, int(panel.plan().gpus.size()));
+    QVERIFY(ram);
+    QVERIFY(!ram->measuredText().isEmpty());
+    const auto summary = loaded.first().first().value<ModelSummary>();
+    const double measured = double(summary.measured.ram.use.total());
+    const double planned = double(ram->used());
+    qInfo("tiny MoE on this machine: planned %.0f bytes, llama.cpp allocated %.0f (%.2f%%)", planned, measured,
+          100.0 * std::abs(planned - measured) / measured);
+    QVERIFY(std::abs(planned - measured) / measured <= 0.03);
+    QCOMPARE(panel.findChild<QPushButton *>("loadButton")->text(), QString("Reload"));
+}
+
+QTEST_MAIN(TestOffloadPanel)
+#include "tst_offloadpanel.moc"

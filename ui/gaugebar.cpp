@@ -1,0 +1,133 @@
+#include "gaugebar.h"
+
+#include "modelinfo.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+namespace {
+QString bytesText(quint64 b)
+{
+    return QString::fromStdString(shoehorn::formatBytes(b));
+}
+} // namespace
+
+GaugeBar::GaugeBar(QWidget *parent) : QWidget(parent)
+{
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+}
+
+void GaugeBar::setData(const QString &title, const QList<Segment> &segments, quint64 available, quint64 capacity)
+{
+    m_title = title;
+    m_segments = segments;
+    m_available = available;
+    m_capacity = std::max(capacity, available);
+    QStringList tip;
+    for (const Segment &s : segments)
+        tip << QStringLiteral("%1: %2").arg(s.label, bytesText(s.bytes));
+    tip << tr("Available: %1 of %2").arg(bytesText(available), bytesText(m_capacity));
+    setToolTip(tip.join(QLatin1Char('\n')));
+    update();
+}
+
+void GaugeBar::setMeasured(quint64 bytes)
+{
+    m_measured = bytes;
+    update();
+}
+
+quint64 GaugeBar::used() const
+{
+    quint64 u = 0;
+    for (const Segment &s : m_segments)
+        u += s.bytes;
+    return u;
+}
+
+QString GaugeBar::summaryText() const
+{
+    if (overCapacity())
+        return tr("%1 of %2 — does not fit").arg(bytesText(used()), bytesText(m_available));
+    return tr("%1 of %2").arg(bytesText(used()), bytesText(m_available));
+}
+
+QString GaugeBar::measuredText() const
+{
+    if (m_measured == 0)
+        return {};
+    const qint64 diff = qint64(m_measured) - qint64(used());
+    const double pct = used() ? 100.0 * double(std::llabs(diff)) / double(used()) : 0.0;
+    return tr("Loaded: llama.cpp allocated %1, %2%3 (%4%) against the plan")
+        .arg(bytesText(m_measured), diff >= 0 ? QStringLiteral("+") : QStringLiteral("−"),
+             bytesText(quint64(std::llabs(diff))))
+        .arg(pct, 0, 'f', 1);
+}
+
+QSize GaugeBar::sizeHint() const
+{
+    const int line = fontMetrics().height();
+    return {320, line * 3 + 26};
+}
+
+QSize GaugeBar::minimumSizeHint() const
+{
+    return {160, sizeHint().height()};
+}
+
+void GaugeBar::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const int line = fontMetrics().height();
+    const QRect titleRect(0, 0, width(), line);
+    p.setPen(palette().color(QPalette::WindowText));
+    QFont bold = font();
+    bold.setBold(true);
+    const QString summary = summaryText();
+    const int summaryWidth = fontMetrics().horizontalAdvance(summary);
+    p.setFont(bold);
+    p.drawText(titleRect, Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(bold).elidedText(m_title, Qt::ElideRight, std::max(0, width() - summaryWidth - 12)));
+    p.setFont(font());
+    p.setPen(overCapacity() ? QColor(0xdc, 0x26, 0x26) : palette().color(QPalette::WindowText));
+    p.drawText(titleRect, Qt::AlignRight | Qt::AlignVCenter, summary);
+
+    const QRectF bar(0.5, line + 4.5, width() - 1.0, 16);
+    // The scale is the card (or RAM) size, or what is asked for when that is more.
+    const double scale = double(std::max<quint64>({m_capacity, used(), 1}));
+    QPainterPath clip;
+    clip.addRoundedRect(bar, 4, 4);
+    p.setClipPath(clip);
+    p.fillRect(bar, palette().color(QPalette::Base));
+    double x = bar.left();
+    for (const Segment &s : m_segments) {
+        const double w = bar.width() * double(s.bytes) / scale;
+        p.fillRect(QRectF(x, bar.top(), w, bar.height()), s.color);
+        x += w;
+    }
+    // Memory that exists but is not available (other programs, the desktop): hatched.
+    if (m_capacity > m_available) {
+        const double from = bar.left() + bar.width() * double(m_available) / scale;
+        const double to = bar.left() + bar.width() * double(m_capacity) / scale;
+        if (to > std::max(from, x))
+            p.fillRect(QRectF(std::max(from, x), bar.top(), to - std::max(from, x), bar.height()),
+                       QBrush(palette().color(QPalette::Mid), Qt::BDiagPattern));
+    }
+    if (overCapacity()) {
+        const double limit = bar.left() + bar.width() * double(m_available) / scale;
+        p.fillRect(QRectF(limit, bar.top(), x - limit, bar.height()), QColor(0xdc, 0x26, 0x26, 200));
+    }
+    p.setClipping(false);
+    p.setPen(QPen(overCapacity() ? QColor(0xdc, 0x26, 0x26) : palette().color(QPalette::Mid), 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRoundedRect(bar, 4, 4);
+    if (m_measured > 0) {
+        const double mx = bar.left() + bar.width() * double(m_measured) / scale;
+        p.setPen(QPen(palette().color(QPalette::WindowText), 2));
+        p.drawLine(QPointF(mx, bar.top() - 2), QPointF(mx, bar.bottom() + 2));
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QRect(0, int(bar.bottom()) + 4, width(), line), Qt::AlignLeft | Qt::AlignVCenter,
+                   fontMetrics().elidedText(measuredText(), Qt::ElideRight, width()));
+    }
+}

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QColor>
+#include <QList>
+#include <QWidget>
+
+// A stacked memory bar for one device: what each kind of buffer takes, the free rest, and
+// red past what is available. Optionally the measured total after loading.
+class GaugeBar : public QWidget
+{
+    Q_OBJECT
+public:
+    struct Segment {
+        QString label;
+        quint64 bytes = 0;
+        QColor color;
+    };
+
+    explicit GaugeBar(QWidget *parent = nullptr);
+    void setData(const QString &title, const QList<Segment> &segments, quint64 available, quint64 capacity);
+    // After loading: llama.cpp's own number for this device (0 hides it).
+    void setMeasured(quint64 bytes);
+
+    quint64 used() const;
+    quint64 available() const { return m_available; }
+    bool overCapacity() const { return used() > m_available; }
+    QString summaryText() const;
+    QString measuredText() const;
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+    static QColor colorDense() { return QColor(0x3b, 0x82, 0xf6); }
+    static QColor colorExperts() { return QColor(0x8b, 0x5c, 0xf6); }
+    static QColor colorKv() { return QColor(0x10, 0xb9, 0x81); }
+    static QColor colorCompute() { return QColor(0xf5, 0x9e, 0x0b); }
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    QString m_title;
+    QList<Segment> m_segments;
+    quint64 m_available = 0;
+    quint64 m_capacity = 0;
+    quint64 m_measured = 0;
+};

@@ -1,0 +1,587 @@
+#include "offloadpanel.h"
+
+#include "chatcontroller.h"
+#include "gaugebar.h"
+#include "planner.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+using namespace shoehorn;
+
+namespace {
+QString bytesText(quint64 b)
+{
+    return QString::fromStdString(formatBytes(b));
+}
+
+QString contextText(uint32_t c)
+{
+    return c >= 1024 && c % 1024 == 0 ? QStringLiteral("%1k").arg(c / 1024) : QString::number(c);
+}
+
+QCheckBox *lockBox(QWidget *parent, const QString &name)
+{
+    auto *b = new QCheckBox(OffloadPanel::tr("Lock"), parent);
+    b->setObjectName(name);
+    b->setToolTip(OffloadPanel::tr("Auto-fit keeps a locked value as it is."));
+    return b;
+}
+
+QComboBox *combo(QWidget *parent, const QString &name, const QStringList &items)
+{
+    auto *c = new QComboBox(parent);
+    c->setObjectName(name);
+    c->addItems(items);
+    return c;
+}
+} // namespace
+
+OffloadPanel::OffloadPanel(ChatController *controller, QWidget *parent)
+    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_refresh(new QTimer(this))
+{
+    setObjectName(QStringLiteral("offloadPanel"));
+    buildUi();
+    m_hw = probeHardware();
+    rebuildTargets();
+    // Free memory changes as other programs come and go: re-probe about every second while visible.
+    m_refresh->setInterval(1000);
+    connect(m_refresh, &QTimer::timeout, this, &OffloadPanel::refreshHardware);
+    connect(m_controller, &ChatController::modelLoaded, this, &OffloadPanel::onModelLoaded);
+    connect(m_controller, &ChatController::modelSettingsChanged, this, [this] {
+        if (!m_updating)
+            toWidgets(m_controller->modelSettings());
+    });
+    toWidgets(m_controller->modelSettings());
+    updateLabels();
+}
+
+void OffloadPanel::buildUi()
+{
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    auto *body = new QWidget(scroll);
+    auto *outer = new QVBoxLayout(body);
+
+    m_modelLabel = new QLabel(body);
+    m_modelLabel->setObjectName(QStringLiteral("offloadModelLabel"));
+    m_modelLabel->setWordWrap(true);
+    outer->addWidget(m_modelLabel);
+
+    auto *targetForm = new QFormLayout;
+    m_target = new QComboBox(body);
+    m_target->setObjectName(QStringLiteral("planFor"));
+    targetForm->addRow(tr("Plan for"), m_target);
+    m_vramBudget = new QSpinBox(body);
+    m_vramBudget->setObjectName(QStringLiteral("vramBudget"));
+    m_vramBudget->setRange(0, 1024 * 1024);
+    m_vramBudget->setSingleStep(512);
+    m_vramBudget->setSuffix(tr(" MiB"));
+    m_vramBudget->setSpecialValueText(tr("whole card"));
+    m_vramBudget->setToolTip(tr("Use at most this much of each GPU, as if the card were smaller."));
+    targetForm->addRow(tr("VRAM budget"), m_vramBudget);
+    m_margin = new QSpinBox(body);
+    m_margin->setObjectName(QStringLiteral("fitMargin"));
+    m_margin->setRange(0, 16384);
+    m_margin->setSingleStep(128);
+    m_margin->setValue(1024);
+    m_margin->setSuffix(tr(" MiB"));
+    m_margin->setToolTip(tr("Auto-fit leaves this much of every GPU free."));
+    targetForm->addRow(tr("Safety margin"), m_margin);
+    outer->addLayout(targetForm);
+    m_hardwareLabel = new QLabel(body);
+    m_hardwareLabel->setObjectName(QStringLiteral("hardwareLabel"));
+    m_hardwareLabel->setWordWrap(true);
+    outer->addWidget(m_hardwareLabel);
+
+    auto *grid = new QGridLayout;
+    int row = 0;
+    auto addSlider = [&](const QString &label, const QString &name, QSlider *&slider, QLabel *&value,
+                         QCheckBox *lock) {
+        auto *l = new QLabel(label, body);
+        slider = new QSlider(Qt::Horizontal, body);
+        slider->setObjectName(name);
+        value = new QLabel(body);
+        value->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("128k/128")));
+        grid->addWidget(l, row, 0);
+        grid->addWidget(slider, row, 1);
+        grid->addWidget(value, row, 2);
+        if (lock)
+            grid->addWidget(lock, row, 3);
+        ++row;
+        return l;
+    };
+    m_lockGpuLayers = lockBox(body, QStringLiteral("lockGpuLayers"));
+    addSlider(tr("GPU layers"), QStringLiteral("gpuLayers"), m_gpuLayers, m_gpuLayersValue, m_lockGpuLayers);
+    m_lockCpuMoe = lockBox(body, QStringLiteral("lockCpuMoe"));
+    QLabel *moeLabel = addSlider(tr("Experts on CPU"), QStringLiteral("cpuMoe"), m_cpuMoe, m_cpuMoeValue, m_lockCpuMoe);
+    m_cpuMoe->setToolTip(tr("Keep the expert weights of the first N layers in RAM (--n-cpu-moe)."));
+    m_moeRow = {moeLabel, m_cpuMoe, m_cpuMoeValue, m_lockCpuMoe};
+    m_lockContext = lockBox(body, QStringLiteral("lockContext"));
+    addSlider(tr("Context"), QStringLiteral("contextSize"), m_context, m_contextValue, m_lockContext);
+
+    m_typeK = combo(body, QStringLiteral("typeK"), {"f16", "q8_0", "q4_0"});
+    m_typeV = combo(body, QStringLiteral("typeV"), {"f16", "q8_0", "q4_0"});
+    m_lockKv = lockBox(body, QStringLiteral("lockKv"));
+    auto *kvRow = new QHBoxLayout;
+    kvRow->addWidget(new QLabel(tr("K"), body));
+    kvRow->addWidget(m_typeK);
+    kvRow->addWidget(new QLabel(tr("V"), body));
+    kvRow->addWidget(m_typeV);
+    grid->addWidget(new QLabel(tr("KV cache"), body), row, 0);
+    grid->addLayout(kvRow, row, 1, 1, 2);
+    grid->addWidget(m_lockKv, row, 3);
+    ++row;
+    m_kvWarning = new QLabel(tr("q4_0 for K lowers answer quality noticeably; prefer q8_0."), body);
+    m_kvWarning->setObjectName(QStringLiteral("kvWarning"));
+    m_kvWarning->setWordWrap(true);
+    m_kvWarning->setStyleSheet(QStringLiteral("color: #b45309;"));
+    grid->addWidget(m_kvWarning, row++, 1, 1, 3);
+
+    m_flash = combo(body, QStringLiteral("flashAttention"), {tr("auto"), tr("on"), tr("off")});
+    grid->addWidget(new QLabel(tr("Flash attention"), body), row, 0);
+    grid->addWidget(m_flash, row++, 1, 1, 2);
+    m_threads = new QSpinBox(body);
+    m_threads->setObjectName(QStringLiteral("threads"));
+    m_threads->setRange(0, 256);
+    m_threads->setSpecialValueText(tr("auto (physical cores)"));
+    grid->addWidget(new QLabel(tr("Threads"), body), row, 0);
+    grid->addWidget(m_threads, row++, 1, 1, 2);
+    m_batch = combo(body, QStringLiteral("batchSize"), {"256", "512", "1024", "2048", "4096"});
+    m_ubatch = combo(body, QStringLiteral("ubatchSize"), {"64", "128", "256", "512", "1024", "2048"});
+    auto *batchRow = new QHBoxLayout;
+    batchRow->addWidget(m_batch);
+    batchRow->addWidget(new QLabel(tr("micro-batch"), body));
+    batchRow->addWidget(m_ubatch);
+    grid->addWidget(new QLabel(tr("Batch"), body), row, 0);
+    grid->addLayout(batchRow, row++, 1, 1, 2);
+    m_loadMode = combo(body, QStringLiteral("loadMode"), {tr("mmap"), tr("no mmap"), tr("mlock")});
+    m_loadMode->setToolTip(tr("mmap maps the file (its pages count as RAM); no mmap reads it into memory; "
+                              "mlock keeps it from being swapped out."));
+    grid->addWidget(new QLabel(tr("Loading"), body), row, 0);
+    grid->addWidget(m_loadMode, row++, 1, 1, 2);
+    grid->setColumnStretch(1, 1);
+    outer->addLayout(grid);
+
+    m_gaugeBox = new QVBoxLayout;
+    outer->addLayout(m_gaugeBox);
+    auto *legend = new QLabel(body);
+    legend->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp; <span style='color:%3'>■</span> %4 &nbsp; "
+                                   "<span style='color:%5'>■</span> %6 &nbsp; <span style='color:%7'>■</span> %8")
+                        .arg(GaugeBar::colorDense().name(), tr("weights"), GaugeBar::colorExperts().name(),
+                             tr("experts"), GaugeBar::colorKv().name(), tr("KV cache"),
+                             GaugeBar::colorCompute().name(), tr("compute")));
+    outer->addWidget(legend);
+
+    m_explanation = new QLabel(body);
+    m_explanation->setObjectName(QStringLiteral("fitExplanation"));
+    m_explanation->setWordWrap(true);
+    outer->addWidget(m_explanation);
+
+    auto *buttons = new QHBoxLayout;
+    m_fitButton = new QPushButton(tr("Auto-fit"), body);
+    m_fitButton->setObjectName(QStringLiteral("autoFitButton"));
+    m_loadButton = new QPushButton(tr("Load"), body);
+    m_loadButton->setObjectName(QStringLiteral("loadButton"));
+    auto *copy = new QPushButton(tr("Copy as llama-server command"), body);
+    copy->setObjectName(QStringLiteral("copyCommandButton"));
+    buttons->addWidget(m_fitButton);
+    buttons->addWidget(m_loadButton);
+    outer->addLayout(buttons);
+    outer->addWidget(copy);
+    outer->addStretch(1);
+    scroll->setWidget(body);
+    setWidget(scroll);
+
+    connect(m_fitButton, &QPushButton::clicked, this, &OffloadPanel::autoFit);
+    connect(m_loadButton, &QPushButton::clicked, this, &OffloadPanel::loadOrReload);
+    connect(copy, &QPushButton::clicked, this, &OffloadPanel::copyCommand);
+    for (QSlider *s : {m_gpuLayers, m_cpuMoe, m_context})
+        connect(s, &QSlider::valueChanged, this, &OffloadPanel::settingsEdited);
+    for (QComboBox *c : {m_typeK, m_typeV, m_flash, m_batch, m_ubatch, m_loadMode})
+        connect(c, &QComboBox::currentIndexChanged, this, &OffloadPanel::settingsEdited);
+    for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
+        connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
+    connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
+    connect(m_target, &QComboBox::currentIndexChanged, this, &OffloadPanel::replan);
+    connect(m_vramBudget, &QSpinBox::valueChanged, this, &OffloadPanel::replan);
+}
+
+void OffloadPanel::setHardwareForTesting(const HardwareInfo &hw)
+{
+    m_hw = hw;
+    m_fixedHardware = true;
+    rebuildTargets();
+    replan();
+}
+
+void OffloadPanel::showEvent(QShowEvent *event)
+{
+    QDockWidget::showEvent(event);
+    refreshHardware();
+    m_refresh->start();
+}
+
+void OffloadPanel::hideEvent(QHideEvent *event)
+{
+    m_refresh->stop();
+    QDockWidget::hideEvent(event);
+}
+
+void OffloadPanel::refreshHardware()
+{
+    if (!m_fixedHardware)
+        m_hw = probeHardware();
+    updateLabels();
+    if (m_target->currentIndex() == 0)
+        replan();
+}
+
+void OffloadPanel::rebuildTargets()
+{
+    const QSignalBlocker block(m_target);
+    const int current = m_target->currentIndex();
+    m_target->clear();
+    m_target->addItem(tr("This computer"));
+    for (const auto &p : builtinProfiles())
+        m_target->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
+    m_target->setCurrentIndex(std::max(0, current));
+}
+
+PlanTarget OffloadPanel::currentTarget() const
+{
+    if (m_target->currentIndex() > 0) {
+        if (const HardwareProfile *p = findProfile(m_target->currentData().toString().toStdString()))
+            return targetFromProfile(*p);
+    }
+    PlanTarget t = targetFromHardware(m_hw, quint64(m_vramBudget->value()) * MiB);
+    t.name = tr("this computer").toStdString();
+    return t;
+}
+
+uint32_t OffloadPanel::contextAt(int position) const
+{
+    return m_contextStops.isEmpty() ? 4096 : m_contextStops.value(std::clamp(position, 0, int(m_contextStops.size()) - 1));
+}
+
+int OffloadPanel::positionOfContext(uint32_t ctx) const
+{
+    for (int i = 0; i < m_contextStops.size(); ++i)
+        if (m_contextStops[i] >= ctx)
+            return i;
+    return int(m_contextStops.size()) - 1;
+}
+
+void OffloadPanel::setModelPath(const QString &path)
+{
+    if (path == m_path && m_info)
+        return;
+    m_path = path;
+    m_hasMeasured = false;
+    m_lastFit.reset();
+    auto info = inspectModel(path.toStdString());
+    m_info.reset();
+    if (info)
+        m_info = std::move(*info);
+    // Slider ranges follow the model: 0..layers+1 GPU layers, 0..layers expert layers, and a
+    // log-scale context from 512 to the trained length with stops at each power of two.
+    const int layers = m_info ? int(m_info->layerCount) : 0;
+    {
+        const QSignalBlocker blockA(m_gpuLayers), blockB(m_cpuMoe), blockC(m_context);
+        m_gpuLayers->setRange(0, layers + 1);
+        m_cpuMoe->setRange(0, layers);
+        m_contextStops.clear();
+        const uint32_t trained = m_info && m_info->contextLength ? m_info->contextLength : 131072;
+        for (uint32_t c = 512; c < trained; c *= 2)
+            m_contextStops << c;
+        m_contextStops << trained;
+        m_context->setRange(0, int(m_contextStops.size()) - 1);
+        m_context->setPageStep(1);
+    }
+    for (QWidget *w : m_moeRow)
+        w->setVisible(m_info && m_info->isMoe());
+    ModelSettings s = m_controller->modelSettings();
+    ModelSettingsStore::load(path, s);
+    toWidgets(s);
+    updateLabels();
+}
+
+ModelSettings OffloadPanel::fromWidgets() const
+{
+    ModelSettings s = m_controller->modelSettings();
+    const int layers = m_info ? int(m_info->layerCount) : 0;
+    s.load.gpuLayers = m_gpuLayers->value() >= layers + 1 ? -1 : m_gpuLayers->value();
+    s.load.cpuMoeLayers = m_info && m_info->isMoe() ? m_cpuMoe->value() : 0;
+    s.load.loadMode = LoadMode(m_loadMode->currentIndex());
+    s.context.contextSize = contextAt(m_context->value());
+    s.context.typeK = m_typeK->currentText().toStdString();
+    s.context.typeV = m_typeV->currentText().toStdString();
+    s.context.flashAttention = FlashAttention(m_flash->currentIndex());
+    s.context.threads = m_threads->value();
+    s.context.batchSize = m_batch->currentText().toUInt();
+    s.context.ubatchSize = m_ubatch->currentText().toUInt();
+    s.locks = {m_lockGpuLayers->isChecked(), m_lockCpuMoe->isChecked(), m_lockContext->isChecked(),
+               m_lockKv->isChecked()};
+    return s;
+}
+
+void OffloadPanel::toWidgets(const ModelSettings &s)
+{
+    m_updating = true;
+    const int layers = m_info ? int(m_info->layerCount) : 0;
+    m_gpuLayers->setValue(s.load.gpuLayers < 0 ? layers + 1 : s.load.gpuLayers);
+    m_cpuMoe->setValue(s.load.cpuMoeLayers);
+    m_context->setValue(positionOfContext(s.context.contextSize ? s.context.contextSize : 4096));
+    m_typeK->setCurrentText(QString::fromStdString(s.context.typeK));
+    m_typeV->setCurrentText(QString::fromStdString(s.context.typeV));
+    m_flash->setCurrentIndex(int(s.context.flashAttention));
+    m_threads->setValue(s.context.threads);
+    m_batch->setCurrentText(QString::number(s.context.batchSize));
+    m_ubatch->setCurrentText(QString::number(s.context.ubatchSize));
+    m_loadMode->setCurrentIndex(int(s.load.loadMode));
+    m_lockGpuLayers->setChecked(s.locks.gpuLayers);
+    m_lockCpuMoe->setChecked(s.locks.cpuMoeLayers);
+    m_lockContext->setChecked(s.locks.contextSize);
+    m_lockKv->setChecked(s.locks.kvType);
+    m_updating = false;
+    replan();
+}
+
+void OffloadPanel::settingsEdited()
+{
+    if (m_updating)
+        return;
+    m_lastFit.reset();
+    // Settings of the loaded model go to the controller (and are remembered for that file);
+    // for another model they are remembered for that file only.
+    const ModelSettings s = fromWidgets();
+    m_updating = true;
+    if (m_controller->model().path == m_path)
+        m_controller->setModelSettings(s);
+    else if (!m_path.isEmpty())
+        ModelSettingsStore::save(m_path, s);
+    m_updating = false;
+    replan();
+}
+
+void OffloadPanel::replan()
+{
+    if (m_updating)
+        return;
+    const ModelSettings s = fromWidgets();
+    m_gpuLayersValue->setText(QStringLiteral("%1/%2").arg(m_gpuLayers->value()).arg(m_gpuLayers->maximum()));
+    m_cpuMoeValue->setText(QString::number(m_cpuMoe->value()));
+    m_contextValue->setText(contextText(s.context.contextSize));
+    m_kvWarning->setVisible(s.context.typeK == "q4_0");
+    if (m_info) {
+        PlanSettings ps{s.load, s.context, 1};
+        m_plan = analyticPlan(*m_info, ps, currentTarget());
+    } else {
+        m_plan = MemoryPlan{};
+    }
+    updateGauges();
+    m_explanation->setText(explanation());
+    m_loadButton->setText(m_controller->hasModel() && m_controller->model().path == m_path ? tr("Reload") : tr("Load"));
+    m_loadButton->setEnabled(m_info.has_value());
+    m_fitButton->setEnabled(m_info.has_value());
+}
+
+void OffloadPanel::updateGauges()
+{
+    const int needed = int(m_plan.gpus.size()) + 1;
+    while (m_gauges.size() < needed) {
+        auto *g = new GaugeBar(this);
+        g->setObjectName(QStringLiteral("gauge%1").arg(m_gauges.size()));
+        m_gaugeBox->addWidget(g);
+        m_gauges << g;
+    }
+    while (m_gauges.size() > needed)
+        delete m_gauges.takeLast();
+    auto segments = [](const MemoryUse &u) {
+        return QList<GaugeBar::Segment>{{tr("weights"), u.weightsDense, GaugeBar::colorDense()},
+                                        {tr("experts"), u.weightsExperts, GaugeBar::colorExperts()},
+                                        {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
+                                        {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()}};
+    };
+    for (size_t i = 0; i < m_plan.gpus.size(); ++i) {
+        const DevicePlan &d = m_plan.gpus[i];
+        const QString title = QStringLiteral("%1 · %2").arg(QString::fromStdString(d.name),
+                                                            QString::fromStdString(d.description));
+        m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
+        m_gauges[int(i)]->setMeasured(m_hasMeasured && i < m_measured.gpus.size() ? m_measured.gpus[i].use.total() : 0);
+    }
+    GaugeBar *ram = m_gauges.last();
+    ram->setData(tr("RAM"), segments(m_plan.ram.use), m_plan.ram.available, m_plan.ram.capacity);
+    ram->setMeasured(m_hasMeasured ? m_measured.ram.use.total() : 0);
+}
+
+QString OffloadPanel::explanation() const
+{
+    if (!m_info)
+        return m_path.isEmpty() ? tr("Open or pick a model to see what fits.") : tr("This file cannot be read.");
+    if (m_lastFit) {
+        const FitResult &f = *m_lastFit;
+        const QString kv = QString::fromStdString(f.settings.context.typeK);
+        const QString ctx = contextText(f.settings.context.contextSize);
+        switch (f.outcome) {
+        case FitOutcome::AllOnGpu:
+            return tr("Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.")
+                .arg(f.plan.gpuLayers).arg(ctx, kv);
+        case FitOutcome::ExpertsOnCpu:
+            return tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
+                      "with a %4 KV cache fits.")
+                .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv);
+        case FitOutcome::LayersOnCpu:
+            return tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
+                .arg(f.plan.gpuLayers).arg(m_info->layerCount + 1).arg(ctx, kv);
+        case FitOutcome::CpuOnly:
+            return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
+        case FitOutcome::BlockedByLock: {
+            QString lock;
+            switch (f.blockingLock) {
+            case FitLock::GpuLayers: lock = tr("GPU layers"); break;
+            case FitLock::CpuMoeLayers: lock = tr("Experts on CPU"); break;
+            case FitLock::ContextSize: lock = tr("Context"); break;
+            case FitLock::KvType: lock = tr("KV cache"); break;
+            case FitLock::None: break;
+            }
+            return tr("Nothing fits while \"%1\" is locked. Unlock it and run Auto-fit again.").arg(lock);
+        }
+        case FitOutcome::DoesNotFit:
+            return tr("This model does not fit in %1, not even with everything in RAM.")
+                .arg(QString::fromStdString(currentTarget().name));
+        }
+    }
+    for (const auto &g : m_plan.gpus)
+        if (!g.fits())
+            return tr("Too much for %1: move layers or experts to the CPU, or press Auto-fit.")
+                .arg(QString::fromStdString(g.description));
+    if (!m_plan.ram.fits())
+        return tr("Not enough RAM for this plan: try a smaller context or put more on the GPU.");
+    if (m_plan.gpus.empty())
+        return tr("Runs on the CPU: %1 of RAM.").arg(bytesText(m_plan.ram.use.total()));
+    return tr("Fits: %1 on the GPU, %2 in RAM.")
+        .arg(bytesText(m_plan.gpus[0].use.total()), bytesText(m_plan.ram.use.total()));
+}
+
+void OffloadPanel::updateLabels()
+{
+    if (m_info) {
+        const auto &m = *m_info;
+        QString text = QStringLiteral("<b>%1</b><br>%2 · %3 · %4 · %5")
+                           .arg(QString::fromStdString(m.name.empty() ? QFileInfo(m_path).fileName().toStdString()
+                                                                      : m.name)
+                                    .toHtmlEscaped(),
+                                QString::fromStdString(m.architecture), QString::fromStdString(m.fileTypeName),
+                                bytesText(m.fileSize), tr("%n layer(s)", "", int(m.layerCount)));
+        if (m.isMoe())
+            text += QStringLiteral(" · ") + tr("%1 experts, %2 active").arg(m.expertCount).arg(m.expertUsedCount);
+        m_modelLabel->setText(text);
+    } else {
+        m_modelLabel->setText(tr("No model selected."));
+    }
+    QStringList hw;
+    for (const auto &g : m_hw.gpus)
+        hw << tr("%1: %2 free of %3")
+                  .arg(QString::fromStdString(g.description), bytesText(g.freeBytes), bytesText(g.totalBytes));
+    hw << tr("RAM: %1 available of %2 · %n physical core(s)", "", m_hw.physicalCores)
+              .arg(bytesText(m_hw.ramAvailableBytes), bytesText(m_hw.ramTotalBytes));
+    if (m_hw.gpus.empty())
+        hw << tr("No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), "
+                 "or no supported GPU was found.");
+    m_hardwareLabel->setText(hw.join(QStringLiteral("<br>")));
+}
+
+void OffloadPanel::autoFit()
+{
+    if (!m_info)
+        return;
+    const ModelSettings s = fromWidgets();
+    FitRequest r;
+    r.settings = PlanSettings{s.load, s.context, 1};
+    r.locks = s.locks;
+    r.marginBytes = quint64(m_margin->value()) * MiB;
+    if (!s.locks.contextSize)
+        r.wantedContext = std::min<uint32_t>(m_info->contextLength ? m_info->contextLength : 32768, 32768);
+    const FitResult f = shoehorn::autoFit(*m_info, r, currentTarget());
+    ModelSettings out = s;
+    if (f.ok()) {
+        out.load = f.settings.load;
+        out.context = f.settings.context;
+        toWidgets(out);
+        settingsEdited();
+    }
+    m_lastFit = f;
+    m_explanation->setText(explanation());
+}
+
+void OffloadPanel::loadOrReload()
+{
+    if (m_path.isEmpty())
+        return;
+    settingsEdited();
+    if (m_controller->hasModel() && m_controller->model().path == m_path)
+        m_controller->reload();
+    else
+        m_controller->openModel(m_path);
+}
+
+QString OffloadPanel::llamaServerCommand() const
+{
+    const ModelSettings s = fromWidgets();
+    QStringList a{QStringLiteral("llama-server"), QStringLiteral("-m"),
+                  m_path.contains(QLatin1Char(' ')) ? QLatin1Char('"') + m_path + QLatin1Char('"') : m_path};
+    a << QStringLiteral("-ngl") << (s.load.gpuLayers < 0 ? QStringLiteral("99") : QString::number(s.load.gpuLayers));
+    if (s.load.cpuMoeLayers > 0)
+        a << QStringLiteral("--n-cpu-moe") << QString::number(s.load.cpuMoeLayers);
+    a << QStringLiteral("-c") << QString::number(s.context.contextSize);
+    a << QStringLiteral("-ctk") << QString::fromStdString(s.context.typeK) << QStringLiteral("-ctv")
+      << QString::fromStdString(s.context.typeV);
+    a << QStringLiteral("-fa") << QString::fromLatin1(flashAttentionName(s.context.flashAttention));
+    if (s.context.threads > 0)
+        a << QStringLiteral("-t") << QString::number(s.context.threads);
+    a << QStringLiteral("-b") << QString::number(s.context.batchSize) << QStringLiteral("-ub")
+      << QString::number(s.context.ubatchSize);
+    if (s.load.loadMode == LoadMode::NoMmap)
+        a << QStringLiteral("--no-mmap");
+    else if (s.load.loadMode == LoadMode::Mlock)
+        a << QStringLiteral("--mlock");
+    const auto &sm = s.generation.sampling;
+    a << QStringLiteral("--temp") << QString::number(double(sm.temperature)) << QStringLiteral("--top-k")
+      << QString::number(sm.topK) << QStringLiteral("--top-p") << QString::number(double(sm.topP))
+      << QStringLiteral("--min-p") << QString::number(double(sm.minP));
+    if (sm.presencePenalty != 0.0f)
+        a << QStringLiteral("--presence-penalty") << QString::number(double(sm.presencePenalty));
+    return a.join(QLatin1Char(' '));
+}
+
+void OffloadPanel::copyCommand()
+{
+    QApplication::clipboard()->setText(llamaServerCommand());
+}
+
+void OffloadPanel::onModelLoaded(const ModelSummary &summary)
+{
+    const bool same = summary.path == m_path && m_info.has_value();
+    if (!same)
+        setModelPath(summary.path);
+    toWidgets(m_controller->modelSettings());
+    // After loading, the gauges also show what llama.cpp really allocated.
+    m_measured = summary.measured;
+    m_hasMeasured = true;
+    updateGauges();
+    replan();
+}
