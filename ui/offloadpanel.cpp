@@ -3,11 +3,16 @@
 #include "chatcontroller.h"
 #include "gaugebar.h"
 #include "planner.h"
+#include "profilestore.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -84,7 +89,14 @@ void OffloadPanel::buildUi()
     auto *targetForm = new QFormLayout;
     m_target = new QComboBox(body);
     m_target->setObjectName(QStringLiteral("planFor"));
-    targetForm->addRow(tr("Plan for"), m_target);
+    auto *addProfile = new QPushButton(tr("Add…"), body);
+    addProfile->setObjectName(QStringLiteral("addProfileButton"));
+    addProfile->setToolTip(tr("Add a what-if machine: a card and RAM size to plan for."));
+    connect(addProfile, &QPushButton::clicked, this, &OffloadPanel::addProfileDialog);
+    auto *targetRow = new QHBoxLayout;
+    targetRow->addWidget(m_target, 1);
+    targetRow->addWidget(addProfile);
+    targetForm->addRow(tr("Plan for"), targetRow);
     m_vramBudget = new QSpinBox(body);
     m_vramBudget->setObjectName(QStringLiteral("vramBudget"));
     m_vramBudget->setRange(0, 1024 * 1024);
@@ -258,14 +270,66 @@ void OffloadPanel::rebuildTargets()
     m_target->addItem(tr("This computer"));
     for (const auto &p : builtinProfiles())
         m_target->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
-    m_target->setCurrentIndex(std::max(0, current));
+    for (const auto &p : ProfileStore::customProfiles())
+        m_target->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
+    m_target->setCurrentIndex(std::max(0, std::min(current, m_target->count() - 1)));
+}
+
+void OffloadPanel::addCustomProfile(const HardwareProfile &profile)
+{
+    const std::string id = ProfileStore::add(profile);
+    rebuildTargets();
+    m_target->setCurrentIndex(m_target->findData(QString::fromStdString(id)));
+}
+
+void OffloadPanel::addProfileDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Add a machine to plan for"));
+    auto *form = new QFormLayout(&dialog);
+    auto *name = new QLineEdit(tr("My PC"), &dialog);
+    auto *vram = new QDoubleSpinBox(&dialog);
+    vram->setRange(0, 512);
+    vram->setValue(8);
+    vram->setSuffix(tr(" GB"));
+    auto *ram = new QDoubleSpinBox(&dialog);
+    ram->setRange(1, 4096);
+    ram->setValue(32);
+    ram->setSuffix(tr(" GB"));
+    auto *cores = new QSpinBox(&dialog);
+    cores->setRange(1, 256);
+    cores->setValue(8);
+    form->addRow(tr("Name"), name);
+    form->addRow(tr("GPU memory"), vram);
+    form->addRow(tr("RAM"), ram);
+    form->addRow(tr("Physical cores"), cores);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    HardwareProfile p;
+    p.name = name->text().trimmed().toStdString();
+    if (p.name.empty())
+        p.name = tr("Custom").toStdString();
+    p.gpuName = p.name;
+    p.vramBytes = quint64(vram->value() * double(GiB));
+    p.ramBytes = quint64(ram->value() * double(GiB));
+    p.physicalCores = cores->value();
+    addCustomProfile(p);
 }
 
 PlanTarget OffloadPanel::currentTarget() const
 {
     if (m_target->currentIndex() > 0) {
-        if (const HardwareProfile *p = findProfile(m_target->currentData().toString().toStdString()))
-            return targetFromProfile(*p);
+        const auto custom = ProfileStore::customProfiles();
+        if (const HardwareProfile *p = findProfile(m_target->currentData().toString().toStdString(), custom)) {
+            PlanTarget t = targetFromProfile(*p);
+            if (p->vramBytes == 0)
+                t.gpus.clear(); // a machine without a GPU
+            return t;
+        }
     }
     PlanTarget t = targetFromHardware(m_hw, quint64(m_vramBudget->value()) * MiB);
     t.name = tr("this computer").toStdString();

@@ -37,9 +37,12 @@ public:
     QString llamaServerCommand() const;
     // Test seam: plan for a fixed machine instead of probing this one.
     void setHardwareForTesting(const shoehorn::HardwareInfo &hw);
+    // Adds a what-if machine to "Plan for" (and remembers it) and selects it.
+    void addCustomProfile(const shoehorn::HardwareProfile &profile);
 
 public slots:
     void autoFit();
+    void addProfileDialog();
     void loadOrReload();
     void copyCommand();
 

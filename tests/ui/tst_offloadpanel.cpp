@@ -38,6 +38,7 @@ private slots:
     void copiesLlamaServerCommand();
     void settingsRememberedPerModel();
     void measuredAfterLoad();
+    void customProfile();
 };
 
 void TestOffloadPanel::init()
@@ -171,6 +172,29 @@ void TestOffloadPanel::measuredAfterLoad()
           100.0 * std::abs(planned - measured) / measured);
     QVERIFY(std::abs(planned - measured) / measured <= 0.03);
     QCOMPARE(panel.findChild<QPushButton *>("loadButton")->text(), QString("Reload"));
+}
+
+void TestOffloadPanel::customProfile()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    HardwareProfile p;
+    p.name = "RTX 5060 Ti 16 GB + 64 GB";
+    p.gpuName = "RTX 5060 Ti";
+    p.vramBytes = 16 * GiB;
+    p.ramBytes = 64 * GiB;
+    panel.addCustomProfile(p);
+    auto *target = panel.findChild<QComboBox *>("planFor");
+    QCOMPARE(target->currentText(), QString("RTX 5060 Ti 16 GB + 64 GB"));
+    QCOMPARE(panel.plan().gpus.size(), size_t(1));
+    QCOMPARE(panel.plan().gpus[0].capacity, 16 * GiB);
+    panel.autoFit();
+    const int sixteen = panel.plan().cpuMoeLayers;
+    QVERIFY(sixteen > 0 && sixteen < 25); // between the 12 GB and 24 GB cards
+    // Remembered: a new panel offers it too.
+    OffloadPanel again(&c);
+    QVERIFY(again.findChild<QComboBox *>("planFor")->findText("RTX 5060 Ti 16 GB + 64 GB") > 0);
 }
 
 QTEST_MAIN(TestOffloadPanel)
