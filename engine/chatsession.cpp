@@ -87,6 +87,8 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
     cp.n_batch = std::max<uint32_t>(settings.batchSize, 1);
     cp.n_ubatch = std::clamp<uint32_t>(settings.ubatchSize, 1, cp.n_batch);
     cp.n_seq_max = 1;
+    // Like llama-server: a sliding-window cache sized to the window, not the whole context.
+    cp.swa_full = false;
     const int threads = settings.threads > 0 ? settings.threads : physicalCoreCount();
     cp.n_threads = threads;
     cp.n_threads_batch = settings.threadsBatch > 0 ? settings.threadsBatch : threads;

@@ -290,7 +290,11 @@ Result<ModelInfo> inspectModel(const std::string &path)
                     break;
                 default:
                     l.attentionBytes += ti.bytes;
-                    if (ti.name.find(".attn_k") != std::string::npos || ti.name.find(".attn_qkv") != std::string::npos)
+                    // attn_k (or a fused attn_qkv) marks a layer with a KV cache. Hybrid models
+                    // also fuse q/k/v into attn_qkv in their recurrent layers: see below.
+                    if (ti.name.find(".attn_k.") != std::string::npos)
+                        l.hasAttention = l.hasSeparateK = true;
+                    else if (ti.name.find(".attn_qkv.") != std::string::npos)
                         l.hasAttention = true;
                     break;
                 }
@@ -306,6 +310,10 @@ Result<ModelInfo> inspectModel(const std::string &path)
     }
     if (info.tensors.empty())
         return Error{ErrorCode::Corrupt, "the file has no tensors"};
+    // A recurrent (linear-attention) layer keeps state, not a KV cache, even with attn_qkv.
+    for (auto &l : info.layers)
+        if (l.hasRecurrent && !l.hasSeparateK)
+            l.hasAttention = false;
 
     if (info.slidingWindow > 0 && info.slidingWindowPattern > 1) {
         for (auto &l : info.layers)

@@ -38,6 +38,7 @@ struct LayerInfo {
     uint64_t expertBytes = 0;
     bool hasAttention = false;
     bool hasRecurrent = false;
+    bool hasSeparateK = false;    // attn_k tensor of its own
     bool slidingWindow = false;   // attention limited to the sliding window
     uint64_t totalBytes() const { return attentionBytes + recurrentBytes + denseFfnBytes + expertBytes; }
 };

@@ -178,8 +178,9 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
         }
         (ti.role == TensorRole::Expert ? dev(d).use.weightsExperts : dev(d).use.weightsDense) += ti.bytes;
     }
-    // Tied embeddings: the output layer uses a second copy of token_embd where it runs.
-    if (!hasOutput && p.deviceOf(nLayer) >= 0)
+    // Tied embeddings: the output layer gets its own copy of token_embd on its device (on
+    // the CPU too, where the matmul copy is repacked apart from the row-lookup one).
+    if (!hasOutput)
         dev(p.deviceOf(nLayer)).use.weightsDense += embd;
     for (int il = 0; il < nLayer; ++il)
         ++dev(p.deviceOf(il)).layers;
@@ -260,6 +261,7 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
     cp.n_batch = s.context.batchSize;
     cp.n_ubatch = std::min(s.context.ubatchSize, s.context.batchSize);
     cp.n_seq_max = static_cast<uint32_t>(std::max(1, s.parallel));
+    cp.swa_full = false; // as ChatSession and llama-server use it
     cp.type_k = cacheType(s.context.typeK);
     cp.type_v = cacheType(s.context.typeV);
     cp.flash_attn_type = s.context.flashAttention == FlashAttention::On    ? LLAMA_FLASH_ATTN_TYPE_ENABLED

@@ -33,4 +33,6 @@ QString TestFixtures::tinyMoe() { return make("tiny-qwen3moe", "tiny-moe.gguf");
 QString TestFixtures::tinyThinking() { return make("tiny-thinking", "tiny-thinking.gguf"); }
 QString TestFixtures::qwen3_30b() { return make("qwen3-30b-a3b", "qwen3-30b-a3b.gguf"); }
 QString TestFixtures::llama3_8b() { return make("llama3-8b", "llama3-8b.gguf"); }
+QString TestFixtures::qwen35_35b() { return make("qwen35-35b-a3b", "qwen35-35b-a3b.gguf"); }
+QString TestFixtures::gemma3_12b() { return make("gemma3-12b", "gemma3-12b.gguf"); }
 QString TestFixtures::splitMoe() { return make("tiny-qwen3moe", "split-moe.gguf", 3); }

@@ -13,6 +13,8 @@ public:
     QString tinyThinking();   // template opens <think> unless enable_thinking=false
     QString qwen3_30b();      // full-shape sparse file (~18.5 GB apparent, a few MB on disk)
     QString llama3_8b();      // full-shape sparse dense model
+    QString qwen35_35b();     // full-shape sparse hybrid (attention + gated delta net) MoE
+    QString gemma3_12b();     // full-shape sparse sliding-window model with tied output
     QString splitMoe();       // tiny MoE in 3 parts; returns the first part
     QString dir() const { return m_dir.path(); }
 

@@ -24,6 +24,7 @@ private slots:
     void tinyFixtures_data();
     void tinyFixtures();
     void fullShapeQwen3_30b();
+    void hybridAndSlidingWindow();
     void splitModel();
     void missingSplitPart();
     void malformed_data();
@@ -111,6 +112,37 @@ void TestModelInfo::fullShapeQwen3_30b()
     QVERIFY(r->parameterCount > 30'000'000'000ull && r->parameterCount < 31'000'000'000ull);
     QVERIFY(r->expertBytes() > r->denseBytes() * 10);
     QVERIFY(ms < 1000);
+}
+
+void TestModelInfo::hybridAndSlidingWindow()
+{
+    auto q = inspectModel(TestFixtures::instance().qwen35_35b().toStdString());
+    QVERIFY(q.ok());
+    QVERIFY(q->isHybrid());
+    int attention = 0, recurrent = 0;
+    for (const auto &l : q->layers) {
+        attention += l.hasAttention;
+        recurrent += l.hasRecurrent;
+        QVERIFY(l.hasAttention != l.hasRecurrent);
+        QCOMPARE(l.hasAttention, (l.index + 1) % 4 == 0); // full attention every 4th layer
+    }
+    QCOMPARE(attention, 10);
+    QCOMPARE(recurrent, 30);
+    QCOMPARE(q->fullAttentionInterval, 4u);
+    QCOMPARE(q->ssmStateSize, 128u);
+    auto g = inspectModel(TestFixtures::instance().gemma3_12b().toStdString());
+    QVERIFY(g.ok());
+    QCOMPARE(g->slidingWindow, 1024u);
+    QCOMPARE(g->slidingWindowPattern, 6u);
+    int swa = 0;
+    for (const auto &l : g->layers)
+        swa += l.slidingWindow;
+    QCOMPARE(swa, 40);
+    // Tied output: no output.weight, only output_norm counts as output.
+    QVERIFY(std::none_of(g->tensors.begin(), g->tensors.end(),
+                         [](const TensorInfo &t) { return t.name == "output.weight"; }));
+    QCOMPARE(g->outputBytes, uint64_t(3840 * 4));
+    QVERIFY(g->embeddingBytes > 0);
 }
 
 void TestModelInfo::splitModel()

@@ -54,7 +54,9 @@ void TestPlanner::accuracyTable()
     const QList<Case> models = {{"tiny llama", TestFixtures::instance().tinyLlama()},
                                 {"tiny qwen3moe", TestFixtures::instance().tinyMoe()},
                                 {"Llama-3.1-8B shape", TestFixtures::instance().llama3_8b()},
-                                {"Qwen3-30B-A3B shape", TestFixtures::instance().qwen3_30b()}};
+                                {"Qwen3-30B-A3B shape", TestFixtures::instance().qwen3_30b()},
+                                {"Qwen3.5-35B-A3B hybrid", TestFixtures::instance().qwen35_35b()},
+                                {"Gemma-3-12B SWA", TestFixtures::instance().gemma3_12b()}};
     struct Setting {
         const char *name;
         PlanSettings s;

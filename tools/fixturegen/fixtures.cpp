@@ -111,9 +111,11 @@ ggml_type typeFor(const Spec &s, const std::string &name, uint32_t layer, int64_
     if (s.quant == "f16")
         return GGML_TYPE_F16;
     if (s.quant == "q8_0")
-        return ne0 % 32 == 0 ? GGML_TYPE_Q8_0 : GGML_TYPE_F16;
+        return ne0 % 32 == 0 ? GGML_TYPE_Q8_0 : GGML_TYPE_F32;
     // q4_k_m, following llama.cpp's mix: Q6_K for the output and for attn_v / ffn_down of the
     // layers that get more bits, Q4_K elsewhere.
+    if (ne0 % 32 != 0)
+        return GGML_TYPE_F32;
     if (ne0 % 256 != 0)
         return GGML_TYPE_Q8_0;
     if (name == "output.weight")
@@ -139,31 +141,65 @@ struct TensorDef {
     uint32_t layer;
 };
 
+bool isRecurrentLayer(const Spec &s, uint32_t il)
+{
+    return s.arch == "qwen35moe" && (il + 1) % s.fullAttentionInterval != 0;
+}
+
 std::vector<TensorDef> tensorDefs(const Spec &s, uint32_t nVocab)
 {
     std::vector<TensorDef> d;
     const int64_t E = s.embd, Q = int64_t(s.headDim) * s.heads, KV = int64_t(s.headDim) * s.headsKv;
     d.push_back({"token_embd.weight", {E, nVocab, 1}, 2, 0});
     d.push_back({"output_norm.weight", {E, 1, 1}, 1, 0});
-    d.push_back({"output.weight", {E, nVocab, 1}, 2, s.layers});
+    if (s.arch != "gemma3") // gemma3 ties the output to the embeddings
+        d.push_back({"output.weight", {E, nVocab, 1}, 2, s.layers});
     for (uint32_t i = 0; i < s.layers; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         d.push_back({b + "attn_norm.weight", {E, 1, 1}, 1, i});
-        d.push_back({b + "attn_q.weight", {E, Q, 1}, 2, i});
-        d.push_back({b + "attn_k.weight", {E, KV, 1}, 2, i});
-        d.push_back({b + "attn_v.weight", {E, KV, 1}, 2, i});
-        d.push_back({b + "attn_output.weight", {Q, E, 1}, 2, i});
-        if (s.arch == "qwen3moe") {
-            d.push_back({b + "attn_q_norm.weight", {int64_t(s.headDim), 1, 1}, 1, i});
-            d.push_back({b + "attn_k_norm.weight", {int64_t(s.headDim), 1, 1}, 1, i});
+        if (isRecurrentLayer(s, i)) {
+            // Gated delta net (qwen35moe's linear-attention layers).
+            const int64_t keyDim = int64_t(s.ssmStateSize) * s.ssmGroupCount;
+            const int64_t valueDim = int64_t(s.ssmStateSize) * s.ssmTimeStepRank;
+            d.push_back({b + "attn_qkv.weight", {E, keyDim * 2 + valueDim, 1}, 2, i});
+            d.push_back({b + "attn_gate.weight", {E, valueDim, 1}, 2, i});
+            d.push_back({b + "ssm_conv1d.weight", {int64_t(s.ssmConvKernel), keyDim * 2 + valueDim, 1}, 2, i});
+            d.push_back({b + "ssm_dt.bias", {int64_t(s.ssmTimeStepRank), 1, 1}, 1, i});
+            d.push_back({b + "ssm_a", {int64_t(s.ssmTimeStepRank), 1, 1}, 1, i});
+            d.push_back({b + "ssm_beta.weight", {E, int64_t(s.ssmTimeStepRank), 1}, 2, i});
+            d.push_back({b + "ssm_alpha.weight", {E, int64_t(s.ssmTimeStepRank), 1}, 2, i});
+            d.push_back({b + "ssm_norm.weight", {int64_t(s.ssmStateSize), 1, 1}, 1, i});
+            d.push_back({b + "ssm_out.weight", {valueDim, E, 1}, 2, i});
+        } else {
+            // qwen35moe's full-attention layers project a gate along with q.
+            d.push_back({b + "attn_q.weight", {E, s.arch == "qwen35moe" ? Q * 2 : Q, 1}, 2, i});
+            d.push_back({b + "attn_k.weight", {E, KV, 1}, 2, i});
+            d.push_back({b + "attn_v.weight", {E, KV, 1}, 2, i});
+            d.push_back({b + "attn_output.weight", {Q, E, 1}, 2, i});
+            if (s.arch != "llama") {
+                d.push_back({b + "attn_q_norm.weight", {int64_t(s.headDim), 1, 1}, 1, i});
+                d.push_back({b + "attn_k_norm.weight", {int64_t(s.headDim), 1, 1}, 1, i});
+            }
         }
-        d.push_back({b + "ffn_norm.weight", {E, 1, 1}, 1, i});
+        if (s.arch == "gemma3" || s.arch == "qwen35moe")
+            d.push_back({b + "post_attention_norm.weight", {E, 1, 1}, 1, i});
+        if (s.arch != "qwen35moe")
+            d.push_back({b + "ffn_norm.weight", {E, 1, 1}, 1, i});
+        if (s.arch == "gemma3")
+            d.push_back({b + "post_ffw_norm.weight", {E, 1, 1}, 1, i});
         if (s.experts > 0) {
             const int64_t F = s.expertFf, X = s.experts;
             d.push_back({b + "ffn_gate_inp.weight", {E, X, 1}, 2, i});
             d.push_back({b + "ffn_gate_exps.weight", {E, F, X}, 3, i});
             d.push_back({b + "ffn_down_exps.weight", {F, E, X}, 3, i});
             d.push_back({b + "ffn_up_exps.weight", {E, F, X}, 3, i});
+            if (s.sharedExpertFf > 0) {
+                const int64_t S = s.sharedExpertFf;
+                d.push_back({b + "ffn_gate_inp_shexp.weight", {E, 1, 1}, 1, i});
+                d.push_back({b + "ffn_gate_shexp.weight", {E, S, 1}, 2, i});
+                d.push_back({b + "ffn_up_shexp.weight", {E, S, 1}, 2, i});
+                d.push_back({b + "ffn_down_shexp.weight", {S, E, 1}, 2, i});
+            }
         } else {
             d.push_back({b + "ffn_gate.weight", {E, int64_t(s.ff), 1}, 2, i});
             d.push_back({b + "ffn_down.weight", {int64_t(s.ff), E, 1}, 2, i});
@@ -317,6 +353,53 @@ Spec llama3_8b()
     return s;
 }
 
+Spec qwen35_35b_a3b()
+{
+    Spec s;
+    s.arch = "qwen35moe";
+    s.name = "Qwen3.5-35B-A3B (shape fixture)";
+    s.layers = 40;
+    s.embd = 2048;
+    s.heads = 16;
+    s.headsKv = 2;
+    s.headDim = 256;
+    s.ropeDims = 64;
+    s.ff = 512;
+    s.experts = 256;
+    s.expertsUsed = 8;
+    s.expertFf = 512;
+    s.sharedExpertFf = 512;
+    s.ssmConvKernel = 4;
+    s.ssmStateSize = 128;
+    s.ssmGroupCount = 16;
+    s.ssmTimeStepRank = 32;
+    s.fullAttentionInterval = 4;
+    s.contextLength = 262144;
+    s.vocab = 248320;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
+Spec gemma3_12b()
+{
+    Spec s;
+    s.arch = "gemma3";
+    s.name = "Gemma-3-12B (shape fixture)";
+    s.layers = 48;
+    s.embd = 3840;
+    s.heads = 16;
+    s.headsKv = 8;
+    s.headDim = 256;
+    s.ff = 15360;
+    s.slidingWindow = 1024;
+    s.contextLength = 131072;
+    s.vocab = 262144;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
 Spec benchQwen3Moe()
 {
     Spec s = qwen3_30b_a3b();
@@ -330,7 +413,8 @@ Spec benchQwen3Moe()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "llama3-8b", "bench-qwen3moe"};
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "qwen35-35b-a3b",
+            "gemma3-12b", "llama3-8b", "bench-qwen3moe"};
 }
 
 bool presetByName(const std::string &name, Spec &out)
@@ -340,6 +424,8 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
     else if (name == "llama3-8b") out = llama3_8b();
+    else if (name == "qwen35-35b-a3b") out = qwen35_35b_a3b();
+    else if (name == "gemma3-12b") out = gemma3_12b();
     else if (name == "bench-qwen3moe") out = benchQwen3Moe();
     else return false;
     return true;
@@ -347,7 +433,7 @@ bool presetByName(const std::string &name, Spec &out)
 
 std::string write(const Spec &s, const std::string &path)
 {
-    if (s.arch != "llama" && s.arch != "qwen3moe")
+    if (s.arch != "llama" && s.arch != "qwen3moe" && s.arch != "qwen35moe" && s.arch != "gemma3")
         return "unsupported architecture " + s.arch;
     if (s.arch == "qwen3moe" && (s.experts == 0 || s.expertsUsed == 0))
         return "qwen3moe needs experts";
@@ -369,10 +455,24 @@ std::string write(const Spec &s, const std::string &path)
     gguf_set_val_u32(g.get(), (a + "attention.head_count_kv").c_str(), s.headsKv);
     gguf_set_val_u32(g.get(), (a + "attention.key_length").c_str(), s.headDim);
     gguf_set_val_u32(g.get(), (a + "attention.value_length").c_str(), s.headDim);
-    gguf_set_val_u32(g.get(), (a + "rope.dimension_count").c_str(), s.headDim);
+    gguf_set_val_u32(g.get(), (a + "rope.dimension_count").c_str(), s.ropeDims ? s.ropeDims : s.headDim);
     gguf_set_val_f32(g.get(), (a + "rope.freq_base").c_str(), 1000000.0f);
     gguf_set_val_f32(g.get(), (a + "attention.layer_norm_rms_epsilon").c_str(), 1e-6f);
     gguf_set_val_u32(g.get(), (a + "vocab_size").c_str(), nVocab);
+    if (s.slidingWindow > 0)
+        gguf_set_val_u32(g.get(), (a + "attention.sliding_window").c_str(), s.slidingWindow);
+    if (s.arch == "qwen35moe") {
+        gguf_set_val_u32(g.get(), (a + "ssm.conv_kernel").c_str(), s.ssmConvKernel);
+        gguf_set_val_u32(g.get(), (a + "ssm.inner_size").c_str(), s.ssmStateSize * s.ssmTimeStepRank);
+        gguf_set_val_u32(g.get(), (a + "ssm.state_size").c_str(), s.ssmStateSize);
+        gguf_set_val_u32(g.get(), (a + "ssm.time_step_rank").c_str(), s.ssmTimeStepRank);
+        gguf_set_val_u32(g.get(), (a + "ssm.group_count").c_str(), s.ssmGroupCount);
+        gguf_set_val_u32(g.get(), (a + "full_attention_interval").c_str(), s.fullAttentionInterval);
+        const int32_t sections[4] = {int32_t(s.ropeDims / 6), int32_t(s.ropeDims / 6), int32_t(s.ropeDims / 2 - 2 * (s.ropeDims / 6)), 0};
+        gguf_set_arr_data(g.get(), (a + "rope.dimension_sections").c_str(), GGUF_TYPE_INT32, sections, 4);
+    }
+    if (s.sharedExpertFf > 0)
+        gguf_set_val_u32(g.get(), (a + "expert_shared_feed_forward_length").c_str(), s.sharedExpertFf);
     if (s.experts > 0) {
         gguf_set_val_u32(g.get(), (a + "expert_count").c_str(), s.experts);
         gguf_set_val_u32(g.get(), (a + "expert_used_count").c_str(), s.expertsUsed);

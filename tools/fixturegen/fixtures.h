@@ -15,7 +15,7 @@ enum class Fill {
 // The shape of a model. Tiny presets run end to end; full-size presets copy the exact
 // tensor shapes and quantization mix of a named real model for inspection and planning.
 struct Spec {
-    std::string arch = "llama";  // "llama" or "qwen3moe"
+    std::string arch = "llama";  // "llama", "qwen3moe", "qwen35moe" (hybrid) or "gemma3" (sliding window)
     std::string name;
     uint32_t layers = 4;
     uint32_t embd = 64;
@@ -31,6 +31,14 @@ struct Spec {
     std::string quant = "f16";   // "f16", "f32", "q8_0", "q4_k_m"
     Fill fill = Fill::Random;
     uint64_t seed = 42;
+    uint32_t ropeDims = 0;       // 0: the head size
+    uint32_t sharedExpertFf = 0; // shared expert width (qwen35moe)
+    uint32_t slidingWindow = 0;  // gemma3
+    uint32_t ssmConvKernel = 0;  // qwen35moe gated delta net layers
+    uint32_t ssmStateSize = 0;
+    uint32_t ssmGroupCount = 0;
+    uint32_t ssmTimeStepRank = 0;
+    uint32_t fullAttentionInterval = 4;
     bool thinkingTemplate = false; // Qwen3.5-style <think> template instead of plain ChatML
     uint32_t splits = 1;         // >1: NAME-0000k-of-0000N.gguf parts, as gguf-split writes them
     float weightScale = 0.08f;   // std dev of the random weights
@@ -40,6 +48,8 @@ Spec tinyLlama();
 Spec tinyQwen3Moe();
 Spec tinyThinking();           // tiny MoE whose template opens a <think> block
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
+Spec qwen35_35b_a3b();        // Qwen3.5-35B-A3B: hybrid attention + gated delta net, sparse
+Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied output, sparse
 Spec llama3_8b();              // Llama-3.1-8B, Q4_K_M, sparse (a dense full-shape model)
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
 std::vector<std::string> presetNames();
