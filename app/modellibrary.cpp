@@ -1,19 +1,106 @@
 #include "modellibrary.h"
 
-#include <QFileInfo>
-#include <QSettings>
+#include "autofit.h"
 
-ModelLibrary::ModelLibrary(QObject *parent) : QAbstractListModel(parent)
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+using namespace shoehorn;
+
+namespace {
+
+QString compactCount(uint64_t n)
 {
-    const QStringList recent = QSettings().value(QStringLiteral("models/recent")).toStringList();
+    return n >= 1'000'000'000ull ? QStringLiteral("%1B").arg(double(n) / 1e9, 0, 'f', 1)
+                                 : QStringLiteral("%1M").arg(double(n) / 1e6, 0, 'f', 0);
+}
+
+// The first part of a split model stands for all of them; the others are not listed.
+bool isLaterSplitPart(const QString &path)
+{
+    static const QRegularExpression re(QStringLiteral("-(\\d{5})-of-\\d{5}\\.gguf$"));
+    const auto m = re.match(path);
+    return m.hasMatch() && m.captured(1) != QLatin1String("00001");
+}
+
+} // namespace
+
+QString ModelLibrary::quantDescription(const QString &raw)
+{
+    // Names as they appear in GGUF metadata and file names (Unsloth's "UD-" dynamic quants too).
+    const QString q = raw.toUpper();
+    QStringList parts;
+    if (q.contains(QLatin1String("UD-")) || q.startsWith(QLatin1String("UD")))
+        parts << tr("Unsloth Dynamic: important layers keep more bits than the name says.");
+    static const QRegularExpression bitsRe(QStringLiteral("(?:I?Q|TQ)(\\d)"));
+    const auto bits = bitsRe.match(q);
+    if (q == QLatin1String("F16") || q == QLatin1String("BF16"))
+        parts << tr("16-bit weights: no quantization loss, twice the size of Q8_0.");
+    else if (q == QLatin1String("F32"))
+        parts << tr("32-bit weights: unquantized.");
+    else if (bits.hasMatch())
+        parts << tr("About %1 bits per weight: fewer bits, smaller and faster, less accurate.").arg(bits.captured(1));
+    if (q.startsWith(QLatin1String("IQ")) || q.contains(QLatin1String("_NL")))
+        parts << tr("I-quant: better quality at low bits, often slower on the CPU.");
+    else if (q.contains(QLatin1String("_K")))
+        parts << tr("K-quant: blocks with their own scales; sensitive tensors get more bits.");
+    if (q.endsWith(QLatin1String("_XL")))
+        parts << tr("XL: the largest, most accurate variant of this size.");
+    else if (q.endsWith(QLatin1String("_L")))
+        parts << tr("L: a larger, more accurate variant.");
+    else if (q.endsWith(QLatin1String("_M")))
+        parts << tr("M: the usual balance of size and quality.");
+    else if (q.endsWith(QLatin1String("_S")) || q.endsWith(QLatin1String("_XS")) || q.endsWith(QLatin1String("_XXS")))
+        parts << tr("S/XS: smaller and less accurate.");
+    return parts.join(QLatin1Char(' '));
+}
+
+ModelLibrary::ModelLibrary(QObject *parent) : QAbstractTableModel(parent)
+{
+    QSettings settings;
+    const QStringList recent = settings.value(QStringLiteral("models/recent")).toStringList();
     for (const QString &p : recent)
         if (m_entries.size() < kMaxEntries)
-            m_entries.append({p, false});
+            m_entries.append({p, false, false, nullptr, {}, FitVerdict::Unknown});
+    m_folders = settings.value(QStringLiteral("models/folders")).toStringList();
+    connect(&m_watcher, &QFutureWatcher<Scan>::finished, this, &ModelLibrary::applyScan);
+    rescan();
+}
+
+ModelLibrary::~ModelLibrary()
+{
+    m_watcher.waitForFinished(); // the scan only reads files; let it end before we go
 }
 
 int ModelLibrary::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_entries.size());
+}
+
+int ModelLibrary::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ModelLibrary::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn: return tr("Name");
+    case ArchitectureColumn: return tr("Architecture");
+    case ParametersColumn: return tr("Parameters");
+    case QuantColumn: return tr("Quant");
+    case SizeColumn: return tr("Size");
+    case ContextColumn: return tr("Context");
+    case FitColumn: return tr("Fit");
+    default: return {};
+    }
 }
 
 QVariant ModelLibrary::data(const QModelIndex &index, int role) const
@@ -22,18 +109,46 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
         return {};
     const Entry &e = m_entries.at(index.row());
     switch (role) {
-    case Qt::DisplayRole: return QFileInfo(e.path).fileName();
-    case Qt::ToolTipRole:
     case PathRole: return e.path;
     case OfferedRole: return e.offered;
     case ExistsRole: return QFileInfo::exists(e.path);
+    case FitRole: return QVariant::fromValue(e.fit);
+    case Qt::ToolTipRole:
+        if (index.column() == QuantColumn && e.info)
+            return quantDescription(QString::fromStdString(e.info->fileTypeName));
+        return e.error.isEmpty() ? e.path : e.path + QLatin1Char('\n') + e.error;
+    case Qt::DisplayRole: break;
     default: return {};
     }
+    const ModelInfo *m = e.info.get();
+    switch (index.column()) {
+    case NameColumn: return QFileInfo(e.path).fileName();
+    case ArchitectureColumn: return m ? QString::fromStdString(m->architecture) : QString();
+    case ParametersColumn:
+        if (!m)
+            return {};
+        return m->isMoe() ? tr("%1 (%2 active)").arg(compactCount(m->parameterCount), compactCount(m->activeParameterCount()))
+                          : compactCount(m->parameterCount);
+    case QuantColumn: return m ? QString::fromStdString(m->fileTypeName) : QString();
+    case SizeColumn: return m ? QString::fromStdString(formatBytes(m->fileSize)) : QString();
+    case ContextColumn:
+        return m && m->contextLength ? QStringLiteral("%1k").arg(m->contextLength / 1024) : QString();
+    case FitColumn:
+        switch (e.fit) {
+        case FitVerdict::Unknown: return e.error.isEmpty() ? QString() : tr("unreadable");
+        case FitVerdict::OnGpu: return tr("fits on the GPU");
+        case FitVerdict::GpuAndRam: return tr("GPU + RAM");
+        case FitVerdict::CpuOnly: return tr("CPU only");
+        case FitVerdict::TooBig: return tr("too big");
+        }
+    }
+    return {};
 }
 
 QHash<int, QByteArray> ModelLibrary::roleNames() const
 {
-    return {{Qt::DisplayRole, "name"}, {PathRole, "path"}, {OfferedRole, "offered"}, {ExistsRole, "exists"}};
+    return {{Qt::DisplayRole, "display"}, {PathRole, "path"}, {OfferedRole, "offered"},
+            {ExistsRole, "exists"},       {FitRole, "fit"}};
 }
 
 int ModelLibrary::indexOf(const QString &path) const
@@ -49,36 +164,44 @@ QString ModelLibrary::pathAt(int row) const
     return row >= 0 && row < m_entries.size() ? m_entries[row].path : QString();
 }
 
-void ModelLibrary::insertTop(const Entry &e)
+void ModelLibrary::insertTop(Entry e)
 {
     const int existing = indexOf(e.path);
-    if (existing == 0) {
+    if (existing >= 0) {
+        // Keep what is known about the file; only its place and flags change.
+        e.info = m_entries[existing].info;
+        e.error = m_entries[existing].error;
+        e.fit = m_entries[existing].fit;
+        if (existing > 0) {
+            beginMoveRows({}, existing, existing, {}, 0);
+            m_entries.move(existing, 0);
+            endMoveRows();
+        }
         m_entries[0] = e;
-        emit dataChanged(index(0), index(0));
-        return;
-    }
-    if (existing > 0) {
-        beginMoveRows({}, existing, existing, {}, 0);
-        m_entries.move(existing, 0);
-        endMoveRows();
-        m_entries[0] = e;
-        emit dataChanged(index(0), index(0));
+        emit dataChanged(QAbstractTableModel::index(0, 0), QAbstractTableModel::index(0, ColumnCount - 1));
         return;
     }
     beginInsertRows({}, 0, 0);
     m_entries.prepend(e);
     endInsertRows();
-    if (m_entries.size() > kMaxEntries) {
-        const int last = int(m_entries.size()) - 1;
-        beginRemoveRows({}, last, last);
-        m_entries.removeLast();
-        endRemoveRows();
+    // Cap the remembered list; folder entries do not count against it.
+    int remembered = 0;
+    for (int i = 0; i < m_entries.size(); ++i) {
+        if (m_entries[i].fromFolder)
+            continue;
+        if (++remembered > kMaxEntries) {
+            beginRemoveRows({}, i, i);
+            m_entries.removeAt(i);
+            endRemoveRows();
+            break;
+        }
     }
+    rescan(); // inspect the new file
 }
 
 void ModelLibrary::addRecent(const QString &path)
 {
-    insertTop({path, false});
+    insertTop({path, false, false, nullptr, {}, FitVerdict::Unknown});
     save();
 }
 
@@ -86,9 +209,9 @@ void ModelLibrary::offer(const QStringList &paths)
 {
     for (auto it = paths.crbegin(); it != paths.crend(); ++it) {
         const int existing = indexOf(*it);
-        if (existing >= 0 && !m_entries[existing].offered)
+        if (existing >= 0 && !m_entries[existing].offered && !m_entries[existing].fromFolder)
             continue; // already known: leave it where it is
-        insertTop({*it, true});
+        insertTop({*it, true, false, nullptr, {}, FitVerdict::Unknown});
     }
 }
 
@@ -104,10 +227,152 @@ void ModelLibrary::remove(int row)
 
 void ModelLibrary::save() const
 {
-    // Offered files are suggestions of this session only.
+    // Offered and folder files are not "recent": only what the user opened is remembered.
     QStringList recent;
     for (const Entry &e : m_entries)
-        if (!e.offered)
+        if (!e.offered && !e.fromFolder)
             recent << e.path;
-    QSettings().setValue(QStringLiteral("models/recent"), recent);
+    QSettings settings;
+    settings.setValue(QStringLiteral("models/recent"), recent);
+    settings.setValue(QStringLiteral("models/folders"), m_folders);
+}
+
+void ModelLibrary::addFolder(const QString &folder)
+{
+    if (folder.isEmpty() || m_folders.contains(folder))
+        return;
+    m_folders << folder;
+    save();
+    rescan();
+}
+
+void ModelLibrary::removeFolder(const QString &folder)
+{
+    if (!m_folders.removeOne(folder))
+        return;
+    save();
+    for (int i = int(m_entries.size()) - 1; i >= 0; --i) {
+        if (m_entries[i].fromFolder && m_entries[i].path.startsWith(folder + QLatin1Char('/'))) {
+            beginRemoveRows({}, i, i);
+            m_entries.removeAt(i);
+            endRemoveRows();
+        }
+    }
+}
+
+bool ModelLibrary::isScanning() const
+{
+    return m_watcher.isRunning();
+}
+
+void ModelLibrary::rescan()
+{
+    if (m_watcher.isRunning()) {
+        m_rescanAgain = true;
+        return;
+    }
+    QStringList toInspect;
+    for (const Entry &e : m_entries)
+        if (!e.info && e.error.isEmpty())
+            toInspect << e.path;
+    m_watcher.setFuture(QtConcurrent::run(&ModelLibrary::scan, m_folders, toInspect));
+}
+
+ModelLibrary::Scan ModelLibrary::scan(const QStringList &folders, const QStringList &toInspect)
+{
+    Scan out;
+    QStringList paths = toInspect;
+    for (const QString &folder : folders) {
+        QDirIterator it(folder, {QStringLiteral("*.gguf")}, QDir::Files | QDir::Readable, QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString p = it.next();
+            if (isLaterSplitPart(p))
+                continue;
+            out.found << p;
+            if (!paths.contains(p))
+                paths << p;
+        }
+    }
+    for (const QString &p : paths) {
+        auto r = inspectModel(p.toStdString());
+        if (r)
+            out.inspected.append({p, std::make_shared<const ModelInfo>(std::move(*r))});
+        else if (QFileInfo::exists(p))
+            out.failed << p + QLatin1Char('\t') + QString::fromStdString(r.error().detail);
+    }
+    return out;
+}
+
+void ModelLibrary::applyScan()
+{
+    const Scan s = m_watcher.result();
+    // Projectors for images (mmproj, architecture "clip") are not chat models.
+    QStringList skip;
+    for (const auto &[path, info] : s.inspected)
+        if (info->architecture == "clip")
+            skip << path;
+    QStringList newRows;
+    for (const QString &p : s.found)
+        if (indexOf(p) < 0 && !skip.contains(p))
+            newRows << p;
+    std::sort(newRows.begin(), newRows.end(),
+              [](const QString &a, const QString &b) { return QFileInfo(a).fileName() < QFileInfo(b).fileName(); });
+    if (!newRows.isEmpty()) {
+        const int first = int(m_entries.size());
+        beginInsertRows({}, first, first + int(newRows.size()) - 1);
+        for (const QString &p : newRows)
+            m_entries.append({p, false, true, nullptr, {}, FitVerdict::Unknown});
+        endInsertRows();
+    }
+    for (const auto &[path, info] : s.inspected) {
+        const int row = indexOf(path);
+        if (row < 0)
+            continue;
+        m_entries[row].info = info;
+        updateFit(m_entries[row]);
+        emit dataChanged(QAbstractTableModel::index(row, 0), QAbstractTableModel::index(row, ColumnCount - 1));
+    }
+    for (const QString &f : s.failed) {
+        const int row = indexOf(f.section(QLatin1Char('\t'), 0, 0));
+        if (row >= 0) {
+            m_entries[row].error = f.section(QLatin1Char('\t'), 1);
+            emit dataChanged(QAbstractTableModel::index(row, 0), QAbstractTableModel::index(row, ColumnCount - 1));
+        }
+    }
+    if (m_rescanAgain) {
+        m_rescanAgain = false;
+        rescan();
+        return;
+    }
+    emit scanFinished();
+}
+
+void ModelLibrary::updateFit(Entry &e) const
+{
+    if (!e.info || !m_hasTarget) {
+        e.fit = FitVerdict::Unknown;
+        return;
+    }
+    FitRequest r;
+    r.settings.context.contextSize = std::min<uint32_t>(e.info->contextLength ? e.info->contextLength : 8192, 8192);
+    r.locks.contextSize = true; // the verdict is about a usable 8k chat, not the longest context
+    const FitResult f = autoFit(*e.info, r, m_target);
+    switch (f.outcome) {
+    case FitOutcome::AllOnGpu: e.fit = FitVerdict::OnGpu; break;
+    case FitOutcome::ExpertsOnCpu:
+    case FitOutcome::LayersOnCpu: e.fit = FitVerdict::GpuAndRam; break;
+    case FitOutcome::CpuOnly: e.fit = FitVerdict::CpuOnly; break;
+    default: e.fit = FitVerdict::TooBig; break;
+    }
+}
+
+void ModelLibrary::setTarget(const PlanTarget &target)
+{
+    m_target = target;
+    m_hasTarget = true;
+    for (Entry &e : m_entries)
+        updateFit(e);
+    if (!m_entries.isEmpty())
+        emit dataChanged(QAbstractTableModel::index(0, FitColumn),
+                         QAbstractTableModel::index(int(m_entries.size()) - 1, FitColumn));
 }

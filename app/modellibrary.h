@@ -1,25 +1,43 @@
 #pragma once
 
-#include <QAbstractListModel>
+#include "hardware.h"
+#include "modelinfo.h"
+
+#include <QAbstractTableModel>
+#include <QFutureWatcher>
 #include <QStringList>
 
-// The models the user has opened, plus models offered to them (files handed over by a
-// second launch). Stored in QSettings; GUI thread only.
-class ModelLibrary : public QAbstractListModel
+#include <memory>
+
+// The models Shoehorn knows: the ones opened before, files offered by a second launch or a
+// preset import, and GGUF files found in the folders the user chose. A table with what a
+// person picks a model by, including whether it fits the machine being planned for.
+// GUI thread only; folders are scanned and files inspected on a worker thread.
+class ModelLibrary : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    enum Column { NameColumn, ArchitectureColumn, ParametersColumn, QuantColumn, SizeColumn, ContextColumn,
+                  FitColumn, ColumnCount };
     enum Roles {
         PathRole = Qt::UserRole + 1,
         OfferedRole,
         ExistsRole,
+        FitRole, // FitVerdict
     };
+    enum class FitVerdict { Unknown, OnGpu, GpuAndRam, CpuOnly, TooBig };
+    Q_ENUM(FitVerdict)
 
     explicit ModelLibrary(QObject *parent = nullptr);
+    ~ModelLibrary() override;
 
     int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
+    using QAbstractTableModel::index;
+    QModelIndex index(int row) const { return QAbstractTableModel::index(row, NameColumn); }
 
     // A model was opened: move it to the top, no longer just offered.
     void addRecent(const QString &path);
@@ -29,14 +47,46 @@ public:
     QString pathAt(int row) const;
     int indexOf(const QString &path) const;
 
+    QStringList folders() const { return m_folders; }
+    void addFolder(const QString &folder);
+    void removeFolder(const QString &folder);
+    // Looks at the folders again and inspects files not inspected yet (in the background).
+    void rescan();
+    bool isScanning() const;
+    // The machine the Fit column is about.
+    void setTarget(const shoehorn::PlanTarget &target);
+
     static constexpr int kMaxEntries = 30;
+    // What a quantization name means, in a sentence or two (Q4_K_M, UD-Q4_K_XL, IQ4_NL...).
+    static QString quantDescription(const QString &name);
+
+signals:
+    void scanFinished();
 
 private:
     struct Entry {
         QString path;
         bool offered = false;
+        bool fromFolder = false;
+        std::shared_ptr<const shoehorn::ModelInfo> info;
+        QString error;
+        FitVerdict fit = FitVerdict::Unknown;
     };
-    void insertTop(const Entry &e);
+    struct Scan {
+        QStringList found;
+        QList<QPair<QString, std::shared_ptr<const shoehorn::ModelInfo>>> inspected;
+        QStringList failed;
+    };
+    static Scan scan(const QStringList &folders, const QStringList &toInspect);
+    void applyScan();
+    void insertTop(Entry e);
+    void updateFit(Entry &e) const;
     void save() const;
+
     QList<Entry> m_entries;
+    QStringList m_folders;
+    shoehorn::PlanTarget m_target;
+    bool m_hasTarget = false;
+    QFutureWatcher<Scan> m_watcher;
+    bool m_rescanAgain = false;
 };

@@ -140,6 +140,14 @@ bool ModelInfo::isHybrid() const
     return attn && rec;
 }
 
+uint64_t ModelInfo::activeParameterCount() const
+{
+    if (!isMoe() || expertCount == 0)
+        return parameterCount;
+    const double unused = 1.0 - double(expertUsedCount) / double(expertCount);
+    return parameterCount - static_cast<uint64_t>(double(expertParameterCount) * unused);
+}
+
 uint64_t ModelInfo::expertBytes() const
 {
     uint64_t s = 0;
@@ -278,6 +286,8 @@ Result<ModelInfo> inspectModel(const std::string &path)
             ti.role = classify(ti.name, ti.layer);
             ti.split = static_cast<int>(p);
             info.parameterCount += ti.elements;
+            if (ti.role == TensorRole::Expert)
+                info.expertParameterCount += ti.elements;
             info.tensorBytes += ti.bytes;
             if (ti.layer >= 0 && ti.layer < static_cast<int>(info.layerCount)) {
                 LayerInfo &l = info.layers[static_cast<size_t>(ti.layer)];

@@ -52,6 +52,7 @@ struct ModelInfo {
     std::string fileTypeName;       // e.g. "Q4_K_M"
     uint64_t fileSize = 0;          // all parts together
     uint64_t parameterCount = 0;
+    uint64_t expertParameterCount = 0; // of parameterCount, in routed experts
     uint64_t tensorBytes = 0;
 
     uint32_t layerCount = 0;
@@ -95,6 +96,8 @@ struct ModelInfo {
     bool isHybrid() const;
     uint64_t expertBytes() const;
     uint64_t denseBytes() const { return tensorBytes - expertBytes(); }
+    // Parameters used per token: everything but the experts a token is not routed to.
+    uint64_t activeParameterCount() const;
 };
 
 // Reads a GGUF's metadata and tensor table without loading weights. Never aborts on bad input.

@@ -343,6 +343,113 @@
       <source>Remove from list</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Add a folder…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shoehorn lists every GGUF model in the folder and its subfolders.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Choose a folder with models</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>ModelLibrary</name>
+    <message>
+      <source>Unsloth Dynamic: important layers keep more bits than the name says.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>16-bit weights: no quantization loss, twice the size of Q8_0.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>32-bit weights: unquantized.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>About %1 bits per weight: fewer bits, smaller and faster, less accurate.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>I-quant: better quality at low bits, often slower on the CPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>K-quant: blocks with their own scales; sensitive tensors get more bits.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>XL: the largest, most accurate variant of this size.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>L: a larger, more accurate variant.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>M: the usual balance of size and quality.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>S/XS: smaller and less accurate.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Name</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Architecture</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Parameters</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Quant</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Size</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Context</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 (%2 active)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>unreadable</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>fits on the GPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU + RAM</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>CPU only</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>too big</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadPanel</name>
@@ -586,6 +693,42 @@
     </message>
     <message>
       <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Add…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Add a what-if machine: a card and RAM size to plan for.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Add a machine to plan for</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>My PC</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source> GB</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Name</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU memory</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Physical cores</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Custom</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -340,6 +340,113 @@
       <source>Remove from list</source>
       <translation>从列表中移除</translation>
     </message>
+    <message>
+      <source>Add a folder…</source>
+      <translation>添加文件夹…</translation>
+    </message>
+    <message>
+      <source>Shoehorn lists every GGUF model in the folder and its subfolders.</source>
+      <translation>Shoehorn 会列出该文件夹及其子文件夹中的所有 GGUF 模型。</translation>
+    </message>
+    <message>
+      <source>Choose a folder with models</source>
+      <translation>选择存放模型的文件夹</translation>
+    </message>
+  </context>
+  <context>
+    <name>ModelLibrary</name>
+    <message>
+      <source>Unsloth Dynamic: important layers keep more bits than the name says.</source>
+      <translation>Unsloth 动态量化：重要的层保留比名称更多的比特。</translation>
+    </message>
+    <message>
+      <source>16-bit weights: no quantization loss, twice the size of Q8_0.</source>
+      <translation>16 位权重：没有量化损失，体积是 Q8_0 的两倍。</translation>
+    </message>
+    <message>
+      <source>32-bit weights: unquantized.</source>
+      <translation>32 位权重：未量化。</translation>
+    </message>
+    <message>
+      <source>About %1 bits per weight: fewer bits, smaller and faster, less accurate.</source>
+      <translation>每个权重约 %1 比特：比特越少，越小越快，精度越低。</translation>
+    </message>
+    <message>
+      <source>I-quant: better quality at low bits, often slower on the CPU.</source>
+      <translation>I 量化：低比特下质量更好，但在 CPU 上通常更慢。</translation>
+    </message>
+    <message>
+      <source>K-quant: blocks with their own scales; sensitive tensors get more bits.</source>
+      <translation>K 量化：分块各自缩放；敏感的张量分配更多比特。</translation>
+    </message>
+    <message>
+      <source>XL: the largest, most accurate variant of this size.</source>
+      <translation>XL：同档位中最大、最精确的版本。</translation>
+    </message>
+    <message>
+      <source>L: a larger, more accurate variant.</source>
+      <translation>L：更大、更精确的版本。</translation>
+    </message>
+    <message>
+      <source>M: the usual balance of size and quality.</source>
+      <translation>M：体积与质量的常用平衡。</translation>
+    </message>
+    <message>
+      <source>S/XS: smaller and less accurate.</source>
+      <translation>S/XS：更小，精度更低。</translation>
+    </message>
+    <message>
+      <source>Name</source>
+      <translation>名称</translation>
+    </message>
+    <message>
+      <source>Architecture</source>
+      <translation>架构</translation>
+    </message>
+    <message>
+      <source>Parameters</source>
+      <translation>参数量</translation>
+    </message>
+    <message>
+      <source>Quant</source>
+      <translation>量化</translation>
+    </message>
+    <message>
+      <source>Size</source>
+      <translation>大小</translation>
+    </message>
+    <message>
+      <source>Context</source>
+      <translation>上下文</translation>
+    </message>
+    <message>
+      <source>Fit</source>
+      <translation>能否放下</translation>
+    </message>
+    <message>
+      <source>%1 (%2 active)</source>
+      <translation>%1（激活 %2）</translation>
+    </message>
+    <message>
+      <source>unreadable</source>
+      <translation>无法读取</translation>
+    </message>
+    <message>
+      <source>fits on the GPU</source>
+      <translation>可全部放进 GPU</translation>
+    </message>
+    <message>
+      <source>GPU + RAM</source>
+      <translation>GPU + 内存</translation>
+    </message>
+    <message>
+      <source>CPU only</source>
+      <translation>仅 CPU</translation>
+    </message>
+    <message>
+      <source>too big</source>
+      <translation>放不下</translation>
+    </message>
   </context>
   <context>
     <name>OffloadPanel</name>
@@ -582,6 +689,42 @@
     <message>
       <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
       <translation>没有 GPU：此版本的 Shoehorn 只支持 CPU（NVIDIA 显卡请用 SHOEHORN_CUDA=ON 构建），或未找到受支持的 GPU。</translation>
+    </message>
+    <message>
+      <source>Add…</source>
+      <translation>添加…</translation>
+    </message>
+    <message>
+      <source>Add a what-if machine: a card and RAM size to plan for.</source>
+      <translation>添加一台假想的机器：指定显卡和内存大小来做规划。</translation>
+    </message>
+    <message>
+      <source>Add a machine to plan for</source>
+      <translation>添加规划用的机器</translation>
+    </message>
+    <message>
+      <source>My PC</source>
+      <translation>我的电脑</translation>
+    </message>
+    <message>
+      <source> GB</source>
+      <translation> GB</translation>
+    </message>
+    <message>
+      <source>Name</source>
+      <translation>名称</translation>
+    </message>
+    <message>
+      <source>GPU memory</source>
+      <translation>显存</translation>
+    </message>
+    <message>
+      <source>Physical cores</source>
+      <translation>物理核心</translation>
+    </message>
+    <message>
+      <source>Custom</source>
+      <translation>自定义</translation>
     </message>
   </context>
   <context>

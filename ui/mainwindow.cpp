@@ -16,7 +16,7 @@
 #include <QFileDialog>
 #include <QFile>
 #include <QFileInfo>
-#include <QListView>
+#include <QTableView>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
@@ -151,8 +151,11 @@ void MainWindow::buildUi()
     m_offload = new OffloadPanel(m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
     // Picking a model in the browser shows its plan before anything loads.
-    connect(m_browser->view(), &QListView::clicked, this,
+    connect(m_browser->view(), &QTableView::clicked, this,
             [this](const QModelIndex &index) { m_offload->setModelPath(m_library->pathAt(index.row())); });
+    // The Fit column answers for the machine the panel plans for.
+    connect(m_offload, &OffloadPanel::targetChanged, this, [this] { m_library->setTarget(m_offload->currentTarget()); });
+    m_library->setTarget(m_offload->currentTarget());
 
     m_modelLabel = new QLabel(this);
     m_modelLabel->setObjectName(QStringLiteral("modelLabel"));

@@ -3,11 +3,14 @@
 #include "modellibrary.h"
 
 #include <QAction>
-#include <QListView>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QTableView>
 #include <QMenu>
 #include <QPainter>
 #include <QPushButton>
 #include <QStyledItemDelegate>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 namespace {
@@ -21,6 +24,8 @@ protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
     {
         QStyledItemDelegate::initStyleOption(option, index);
+        if (index.column() != ModelLibrary::NameColumn)
+            return;
         if (!index.data(ModelLibrary::ExistsRole).toBool()) {
             option->text = ModelBrowser::tr("%1 (missing)").arg(option->text);
             option->palette.setColor(QPalette::Text, option->palette.color(QPalette::PlaceholderText));
@@ -33,7 +38,7 @@ protected:
 } // namespace
 
 ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
-    : QDockWidget(tr("Models"), parent), m_library(library), m_view(new QListView(this))
+    : QDockWidget(tr("Models"), parent), m_library(library), m_view(new QTableView(this))
 {
     setObjectName(QStringLiteral("modelBrowser"));
     auto *body = new QWidget(this);
@@ -43,16 +48,35 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
     m_view->setModel(library);
     m_view->setItemDelegate(new EntryDelegate(m_view));
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->verticalHeader()->hide();
+    m_view->setShowGrid(false);
+    m_view->setWordWrap(false);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     layout->addWidget(m_view, 1);
+    auto *buttons = new QHBoxLayout;
     auto *browse = new QPushButton(tr("Open a model file…"), body);
-    layout->addWidget(browse);
+    auto *folder = new QPushButton(tr("Add a folder…"), body);
+    folder->setObjectName(QStringLiteral("addFolderButton"));
+    folder->setToolTip(tr("Shoehorn lists every GGUF model in the folder and its subfolders."));
+    buttons->addWidget(browse);
+    buttons->addWidget(folder);
+    layout->addLayout(buttons);
+    m_chooseFolder = [this] { return QFileDialog::getExistingDirectory(this, tr("Choose a folder with models")); };
+    connect(folder, &QPushButton::clicked, this, [this] {
+        const QString dir = m_chooseFolder();
+        if (!dir.isEmpty())
+            m_library->addFolder(dir);
+    });
     setWidget(body);
 
-    connect(m_view, &QListView::activated, this, &ModelBrowser::activate);
-    connect(m_view, &QListView::doubleClicked, this, &ModelBrowser::activate);
+    // activated: double-click (or single click where the desktop wants it) and Enter.
+    connect(m_view, &QTableView::activated, this, &ModelBrowser::activate);
     connect(browse, &QPushButton::clicked, this, &ModelBrowser::browseRequested);
-    connect(m_view, &QListView::customContextMenuRequested, this, [this](const QPoint &pos) {
+    connect(m_view, &QTableView::customContextMenuRequested, this, [this](const QPoint &pos) {
         const QModelIndex index = m_view->indexAt(pos);
         if (!index.isValid())
             return;

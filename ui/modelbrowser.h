@@ -2,8 +2,10 @@
 
 #include <QDockWidget>
 
+#include <functional>
+
 class ModelLibrary;
-class QListView;
+class QTableView;
 
 // Recent and offered models; double-click (or Enter) opens one.
 class ModelBrowser : public QDockWidget
@@ -11,7 +13,9 @@ class ModelBrowser : public QDockWidget
     Q_OBJECT
 public:
     ModelBrowser(ModelLibrary *library, QWidget *parent = nullptr);
-    QListView *view() const { return m_view; }
+    QTableView *view() const { return m_view; }
+    // Test seam: how a folder is chosen.
+    void setFolderChooser(std::function<QString()> chooser) { m_chooseFolder = std::move(chooser); }
 
 signals:
     void openRequested(const QString &path);
@@ -20,5 +24,6 @@ signals:
 private:
     void activate(const QModelIndex &index);
     ModelLibrary *m_library;
-    QListView *m_view;
+    QTableView *m_view;
+    std::function<QString()> m_chooseFolder;
 };

@@ -228,8 +228,14 @@ void OffloadPanel::buildUi()
     for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
         connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
     connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
-    connect(m_target, &QComboBox::currentIndexChanged, this, &OffloadPanel::replan);
-    connect(m_vramBudget, &QSpinBox::valueChanged, this, &OffloadPanel::replan);
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
+        replan();
+        emit targetChanged();
+    });
+    connect(m_vramBudget, &QSpinBox::valueChanged, this, [this] {
+        replan();
+        emit targetChanged();
+    });
 }
 
 void OffloadPanel::setHardwareForTesting(const HardwareInfo &hw)

@@ -35,6 +35,7 @@ public:
     const shoehorn::MemoryPlan &plan() const { return m_plan; }
     QString explanation() const;
     QString llamaServerCommand() const;
+    shoehorn::PlanTarget currentTarget() const;
     // Test seam: plan for a fixed machine instead of probing this one.
     void setHardwareForTesting(const shoehorn::HardwareInfo &hw);
     // Adds a what-if machine to "Plan for" (and remembers it) and selects it.
@@ -46,6 +47,9 @@ public slots:
     void loadOrReload();
     void copyCommand();
 
+signals:
+    void targetChanged();
+
 protected:
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
@@ -54,7 +58,6 @@ private:
     void buildUi();
     void refreshHardware();
     void rebuildTargets();
-    shoehorn::PlanTarget currentTarget() const;
     ModelSettings fromWidgets() const;
     void toWidgets(const ModelSettings &s);
     void replan();

@@ -1,9 +1,13 @@
 #include "modellibrary.h"
+#include "testfixtures.h"
+
+#include "fixtures.h"
 
 #include <QAbstractItemModelTester>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QSignalSpy>
 #include <QtTest>
 
 class TestModelLibrary : public QObject
@@ -15,6 +19,9 @@ private slots:
     void recentMovesToTopAndPersists();
     void offeredAreMarkedAndNotSaved();
     void capped();
+    void scansFolders();
+    void quantDescriptions_data();
+    void quantDescriptions();
 };
 
 void TestModelLibrary::initTestCase()
@@ -78,6 +85,78 @@ void TestModelLibrary::capped()
         lib.addRecent(QString("/m/%1.gguf").arg(i));
     QCOMPARE(lib.rowCount(), ModelLibrary::kMaxEntries);
     QCOMPARE(lib.pathAt(0), QString("/m/%1.gguf").arg(ModelLibrary::kMaxEntries + 4));
+}
+
+void TestModelLibrary::scansFolders()
+{
+    // A folder with a full-shape MoE, a split model in a subfolder, a broken file and a text file.
+    QTemporaryDir dir;
+    QVERIFY(shoehorn::fixtures::write(shoehorn::fixtures::qwen3_30b_a3b(),
+                                      dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf").toStdString())
+                .empty()); // sparse: written in milliseconds
+    QDir(dir.path()).mkdir("split");
+    shoehorn::fixtures::Spec spec = shoehorn::fixtures::tinyQwen3Moe();
+    spec.splits = 3;
+    QVERIFY(shoehorn::fixtures::write(spec, dir.filePath("split/tiny.gguf").toStdString()).empty());
+    QFile broken(dir.filePath("broken.gguf"));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("GGUF\x03\x00\x00\x00 and then nothing");
+    broken.close();
+    QFile text(dir.filePath("notes.txt"));
+    QVERIFY(text.open(QIODevice::WriteOnly));
+    text.write("not a model");
+    text.close();
+
+    ModelLibrary lib;
+    QAbstractItemModelTester tester(&lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("gtx1060-6g")));
+    QSignalSpy done(&lib, &ModelLibrary::scanFinished);
+    lib.addFolder(dir.path());
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1 && !lib.isScanning(), 20000);
+    QCOMPARE(lib.rowCount(), 3); // the big model, the split model once, the broken file
+    QVERIFY(lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf")) >= 0);
+    QCOMPARE(lib.indexOf(dir.filePath("split/tiny-00002-of-00003.gguf")), -1);
+    const int q = lib.indexOf(dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf"));
+    QVERIFY(q >= 0);
+    auto cell = [&](int row, int col) { return lib.data(lib.index(row, col)).toString(); };
+    QCOMPARE(cell(q, ModelLibrary::ArchitectureColumn), QString("qwen3moe"));
+    QVERIFY2(cell(q, ModelLibrary::ParametersColumn).startsWith("30.5B (3."), qPrintable(cell(q, 2)));
+    QVERIFY(cell(q, ModelLibrary::ParametersColumn).endsWith("B active)"));
+    QCOMPARE(cell(q, ModelLibrary::QuantColumn), QString("Q4_K_M"));
+    QCOMPARE(cell(q, ModelLibrary::ContextColumn), QString("40k"));
+    QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
+             ModelLibrary::FitVerdict::GpuAndRam);
+    const int b = lib.indexOf(dir.filePath("broken.gguf"));
+    QVERIFY(b >= 0);
+    QVERIFY(!cell(b, ModelLibrary::FitColumn).isEmpty()); // says it is unreadable
+    QVERIFY(lib.data(lib.index(b, 0), Qt::ToolTipRole).toString().contains("broken.gguf"));
+    // A 24 GB card holds it whole.
+    lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
+    QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
+             ModelLibrary::FitVerdict::OnGpu);
+    // Folders are remembered, folder files are not "recent".
+    QCOMPARE(ModelLibrary().folders(), QStringList{dir.path()});
+    lib.removeFolder(dir.path());
+    QCOMPARE(lib.rowCount(), 0);
+}
+
+void TestModelLibrary::quantDescriptions_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("Q4_K_M") << "Q4_K_M" << "K-quant";
+    QTest::newRow("UD-Q4_K_XL") << "UD-Q4_K_XL" << "Unsloth";
+    QTest::newRow("IQ4_NL") << "IQ4_NL" << "I-quant";
+    QTest::newRow("Q2_K_XL") << "Q2_K_XL" << "About 2 bits";
+    QTest::newRow("F16") << "F16" << "16-bit";
+}
+
+void TestModelLibrary::quantDescriptions()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, mentions);
+    const QString d = ModelLibrary::quantDescription(name);
+    QVERIFY2(d.contains(mentions), qPrintable(d));
 }
 
 QTEST_GUILESS_MAIN(TestModelLibrary)

@@ -111,6 +111,8 @@ void TestModelInfo::fullShapeQwen3_30b()
     QCOMPARE(QString::fromStdString(r->fileTypeName), QString("Q4_K_M"));
     QVERIFY(r->parameterCount > 30'000'000'000ull && r->parameterCount < 31'000'000'000ull);
     QVERIFY(r->expertBytes() > r->denseBytes() * 10);
+    // "A3B": about 3.3 billion parameters active per token.
+    QVERIFY(r->activeParameterCount() > 3'200'000'000ull && r->activeParameterCount() < 3'500'000'000ull);
     QVERIFY(ms < 1000);
 }
 

@@ -8,7 +8,7 @@
 #include "testfixtures.h"
 
 #include <QLabel>
-#include <QListView>
+#include <QTableView>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -243,7 +243,7 @@ void TestMainWindow::browserOpensRecentModel()
     QString error;
     w.setErrorPresenter([&](const QString &, const QString &text) { error = text; });
     w.modelLibrary()->addRecent(TestFixtures::instance().tinyLlama());
-    auto *list = w.findChild<QListView *>("modelList");
+    auto *list = w.findChild<QTableView *>("modelList");
     QVERIFY(list && list->isVisible());
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
     const QModelIndex first = list->model()->index(0, 0);
