@@ -18,6 +18,8 @@ namespace shoehorn {
 
 namespace {
 
+constexpr uint64_t kGpuDriverOverhead = 256 * MiB;
+
 uint64_t pad(uint64_t v, uint64_t to)
 {
     return (v + to - 1) / to * to;
@@ -219,6 +221,11 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
                 computeEstimate(m, s, cells.perSequence, true, plan.gpus[g].layers, outDev == static_cast<int>(g));
     }
     plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, plan.ram.layers, outDev < 0);
+    // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
+    // llama.cpp does not count in its buffers.
+    for (auto &g : plan.gpus)
+        if (g.use.weights() + g.use.compute > 0)
+            g.use.overhead = kGpuDriverOverhead;
 
     // With mmap the CPU-side weights are file pages in RAM; they count as RAM needed.
     if (s.load.loadMode != LoadMode::NoMmap)

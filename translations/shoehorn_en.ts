@@ -731,6 +731,22 @@
       <source>Custom</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Checking with llama.cpp's dry run…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>llama.cpp's dry run failed: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1: %2 (plan %3, %4%)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>llama.cpp's dry run — %1</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>main</name>

@@ -726,6 +726,22 @@
       <source>Custom</source>
       <translation>自定义</translation>
     </message>
+    <message>
+      <source>Checking with llama.cpp's dry run…</source>
+      <translation>正在用 llama.cpp 试运行核对…</translation>
+    </message>
+    <message>
+      <source>llama.cpp's dry run failed: %1</source>
+      <translation>llama.cpp 试运行失败：%1</translation>
+    </message>
+    <message>
+      <source>%1: %2 (plan %3, %4%)</source>
+      <translation>%1：%2（规划 %3，%4%）</translation>
+    </message>
+    <message>
+      <source>llama.cpp's dry run — %1</source>
+      <translation>llama.cpp 试运行 — %1</translation>
+    </message>
   </context>
   <context>
     <name>main</name>

@@ -24,6 +24,7 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 using namespace shoehorn;
 
@@ -56,8 +57,13 @@ QComboBox *combo(QWidget *parent, const QString &name, const QStringList &items)
 } // namespace
 
 OffloadPanel::OffloadPanel(ChatController *controller, QWidget *parent)
-    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_refresh(new QTimer(this))
+    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_refresh(new QTimer(this)),
+      m_exactDelay(new QTimer(this))
 {
+    m_exactDelay->setSingleShot(true);
+    m_exactDelay->setInterval(700);
+    connect(m_exactDelay, &QTimer::timeout, this, &OffloadPanel::startExactCheck);
+    connect(&m_exactWatcher, &QFutureWatcher<ExactCheck>::finished, this, &OffloadPanel::showExactCheck);
     setObjectName(QStringLiteral("offloadPanel"));
     buildUi();
     m_hw = probeHardware();
@@ -202,6 +208,11 @@ void OffloadPanel::buildUi()
     m_explanation->setObjectName(QStringLiteral("fitExplanation"));
     m_explanation->setWordWrap(true);
     outer->addWidget(m_explanation);
+    m_exactLabel = new QLabel(body);
+    m_exactLabel->setObjectName(QStringLiteral("exactCheck"));
+    m_exactLabel->setWordWrap(true);
+    m_exactLabel->setStyleSheet(QStringLiteral("color: palette(placeholder-text);"));
+    outer->addWidget(m_exactLabel);
 
     auto *buttons = new QHBoxLayout;
     m_fitButton = new QPushButton(tr("Auto-fit"), body);
@@ -467,6 +478,71 @@ void OffloadPanel::replan()
     m_loadButton->setText(m_controller->hasModel() && m_controller->model().path == m_path ? tr("Reload") : tr("Load"));
     m_loadButton->setEnabled(m_info.has_value());
     m_fitButton->setEnabled(m_info.has_value());
+    // The dry run measures this computer's devices; for a profile the analytic plan is all there is.
+    m_exactLabel->clear();
+    if (m_info && m_target->currentIndex() == 0)
+        m_exactDelay->start();
+    else
+        m_exactDelay->stop();
+}
+
+void OffloadPanel::startExactCheck()
+{
+    if (!m_info || m_target->currentIndex() != 0)
+        return;
+    if (m_exactWatcher.isRunning()) {
+        m_exactAgain = true;
+        return;
+    }
+    const ModelSettings s = fromWidgets();
+    const PlanSettings ps{s.load, s.context, 1};
+    const std::string path = m_path.toStdString();
+    const PlanTarget target = currentTarget();
+    m_exactLabel->setText(tr("Checking with llama.cpp's dry run…"));
+    m_exactWatcher.setFuture(QtConcurrent::run([path, ps, target] {
+        ExactCheck c;
+        auto r = exactPlan(path, ps, target);
+        c.ok = r.ok();
+        if (r)
+            c.plan = *r;
+        else
+            c.error = QString::fromStdString(r.error().detail);
+        return c;
+    }));
+}
+
+void OffloadPanel::showExactCheck()
+{
+    if (m_exactAgain) {
+        m_exactAgain = false;
+        startExactCheck();
+        return;
+    }
+    const ExactCheck c = m_exactWatcher.result();
+    if (!c.ok) {
+        m_exactLabel->setText(tr("llama.cpp's dry run failed: %1").arg(c.error));
+        return;
+    }
+    QStringList parts;
+    auto line = [&](const QString &name, quint64 exact, quint64 planned) {
+        const double diff = exact ? 100.0 * (double(planned) - double(exact)) / double(exact) : 0.0;
+        parts << tr("%1: %2 (plan %3, %4%)").arg(name, bytesText(exact), bytesText(planned)).arg(diff, 0, 'f', 1);
+    };
+    for (size_t i = 0; i < c.plan.gpus.size() && i < m_plan.gpus.size(); ++i) {
+        const auto &e = c.plan.gpus[i].use;
+        const auto &a = m_plan.gpus[i].use;
+        line(QString::fromStdString(c.plan.gpus[i].name), e.weights() + e.kv() + e.compute,
+             a.weights() + a.kv() + a.compute);
+    }
+    const auto &e = c.plan.ram.use;
+    const auto &a = m_plan.ram.use;
+    line(tr("RAM"), e.weights() + e.kv() + e.compute, a.weights() + a.kv() + a.compute);
+    m_exactLabel->setText(tr("llama.cpp's dry run — %1").arg(parts.join(QStringLiteral(" · "))));
+}
+
+QString OffloadPanel::exactText() const
+{
+    return m_exactLabel->text();
 }
 
 void OffloadPanel::updateGauges()

@@ -6,6 +6,7 @@
 #include "modelsettings.h"
 
 #include <QDockWidget>
+#include <QFutureWatcher>
 
 #include <optional>
 
@@ -36,6 +37,15 @@ public:
     QString explanation() const;
     QString llamaServerCommand() const;
     shoehorn::PlanTarget currentTarget() const;
+    // llama.cpp's own dry run for the current settings on this computer, run in the
+    // background a moment after the sliders stop moving.
+    struct ExactCheck {
+        bool ok = false;
+        shoehorn::MemoryPlan plan;
+        QString error;
+    };
+    QString exactText() const;
+    bool exactCheckRunning() const { return m_exactWatcher.isRunning(); }
     // Test seam: plan for a fixed machine instead of probing this one.
     void setHardwareForTesting(const shoehorn::HardwareInfo &hw);
     // Adds a what-if machine to "Plan for" (and remembers it) and selects it.
@@ -65,6 +75,8 @@ private:
     void updateGauges();
     void updateLabels();
     void onModelLoaded(const ModelSummary &summary);
+    void startExactCheck();
+    void showExactCheck();
     uint32_t contextAt(int position) const;
     int positionOfContext(uint32_t ctx) const;
 
@@ -110,4 +122,8 @@ private:
     QPushButton *m_fitButton = nullptr;
     QPushButton *m_loadButton = nullptr;
     QTimer *m_refresh = nullptr;
+    QTimer *m_exactDelay = nullptr;
+    QLabel *m_exactLabel = nullptr;
+    QFutureWatcher<ExactCheck> m_exactWatcher;
+    bool m_exactAgain = false;
 };

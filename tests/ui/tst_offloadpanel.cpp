@@ -39,6 +39,7 @@ private slots:
     void settingsRememberedPerModel();
     void measuredAfterLoad();
     void customProfile();
+    void exactDryRunInTheBackground();
 };
 
 void TestOffloadPanel::init()
@@ -195,6 +196,23 @@ void TestOffloadPanel::customProfile()
     // Remembered: a new panel offers it too.
     OffloadPanel again(&c);
     QVERIFY(again.findChild<QComboBox *>("planFor")->findText("RTX 5060 Ti 16 GB + 64 GB") > 0);
+}
+
+void TestOffloadPanel::exactDryRunInTheBackground()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.show();
+    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    panel.findChild<QSlider *>("contextSize")->setValue(4); // 8k
+    QTRY_VERIFY_WITH_TIMEOUT(panel.exactText().startsWith("llama.cpp's dry run —"), 20000);
+    QVERIFY2(panel.exactText().contains("RAM"), qPrintable(panel.exactText()));
+    qInfo("%s", qPrintable(panel.exactText()));
+    // A profile has no real device to measure: no dry run.
+    auto *target = panel.findChild<QComboBox *>("planFor");
+    target->setCurrentIndex(1);
+    QTest::qWait(900);
+    QVERIFY(panel.exactText().isEmpty());
 }
 
 QTEST_MAIN(TestOffloadPanel)
