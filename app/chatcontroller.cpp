@@ -3,11 +3,15 @@
 #include "chatmodel.h"
 #include "inferenceworker.h"
 
+namespace {
+constexpr uint32_t kDefaultContext = 8192;
+}
+
 ChatController::ChatController(QObject *parent) : QObject(parent), m_chat(new ChatModel(this))
 {
     registerShoehornMetaTypes();
     m_load.gpuLayers = -1;
-    m_context.contextSize = 8192;
+    m_context.contextSize = kDefaultContext;
     m_options.sampling.temperature = 0.7f;
     m_options.sampling.topK = 20;
     m_options.sampling.topP = 0.8f;
@@ -74,7 +78,13 @@ void ChatController::reload()
 void ChatController::openModel(const QString &path)
 {
     ModelSettings stored = modelSettings();
-    if (ModelSettingsStore::load(path, stored) && !(stored == modelSettings())) {
+    if (!ModelSettingsStore::load(path, stored) && hasModel() && m_model.path != path) {
+        // A model opened for the first time after another: that one's placement and context
+        // do not carry over (the worker caps the context at the trained length).
+        stored.context.contextSize = kDefaultContext;
+        stored.load.cpuMoeLayers = 0;
+    }
+    if (!(stored == modelSettings())) {
         m_load = stored.load;
         m_context = stored.context;
         m_options = stored.generation;

@@ -35,7 +35,6 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Shoehorn"));
     setAcceptDrops(true);
-    resize(980, 720);
     m_showError = [this](const QString &title, const QString &text) { QMessageBox::warning(this, title, text); };
     m_chooseFile = [this] {
         return QFileDialog::getOpenFileName(this, tr("Open a GGUF model"), QString(),
@@ -50,7 +49,11 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     buildMenus();
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray())) {
+        // First start: room for the model table and the offload panel beside the chat.
+        resize(1400, 860);
+        resizeDocks({m_browser, m_offload}, {430, 390}, Qt::Horizontal);
+    }
 
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);

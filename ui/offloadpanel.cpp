@@ -395,7 +395,11 @@ void OffloadPanel::setModelPath(const QString &path)
     for (QWidget *w : m_moeRow)
         w->setVisible(m_info && m_info->isMoe());
     ModelSettings s = m_controller->modelSettings();
-    ModelSettingsStore::load(path, s);
+    if (!ModelSettingsStore::load(path, s) && !(m_controller->hasModel() && m_controller->model().path == path)) {
+        // Not opened before: start from an 8k context and no experts pinned to the CPU.
+        s.context.contextSize = std::min<uint32_t>(8192, m_info && m_info->contextLength ? m_info->contextLength : 8192);
+        s.load.cpuMoeLayers = 0;
+    }
     toWidgets(s);
     updateLabels();
 }
@@ -478,6 +482,9 @@ void OffloadPanel::replan()
     m_loadButton->setText(m_controller->hasModel() && m_controller->model().path == m_path ? tr("Reload") : tr("Load"));
     m_loadButton->setEnabled(m_info.has_value());
     m_fitButton->setEnabled(m_info.has_value());
+    for (QWidget *w : std::initializer_list<QWidget *>{m_gpuLayers, m_cpuMoe, m_context, m_typeK, m_typeV, m_flash,
+                                                       m_threads, m_batch, m_ubatch, m_loadMode})
+        w->setEnabled(m_info.has_value());
     // The dry run measures this computer's devices; for a profile the analytic plan is all there is.
     m_exactLabel->clear();
     if (m_info && m_target->currentIndex() == 0)
@@ -547,7 +554,8 @@ QString OffloadPanel::exactText() const
 
 void OffloadPanel::updateGauges()
 {
-    const int needed = int(m_plan.gpus.size()) + 1;
+    // Without a model there is nothing to measure: no gauges rather than empty ones.
+    const int needed = m_info ? int(m_plan.gpus.size()) + 1 : 0;
     while (m_gauges.size() < needed) {
         auto *g = new GaugeBar(this);
         g->setObjectName(QStringLiteral("gauge%1").arg(m_gauges.size()));
@@ -569,6 +577,8 @@ void OffloadPanel::updateGauges()
         m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
         m_gauges[int(i)]->setMeasured(m_hasMeasured && i < m_measured.gpus.size() ? m_measured.gpus[i].use.total() : 0);
     }
+    if (m_gauges.isEmpty())
+        return;
     GaugeBar *ram = m_gauges.last();
     ram->setData(tr("RAM"), segments(m_plan.ram.use), m_plan.ram.available, m_plan.ram.capacity);
     ram->setMeasured(m_hasMeasured ? m_measured.ram.use.total() : 0);
