@@ -35,6 +35,31 @@ shot() { # name lang [model] [message]
     echo "$out/$name.png"
 }
 
+# The offload panel before and after loading: the model is in the Models table (seeded as
+# recent), a click shows its plan, a double-click loads it.
+panel() { # lang
+    local lang=$1 display=":$((90 + RANDOM % 9))" cfg="$tmp/config-panel-$1"
+    mkdir -p "$cfg/Shoehorn"
+    printf '[models]\nrecent=%s\n' "$tmp/tiny-moe.gguf" > "$cfg/Shoehorn/Shoehorn.conf"
+    Xvfb "$display" -screen 0 1400x860x24 >/dev/null 2>&1 &
+    local xvfb=$!
+    sleep 1
+    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$cfg" SHOEHORN_INSTANCE_NAME="shot-$$-$lang" "$app" >/dev/null 2>&1 &
+    local pid=$!
+    sleep 3
+    DISPLAY=$display xdotool mousemove 60 75 click 1
+    sleep 2
+    DISPLAY=$display import -window root "$out/panel-before-load-$lang.png"
+    DISPLAY=$display xdotool mousemove 60 75 click --repeat 2 --delay 80 1
+    sleep 3
+    DISPLAY=$display import -window root "$out/panel-after-load-$lang.png"
+    kill $pid $xvfb 2>/dev/null || true
+    wait $pid $xvfb 2>/dev/null || true
+    echo "$out/panel-before-load-$lang.png $out/panel-after-load-$lang.png"
+}
+
 shot empty-state en
 shot chat-moe en "$tmp/tiny-moe.gguf" "Hello! Which experts are you running on the CPU?"
 shot chat-zh zh_CN "$tmp/tiny-moe.gguf" "ni hao"
+panel en
+panel zh_CN
