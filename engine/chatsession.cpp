@@ -1,5 +1,6 @@
 #include "chatsession.h"
 
+#include "llamaparams.h"
 #include "logcapture.h"
 #include "textstream.h"
 
@@ -19,19 +20,6 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-ggml_type kvType(const std::string &s)
-{
-    if (s == "f32") return GGML_TYPE_F32;
-    if (s == "bf16") return GGML_TYPE_BF16;
-    if (s == "q8_0") return GGML_TYPE_Q8_0;
-    if (s == "q4_0") return GGML_TYPE_Q4_0;
-    if (s == "q4_1") return GGML_TYPE_Q4_1;
-    if (s == "iq4_nl") return GGML_TYPE_IQ4_NL;
-    if (s == "q5_0") return GGML_TYPE_Q5_0;
-    if (s == "q5_1") return GGML_TYPE_Q5_1;
-    return GGML_TYPE_F16;
 }
 
 // Used when a model's own Jinja template cannot be parsed.
@@ -82,24 +70,7 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         return Error{ErrorCode::InvalidArgument, "unknown KV cache type " + settings.typeK + "/" + settings.typeV};
 
     LogCapture capture;
-    llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = settings.contextSize;
-    cp.n_batch = std::max<uint32_t>(settings.batchSize, 1);
-    cp.n_ubatch = std::clamp<uint32_t>(settings.ubatchSize, 1, cp.n_batch);
-    cp.n_seq_max = 1;
-    // Like llama-server: a sliding-window cache sized to the window, not the whole context.
-    cp.swa_full = false;
-    const int threads = settings.threads > 0 ? settings.threads : physicalCoreCount();
-    cp.n_threads = threads;
-    cp.n_threads_batch = settings.threadsBatch > 0 ? settings.threadsBatch : threads;
-    cp.type_k = kvType(settings.typeK);
-    cp.type_v = kvType(settings.typeV);
-    switch (settings.flashAttention) {
-    case FlashAttention::Auto: cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_AUTO; break;
-    case FlashAttention::On: cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_ENABLED; break;
-    case FlashAttention::Off: cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED; break;
-    }
-    cp.no_perf = false;
+    llama_context_params cp = contextParams(settings);
 
     auto session = std::unique_ptr<ChatSession>(new ChatSession());
     cp.abort_callback = &ChatSession::abortCallback;

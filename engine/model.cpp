@@ -1,8 +1,7 @@
 #include "model.h"
 
+#include "llamaparams.h"
 #include "logcapture.h"
-
-#include <ggml-cpu.h>
 
 #include <cstdio>
 
@@ -55,22 +54,8 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
     llama_backend_init();
     LogCapture capture;
 
-    std::vector<std::string> patterns = cpuMoePatterns(std::min<int>(settings.cpuMoeLayers,
-                                                                     static_cast<int>(info->layerCount)));
-    std::vector<llama_model_tensor_buft_override> overrides;
-    for (const auto &p : patterns)
-        overrides.push_back({p.c_str(), ggml_backend_cpu_buffer_type()});
-    overrides.push_back({nullptr, nullptr});
-
-    llama_model_params mp = llama_model_default_params();
-    mp.n_gpu_layers = settings.gpuLayers;
-    mp.main_gpu = settings.mainGpu;
-    mp.tensor_buft_overrides = overrides.size() > 1 ? overrides.data() : nullptr;
-    switch (settings.loadMode) {
-    case LoadMode::Mmap: mp.load_mode = LLAMA_LOAD_MODE_MMAP; break;
-    case LoadMode::NoMmap: mp.load_mode = LLAMA_LOAD_MODE_NONE; break;
-    case LoadMode::Mlock: mp.load_mode = LLAMA_LOAD_MODE_MMAP_MLOCK; break;
-    }
+    ModelParams params(settings, static_cast<int>(info->layerCount));
+    llama_model_params &mp = params.get();
     ProgressContext pctx{&progress, cancel};
     mp.progress_callback = &onProgress;
     mp.progress_callback_user_data = &pctx;

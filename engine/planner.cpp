@@ -1,5 +1,6 @@
 #include "planner.h"
 
+#include "llamaparams.h"
 #include "logcapture.h"
 #include "model.h"
 
@@ -23,19 +24,6 @@ constexpr uint64_t kGpuDriverOverhead = 256 * MiB;
 uint64_t pad(uint64_t v, uint64_t to)
 {
     return (v + to - 1) / to * to;
-}
-
-ggml_type cacheType(const std::string &s)
-{
-    if (s == "f32") return GGML_TYPE_F32;
-    if (s == "bf16") return GGML_TYPE_BF16;
-    if (s == "q8_0") return GGML_TYPE_Q8_0;
-    if (s == "q4_0") return GGML_TYPE_Q4_0;
-    if (s == "q4_1") return GGML_TYPE_Q4_1;
-    if (s == "iq4_nl") return GGML_TYPE_IQ4_NL;
-    if (s == "q5_0") return GGML_TYPE_Q5_0;
-    if (s == "q5_1") return GGML_TYPE_Q5_1;
-    return GGML_TYPE_F16;
 }
 
 // Bytes of `n` elements of a (possibly block-quantized) type.
@@ -188,8 +176,8 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
         ++dev(p.deviceOf(il)).layers;
 
     // KV cache and recurrent state, on the device of their layer (offload_kqv is on).
-    const ggml_type tk = cacheType(s.context.typeK);
-    const ggml_type tv = cacheType(s.context.typeV);
+    const ggml_type tk = kvCacheType(s.context.typeK);
+    const ggml_type tv = kvCacheType(s.context.typeV);
     const uint64_t nSeq = static_cast<uint64_t>(std::max(1, s.parallel));
     const uint64_t swaCells =
         m.slidingWindow > 0 ? std::min<uint64_t>(plan.contextSize, pad(m.slidingWindow * nSeq + s.context.ubatchSize, 256))
@@ -253,27 +241,9 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
     llama_backend_init();
     LogCapture::installLogger();
 
-    const auto patterns = Model::cpuMoePatterns(std::clamp(s.load.cpuMoeLayers, 0, int(info->layerCount)));
-    std::vector<llama_model_tensor_buft_override> overrides;
-    for (const auto &pat : patterns)
-        overrides.push_back({pat.c_str(), ggml_backend_cpu_buffer_type()});
-    overrides.push_back({nullptr, nullptr});
-
-    llama_model_params mp = llama_model_default_params();
-    mp.n_gpu_layers = s.load.gpuLayers;
-    mp.main_gpu = s.load.mainGpu;
-    mp.tensor_buft_overrides = overrides.size() > 1 ? overrides.data() : nullptr;
-    llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = s.context.contextSize;
-    cp.n_batch = s.context.batchSize;
-    cp.n_ubatch = std::min(s.context.ubatchSize, s.context.batchSize);
-    cp.n_seq_max = static_cast<uint32_t>(std::max(1, s.parallel));
-    cp.swa_full = false; // as ChatSession and llama-server use it
-    cp.type_k = cacheType(s.context.typeK);
-    cp.type_v = cacheType(s.context.typeV);
-    cp.flash_attn_type = s.context.flashAttention == FlashAttention::On    ? LLAMA_FLASH_ATTN_TYPE_ENABLED
-                         : s.context.flashAttention == FlashAttention::Off ? LLAMA_FLASH_ATTN_TYPE_DISABLED
-                                                                            : LLAMA_FLASH_ATTN_TYPE_AUTO;
+    ModelParams params(s.load, static_cast<int>(info->layerCount));
+    llama_model_params &mp = params.get();
+    const llama_context_params cp = contextParams(s.context, s.parallel);
 
     // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
     // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only

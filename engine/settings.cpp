@@ -1,6 +1,7 @@
 #include "settings.h"
 
 #include <common.h>
+#include <ggml.h>
 
 #include <thread>
 
@@ -59,6 +60,19 @@ bool isKvCacheType(const std::string &s)
         if (s == t)
             return true;
     return false;
+}
+
+int kvCacheGgmlType(const std::string &s)
+{
+    if (s == "f32") return GGML_TYPE_F32;
+    if (s == "bf16") return GGML_TYPE_BF16;
+    if (s == "q8_0") return GGML_TYPE_Q8_0;
+    if (s == "q4_0") return GGML_TYPE_Q4_0;
+    if (s == "q4_1") return GGML_TYPE_Q4_1;
+    if (s == "iq4_nl") return GGML_TYPE_IQ4_NL;
+    if (s == "q5_0") return GGML_TYPE_Q5_0;
+    if (s == "q5_1") return GGML_TYPE_Q5_1;
+    return GGML_TYPE_F16;
 }
 
 } // namespace shoehorn

@@ -58,5 +58,7 @@ const char *flashAttentionName(FlashAttention f);
 bool parseLoadMode(const std::string &s, LoadMode &out);
 bool parseFlashAttention(const std::string &s, FlashAttention &out);
 bool isKvCacheType(const std::string &s);
+// The ggml_type (as int, to keep ggml out of this header) of a KV cache type name; f16 if unknown.
+int kvCacheGgmlType(const std::string &s);
 
 } // namespace shoehorn
