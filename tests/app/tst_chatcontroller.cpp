@@ -158,10 +158,19 @@ void TestChatController::cancelLoad()
 {
     ChatController c;
     configure(c, 8);
+    // Hold the worker at the start of the load until Cancel has been pressed, so the tiny
+    // model cannot finish loading first.
+    std::atomic<bool> go{false};
+    c.worker()->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+        for (int i = 0; i < 500 && !go; ++i)
+            QThread::msleep(10);
+        return std::nullopt;
+    });
     QSignalSpy failed(&c, &ChatController::loadFailed);
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
     c.openModel(TestFixtures::instance().tinyMoe());
     c.cancelLoad(); // the worker sees the flag at its first progress step
+    go = true;
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() + loaded.count() == 1, 20000);
     QCOMPARE(failed.count(), 1);
     QCOMPARE(failed.first().at(0).toInt(), int(shoehorn::ErrorCode::Cancelled));
