@@ -59,7 +59,12 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
                     return "-fa takes auto, on or off";
             } else if (f == "-t" || f == "--threads") a.context.threads = toInt(need(i));
             else if (f == "-tb" || f == "--threads-batch") a.context.threadsBatch = toInt(need(i));
-            else if (f == "-n" || f == "--n-predict") a.generation.maxTokens = toInt(need(i));
+            else if (f == "-n" || f == "--n-predict") {
+                a.generation.maxTokens = toInt(need(i));
+                a.benchGenerate = a.generation.maxTokens;
+            } else if (f == "-r" || f == "--repetitions") a.benchReps = toInt(need(i));
+            else if (f == "--rounds") a.parityRounds = toInt(need(i));
+            else if (f == "-o" || f == "--output") a.output = need(i);
             else if (f == "--temp") a.generation.sampling.temperature = toFloat(need(i));
             else if (f == "--top-k") a.generation.sampling.topK = toInt(need(i));
             else if (f == "--top-p") a.generation.sampling.topP = toFloat(need(i));
@@ -67,9 +72,19 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
             else if (f == "--repeat-penalty") a.generation.sampling.repeatPenalty = toFloat(need(i));
             else if (f == "--presence-penalty") a.generation.sampling.presencePenalty = toFloat(need(i));
             else if (f == "--seed" || f == "-s") a.generation.sampling.seed = static_cast<uint32_t>(std::stoul(need(i)));
-            else if (f == "-p" || f == "--prompt") a.prompt = need(i);
+            else if (f == "-p" || f == "--prompt") {
+                a.prompt = need(i);
+                // bench takes -p N (prompt tokens) like llama-bench; chat takes -p TEXT.
+                try {
+                    size_t used = 0;
+                    const int n = std::stoi(a.prompt, &used);
+                    if (used == a.prompt.size())
+                        a.benchPrompt = n;
+                } catch (const std::exception &) {
+                }
+            }
             else if (f == "-sys" || f == "--system-prompt") a.system = need(i);
-            else if (f == "-r" || f == "--reverse-prompt") a.generation.stop.push_back(need(i));
+            else if (f == "--reverse-prompt") a.generation.stop.push_back(need(i));
             else if (f == "--no-think") a.noThinking = true;
             else if (f == "--json") a.json = true;
             else if (f == "--exact") a.exact = true;

@@ -22,6 +22,11 @@ struct Args {
     uint64_t vramBudgetMiB = 0;  // cap the real GPUs
     uint64_t marginMiB = 1024;   // auto-fit safety margin per GPU
     FitLocks locks;
+    int benchPrompt = 512;
+    int benchGenerate = 128;
+    int benchReps = 5;
+    int parityRounds = 3;
+    std::string output = "md"; // bench -o md|json|csv
     bool contextGiven = false;
     LoadSettings load;
     ContextSettings context;

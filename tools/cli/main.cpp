@@ -2,6 +2,7 @@
 #include "chatsession.h"
 #include "cliargs.h"
 #include "autofit.h"
+#include "cmdbench.h"
 #include "cmdplan.h"
 #include "hardware.h"
 #include "planner.h"
@@ -28,6 +29,10 @@ void usage()
                 "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
                 "                 [--lock-ctx] [--lock-kv] [flags] [--json]\n"
                 "                                         choose the fastest settings that fit\n"
+                "  bench MODEL.gguf -p 512 -n 128 -r 5 [flags] [-o md|json|csv]\n"
+                "                                         pp/tg/chat-path tokens per second\n"
+                "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [flags]\n"
+                "                                         the same against llama.cpp's llama-bench\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -225,6 +230,10 @@ int main(int argc, char **argv)
         return cmdPlan(args);
     if (cmd == "fit")
         return cmdFit(args);
+    if (cmd == "bench")
+        return cli::cmdBench(args);
+    if (cmd == "parity")
+        return cli::cmdParity(args);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
     usage();
     return 2;

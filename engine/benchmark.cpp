@@ -1,0 +1,165 @@
+#include "benchmark.h"
+
+#include "llamaparams.h"
+#include "logcapture.h"
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace shoehorn {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from)
+{
+    return std::chrono::duration<double>(Clock::now() - from).count();
+}
+
+// llama-bench's test_prompt: random tokens in n_batch chunks.
+bool decodePrompt(llama_context *ctx, int n, std::mt19937 &rng)
+{
+    const llama_vocab *vocab = llama_model_get_vocab(llama_get_model(ctx));
+    const int nVocab = llama_vocab_n_tokens(vocab);
+    const int batch = static_cast<int>(llama_n_batch(ctx));
+    std::vector<llama_token> tokens(static_cast<size_t>(batch));
+    for (int done = 0; done < n;) {
+        const int count = std::min(n - done, batch);
+        for (int i = 0; i < count; ++i)
+            tokens[static_cast<size_t>(i)] = static_cast<llama_token>(rng() % static_cast<unsigned>(nVocab));
+        if (done == 0 && llama_vocab_get_add_bos(vocab))
+            tokens[0] = llama_vocab_bos(vocab);
+        if (llama_decode(ctx, llama_batch_get_one(tokens.data(), count)) != 0)
+            return false;
+        done += count;
+    }
+    llama_synchronize(ctx);
+    return true;
+}
+
+// llama-bench's test_gen: one token at a time, no sampling.
+bool decodeTokens(llama_context *ctx, int n, std::mt19937 &rng)
+{
+    const llama_vocab *vocab = llama_model_get_vocab(llama_get_model(ctx));
+    const int nVocab = llama_vocab_n_tokens(vocab);
+    llama_token token = llama_vocab_get_add_bos(vocab) ? llama_vocab_bos(vocab) : 0;
+    for (int i = 0; i < n; ++i) {
+        if (llama_decode(ctx, llama_batch_get_one(&token, 1)) != 0)
+            return false;
+        llama_synchronize(ctx);
+        token = static_cast<llama_token>(rng() % static_cast<unsigned>(nVocab));
+    }
+    return true;
+}
+
+} // namespace
+
+Stats summarize(const std::vector<double> &v)
+{
+    Stats s;
+    s.samples = static_cast<int>(v.size());
+    if (v.empty())
+        return s;
+    s.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+    if (v.size() > 1) {
+        double sq = 0;
+        for (double x : v)
+            sq += (x - s.mean) * (x - s.mean);
+        s.stddev = std::sqrt(sq / double(v.size() - 1));
+    }
+    return s;
+}
+
+bool EarlyStop::done(const std::vector<double> &values) const
+{
+    const int n = static_cast<int>(values.size());
+    if (n >= maxSamples)
+        return true;
+    if (n < minSamples || relativeError <= 0)
+        return false;
+    const Stats s = summarize(values);
+    return s.mean > 0 && (s.stddev / std::sqrt(double(n))) / s.mean <= relativeError;
+}
+
+Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const ContextSettings &context,
+                                 const BenchRequest &r, const std::atomic<bool> *cancel,
+                                 const std::function<void(const std::string &)> &progress)
+{
+    if (!model)
+        return Error{ErrorCode::NoModel, "no model"};
+    LogCapture capture;
+    ContextSettings cs = context;
+    cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(r.promptTokens + r.generateTokens + 64));
+    llama_context_ptr ctx(llama_init_from_model(model->get(), contextParams(cs)));
+    if (!ctx)
+        return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
+                     capture.lastError()};
+    std::mt19937 rng(1234);
+    BenchResult out;
+    const EarlyStop stop = r.stop.maxSamples > 0 && r.stop.relativeError > 0
+                               ? r.stop
+                               : EarlyStop{r.repetitions, r.repetitions, 0.0};
+    auto cancelled = [&] { return cancel && cancel->load(); };
+    llama_memory_t mem = llama_get_memory(ctx.get());
+
+    if (r.promptTokens > 0) {
+        decodePrompt(ctx.get(), r.promptTokens, rng); // warm-up
+        while (!stop.done(out.promptRuns) && !cancelled()) {
+            llama_memory_clear(mem, false);
+            const auto t = Clock::now();
+            if (!decodePrompt(ctx.get(), r.promptTokens, rng))
+                return Error{ErrorCode::DecodeFailed, "prompt decode failed: " + capture.lastError()};
+            out.promptRuns.push_back(r.promptTokens / seconds(t));
+            if (progress)
+                progress("pp" + std::to_string(r.promptTokens) + " run " + std::to_string(out.promptRuns.size()));
+        }
+    }
+    if (r.generateTokens > 0) {
+        llama_memory_clear(mem, false);
+        decodeTokens(ctx.get(), 1, rng); // warm-up
+        while (!stop.done(out.generateRuns) && !cancelled()) {
+            llama_memory_clear(mem, false);
+            const auto t = Clock::now();
+            if (!decodeTokens(ctx.get(), r.generateTokens, rng))
+                return Error{ErrorCode::DecodeFailed, "generation decode failed: " + capture.lastError()};
+            out.generateRuns.push_back(r.generateTokens / seconds(t));
+            if (progress)
+                progress("tg" + std::to_string(r.generateTokens) + " run " + std::to_string(out.generateRuns.size()));
+        }
+    }
+    ctx.reset(); // the chat path gets its own context, like the app
+    if (r.generateTokens > 0 && r.chatPath) {
+        auto session = ChatSession::create(model, cs);
+        if (!session)
+            return session.error();
+        GenerationOptions o;
+        o.maxTokens = r.generateTokens;
+        o.sampling.seed = 42;
+        // A forced long answer: the benchmark must not end early on an end-of-generation token.
+        o.stop.clear();
+        size_t bytes = 0;
+        StreamCallbacks cb;
+        cb.onDelta = [&](std::string_view c, std::string_view rs) { bytes += c.size() + rs.size(); };
+        (*session)->generate({{"user", "Warm up.", {}}}, o, cb, cancel);
+        while (!stop.done(out.chatRuns) && !cancelled()) {
+            (*session)->clearCache();
+            auto res = (*session)->generate({{"user", "Tell me about memory on small GPUs.", {}}}, o, cb, cancel);
+            if (!res)
+                return res.error();
+            if (res->stats.generatedTokens == 0)
+                break;
+            out.chatRuns.push_back(res->stats.generationTokensPerSecond);
+            if (progress)
+                progress("chat run " + std::to_string(out.chatRuns.size()));
+        }
+    }
+    out.promptTps = summarize(out.promptRuns);
+    out.generateTps = summarize(out.generateRuns);
+    out.chatTps = summarize(out.chatRuns);
+    return out;
+}
+
+} // namespace shoehorn

@@ -1,0 +1,148 @@
+#include "cmdbench.h"
+
+#include "benchmark.h"
+#include "model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace shoehorn::cli {
+
+namespace {
+
+std::string statText(const Stats &s)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f ± %.2f", s.mean, s.stddev);
+    return buf;
+}
+
+Result<BenchResult> ourBench(const Args &a, int reps)
+{
+    auto model = Model::load(a.model, a.load);
+    if (!model)
+        return model.error();
+    BenchRequest r;
+    r.promptTokens = a.benchPrompt;
+    r.generateTokens = a.benchGenerate;
+    r.repetitions = reps;
+    return runBenchmark(*model, a.context, r);
+}
+
+std::string selfDirectory()
+{
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string(".") : exe.parent_path().string();
+}
+
+struct LlamaBench {
+    double pp = 0, ppSd = 0, tg = 0, tgSd = 0;
+};
+
+// Runs llama.cpp's own llama-bench with the same settings and reads its JSON.
+Result<LlamaBench> llamaBench(const Args &a, int reps)
+{
+    const std::string bin = selfDirectory() + "/llama-bench";
+    if (!std::filesystem::exists(bin))
+        return Error{ErrorCode::FileNotFound, bin + " (it is built with Shoehorn: cmake --build build)"};
+    std::ostringstream cmd;
+    cmd << '"' << bin << "\" -m \"" << a.model << "\" -p " << a.benchPrompt << " -n " << a.benchGenerate << " -r "
+        << reps << " -ngl " << (a.load.gpuLayers < 0 ? 99 : a.load.gpuLayers) << " -ncmoe " << a.load.cpuMoeLayers
+        << " -b " << a.context.batchSize << " -ub " << a.context.ubatchSize << " -ctk " << a.context.typeK << " -ctv "
+        << a.context.typeV << " -fa " << (a.context.flashAttention == FlashAttention::Off ? 0 : 1)
+        << " -t " << (a.context.threads > 0 ? a.context.threads : physicalCoreCount())
+        << (a.load.loadMode == LoadMode::NoMmap ? " -mmp 0" : "") << " -o json 2>/dev/null";
+    std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen(cmd.str().c_str(), "r"), pclose);
+    if (!pipe)
+        return Error{ErrorCode::LoadFailed, "cannot run " + bin};
+    std::string out;
+    char buf[4096];
+    size_t n = 0;
+    while ((n = fread(buf, 1, sizeof buf, pipe.get())) > 0)
+        out.append(buf, n);
+    const auto j = nlohmann::json::parse(out, nullptr, false);
+    if (!j.is_array())
+        return Error{ErrorCode::LoadFailed, "llama-bench gave no JSON: " + cmd.str()};
+    LlamaBench r;
+    for (const auto &t : j) {
+        const bool pp = t.value("n_prompt", 0) > 0 && t.value("n_gen", 0) == 0;
+        (pp ? r.pp : r.tg) = t.value("avg_ts", 0.0);
+        (pp ? r.ppSd : r.tgSd) = t.value("stddev_ts", 0.0);
+    }
+    return r;
+}
+
+} // namespace
+
+int cmdBench(const Args &a)
+{
+    auto r = ourBench(a, a.benchReps);
+    if (!r) {
+        std::fprintf(stderr, "error (%s): %s\n", errorCodeName(r.error().code), r.error().detail.c_str());
+        return 1;
+    }
+    const std::string pp = "pp" + std::to_string(a.benchPrompt), tg = "tg" + std::to_string(a.benchGenerate);
+    if (a.output == "json") {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        auto row = [&](const std::string &test, const Stats &s) {
+            j.push_back({{"test", test}, {"avg_ts", s.mean}, {"stddev_ts", s.stddev}, {"samples", s.samples}});
+        };
+        row(pp, r->promptTps);
+        row(tg, r->generateTps);
+        row("chat " + tg, r->chatTps);
+        std::printf("%s\n", j.dump(2).c_str());
+    } else if (a.output == "csv") {
+        std::printf("test,avg_ts,stddev_ts\n%s,%.3f,%.3f\n%s,%.3f,%.3f\nchat %s,%.3f,%.3f\n", pp.c_str(),
+                    r->promptTps.mean, r->promptTps.stddev, tg.c_str(), r->generateTps.mean, r->generateTps.stddev,
+                    tg.c_str(), r->chatTps.mean, r->chatTps.stddev);
+    } else {
+        std::printf("| test | t/s |\n| --- | ---: |\n| %s | %s |\n| %s | %s |\n| chat %s | %s |\n", pp.c_str(),
+                    statText(r->promptTps).c_str(), tg.c_str(), statText(r->generateTps).c_str(), tg.c_str(),
+                    statText(r->chatTps).c_str());
+    }
+    return 0;
+}
+
+int cmdParity(const Args &a)
+{
+    // Alternate the two so that drift of the machine (heat, other load) hits both alike.
+    std::vector<double> ourPp, ourTg, ourChat, refPp, refTg;
+    for (int round = 0; round < a.parityRounds; ++round) {
+        auto ours = ourBench(a, a.benchReps);
+        if (!ours) {
+            std::fprintf(stderr, "error: %s\n", ours.error().detail.c_str());
+            return 1;
+        }
+        auto ref = llamaBench(a, a.benchReps);
+        if (!ref) {
+            std::fprintf(stderr, "error: %s\n", ref.error().detail.c_str());
+            return 1;
+        }
+        ourPp.push_back(ours->promptTps.mean);
+        ourTg.push_back(ours->generateTps.mean);
+        ourChat.push_back(ours->chatTps.mean);
+        refPp.push_back(ref->pp);
+        refTg.push_back(ref->tg);
+        std::printf("round %d: shoehorn pp %.2f tg %.2f chat %.2f | llama-bench pp %.2f tg %.2f\n", round + 1,
+                    ours->promptTps.mean, ours->generateTps.mean, ours->chatTps.mean, ref->pp, ref->tg);
+        std::fflush(stdout);
+    }
+    const Stats pp = summarize(ourPp), tg = summarize(ourTg), chat = summarize(ourChat);
+    const Stats rpp = summarize(refPp), rtg = summarize(refTg);
+    std::printf("\n| test | shoehorn t/s | llama-bench t/s | ratio |\n| --- | ---: | ---: | ---: |\n");
+    std::printf("| pp%d | %s | %s | %.3f |\n", a.benchPrompt, statText(pp).c_str(), statText(rpp).c_str(),
+                rpp.mean > 0 ? pp.mean / rpp.mean : 0.0);
+    std::printf("| tg%d | %s | %s | %.3f |\n", a.benchGenerate, statText(tg).c_str(), statText(rtg).c_str(),
+                rtg.mean > 0 ? tg.mean / rtg.mean : 0.0);
+    std::printf("| chat path vs tg%d | %s | %s | %.3f |\n", a.benchGenerate, statText(chat).c_str(),
+                statText(rtg).c_str(), rtg.mean > 0 ? chat.mean / rtg.mean : 0.0);
+    return 0;
+}
+
+} // namespace shoehorn::cli
