@@ -93,7 +93,10 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
     LogCapture capture;
     ContextSettings cs = context;
     cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(r.promptTokens + r.generateTokens + 64));
+    const CpuThreadPools threads(cs); // before ctx: must outlive it
     llama_context_ptr ctx(llama_init_from_model(model->get(), contextParams(cs)));
+    if (ctx)
+        threads.attach(ctx.get());
     if (!ctx)
         return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
                      capture.lastError()};

@@ -83,6 +83,8 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
     }
     session->m_ctx.reset(ctx);
+    session->m_threads = std::make_unique<CpuThreadPools>(settings);
+    session->m_threads->attach(ctx);
     session->m_model = std::move(model);
     session->m_settings = settings;
     session->m_settings.contextSize = llama_n_ctx(ctx);

@@ -16,6 +16,10 @@
 struct common_chat_templates;
 
 namespace shoehorn {
+class CpuThreadPools;
+}
+
+namespace shoehorn {
 
 struct ChatMessage {
     std::string role;      // "system", "user", "assistant"
@@ -91,6 +95,7 @@ private:
 
     std::shared_ptr<Model> m_model;
     ContextSettings m_settings;
+    std::unique_ptr<CpuThreadPools> m_threads; // declared before m_ctx: outlives the context
     llama_context_ptr m_ctx;
     std::unique_ptr<common_chat_templates, void (*)(common_chat_templates *)> m_templates{nullptr, nullptr};
     std::vector<llama_token> m_cached; // what the KV cache holds, positions 0..n-1

@@ -53,4 +53,30 @@ llama_context_params contextParams(const ContextSettings &s, int parallel)
     return cp;
 }
 
+CpuThreadPools::CpuThreadPools(const ContextSettings &s)
+{
+    const int threads = s.threads > 0 ? s.threads : physicalCoreCount();
+    const int batch = s.threadsBatch > 0 ? s.threadsBatch : threads;
+    ggml_threadpool_params p = ggml_threadpool_params_default(threads); // hybrid polling, as llama-bench
+    m_generation = ggml_threadpool_new(&p);
+    if (batch != threads) {
+        ggml_threadpool_params pb = ggml_threadpool_params_default(batch);
+        m_batch = ggml_threadpool_new(&pb);
+    }
+}
+
+CpuThreadPools::~CpuThreadPools()
+{
+    if (m_batch)
+        ggml_threadpool_free(m_batch);
+    if (m_generation)
+        ggml_threadpool_free(m_generation);
+}
+
+void CpuThreadPools::attach(llama_context *ctx) const
+{
+    if (m_generation)
+        llama_attach_threadpool(ctx, m_generation, m_batch ? m_batch : m_generation);
+}
+
 } // namespace shoehorn
