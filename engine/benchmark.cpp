@@ -91,10 +91,13 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
     if (!model)
         return Error{ErrorCode::NoModel, "no model"};
     LogCapture capture;
+    // pp/tg get exactly llama-bench's context (n_prompt + n_gen); the chat path the user's.
+    ContextSettings bench = context;
+    bench.contextSize = static_cast<uint32_t>(std::max(r.promptTokens + r.generateTokens, 1));
     ContextSettings cs = context;
-    cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(r.promptTokens + r.generateTokens + 64));
-    const CpuThreadPools threads(cs); // before ctx: must outlive it
-    llama_context_ptr ctx(llama_init_from_model(model->get(), contextParams(cs)));
+    cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(r.generateTokens + 256));
+    const CpuThreadPools threads(bench); // before ctx: must outlive it
+    llama_context_ptr ctx(llama_init_from_model(model->get(), contextParams(bench)));
     if (ctx)
         threads.attach(ctx.get());
     if (!ctx)
