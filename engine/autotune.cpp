@@ -1,0 +1,285 @@
+#include "autotune.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+namespace shoehorn {
+
+namespace {
+
+bool better(const TuneMeasurement &a, const TuneMeasurement &b)
+{
+    // Generation speed is what a chat feels; prompt speed breaks ties.
+    if (!b.ok)
+        return a.ok;
+    if (!a.ok)
+        return false;
+    if (a.generate.mean != b.generate.mean)
+        return a.generate.mean > b.generate.mean;
+    return a.prompt.mean > b.prompt.mean;
+}
+
+TuneCandidate candidate(const PlanSettings &s)
+{
+    TuneCandidate c;
+    c.settings = s;
+    c.label = AutoTuner::label(s);
+    c.lowerQuality = s.context.typeK == "q4_0";
+    return c;
+}
+
+} // namespace
+
+AutoTuner::AutoTuner(ModelInfo model, TuneRequest request) : m_model(std::move(model)), m_request(std::move(request))
+{
+}
+
+std::string AutoTuner::label(const PlanSettings &s)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "-ngl %d --n-cpu-moe %d -t %d -ub %u -fa %s -ctk %s -ctv %s", s.load.gpuLayers,
+                  s.load.cpuMoeLayers, s.context.threads, s.context.ubatchSize,
+                  flashAttentionName(s.context.flashAttention), s.context.typeK.c_str(), s.context.typeV.c_str());
+    return buf;
+}
+
+bool AutoTuner::fits(const PlanSettings &s) const
+{
+    const MemoryPlan p = analyticPlan(m_model, s, m_request.target);
+    for (const auto &g : p.gpus)
+        if (g.use.total() + m_request.marginBytes > g.available)
+            return false;
+    return p.ram.use.total() <= p.ram.available;
+}
+
+PlanSettings AutoTuner::placement() const
+{
+    FitRequest r;
+    r.settings = m_request.base;
+    r.marginBytes = m_request.marginBytes;
+    r.locks.contextSize = true; // tuning is for the context the user chose
+    const FitResult f = autoFit(m_model, r, m_request.target);
+    PlanSettings s = f.ok() ? f.settings : m_request.base;
+    if (s.load.gpuLayers < 0)
+        s.load.gpuLayers = static_cast<int>(m_model.layerCount) + 1;
+    return s;
+}
+
+std::vector<int> AutoTuner::threadChoices() const
+{
+    if (!m_request.threads.empty())
+        return m_request.threads;
+    const int cores = std::max(1, m_request.target.physicalCores ? m_request.target.physicalCores : physicalCoreCount());
+    std::vector<int> t{cores};
+    if (cores > 1)
+        t.push_back(cores - 1);
+    return t;
+}
+
+std::vector<TuneCandidate> AutoTuner::grid() const
+{
+    std::vector<TuneCandidate> out;
+    const PlanSettings place = placement();
+    std::vector<std::string> kv = m_request.kvTypes;
+    if (m_request.includeQ4K)
+        kv.push_back("q4_0");
+    for (int t : threadChoices())
+        for (uint32_t ub : m_request.ubatch)
+            for (FlashAttention fa : m_request.flash)
+                for (const auto &k : kv) {
+                    PlanSettings s = place;
+                    s.context.threads = t;
+                    s.context.ubatchSize = ub;
+                    s.context.flashAttention = fa;
+                    s.context.typeK = k;
+                    // q4_0 is offered for K only; V stays at q8_0 there (its quality cost is
+                    // in K, and a quantized V needs flash attention anyway).
+                    s.context.typeV = k == "q4_0" ? "q8_0" : k;
+                    if (s.context.typeV != "f16" && fa == FlashAttention::Off)
+                        continue; // llama.cpp needs flash attention for a quantized V cache
+                    if (k != "f16" && (m_model.headSizeK % 32 != 0 || m_model.headSizeV % 32 != 0))
+                        continue;
+                    if (fits(s))
+                        out.push_back(candidate(s));
+                }
+    return out;
+}
+
+TuneResult AutoTuner::sweep(const MeasureFn &measure, const std::atomic<bool> *cancel) const
+{
+    TuneResult r;
+    for (const auto &c : grid()) {
+        if (cancel && cancel->load()) {
+            r.cancelled = true;
+            break;
+        }
+        r.measurements.push_back(measure(c));
+        if (r.best < 0 || better(r.measurements.back(), r.measurements[static_cast<size_t>(r.best)]))
+            r.best = static_cast<int>(r.measurements.size()) - 1;
+    }
+    return r;
+}
+
+TuneResult AutoTuner::tune(const MeasureFn &measure, const std::atomic<bool> *cancel,
+                           const std::function<void(int, int)> &progress) const
+{
+    TuneResult r;
+    const std::vector<TuneCandidate> all = grid();
+    if (all.empty())
+        return r;
+    std::map<std::string, size_t> measured; // label -> index in r.measurements
+    auto run = [&](const TuneCandidate &c) -> const TuneMeasurement & {
+        auto it = measured.find(c.label);
+        if (it != measured.end())
+            return r.measurements[it->second];
+        r.measurements.push_back(measure(c));
+        measured[c.label] = r.measurements.size() - 1;
+        if (progress)
+            progress(static_cast<int>(r.measurements.size()), static_cast<int>(all.size()));
+        return r.measurements.back();
+    };
+    // Dimensions, in the order that matters most on small machines.
+    using Setter = std::function<bool(const PlanSettings &, const PlanSettings &)>;
+    const std::vector<Setter> sameExcept = {
+        [](const PlanSettings &a, const PlanSettings &b) { // threads
+            return a.context.ubatchSize == b.context.ubatchSize && a.context.flashAttention == b.context.flashAttention &&
+                   a.context.typeK == b.context.typeK;
+        },
+        [](const PlanSettings &a, const PlanSettings &b) { // flash attention + KV type go together
+            return a.context.threads == b.context.threads && a.context.ubatchSize == b.context.ubatchSize;
+        },
+        [](const PlanSettings &a, const PlanSettings &b) { // ubatch
+            return a.context.threads == b.context.threads && a.context.flashAttention == b.context.flashAttention &&
+                   a.context.typeK == b.context.typeK;
+        },
+    };
+    // Start from the first grid point with the user's own KV type if there is one.
+    size_t start = 0;
+    for (size_t i = 0; i < all.size(); ++i)
+        if (all[i].settings.context.typeK == m_request.base.context.typeK) {
+            start = i;
+            break;
+        }
+    TuneMeasurement best = run(all[start]);
+    for (int pass = 0; pass < 2; ++pass) {
+        bool improved = false;
+        for (const auto &same : sameExcept) {
+            const PlanSettings current = best.candidate.settings;
+            for (const auto &c : all) {
+                if (cancel && cancel->load()) {
+                    r.cancelled = true;
+                    break;
+                }
+                if (c.lowerQuality && !m_request.includeQ4K)
+                    continue;
+                if (!same(c.settings, current) || c.label == best.candidate.label)
+                    continue;
+                const TuneMeasurement &m = run(c);
+                if (better(m, best)) {
+                    best = m;
+                    improved = true;
+                }
+            }
+        }
+        if (!improved || r.cancelled)
+            break;
+    }
+    for (size_t i = 0; i < r.measurements.size(); ++i)
+        if (r.measurements[i].candidate.label == best.candidate.label)
+            r.best = static_cast<int>(i);
+    return r;
+}
+
+std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atomic<bool> *cancel) const
+{
+    std::vector<TuneStep> steps;
+    const PlanSettings place = placement();
+    const int cores = threadChoices().front();
+    PlanSettings s = m_request.base;
+    s.load.gpuLayers = 0;
+    s.load.cpuMoeLayers = 0;
+    s.context.typeK = s.context.typeV = "f16";
+    s.context.flashAttention = FlashAttention::Off;
+    s.context.threads = std::max(1, cores / 2); // the untuned default of the guides: few threads
+    auto add = [&](const std::string &name, const PlanSettings &settings) {
+        if (cancel && cancel->load())
+            return;
+        TuneStep step;
+        step.name = name;
+        step.measurement = measure(candidate(settings));
+        const double base = steps.empty() ? step.measurement.generate.mean : steps.front().measurement.generate.mean;
+        step.speedup = base > 0 ? step.measurement.generate.mean / base : 1.0;
+        steps.push_back(step);
+    };
+    add("baseline", s);
+    // + GPU layers: as many whole layers as fit with f16 KV and no expert placement.
+    PlanSettings gpu = s;
+    for (int n = place.load.gpuLayers; n >= 0; --n) {
+        gpu.load.gpuLayers = n;
+        if (fits(gpu))
+            break;
+    }
+    add("GPU layers", gpu);
+    // + q8_0 KV (with flash attention, which a quantized V cache needs).
+    PlanSettings q8 = gpu;
+    if (m_model.headSizeK % 32 == 0 && m_model.headSizeV % 32 == 0) {
+        q8.context.typeK = q8.context.typeV = "q8_0";
+        q8.context.flashAttention = FlashAttention::On;
+    }
+    add("q8_0 KV", q8);
+    // + more layers: auto-fit's placement (experts to RAM before whole layers).
+    PlanSettings more = q8;
+    more.load = place.load;
+    if (!fits(more))
+        more = q8;
+    add("more layers", more);
+    // + flash attention and all physical cores.
+    PlanSettings full = more;
+    full.context.flashAttention = FlashAttention::On;
+    full.context.threads = cores;
+    add("flash attention + threads", full);
+    return steps;
+}
+
+BenchMeasurer::BenchMeasurer(std::string path, int promptTokens, int generateTokens, EarlyStop stop,
+                             std::shared_ptr<Model> loaded)
+    : m_path(std::move(path)), m_prompt(promptTokens), m_generate(generateTokens), m_stop(stop),
+      m_model(std::move(loaded))
+{
+}
+
+TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
+{
+    TuneMeasurement m;
+    m.candidate = c;
+    // Weights are loaded again only when their placement changes.
+    if (!m_model || !(m_model->settings().gpuLayers == c.settings.load.gpuLayers &&
+                      m_model->settings().cpuMoeLayers == c.settings.load.cpuMoeLayers &&
+                      m_model->settings().loadMode == c.settings.load.loadMode)) {
+        m_model.reset();
+        auto loaded = Model::load(m_path, c.settings.load);
+        ++m_loads;
+        if (!loaded) {
+            m.error = loaded.error().detail;
+            return m;
+        }
+        m_model = *loaded;
+    }
+    BenchRequest r;
+    r.promptTokens = m_prompt;
+    r.generateTokens = m_generate;
+    r.chatPath = false;
+    r.stop = m_stop;
+    auto res = runBenchmark(m_model, c.settings.context, r);
+    if (!res) {
+        m.error = res.error().detail;
+        return m;
+    }
+    m.prompt = res->promptTps;
+    m.generate = res->generateTps;
+    m.ok = true;
+    return m;
+}
+
+} // namespace shoehorn

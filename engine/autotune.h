@@ -1,0 +1,110 @@
+#pragma once
+
+#include "autofit.h"
+#include "benchmark.h"
+#include "hardware.h"
+#include "modelinfo.h"
+#include "planner.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shoehorn {
+
+struct TuneCandidate {
+    PlanSettings settings;
+    std::string label;          // e.g. "-ngl 49 --n-cpu-moe 30 -t 6 -ub 512 -fa on -ctk q8_0"
+    bool lowerQuality = false;  // q4_0 K cache: faster, but answers get worse
+};
+
+struct TuneMeasurement {
+    TuneCandidate candidate;
+    Stats prompt;
+    Stats generate;
+    bool ok = false;
+    std::string error;
+};
+
+// One step of the tuning story: the baseline, then one optimisation added at a time.
+struct TuneStep {
+    std::string name;           // "baseline", "GPU layers", "q8_0 KV", "more layers", "flash attention + threads"
+    TuneMeasurement measurement;
+    double speedup = 1.0;       // generation speed against the baseline
+};
+
+struct TuneRequest {
+    PlanSettings base;                  // starting settings (user's)
+    PlanTarget target;
+    uint64_t marginBytes = 1024 * MiB;
+    int promptTokens = 128;             // short measurements
+    int generateTokens = 32;
+    EarlyStop stop{2, 4, 0.03};
+    std::vector<int> threads;           // empty: physical cores and one less
+    std::vector<uint32_t> ubatch{256, 512};
+    std::vector<FlashAttention> flash{FlashAttention::On, FlashAttention::Off};
+    std::vector<std::string> kvTypes{"f16", "q8_0"};
+    bool includeQ4K = false;            // try q4_0 K as well (flagged lower quality)
+};
+
+struct TuneResult {
+    std::vector<TuneMeasurement> measurements; // everything measured, in order
+    int best = -1;                             // index into measurements
+    std::vector<TuneStep> story;
+    bool cancelled = false;
+};
+
+// Measures a configuration; the tuner calls it. The real one loads the model (reusing the
+// loaded weights while the placement stays the same) and runs the benchmark.
+using MeasureFn = std::function<TuneMeasurement(const TuneCandidate &)>;
+
+class AutoTuner
+{
+public:
+    AutoTuner(ModelInfo model, TuneRequest request);
+
+    // Every configuration of the grid that fits the target (placement from auto-fit).
+    std::vector<TuneCandidate> grid() const;
+    // Coordinate search: start from auto-fit's placement and change one dimension at a time,
+    // keeping the fastest generation. Measures far fewer configurations than the grid.
+    TuneResult tune(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr,
+                    const std::function<void(int done, int total)> &progress = {}) const;
+    // Every configuration of grid(): the reference the coordinate search is tested against.
+    TuneResult sweep(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr) const;
+    // The seed recipe's table: baseline, + GPU layers, + q8_0 KV, + more layers, + flash
+    // attention and threads, each measured.
+    std::vector<TuneStep> story(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr) const;
+
+    static std::string label(const PlanSettings &s);
+
+private:
+    bool fits(const PlanSettings &s) const;
+    PlanSettings placement() const;
+    std::vector<int> threadChoices() const;
+
+    ModelInfo m_model;
+    TuneRequest m_request;
+};
+
+// The real measurement: loads (and keeps) the model per placement, benchmarks each context.
+class BenchMeasurer
+{
+public:
+    BenchMeasurer(std::string path, int promptTokens, int generateTokens, EarlyStop stop,
+                  std::shared_ptr<Model> loaded = nullptr);
+    TuneMeasurement operator()(const TuneCandidate &c);
+    int loads() const { return m_loads; }
+
+private:
+    std::string m_path;
+    int m_prompt;
+    int m_generate;
+    EarlyStop m_stop;
+    std::shared_ptr<Model> m_model;
+    int m_loads = 0;
+};
+
+} // namespace shoehorn

@@ -1,0 +1,177 @@
+// Auto-tune: the coordinate search against an exhaustive sweep, cancel, and the tuning story.
+#include "autotune.h"
+#include "testfixtures.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace shoehorn;
+
+namespace {
+PlanTarget cpuTarget()
+{
+    PlanTarget t;
+    t.name = "cpu";
+    t.ramAvailableBytes = t.ramTotalBytes = 16 * GiB;
+    t.physicalCores = 2;
+    return t;
+}
+
+// A deterministic stand-in for timing: speed depends on every dimension, with one best point.
+TuneMeasurement synthetic(const TuneCandidate &c)
+{
+    TuneMeasurement m;
+    m.candidate = c;
+    const auto &s = c.settings;
+    double tg = 100;
+    tg *= 1.0 + 0.1 * s.context.threads;
+    tg *= s.context.flashAttention == FlashAttention::On ? 1.1 : 1.0;
+    tg *= s.context.typeK == "q8_0" ? 1.05 : 1.0;
+    tg *= s.context.ubatchSize == 256 ? 1.02 : 1.0;
+    m.generate = {tg, 0, 3};
+    m.prompt = {tg * 8, 0, 3};
+    m.ok = true;
+    return m;
+}
+} // namespace
+
+class TestAutoTune : public QObject
+{
+    Q_OBJECT
+private slots:
+    void gridFitsAndFlagsQuality();
+    void searchMatchesSweep();
+    void realMeasurementsOnFixture();
+    void cancelLeavesModelUsable();
+    void tuningStory();
+};
+
+void TestAutoTune::gridFitsAndFlagsQuality()
+{
+    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    QVERIFY(info.ok());
+    TuneRequest r;
+    r.base.context.contextSize = 8192;
+    r.target = targetFromProfile(*findProfile("rtx3060-12g"));
+    r.includeQ4K = true;
+    AutoTuner tuner(*info, r);
+    const auto grid = tuner.grid();
+    QVERIFY(grid.size() >= 8);
+    bool sawQ4 = false;
+    for (const auto &c : grid) {
+        const MemoryPlan p = analyticPlan(*info, c.settings, r.target);
+        QVERIFY(p.gpus[0].use.total() + r.marginBytes <= p.gpus[0].available); // within the budget
+        QCOMPARE(c.lowerQuality, c.settings.context.typeK == "q4_0");
+        sawQ4 |= c.lowerQuality;
+        if (c.settings.context.typeV != "f16")
+            QCOMPARE(c.settings.context.flashAttention, FlashAttention::On);
+        QCOMPARE(c.settings.load.gpuLayers, 49); // auto-fit's placement
+    }
+    QVERIFY(sawQ4);
+}
+
+void TestAutoTune::searchMatchesSweep()
+{
+    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    TuneRequest r;
+    r.base.context.contextSize = 8192;
+    r.target = targetFromProfile(*findProfile("rtx4090-24g"));
+    r.threads = {2, 3, 4};
+    AutoTuner tuner(*info, r);
+    const TuneResult sweep = tuner.sweep(synthetic);
+    const TuneResult tuned = tuner.tune(synthetic);
+    QVERIFY(sweep.best >= 0 && tuned.best >= 0);
+    const double best = sweep.measurements[size_t(sweep.best)].generate.mean;
+    const double found = tuned.measurements[size_t(tuned.best)].generate.mean;
+    std::printf("synthetic grid: sweep best %.1f t/s in %zu measurements, search %.1f t/s in %zu (%s)\n", best,
+                sweep.measurements.size(), found, tuned.measurements.size(),
+                tuned.measurements[size_t(tuned.best)].candidate.label.c_str());
+    QVERIFY(found >= best * 0.95);
+    QVERIFY(tuned.measurements.size() < sweep.measurements.size());
+}
+
+void TestAutoTune::realMeasurementsOnFixture()
+{
+    // The real thing on the tiny MoE: a small grid, measured; the search against the sweep.
+    const QString path = TestFixtures::instance().tinyMoe();
+    auto info = inspectModel(path.toStdString());
+    TuneRequest r;
+    r.base.context.contextSize = 512;
+    r.target = cpuTarget();
+    r.threads = {1, 2};
+    r.ubatch = {128, 512};
+    r.kvTypes = {"f16"};
+    AutoTuner tuner(*info, r);
+    BenchMeasurer measure(path.toStdString(), 64, 32, EarlyStop{3, 3, 0.0});
+    const TuneResult sweep = tuner.sweep(std::ref(measure));
+    const TuneResult tuned = tuner.tune(std::ref(measure));
+    QVERIFY(sweep.best >= 0 && tuned.best >= 0);
+    const double best = sweep.measurements[size_t(sweep.best)].generate.mean;
+    const double found = tuned.measurements[size_t(tuned.best)].generate.mean;
+    std::printf("tiny MoE: sweep best %.0f t/s (%s) of %zu; search %.0f t/s (%s) in %zu; ratio %.3f; %d load(s)\n",
+                best, sweep.measurements[size_t(sweep.best)].candidate.label.c_str(), sweep.measurements.size(),
+                found, tuned.measurements[size_t(tuned.best)].candidate.label.c_str(), tuned.measurements.size(),
+                found / best, measure.loads());
+    // Timing noise on a shared 2-core machine: the search must land near the sweep's best.
+    QVERIFY(found >= best * 0.85);
+    QCOMPARE(measure.loads(), 1); // one placement: the weights were loaded once
+}
+
+void TestAutoTune::cancelLeavesModelUsable()
+{
+    const QString path = TestFixtures::instance().tinyLlama();
+    auto info = inspectModel(path.toStdString());
+    TuneRequest r;
+    r.base.context.contextSize = 512;
+    r.target = cpuTarget();
+    r.threads = {1, 2};
+    AutoTuner tuner(*info, r);
+    std::atomic<bool> cancel{false};
+    BenchMeasurer bench(path.toStdString(), 32, 8, EarlyStop{2, 2, 0.0});
+    int calls = 0;
+    const TuneResult t = tuner.tune(
+        [&](const TuneCandidate &c) {
+            if (++calls == 2)
+                cancel = true;
+            return bench(c);
+        },
+        &cancel);
+    QVERIFY(t.cancelled);
+    QCOMPARE(calls, 2);
+    // The model that was being tuned still chats.
+    auto model = Model::load(path.toStdString(), LoadSettings{0, 0, 0, LoadMode::Mmap});
+    QVERIFY(model.ok());
+    auto session = ChatSession::create(*model, ContextSettings{});
+    QVERIFY(session.ok());
+    GenerationOptions o;
+    o.maxTokens = 4;
+    QVERIFY((*session)->generate({{"user", "still there?", {}}}, o).ok());
+}
+
+void TestAutoTune::tuningStory()
+{
+    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    TuneRequest r;
+    r.base.context.contextSize = 8192;
+    r.target = targetFromProfile(*findProfile("gtx1060-6g"));
+    r.target.physicalCores = 6;
+    AutoTuner tuner(*info, r);
+    const auto steps = tuner.story(synthetic);
+    QCOMPARE(steps.size(), size_t(5));
+    QCOMPARE(QString::fromStdString(steps[0].name), QString("baseline"));
+    QCOMPARE(steps[0].measurement.candidate.settings.load.gpuLayers, 0);
+    QVERIFY(steps[1].measurement.candidate.settings.load.gpuLayers > 0); // + GPU layers
+    QCOMPARE(QString::fromStdString(steps[2].measurement.candidate.settings.context.typeK), QString("q8_0"));
+    QVERIFY(steps[3].measurement.candidate.settings.load.cpuMoeLayers > 0); // + experts to RAM, all layers
+    QCOMPARE(steps[3].measurement.candidate.settings.load.gpuLayers, 49);
+    QCOMPARE(steps[4].measurement.candidate.settings.context.threads, 6);
+    QCOMPARE(steps[0].speedup, 1.0);
+    QVERIFY(steps[4].speedup > 1.0);
+    for (const auto &s : steps)
+        std::printf("%-28s %-70s %6.1f t/s  x%.2f\n", s.name.c_str(), s.measurement.candidate.label.c_str(),
+                    s.measurement.generate.mean, s.speedup);
+}
+
+QTEST_GUILESS_MAIN(TestAutoTune)
+#include "tst_autotune.moc"
