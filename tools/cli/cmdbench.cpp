@@ -1,6 +1,8 @@
 #include "cmdbench.h"
 
+#include "autotune.h"
 #include "benchmark.h"
+#include "hardware.h"
 #include "model.h"
 
 #include <nlohmann/json.hpp>
@@ -143,6 +145,41 @@ int cmdParity(const Args &a)
     std::printf("| chat path vs tg%d | %s | %s | %.3f |\n", a.benchGenerate, statText(chat).c_str(),
                 statText(rtg).c_str(), rtg.mean > 0 ? chat.mean / rtg.mean : 0.0);
     return 0;
+}
+
+int cmdTune(const Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info) {
+        std::fprintf(stderr, "error: %s\n", info.error().detail.c_str());
+        return 1;
+    }
+    TuneRequest r;
+    r.base.load = a.load;
+    r.base.context = a.context;
+    r.target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+    r.marginBytes = a.marginMiB * MiB;
+    r.promptTokens = a.benchPrompt;
+    r.generateTokens = a.benchGenerate;
+    AutoTuner tuner(*info, r);
+    BenchMeasurer measure(a.model, r.promptTokens, r.generateTokens, r.stop);
+    const TuneResult t = tuner.tune(std::ref(measure), nullptr, [](int done, int total) {
+        std::fprintf(stderr, "\rmeasured %d (grid %d)", done, total);
+    });
+    std::fprintf(stderr, "\n");
+    std::printf("| configuration | pp t/s | tg t/s | |\n| --- | ---: | ---: | --- |\n");
+    for (size_t i = 0; i < t.measurements.size(); ++i) {
+        const auto &m = t.measurements[i];
+        std::printf("| %s | %s | %s | %s%s |\n", m.candidate.label.c_str(), statText(m.prompt).c_str(),
+                    statText(m.generate).c_str(), static_cast<int>(i) == t.best ? "best" : "",
+                    m.candidate.lowerQuality ? " lower quality (q4_0 K)" : (m.ok ? "" : m.error.c_str()));
+    }
+    std::printf("\n| step | configuration | tg t/s | speedup |\n| --- | --- | ---: | ---: |\n");
+    for (const auto &s : tuner.story(std::ref(measure)))
+        std::printf("| %s | %s | %.2f | %.2fx |\n", s.name.c_str(), s.measurement.candidate.label.c_str(),
+                    s.measurement.generate.mean, s.speedup);
+    std::printf("\nweights loaded %d time(s)\n", measure.loads());
+    return t.best >= 0 ? 0 : 1;
 }
 
 } // namespace shoehorn::cli

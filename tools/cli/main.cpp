@@ -33,6 +33,8 @@ void usage()
                 "                                         pp/tg/chat-path tokens per second\n"
                 "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [flags]\n"
                 "                                         the same against llama.cpp's llama-bench\n"
+                "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
+                "                                         find the fastest settings that fit, and the story\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -234,6 +236,8 @@ int main(int argc, char **argv)
         return cli::cmdBench(args);
     if (cmd == "parity")
         return cli::cmdParity(args);
+    if (cmd == "tune")
+        return cli::cmdTune(args);
     std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
     usage();
     return 2;
