@@ -1,6 +1,7 @@
 #include "chatcontroller.h"
 
 #include "chatmodel.h"
+#include "hardware.h"
 #include "inferenceworker.h"
 
 namespace {
@@ -23,6 +24,14 @@ ChatController::ChatController(QObject *parent) : QObject(parent), m_chat(new Ch
     connect(m_worker, &InferenceWorker::loadProgress, this, &ChatController::loadProgress);
     connect(m_worker, &InferenceWorker::modelLoaded, this, &ChatController::onLoaded);
     connect(m_worker, &InferenceWorker::loadRetrying, this, &ChatController::loadRetrying);
+    connect(m_worker, &InferenceWorker::tuneProgress, this, &ChatController::tuningProgress);
+    connect(m_worker, &InferenceWorker::tuneFinished, this, [this](const TuneReport &report) {
+        if (m_state == State::Tuning)
+            setState(hasModel() ? State::Ready : State::NoModel);
+        if (!report.empty())
+            TuningStore::save(m_model.path, TuningStore::machineId(shoehorn::probeHardware()), report);
+        emit tuningFinished(report);
+    });
     connect(m_worker, &InferenceWorker::loadFailed, this, &ChatController::onLoadFailed);
     connect(m_worker, &InferenceWorker::delta, this, &ChatController::onDelta);
     connect(m_worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
@@ -186,6 +195,22 @@ void ChatController::newChat()
     stop();
     m_chat->clear();
     m_answerRow = -1;
+}
+
+bool ChatController::startTuning(const shoehorn::TuneRequest &request)
+{
+    if (m_state != State::Ready)
+        return false;
+    m_cancelGeneration = false;
+    setState(State::Tuning);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, request] { w->autoTune(request); }, Qt::QueuedConnection);
+    return true;
+}
+
+void ChatController::cancelTuning()
+{
+    if (m_state == State::Tuning)
+        m_cancelGeneration = true;
 }
 
 void ChatController::onDelta(quint64 id, const QString &content, const QString &reasoning)

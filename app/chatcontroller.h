@@ -2,6 +2,7 @@
 
 #include "chattypes.h"
 #include "modelsettings.h"
+#include "tuningstore.h"
 
 #include <QObject>
 #include <QThread>
@@ -17,7 +18,7 @@ class ChatController : public QObject
 {
     Q_OBJECT
 public:
-    enum class State { NoModel, Loading, Ready, Generating };
+    enum class State { NoModel, Loading, Ready, Generating, Tuning };
     Q_ENUM(State)
 
     explicit ChatController(QObject *parent = nullptr);
@@ -51,6 +52,9 @@ public slots:
     bool send(const QString &text);
     void stop();
     void newChat();
+    // Auto-tune the loaded model on the worker: the chat waits (the model is busy) meanwhile.
+    bool startTuning(const shoehorn::TuneRequest &request);
+    void cancelTuning();
 
 signals:
     void stateChanged(ChatController::State state);
@@ -62,6 +66,8 @@ signals:
     void generationFailed(int errorCode, const QString &detail);
     void prefillProgress(int done, int total);
     void answerFinished(const shoehorn::GenerationStats &stats);
+    void tuningProgress(int done, int total, const QString &configuration);
+    void tuningFinished(const TuneReport &report);
 
 private:
     void setState(State s);

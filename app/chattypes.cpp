@@ -1,5 +1,7 @@
 #include "chattypes.h"
 
+#include "tuningstore.h"
+
 void registerShoehornMetaTypes()
 {
     qRegisterMetaType<ModelSummary>();
@@ -9,4 +11,6 @@ void registerShoehornMetaTypes()
     qRegisterMetaType<shoehorn::GenerationOptions>();
     qRegisterMetaType<std::vector<shoehorn::ChatMessage>>();
     qRegisterMetaType<shoehorn::OomRetry>();
+    qRegisterMetaType<shoehorn::TuneRequest>();
+    qRegisterMetaType<TuneReport>();
 }

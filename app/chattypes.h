@@ -2,6 +2,7 @@
 
 #include "chatsession.h"
 #include "oomladder.h"
+#include "autotune.h"
 #include "planner.h"
 #include "settings.h"
 
@@ -35,5 +36,6 @@ Q_DECLARE_METATYPE(shoehorn::ContextSettings)
 Q_DECLARE_METATYPE(shoehorn::GenerationOptions)
 Q_DECLARE_METATYPE(std::vector<shoehorn::ChatMessage>)
 Q_DECLARE_METATYPE(shoehorn::OomRetry)
+Q_DECLARE_METATYPE(shoehorn::TuneRequest)
 
 void registerShoehornMetaTypes();

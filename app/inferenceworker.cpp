@@ -1,6 +1,7 @@
 #include "inferenceworker.h"
 
 #include "deltabatcher.h"
+#include "autotune.h"
 #include "hardware.h"
 #include "model.h"
 #include "planner.h"
@@ -48,6 +49,7 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
         return session.error();
     m_model = *model;
     m_session = std::move(*session);
+    m_path = path;
     return true;
 }
 
@@ -155,4 +157,29 @@ void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage>
         return;
     }
     emit generationFinished(requestId, result->stats);
+}
+
+void InferenceWorker::autoTune(const TuneRequest &request)
+{
+    TuneReport report;
+    if (!m_model) {
+        emit tuneFinished(report);
+        return;
+    }
+    AutoTuner tuner(m_model->info(), request);
+    BenchMeasurer bench(m_path.toStdString(), request.promptTokens, request.generateTokens, request.stop, m_model);
+    int done = 0;
+    auto measure = [&](const TuneCandidate &c) {
+        emit tuneProgress(done, 0, QString::fromStdString(c.label));
+        TuneMeasurement m = bench(c);
+        ++done;
+        return m;
+    };
+    report.result = tuner.tune(measure, m_cancelGeneration,
+                               [&](int n, int total) { emit tuneProgress(n, total, QString()); });
+    if (!report.result.cancelled && !(m_cancelGeneration && m_cancelGeneration->load()))
+        report.story = tuner.story(measure, m_cancelGeneration);
+    report.result.cancelled = report.result.cancelled || (m_cancelGeneration && m_cancelGeneration->load());
+    report.when = QDateTime::currentDateTime();
+    emit tuneFinished(report);
 }

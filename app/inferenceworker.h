@@ -2,6 +2,7 @@
 
 #include "chattypes.h"
 #include "oomladder.h"
+#include "tuningstore.h"
 
 #include <functional>
 #include <optional>
@@ -36,6 +37,9 @@ public slots:
     void unloadModel();
     void generate(quint64 requestId, const std::vector<shoehorn::ChatMessage> &history,
                   const shoehorn::GenerationOptions &options);
+    // Measures configurations of the loaded model (reusing its weights while the placement
+    // stays), then the tuning story. Cancelled by the generation cancel flag.
+    void autoTune(const shoehorn::TuneRequest &request);
 
 signals:
     void loadProgress(double fraction);
@@ -48,6 +52,8 @@ signals:
     void delta(quint64 requestId, const QString &content, const QString &reasoning);
     void generationFinished(quint64 requestId, const shoehorn::GenerationStats &stats);
     void generationFailed(quint64 requestId, int errorCode, const QString &detail);
+    void tuneProgress(int done, int total, const QString &configuration);
+    void tuneFinished(const TuneReport &report);
 
 private:
     shoehorn::Result<bool> tryLoad(const QString &path, const shoehorn::PlanSettings &settings);
@@ -56,5 +62,6 @@ private:
     FailureInjector m_inject;
     const std::atomic<bool> *m_cancelGeneration;
     std::shared_ptr<shoehorn::Model> m_model;
+    QString m_path;
     std::unique_ptr<shoehorn::ChatSession> m_session;
 };

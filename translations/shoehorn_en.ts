@@ -309,6 +309,10 @@
       <source>Presets imported</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The model is busy: auto-tune is running.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -745,6 +749,144 @@
     </message>
     <message>
       <source>llama.cpp's dry run — %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-tune speed…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Measure the configurations that fit this computer and keep the fastest.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>TuningDialog</name>
+    <message>
+      <source>Run auto-tune</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cancel</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Apply best</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-tune</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Configuration</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Prompt t/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Generation t/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Note</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Tokens per second per configuration</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>How each step adds up</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Step</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speed-up</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Results from %1. Run again after changing hardware or drivers.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-tune measures short runs of the configurations that fit and keeps the fastest. The model cannot chat meanwhile.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Measuring…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Measuring %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cancelled: showing what was measured.</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>Done: %n configuration(s) measured.</source>
+      <translation>
+        <numerusform>Done: %n configuration measured.</numerusform>
+        <numerusform>Done: %n configurations measured.</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Baseline</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>+ GPU layers</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>+ q8_0 KV cache</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>+ more layers (experts in RAM)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>+ flash attention and threads</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>prompt t/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>generation t/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>best</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>current</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>lower quality (q4_0 K)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>configuration (★ best, • current)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>tokens/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Applied: %1</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -306,6 +306,10 @@
       <source>Presets imported</source>
       <translation>预设已导入</translation>
     </message>
+    <message>
+      <source>The model is busy: auto-tune is running.</source>
+      <translation>模型正忙：正在自动调优。</translation>
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -741,6 +745,143 @@
     <message>
       <source>llama.cpp's dry run — %1</source>
       <translation>llama.cpp 试运行 — %1</translation>
+    </message>
+    <message>
+      <source>Auto-tune speed…</source>
+      <translation>自动调优速度…</translation>
+    </message>
+    <message>
+      <source>Measure the configurations that fit this computer and keep the fastest.</source>
+      <translation>测量本机能放下的各种配置，保留最快的一个。</translation>
+    </message>
+  </context>
+  <context>
+    <name>TuningDialog</name>
+    <message>
+      <source>Run auto-tune</source>
+      <translation>开始自动调优</translation>
+    </message>
+    <message>
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <source>Apply best</source>
+      <translation>应用最佳配置</translation>
+    </message>
+    <message>
+      <source>Auto-tune</source>
+      <translation>自动调优</translation>
+    </message>
+    <message>
+      <source>Configuration</source>
+      <translation>配置</translation>
+    </message>
+    <message>
+      <source>Prompt t/s</source>
+      <translation>提示词 t/s</translation>
+    </message>
+    <message>
+      <source>Generation t/s</source>
+      <translation>生成 t/s</translation>
+    </message>
+    <message>
+      <source>Note</source>
+      <translation>备注</translation>
+    </message>
+    <message>
+      <source>Tokens per second per configuration</source>
+      <translation>各配置的每秒 token 数</translation>
+    </message>
+    <message>
+      <source>How each step adds up</source>
+      <translation>每一步带来的提升</translation>
+    </message>
+    <message>
+      <source>Step</source>
+      <translation>步骤</translation>
+    </message>
+    <message>
+      <source>Speed-up</source>
+      <translation>加速比</translation>
+    </message>
+    <message>
+      <source>Results from %1. Run again after changing hardware or drivers.</source>
+      <translation>%1 的结果。更换硬件或驱动后请重新运行。</translation>
+    </message>
+    <message>
+      <source>Auto-tune measures short runs of the configurations that fit and keeps the fastest. The model cannot chat meanwhile.</source>
+      <translation>自动调优会对能放下的配置做简短测量并保留最快的。期间模型无法对话。</translation>
+    </message>
+    <message>
+      <source>Measuring…</source>
+      <translation>正在测量…</translation>
+    </message>
+    <message>
+      <source>Measuring %1</source>
+      <translation>正在测量 %1</translation>
+    </message>
+    <message>
+      <source>Cancelled: showing what was measured.</source>
+      <translation>已取消：显示已测得的结果。</translation>
+    </message>
+    <message numerus="yes">
+      <source>Done: %n configuration(s) measured.</source>
+      <translation>
+        <numerusform>完成：共测量了 %n 个配置。</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Baseline</source>
+      <translation>基线</translation>
+    </message>
+    <message>
+      <source>+ GPU layers</source>
+      <translation>+ GPU 层</translation>
+    </message>
+    <message>
+      <source>+ q8_0 KV cache</source>
+      <translation>+ q8_0 KV 缓存</translation>
+    </message>
+    <message>
+      <source>+ more layers (experts in RAM)</source>
+      <translation>+ 更多层（专家放内存）</translation>
+    </message>
+    <message>
+      <source>+ flash attention and threads</source>
+      <translation>+ Flash Attention 与线程</translation>
+    </message>
+    <message>
+      <source>prompt t/s</source>
+      <translation>提示词 t/s</translation>
+    </message>
+    <message>
+      <source>generation t/s</source>
+      <translation>生成 t/s</translation>
+    </message>
+    <message>
+      <source>best</source>
+      <translation>最佳</translation>
+    </message>
+    <message>
+      <source>current</source>
+      <translation>当前</translation>
+    </message>
+    <message>
+      <source>lower quality (q4_0 K)</source>
+      <translation>质量较低（q4_0 K）</translation>
+    </message>
+    <message>
+      <source>configuration (★ best, • current)</source>
+      <translation>配置（★ 最佳，• 当前）</translation>
+    </message>
+    <message>
+      <source>tokens/s</source>
+      <translation>token/秒</translation>
+    </message>
+    <message>
+      <source>Applied: %1</source>
+      <translation>已应用：%1</translation>
     </message>
   </context>
   <context>

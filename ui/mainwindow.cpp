@@ -302,6 +302,8 @@ void MainWindow::onStateChanged(ChatController::State state)
     }
     const bool chatting = m_controller->hasModel() && state != ChatController::State::NoModel;
     m_pages->setCurrentWidget(chatting || m_controller->chatModel()->rowCount() > 0 ? m_chatPage : m_emptyPage);
+    if (state == ChatController::State::Tuning)
+        m_statsLabel->setText(tr("The model is busy: auto-tune is running."));
     const bool generating = state == ChatController::State::Generating;
     m_sendButton->setText(generating ? tr("Stop") : tr("Send"));
     m_sendButton->setEnabled(generating || state == ChatController::State::Ready);

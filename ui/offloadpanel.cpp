@@ -4,6 +4,7 @@
 #include "gaugebar.h"
 #include "planner.h"
 #include "profilestore.h"
+#include "tuningdialog.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -224,6 +225,18 @@ void OffloadPanel::buildUi()
     buttons->addWidget(m_fitButton);
     buttons->addWidget(m_loadButton);
     outer->addLayout(buttons);
+    auto *tune = new QPushButton(tr("Auto-tune speed…"), body);
+    tune->setObjectName(QStringLiteral("autoTuneButton"));
+    tune->setToolTip(tr("Measure the configurations that fit this computer and keep the fastest."));
+    connect(tune, &QPushButton::clicked, this, [this] {
+        auto *dialog = new TuningDialog(m_controller, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
+    connect(m_controller, &ChatController::stateChanged, tune,
+            [this, tune](ChatController::State st) { tune->setEnabled(st == ChatController::State::Ready); });
+    tune->setEnabled(m_controller->state() == ChatController::State::Ready);
+    outer->addWidget(tune);
     outer->addWidget(copy);
     outer->addStretch(1);
     scroll->setWidget(body);

@@ -1,0 +1,107 @@
+#include "tuningstore.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSettings>
+#include <QSysInfo>
+
+using namespace shoehorn;
+
+namespace {
+
+QString key(const QString &path, const QString &machine)
+{
+    const QByteArray h = QCryptographicHash::hash((path + QLatin1Char('|') + machine).toUtf8(), QCryptographicHash::Sha1);
+    return QStringLiteral("tuning/") + QString::fromLatin1(h.toHex());
+}
+
+QJsonObject measurementJson(const TuneMeasurement &m)
+{
+    const auto &s = m.candidate.settings;
+    return {{"label", QString::fromStdString(m.candidate.label)},
+            {"lowerQuality", m.candidate.lowerQuality},
+            {"ok", m.ok},
+            {"error", QString::fromStdString(m.error)},
+            {"pp", m.prompt.mean},
+            {"ppSd", m.prompt.stddev},
+            {"tg", m.generate.mean},
+            {"tgSd", m.generate.stddev},
+            {"ngl", s.load.gpuLayers},
+            {"ncmoe", s.load.cpuMoeLayers},
+            {"ctx", qint64(s.context.contextSize)},
+            {"threads", s.context.threads},
+            {"ubatch", qint64(s.context.ubatchSize)},
+            {"fa", int(s.context.flashAttention)},
+            {"ctk", QString::fromStdString(s.context.typeK)},
+            {"ctv", QString::fromStdString(s.context.typeV)}};
+}
+
+TuneMeasurement measurementFrom(const QJsonObject &o)
+{
+    TuneMeasurement m;
+    m.candidate.label = o.value("label").toString().toStdString();
+    m.candidate.lowerQuality = o.value("lowerQuality").toBool();
+    m.ok = o.value("ok").toBool();
+    m.error = o.value("error").toString().toStdString();
+    m.prompt = {o.value("pp").toDouble(), o.value("ppSd").toDouble(), 1};
+    m.generate = {o.value("tg").toDouble(), o.value("tgSd").toDouble(), 1};
+    auto &s = m.candidate.settings;
+    s.load.gpuLayers = o.value("ngl").toInt();
+    s.load.cpuMoeLayers = o.value("ncmoe").toInt();
+    s.context.contextSize = uint32_t(o.value("ctx").toInteger());
+    s.context.threads = o.value("threads").toInt();
+    s.context.ubatchSize = uint32_t(o.value("ubatch").toInteger());
+    s.context.flashAttention = FlashAttention(o.value("fa").toInt());
+    s.context.typeK = o.value("ctk").toString().toStdString();
+    s.context.typeV = o.value("ctv").toString().toStdString();
+    return m;
+}
+
+} // namespace
+
+QString TuningStore::machineId(const HardwareInfo &hw)
+{
+    QStringList parts{QSysInfo::machineHostName()};
+    for (const auto &g : hw.gpus)
+        parts << QString::fromStdString(g.description) + QStringLiteral(":%1").arg(g.totalBytes >> 20);
+    parts << QStringLiteral("ram:%1").arg(hw.ramTotalBytes >> 30) << QStringLiteral("cores:%1").arg(hw.physicalCores);
+    return parts.join(QLatin1Char('/'));
+}
+
+void TuningStore::save(const QString &path, const QString &machine, const TuneReport &r)
+{
+    QJsonArray ms, story;
+    for (const auto &m : r.result.measurements)
+        ms.append(measurementJson(m));
+    for (const auto &s : r.story) {
+        QJsonObject o = measurementJson(s.measurement);
+        o["step"] = QString::fromStdString(s.name);
+        o["speedup"] = s.speedup;
+        story.append(o);
+    }
+    const QJsonObject doc{{"measurements", ms}, {"best", r.result.best}, {"story", story},
+                          {"when", r.when.toString(Qt::ISODate)}, {"machine", machine}};
+    QSettings().setValue(key(path, machine), QJsonDocument(doc).toJson(QJsonDocument::Compact));
+}
+
+bool TuningStore::load(const QString &path, const QString &machine, TuneReport &out)
+{
+    const QJsonObject doc = QJsonDocument::fromJson(QSettings().value(key(path, machine)).toByteArray()).object();
+    if (doc.isEmpty())
+        return false;
+    out = TuneReport{};
+    for (const auto &v : doc.value("measurements").toArray())
+        out.result.measurements.push_back(measurementFrom(v.toObject()));
+    out.result.best = doc.value("best").toInt(-1);
+    for (const auto &v : doc.value("story").toArray()) {
+        TuneStep s;
+        s.measurement = measurementFrom(v.toObject());
+        s.name = v.toObject().value("step").toString().toStdString();
+        s.speedup = v.toObject().value("speedup").toDouble(1.0);
+        out.story.push_back(s);
+    }
+    out.when = QDateTime::fromString(doc.value("when").toString(), Qt::ISODate);
+    return !out.result.measurements.empty();
+}

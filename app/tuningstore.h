@@ -1,0 +1,24 @@
+#pragma once
+
+#include "autotune.h"
+
+#include <QDateTime>
+#include <QString>
+
+// The outcome of an auto-tune run, as shown and stored.
+struct TuneReport {
+    shoehorn::TuneResult result;
+    std::vector<shoehorn::TuneStep> story;
+    QDateTime when;
+    bool empty() const { return result.measurements.empty(); }
+};
+Q_DECLARE_METATYPE(TuneReport)
+
+// Tuning results per model file and machine (a different GPU or RAM size tunes differently).
+class TuningStore
+{
+public:
+    static QString machineId(const shoehorn::HardwareInfo &hw);
+    static void save(const QString &modelPath, const QString &machine, const TuneReport &report);
+    static bool load(const QString &modelPath, const QString &machine, TuneReport &out);
+};

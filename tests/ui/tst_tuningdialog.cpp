@@ -1,0 +1,84 @@
+// The auto-tune results view, driven for real on the tiny MoE: run, busy model, table, chart,
+// story, Apply best, and the stored results coming back.
+#include "chatcontroller.h"
+#include "testfixtures.h"
+#include "tuningdialog.h"
+
+#include <QBarSet>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QtTest>
+
+class TestTuningDialog : public QObject
+{
+    Q_OBJECT
+private slots:
+    void init();
+    void runShowApply();
+};
+
+void TestTuningDialog::init()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
+
+void TestTuningDialog::runShowApply()
+{
+    ChatController c;
+    auto ls = c.loadSettings();
+    ls.gpuLayers = 0;
+    c.setLoadSettings(ls);
+    auto cs = c.contextSettings();
+    cs.contextSize = 512;
+    cs.threads = 1;
+    cs.flashAttention = shoehorn::FlashAttention::Off;
+    c.setContextSettings(cs);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+
+    TuningDialog dialog(&c);
+    dialog.show();
+    QSignalSpy finished(&c, &ChatController::tuningFinished);
+    QTest::mouseClick(dialog.findChild<QPushButton *>("runTuneButton"), Qt::LeftButton);
+    QCOMPARE(c.state(), ChatController::State::Tuning);
+    QVERIFY(!c.send("hello")); // the model is busy
+    QVERIFY(dialog.findChild<QPushButton *>("cancelTuneButton")->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(c.state(), ChatController::State::Ready);
+
+    const TuneReport &r = dialog.report();
+    QVERIFY(r.result.best >= 0);
+    const int rows = int(r.result.measurements.size());
+    QVERIFY(rows >= 2);
+    QCOMPARE(dialog.resultsTable()->rowCount(), rows);
+    QVERIFY(dialog.resultsTable()->item(r.result.best, 0)->font().bold());
+    QVERIFY(dialog.resultsTable()->item(r.result.best, 3)->text().contains("best"));
+    const auto sets = dialog.barSets();
+    QCOMPARE(sets.size(), 2);
+    QCOMPARE(sets[0]->count(), rows);
+    QVERIFY(sets[1]->isBarSelected(r.result.best)); // the best bar is highlighted
+    QCOMPARE(dialog.storyTable()->rowCount(), 5);
+    QCOMPARE(dialog.storyTable()->item(0, 3)->text(), QString("×1.00"));
+
+    // Apply best: the controller takes the settings and reloads with them.
+    const auto best = r.result.measurements[size_t(r.result.best)].candidate.settings;
+    QSignalSpy reloaded(&c, &ChatController::modelLoaded);
+    QTest::mouseClick(dialog.findChild<QPushButton *>("applyBestButton"), Qt::LeftButton);
+    QCOMPARE(c.contextSettings().threads, best.context.threads);
+    QCOMPARE(c.contextSettings().ubatchSize, best.context.ubatchSize);
+    QCOMPARE(c.contextSettings().flashAttention, best.context.flashAttention);
+    QTRY_COMPARE_WITH_TIMEOUT(reloaded.count(), 1, 20000);
+    QVERIFY(c.send("still chatting?"));
+
+    // A new dialog shows the stored results of this model on this machine.
+    TuningDialog again(&c);
+    QCOMPARE(again.resultsTable()->rowCount(), rows);
+}
+
+QTEST_MAIN(TestTuningDialog)
+#include "tst_tuningdialog.moc"
