@@ -112,5 +112,9 @@ add_subdirectory("${LLAMA_CPP_DIR}" "${CMAKE_BINARY_DIR}/llama.cpp" EXCLUDE_FROM
 add_subdirectory("${LLAMA_CPP_DIR}/tools/llama-bench" "${CMAKE_BINARY_DIR}/llama.cpp/tools/llama-bench"
                  EXCLUDE_FROM_ALL SYSTEM)
 set_target_properties(llama-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+# llama.cpp's own fit, the reference auto-tune is measured against (tools/gpu-bench.sh); built on demand.
+add_subdirectory("${LLAMA_CPP_DIR}/tools/fit-params" "${CMAKE_BINARY_DIR}/llama.cpp/tools/fit-params"
+                 EXCLUDE_FROM_ALL SYSTEM)
+set_target_properties(llama-fit-params PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
 # llama-bench is the reference our benchmarks compare against: build it with everything else.
 add_custom_target(shoehorn_llama_bench ALL DEPENDS llama-bench)

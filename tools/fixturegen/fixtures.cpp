@@ -239,6 +239,39 @@ std::vector<uint8_t> randomData(const ggml_tensor *t, uint64_t seed, float scale
     return out;
 }
 
+// Random quantized blocks whose fp16 scales are small and finite, written straight into the
+// block layout: no float generation or quantization, so 18 GB take seconds, not an hour.
+std::vector<uint8_t> fastRandomData(const ggml_tensor *t, uint64_t seed)
+{
+    std::vector<uint8_t> out(ggml_nbytes(t));
+    uint64_t x = seed ^ (std::hash<std::string>{}(ggml_get_name(t)) | 1);
+    for (size_t i = 0; i + 8 <= out.size(); i += 8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::memcpy(out.data() + i, &x, 8);
+    }
+    const ggml_fp16_t d = ggml_fp32_to_fp16(0.002f), dmin = ggml_fp32_to_fp16(0.001f);
+    const size_t block = ggml_type_size(t->type);
+    for (size_t off = 0; off + block <= out.size(); off += block) {
+        switch (t->type) {
+        case GGML_TYPE_Q4_K: // d, dmin first
+            std::memcpy(out.data() + off, &d, 2);
+            std::memcpy(out.data() + off + 2, &dmin, 2);
+            break;
+        case GGML_TYPE_Q6_K: // d last
+            std::memcpy(out.data() + off + block - 2, &d, 2);
+            break;
+        case GGML_TYPE_Q8_0: // d first
+            std::memcpy(out.data() + off, &d, 2);
+            break;
+        default:
+            break;
+        }
+    }
+    return out;
+}
+
 // Adds `tensors` to `g`, writes metadata, then data (or just the size, for sparse files).
 std::string writeFile(const Spec &s, gguf_context *g, const std::vector<ggml_tensor *> &tensors,
                       const std::string &path, const std::vector<float> *outputRows)
@@ -260,13 +293,16 @@ std::string writeFile(const Spec &s, gguf_context *g, const std::vector<ggml_ten
         dataSize = gguf_get_tensor_offset(g, last) + gguf_get_tensor_size(g, last);
         dataSize = (dataSize + align - 1) / align * align;
     }
-    if (s.fill == Fill::Random) {
+    if (s.fill != Fill::Sparse) {
         std::unique_ptr<FILE, decltype(&fclose)> f(std::fopen(tmp.c_str(), "r+b"), &fclose);
         if (!f)
             return "cannot open " + tmp;
         for (size_t i = 0; i < tensors.size(); ++i) {
             const bool isOutput = std::strcmp(ggml_get_name(tensors[i]), "output.weight") == 0;
-            const auto data = randomData(tensors[i], s.seed, s.weightScale, isOutput ? outputRows : nullptr);
+            const bool quantized = ggml_is_quantized(tensors[i]->type);
+            const auto data = s.fill == Fill::Fast && quantized
+                                  ? fastRandomData(tensors[i], s.seed)
+                                  : randomData(tensors[i], s.seed, s.weightScale, isOutput ? outputRows : nullptr);
             const long off = static_cast<long>(metaSize + gguf_get_tensor_offset(g, static_cast<int64_t>(i)));
             if (std::fseek(f.get(), off, SEEK_SET) != 0 ||
                 std::fwrite(data.data(), 1, data.size(), f.get()) != data.size())
@@ -332,6 +368,14 @@ Spec qwen3_30b_a3b()
     s.vocab = 151936;
     s.quant = "q4_k_m";
     s.fill = Fill::Sparse;
+    return s;
+}
+
+Spec qwen3_30b_a3b_random()
+{
+    Spec s = qwen3_30b_a3b();
+    s.name = "Qwen3-30B-A3B (random weights)";
+    s.fill = Fill::Fast;
     return s;
 }
 
@@ -413,7 +457,7 @@ Spec benchQwen3Moe()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "qwen35-35b-a3b",
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
             "gemma3-12b", "llama3-8b", "bench-qwen3moe"};
 }
 
@@ -423,6 +467,7 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "tiny-qwen3moe") out = tinyQwen3Moe();
     else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
+    else if (name == "qwen3-30b-a3b-random") out = qwen3_30b_a3b_random();
     else if (name == "llama3-8b") out = llama3_8b();
     else if (name == "qwen35-35b-a3b") out = qwen35_35b_a3b();
     else if (name == "gemma3-12b") out = gemma3_12b();

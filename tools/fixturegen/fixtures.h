@@ -10,6 +10,8 @@ namespace shoehorn::fixtures {
 enum class Fill {
     Random, // deterministic normal noise, quantized to the tensor's type: the model really runs
     Sparse, // no data written: the file is truncated to size (a sparse file of the real size)
+    Fast,   // random quantized blocks with sane scales: fast enough for full-size models (GB/s);
+            // the model computes real (meaningless) numbers, which is what speed checks need
 };
 
 // The shape of a model. Tiny presets run end to end; full-size presets copy the exact
@@ -51,6 +53,7 @@ Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
 Spec qwen35_35b_a3b();        // Qwen3.5-35B-A3B: hybrid attention + gated delta net, sparse
 Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied output, sparse
 Spec llama3_8b();              // Llama-3.1-8B, Q4_K_M, sparse (a dense full-shape model)
+Spec qwen3_30b_a3b_random(); // Qwen3-30B-A3B Q4_K_M with fast random data, for GPU speed checks
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
 std::vector<std::string> presetNames();
 bool presetByName(const std::string &name, Spec &out);

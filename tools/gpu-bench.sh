@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# GPU benchmark for docs/benchmarks.md, run on a machine with an NVIDIA GPU (CUDA toolkit at
+# /usr/local/cuda). It:
+#   1. builds the headless tools with CUDA for this GPU's architecture (no Qt needed);
+#   2. writes a Qwen3-30B-A3B-shaped Q4_K_M model with random weights (shoehorn-fixturegen);
+#   3. measures all layers on the GPU (shoehorn-cli bench and llama-bench);
+#   4. for VRAM budgets of 6 GB and 12 GB: llama.cpp's own fit (llama-fit-params' choice, run
+#      by llama-bench) against Shoehorn's auto-tune (shoehorn-cli tune, its best settings also
+#      run by llama-bench), and prints the ratios;
+#   5. appends the table, with the command, to docs/benchmarks.md.
+# Usage: tools/gpu-bench.sh [work-dir]   (about 20 GB of disk for the model)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-/tmp/shoehorn-gpu-bench}
+mkdir -p "$work"
+build=build-cuda
+nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '.')
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+echo "GPU: $gpu (sm_$arch)"
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHOEHORN_BUILD_GUI=OFF -DSHOEHORN_BUILD_TESTS=OFF \
+    -DSHOEHORN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CUDA_COMPILER="$nvcc" -DGGML_CUDA_FA_ALL_QUANTS=OFF
+cmake --build "$build" --target shoehorn-cli shoehorn-fixturegen llama-bench llama-fit-params --parallel "$(nproc)"
+bin="$build/bin"
+
+model="$work/qwen3-30b-a3b-random.gguf"
+[ -f "$model" ] || "$bin/shoehorn-fixturegen" qwen3-30b-a3b-random "$model"
+
+P=512 N=128 R=3
+tg_of() { # llama-bench JSON on stdin -> tg t/s
+    python3 -c 'import json,sys; print(next(t["avg_ts"] for t in json.load(sys.stdin) if t["n_gen"] > 0))'
+}
+row=()
+
+echo "== all layers on the GPU"
+ours_all=$("$bin/shoehorn-cli" bench "$model" -ngl 99 -fa on -p $P -n $N -r $R -o json |
+    python3 -c 'import json,sys; print(next(t["avg_ts"] for t in json.load(sys.stdin) if t["test"].startswith("tg")))')
+ref_all=$("$bin/llama-bench" -m "$model" -ngl 99 -fa 1 -p 0 -n $N -r $R -o json 2>/dev/null | tg_of)
+row+=("| all on the GPU | -ngl 99 | $ref_all | -ngl 99 | $ours_all | $(python3 -c "print(f'{$ours_all/$ref_all:.3f}')") |")
+
+for budget in 6144 12288; do
+    echo "== VRAM budget $budget MiB"
+    free=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits | head -1)
+    margin=$((free - budget))
+    # llama.cpp's fit: the memory to leave free is everything above the budget.
+    fit=$("$bin/llama-fit-params" -m "$model" -c 32768 -fa on -fitt "$margin" 2>/dev/null | head -1)
+    fit_args=$(echo "$fit" | sed 's/-c [0-9]* //')
+    ref=$(eval "\"$bin/llama-bench\" -m \"$model\" $fit_args -fa 1 -p 0 -n $N -r $R -o json" 2>/dev/null | tg_of)
+    # Shoehorn: auto-tune within the same budget, then the same llama-bench on its best settings.
+    best=$("$bin/shoehorn-cli" tune "$model" --vram-budget "$budget" -c 32768 2>/dev/null |
+        awk -F'|' '/ best /{print $2; exit}')
+    ngl=$(echo "$best" | sed -n 's/.*-ngl \([0-9]*\).*/\1/p')
+    ncmoe=$(echo "$best" | sed -n 's/.*--n-cpu-moe \([0-9]*\).*/\1/p')
+    threads=$(echo "$best" | sed -n 's/.* -t \([0-9]*\).*/\1/p')
+    ub=$(echo "$best" | sed -n 's/.*-ub \([0-9]*\).*/\1/p')
+    fa=$(echo "$best" | sed -n 's/.*-fa \([a-z]*\).*/\1/p')
+    ctk=$(echo "$best" | sed -n 's/.*-ctk \([a-z0-9_]*\).*/\1/p')
+    ctv=$(echo "$best" | sed -n 's/.*-ctv \([a-z0-9_]*\).*/\1/p')
+    ours=$("$bin/llama-bench" -m "$model" -ngl "$ngl" -ncmoe "$ncmoe" -t "$threads" -ub "$ub" \
+        -fa "$([ "$fa" = off ] && echo 0 || echo 1)" -ctk "$ctk" -ctv "$ctv" -p 0 -n $N -r $R -o json 2>/dev/null | tg_of)
+    row+=("| $((budget / 1024)) GB budget | $fit_args | $ref | $best | $ours | $(python3 -c "print(f'{$ours/$ref:.3f}')") |")
+done
+
+{
+    echo
+    echo "## GPU: $gpu, $(date -u +%Y-%m-%d)"
+    echo
+    echo "Command: \`tools/gpu-bench.sh\` (model: shoehorn-fixturegen qwen3-30b-a3b-random; tg$N, $R repetitions)."
+    echo
+    echo "| case | llama.cpp settings | llama.cpp tg t/s | Shoehorn settings | Shoehorn tg t/s | ratio |"
+    echo "| --- | --- | ---: | --- | ---: | ---: |"
+    printf '%s\n' "${row[@]}"
+} | tee -a docs/benchmarks.md
