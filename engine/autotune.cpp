@@ -10,11 +10,14 @@ namespace {
 
 bool better(const TuneMeasurement &a, const TuneMeasurement &b)
 {
-    // Generation speed is what a chat feels; prompt speed breaks ties.
+    // Generation speed is what a chat feels; prompt speed breaks ties. A configuration that
+    // lowers answer quality (q4_0 K) is shown, flagged, but never chosen over one that does not.
     if (!b.ok)
         return a.ok;
     if (!a.ok)
         return false;
+    if (a.candidate.lowerQuality != b.candidate.lowerQuality)
+        return !a.candidate.lowerQuality;
     if (a.generate.mean != b.generate.mean)
         return a.generate.mean > b.generate.mean;
     return a.prompt.mean > b.prompt.mean;
@@ -77,13 +80,36 @@ std::vector<int> AutoTuner::threadChoices() const
     return t;
 }
 
+std::vector<PlanSettings> AutoTuner::placements() const
+{
+    // Auto-fit's placement and its safer neighbours: experts of a few more layers in RAM, a few
+    // whole layers fewer on the GPU. On the CPU alone there is one placement.
+    const PlanSettings fit = placement();
+    std::vector<PlanSettings> out{fit};
+    if (m_request.target.gpus.empty())
+        return out;
+    const int nLayer = static_cast<int>(m_model.layerCount);
+    const int stride = std::max(1, nLayer / 12);
+    if (m_model.isMoe() && fit.load.cpuMoeLayers + stride <= nLayer) {
+        PlanSettings moreExperts = fit;
+        moreExperts.load.cpuMoeLayers += stride;
+        out.push_back(moreExperts);
+    }
+    if (fit.load.gpuLayers - stride > 0) {
+        PlanSettings fewerLayers = fit;
+        fewerLayers.load.gpuLayers -= stride;
+        out.push_back(fewerLayers);
+    }
+    return out;
+}
+
 std::vector<TuneCandidate> AutoTuner::grid() const
 {
     std::vector<TuneCandidate> out;
-    const PlanSettings place = placement();
     std::vector<std::string> kv = m_request.kvTypes;
     if (m_request.includeQ4K)
         kv.push_back("q4_0");
+    for (const PlanSettings &place : placements())
     for (int t : threadChoices())
         for (uint32_t ub : m_request.ubatch)
             for (FlashAttention fa : m_request.flash)
@@ -141,17 +167,26 @@ TuneResult AutoTuner::tune(const MeasureFn &measure, const std::atomic<bool> *ca
     };
     // Dimensions, in the order that matters most on small machines.
     using Setter = std::function<bool(const PlanSettings &, const PlanSettings &)>;
+    auto samePlacement = [](const PlanSettings &a, const PlanSettings &b) {
+        return a.load.gpuLayers == b.load.gpuLayers && a.load.cpuMoeLayers == b.load.cpuMoeLayers;
+    };
     const std::vector<Setter> sameExcept = {
-        [](const PlanSettings &a, const PlanSettings &b) { // threads
-            return a.context.ubatchSize == b.context.ubatchSize && a.context.flashAttention == b.context.flashAttention &&
+        [](const PlanSettings &a, const PlanSettings &b) { // placement
+            return a.context.threads == b.context.threads && a.context.ubatchSize == b.context.ubatchSize &&
+                   a.context.flashAttention == b.context.flashAttention && a.context.typeK == b.context.typeK;
+        },
+        [samePlacement](const PlanSettings &a, const PlanSettings &b) { // threads
+            return samePlacement(a, b) &&
+                   a.context.ubatchSize == b.context.ubatchSize && a.context.flashAttention == b.context.flashAttention &&
                    a.context.typeK == b.context.typeK;
         },
-        [](const PlanSettings &a, const PlanSettings &b) { // flash attention + KV type go together
-            return a.context.threads == b.context.threads && a.context.ubatchSize == b.context.ubatchSize;
+        [samePlacement](const PlanSettings &a, const PlanSettings &b) { // flash attention + KV type go together
+            return samePlacement(a, b) && a.context.threads == b.context.threads &&
+                   a.context.ubatchSize == b.context.ubatchSize;
         },
-        [](const PlanSettings &a, const PlanSettings &b) { // ubatch
-            return a.context.threads == b.context.threads && a.context.flashAttention == b.context.flashAttention &&
-                   a.context.typeK == b.context.typeK;
+        [samePlacement](const PlanSettings &a, const PlanSettings &b) { // ubatch
+            return samePlacement(a, b) && a.context.threads == b.context.threads &&
+                   a.context.flashAttention == b.context.flashAttention && a.context.typeK == b.context.typeK;
         },
     };
     // Start from the first grid point with the user's own KV type if there is one.
@@ -171,8 +206,6 @@ TuneResult AutoTuner::tune(const MeasureFn &measure, const std::atomic<bool> *ca
                     r.cancelled = true;
                     break;
                 }
-                if (c.lowerQuality && !m_request.includeQ4K)
-                    continue;
                 if (!same(c.settings, current) || c.label == best.candidate.label)
                     continue;
                 const TuneMeasurement &m = run(c);

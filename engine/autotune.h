@@ -83,6 +83,7 @@ public:
 private:
     bool fits(const PlanSettings &s) const;
     PlanSettings placement() const;
+    std::vector<PlanSettings> placements() const;
     std::vector<int> threadChoices() const;
 
     ModelInfo m_model;

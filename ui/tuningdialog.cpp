@@ -101,6 +101,7 @@ void TuningDialog::run()
     TuneRequest r;
     r.base = PlanSettings{s.load, s.context, 1};
     r.target = targetFromHardware(probeHardware());
+    r.includeQ4K = true; // measured and shown, flagged as lower quality, never chosen as best
     if (m_controller->startTuning(r)) {
         m_progress->setVisible(true);
         m_progress->setRange(0, 0);
