@@ -148,8 +148,10 @@ void TuningDialog::setReport(const TuneReport &report)
                                                               m_controller->modelSettings().context, 1});
     m_table->setRowCount(int(ms.size()));
     m_chart->removeAllSeries();
-    for (QAbstractAxis *a : m_chart->axes())
-        m_chart->removeAxis(a);
+    for (QAbstractAxis *a : m_chart->axes()) {
+        m_chart->removeAxis(a); // gives the axis back to us
+        delete a;
+    }
     auto *pp = new QBarSet(tr("prompt t/s"));
     auto *tg = new QBarSet(tr("generation t/s"));
     pp->setSelectedColor(QColor(0xf5, 0x9e, 0x0b));
