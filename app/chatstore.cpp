@@ -1,0 +1,236 @@
+#include "chatstore.h"
+
+#include <QDir>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QStandardPaths>
+#include <QUuid>
+#include <QVariant>
+
+namespace {
+// Migration N takes a database at version N-1 to version N. Never edit one that shipped:
+// add the next.
+const char *const kMigrations[] = {
+    // 1: conversations and their messages
+    "CREATE TABLE conversations ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, model_path TEXT NOT NULL DEFAULT '',"
+    " system_prompt TEXT NOT NULL DEFAULT '', created TEXT NOT NULL, updated TEXT NOT NULL);"
+    "CREATE TABLE messages ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+    " role TEXT NOT NULL, content TEXT NOT NULL DEFAULT '', reasoning TEXT NOT NULL DEFAULT '',"
+    " state TEXT NOT NULL DEFAULT 'done', created TEXT NOT NULL);"
+    "CREATE INDEX messages_by_conversation ON messages(conversation_id, id);",
+    // 2: pinned conversations; earlier versions of regenerated answers
+    "ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE message_versions ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,"
+    " content TEXT NOT NULL, reasoning TEXT NOT NULL DEFAULT '', created TEXT NOT NULL);",
+};
+
+// Qt binds a null QString as SQL NULL; the schema wants '' for "no text".
+QString nn(const QString &s)
+{
+    return s.isNull() ? QStringLiteral("") : s;
+}
+
+QString now()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+} // namespace
+
+ChatStore::ChatStore() : m_connection(QStringLiteral("chatstore-") + QUuid::createUuid().toString()) {}
+
+ChatStore::~ChatStore()
+{
+    close();
+}
+
+QString ChatStore::defaultPath()
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    return dir + QStringLiteral("/chats.sqlite");
+}
+
+bool ChatStore::exec(const QString &sql)
+{
+    QSqlQuery q(m_db);
+    if (!q.exec(sql)) {
+        m_error = q.lastError().text();
+        return false;
+    }
+    return true;
+}
+
+bool ChatStore::open(const QString &path, int upToVersion)
+{
+    close();
+    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    m_db.setDatabaseName(path);
+    if (!m_db.open()) {
+        m_error = m_db.lastError().text();
+        return false;
+    }
+    // WAL: a commit survives the process being killed; NORMAL sync is enough for that.
+    return exec(QStringLiteral("PRAGMA journal_mode=WAL")) && exec(QStringLiteral("PRAGMA synchronous=NORMAL")) &&
+           exec(QStringLiteral("PRAGMA foreign_keys=ON")) && exec(QStringLiteral("PRAGMA busy_timeout=3000")) &&
+           migrate(upToVersion);
+}
+
+void ChatStore::close()
+{
+    if (m_db.isValid()) {
+        m_db.close();
+        m_db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(m_connection);
+    }
+}
+
+int ChatStore::schemaVersion() const
+{
+    QSqlQuery q(m_db);
+    return q.exec(QStringLiteral("PRAGMA user_version")) && q.next() ? q.value(0).toInt() : -1;
+}
+
+bool ChatStore::integrityOk() const
+{
+    QSqlQuery q(m_db);
+    return q.exec(QStringLiteral("PRAGMA integrity_check")) && q.next() && q.value(0).toString() == QLatin1String("ok");
+}
+
+bool ChatStore::migrate(int upToVersion)
+{
+    const int target = std::min(upToVersion, kSchemaVersion);
+    for (int v = schemaVersion(); v < target; ++v) {
+        // One transaction per step: a crash mid-migration leaves the previous version intact.
+        if (!m_db.transaction()) {
+            m_error = m_db.lastError().text();
+            return false;
+        }
+        const QStringList statements = QString::fromLatin1(kMigrations[v]).split(QLatin1Char(';'), Qt::SkipEmptyParts);
+        for (const QString &sql : statements) {
+            if (!exec(sql)) {
+                m_db.rollback();
+                return false;
+            }
+        }
+        if (!exec(QStringLiteral("PRAGMA user_version=%1").arg(v + 1)) || !m_db.commit()) {
+            m_db.rollback();
+            return false;
+        }
+    }
+    return true;
+}
+
+qint64 ChatStore::createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("INSERT INTO conversations(title, model_path, system_prompt, created, updated) "
+                             "VALUES(?, ?, ?, ?, ?)"));
+    const QString t = now();
+    for (const QVariant &v : {QVariant(nn(title)), QVariant(nn(modelPath)), QVariant(nn(systemPrompt)), QVariant(t), QVariant(t)})
+        q.addBindValue(v);
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return 0;
+    }
+    return q.lastInsertId().toLongLong();
+}
+
+bool ChatStore::renameConversation(qint64 id, const QString &title)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("UPDATE conversations SET title = ?, updated = ? WHERE id = ?"));
+    q.addBindValue(nn(title));
+    q.addBindValue(now());
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+bool ChatStore::deleteConversation(qint64 id)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("DELETE FROM conversations WHERE id = ?"));
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+QList<ChatStore::Conversation> ChatStore::conversations(const QString &search) const
+{
+    QSqlQuery q(m_db);
+    QString sql = QStringLiteral("SELECT id, title, model_path, system_prompt, updated, pinned FROM conversations c");
+    if (!search.isEmpty())
+        sql += QStringLiteral(" WHERE c.title LIKE ? OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
+                              " AND m.content LIKE ?)");
+    sql += QStringLiteral(" ORDER BY pinned DESC, updated DESC, id DESC");
+    q.prepare(sql);
+    if (!search.isEmpty()) {
+        const QString like = QLatin1Char('%') + search + QLatin1Char('%');
+        q.addBindValue(like);
+        q.addBindValue(like);
+    }
+    QList<Conversation> out;
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
+                    QDateTime::fromString(q.value(4).toString(), Qt::ISODateWithMs), q.value(5).toBool()});
+    return out;
+}
+
+qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("INSERT INTO messages(conversation_id, role, content, reasoning, state, created) "
+                             "VALUES(?, ?, ?, ?, ?, ?)"));
+    q.addBindValue(conversationId);
+    q.addBindValue(nn(m.role));
+    q.addBindValue(nn(m.content));
+    q.addBindValue(nn(m.reasoning));
+    q.addBindValue(m.state.isEmpty() ? QStringLiteral("done") : m.state);
+    q.addBindValue(now());
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return 0;
+    }
+    const qint64 id = q.lastInsertId().toLongLong();
+    QSqlQuery touch(m_db);
+    touch.prepare(QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
+    touch.addBindValue(now());
+    touch.addBindValue(conversationId);
+    touch.exec();
+    return id;
+}
+
+bool ChatStore::updateMessage(qint64 id, const QString &content, const QString &reasoning, const QString &state)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("UPDATE messages SET content = ?, reasoning = ?, state = ? WHERE id = ?"));
+    q.addBindValue(nn(content));
+    q.addBindValue(nn(reasoning));
+    q.addBindValue(nn(state));
+    q.addBindValue(id);
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return false;
+    }
+    return q.numRowsAffected() == 1;
+}
+
+QList<ChatStore::Message> ChatStore::messages(qint64 conversationId) const
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("SELECT id, role, content, reasoning, state FROM messages WHERE conversation_id = ? "
+                             "ORDER BY id"));
+    q.addBindValue(conversationId);
+    QList<Message> out;
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out.append({q.value(0).toLongLong(), conversationId, q.value(1).toString(), q.value(2).toString(),
+                    q.value(3).toString(), q.value(4).toString()});
+    return out;
+}
