@@ -43,6 +43,9 @@ ChatController::ChatController(QObject *parent) : QObject(parent), m_chat(new Ch
             });
     m_thread.setObjectName(QStringLiteral("inference"));
     m_thread.start();
+    m_storeOpen = m_store.open(ChatStore::defaultPath());
+    if (!m_storeOpen)
+        qWarning("chat history not available: %s", qPrintable(m_store.lastError()));
 }
 
 ChatController::~ChatController()
@@ -168,6 +171,17 @@ bool ChatController::send(const QString &text)
     user.role = QStringLiteral("user");
     user.content = trimmed;
     m_chat->appendMessage(user);
+    if (m_storeOpen) {
+        // The question is committed at once; the answer is checkpointed while it streams.
+        if (m_conversation == 0) {
+            m_conversation = m_store.createConversation(trimmed.left(60).simplified(), m_model.path, m_systemPrompt);
+            emit conversationsChanged();
+        }
+        m_store.appendMessage(m_conversation, {0, m_conversation, user.role, trimmed, {}, QStringLiteral("done")});
+        m_answerMessage = m_store.appendMessage(
+            m_conversation, {0, m_conversation, QStringLiteral("assistant"), {}, {}, QStringLiteral("streaming")});
+        m_sinceCheckpoint.start();
+    }
     const auto history = m_chat->history(m_systemPrompt);
 
     ChatModel::Message answer;
@@ -195,6 +209,49 @@ void ChatController::newChat()
     stop();
     m_chat->clear();
     m_answerRow = -1;
+    m_conversation = 0;
+    m_answerMessage = 0;
+}
+
+bool ChatController::openConversation(qint64 id)
+{
+    if (!m_storeOpen || m_state == State::Generating || m_state == State::Tuning)
+        return false;
+    const auto stored = m_store.messages(id);
+    m_chat->clear();
+    for (const auto &m : stored) {
+        ChatModel::Message msg;
+        msg.role = m.role;
+        msg.content = m.content;
+        msg.reasoning = m.reasoning;
+        // An answer that was streaming when Shoehorn stopped is kept as stopped.
+        msg.state = m.state == QLatin1String("failed")  ? ChatModel::State::Failed
+                    : m.state == QLatin1String("done") ? ChatModel::State::Done
+                                                        : ChatModel::State::Stopped;
+        m_chat->appendMessage(msg);
+    }
+    m_conversation = id;
+    m_answerRow = -1;
+    return true;
+}
+
+bool ChatController::renameConversation(qint64 id, const QString &title)
+{
+    const bool ok = m_storeOpen && m_store.renameConversation(id, title);
+    if (ok)
+        emit conversationsChanged();
+    return ok;
+}
+
+bool ChatController::deleteConversation(qint64 id)
+{
+    const bool ok = m_storeOpen && m_store.deleteConversation(id);
+    if (ok) {
+        if (id == m_conversation)
+            newChat();
+        emit conversationsChanged();
+    }
+    return ok;
 }
 
 bool ChatController::startTuning(const shoehorn::TuneRequest &request)
@@ -215,8 +272,15 @@ void ChatController::cancelTuning()
 
 void ChatController::onDelta(quint64 id, const QString &content, const QString &reasoning)
 {
-    if (id == m_requestId && m_answerRow >= 0)
-        m_chat->appendText(m_answerRow, content, reasoning);
+    if (id != m_requestId || m_answerRow < 0)
+        return;
+    m_chat->appendText(m_answerRow, content, reasoning);
+    // Checkpoint the growing answer about once a second: a crash loses at most that much.
+    if (m_answerMessage && m_sinceCheckpoint.elapsed() >= 1000) {
+        const auto &m = m_chat->message(m_answerRow);
+        m_store.updateMessage(m_answerMessage, m.content, m.reasoning, QStringLiteral("streaming"));
+        m_sinceCheckpoint.restart();
+    }
 }
 
 void ChatController::onFinished(quint64 id, const shoehorn::GenerationStats &stats)
@@ -225,6 +289,13 @@ void ChatController::onFinished(quint64 id, const shoehorn::GenerationStats &sta
         return;
     const bool stopped = stats.stopReason == shoehorn::StopReason::Cancelled;
     m_chat->finish(m_answerRow, stopped ? ChatModel::State::Stopped : ChatModel::State::Done, &stats);
+    if (m_answerMessage && m_answerRow >= 0) {
+        const auto &m = m_chat->message(m_answerRow);
+        m_store.updateMessage(m_answerMessage, m.content, m.reasoning,
+                              stopped ? QStringLiteral("stopped") : QStringLiteral("done"));
+        m_answerMessage = 0;
+        emit conversationsChanged();
+    }
     m_answerRow = -1;
     if (m_state == State::Generating)
         setState(State::Ready);
@@ -236,6 +307,10 @@ void ChatController::onFailed(quint64 id, int code, const QString &detail)
     if (id != m_requestId)
         return;
     m_chat->finish(m_answerRow, ChatModel::State::Failed, nullptr);
+    if (m_answerMessage) {
+        m_store.updateMessage(m_answerMessage, {}, {}, QStringLiteral("failed"));
+        m_answerMessage = 0;
+    }
     m_answerRow = -1;
     if (m_state == State::Generating)
         setState(hasModel() ? State::Ready : State::NoModel);

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "chattypes.h"
+#include "chatstore.h"
 #include "modelsettings.h"
 #include "tuningstore.h"
 
 #include <QObject>
+#include <QElapsedTimer>
 #include <QThread>
 
 #include <atomic>
@@ -25,6 +27,9 @@ public:
     ~ChatController() override;
 
     ChatModel *chatModel() const { return m_chat; }
+    // Conversations are stored as they happen (see ChatStore); null store: not persisted.
+    ChatStore *store() { return m_storeOpen ? &m_store : nullptr; }
+    qint64 currentConversation() const { return m_conversation; }
     InferenceWorker *worker() const { return m_worker; } // for test seams only
     State state() const { return m_state; }
     const ModelSummary &model() const { return m_model; }
@@ -52,12 +57,17 @@ public slots:
     bool send(const QString &text);
     void stop();
     void newChat();
+    // Shows a stored conversation (the next answer continues it).
+    bool openConversation(qint64 id);
+    bool renameConversation(qint64 id, const QString &title);
+    bool deleteConversation(qint64 id);
     // Auto-tune the loaded model on the worker: the chat waits (the model is busy) meanwhile.
     bool startTuning(const shoehorn::TuneRequest &request);
     void cancelTuning();
 
 signals:
     void stateChanged(ChatController::State state);
+    void conversationsChanged();
     void modelSettingsChanged();
     void loadProgress(double fraction);
     void loadRetrying(const shoehorn::OomRetry &retry);
@@ -93,4 +103,9 @@ private:
     shoehorn::GenerationOptions m_options;
     shoehorn::FitLocks m_locks;
     QString m_systemPrompt;
+    ChatStore m_store;
+    bool m_storeOpen = false;
+    qint64 m_conversation = 0;
+    qint64 m_answerMessage = 0;
+    QElapsedTimer m_sinceCheckpoint;
 };

@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
   <context>
+    <name>ChatList</name>
+    <message>
+      <source>Chats</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Search chats</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>New</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Rename</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Delete</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Rename chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Title</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ChatView</name>
     <message>
       <source>You</source>
@@ -311,6 +342,10 @@
     </message>
     <message>
       <source>The model is busy: auto-tune is running.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This chat's model is no longer at %1. Open it from its new place to continue.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
   <context>
+    <name>ChatList</name>
+    <message>
+      <source>Chats</source>
+      <translation>对话</translation>
+    </message>
+    <message>
+      <source>Search chats</source>
+      <translation>搜索对话</translation>
+    </message>
+    <message>
+      <source>New</source>
+      <translation>新建</translation>
+    </message>
+    <message>
+      <source>Rename</source>
+      <translation>重命名</translation>
+    </message>
+    <message>
+      <source>Delete</source>
+      <translation>删除</translation>
+    </message>
+    <message>
+      <source>Rename chat</source>
+      <translation>重命名对话</translation>
+    </message>
+    <message>
+      <source>Title</source>
+      <translation>标题</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatView</name>
     <message>
       <source>You</source>
@@ -309,6 +340,10 @@
     <message>
       <source>The model is busy: auto-tune is running.</source>
       <translation>模型正忙：正在自动调优。</translation>
+    </message>
+    <message>
+      <source>This chat's model is no longer at %1. Open it from its new place to continue.</source>
+      <translation>此对话使用的模型已不在 %1。请从新位置打开它以继续。</translation>
     </message>
   </context>
   <context>

@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "chatlist.h"
 #include "chatmodel.h"
 #include "chatview.h"
 #include "errortext.h"
@@ -52,7 +53,7 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray())) {
         // First start: room for the model table and the offload panel beside the chat.
         resize(1400, 860);
-        resizeDocks({m_browser, m_offload}, {430, 390}, Qt::Horizontal);
+        resizeDocks({m_chats, m_offload}, {430, 390}, Qt::Horizontal);
     }
 
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
@@ -146,8 +147,25 @@ void MainWindow::buildUi()
 
     setCentralWidget(central);
 
+    m_chats = new ChatList(m_controller, this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_chats);
+    // A stored chat continues with its own model: load it if another one (or none) is loaded.
+    connect(m_chats, &ChatList::conversationOpened, this, [this](const QString &modelPath) {
+        m_pages->setCurrentWidget(m_chatPage);
+        if (modelPath.isEmpty() || modelPath == m_controller->model().path)
+            return;
+        if (QFileInfo::exists(modelPath))
+            openModel(modelPath);
+        else
+            statusBar()->showMessage(tr("This chat's model is no longer at %1. Open it from its new place to "
+                                        "continue.").arg(modelPath), 15000);
+    });
     m_browser = new ModelBrowser(m_library, this);
     addDockWidget(Qt::LeftDockWidgetArea, m_browser);
+    tabifyDockWidget(m_chats, m_browser);
+    // With no chats yet, the models are what a new user needs first.
+    const bool haveChats = m_controller->store() && !m_controller->store()->conversations().isEmpty();
+    (haveChats ? static_cast<QDockWidget *>(m_chats) : m_browser)->raise();
     connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
 
@@ -180,6 +198,7 @@ void MainWindow::buildMenus()
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_browser->toggleViewAction());
     view->addAction(m_offload->toggleViewAction());
+    view->addAction(m_chats->toggleViewAction());
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -213,8 +232,10 @@ void MainWindow::openFiles(const QStringList &paths)
     if (!paths.isEmpty()) {
         openModel(paths.first());
         m_library->offer(paths.mid(1));
-        if (paths.size() > 1)
+        if (paths.size() > 1) {
             m_browser->show();
+            m_browser->raise();
+        }
     }
     // Come to the front: un-minimise, raise, and ask the window manager for focus.
     setWindowState((windowState() & ~Qt::WindowMinimized) | Qt::WindowActive);

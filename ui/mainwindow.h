@@ -6,6 +6,7 @@
 
 #include <functional>
 
+class ChatList;
 class ChatView;
 class ModelBrowser;
 class ModelLibrary;
@@ -30,6 +31,7 @@ public:
     void setPresetChooser(FileChooser chooser) { m_choosePresets = std::move(chooser); }
     void setInfoPresenter(ErrorPresenter presenter) { m_showInfo = std::move(presenter); }
     OffloadPanel *offloadPanel() const { return m_offload; }
+    ChatList *chatList() const { return m_chats; }
 
     static bool isModelFile(const QString &path);
     ModelLibrary *modelLibrary() const { return m_library; }
@@ -61,6 +63,7 @@ private:
     ChatController *m_controller;
     ModelLibrary *m_library = nullptr;
     ModelBrowser *m_browser = nullptr;
+    ChatList *m_chats = nullptr;
     OffloadPanel *m_offload = nullptr;
     QStackedWidget *m_pages = nullptr;
     QWidget *m_emptyPage = nullptr;

@@ -1,6 +1,7 @@
 // The controller and its worker thread, on the tiny fixtures.
 #include "chatcontroller.h"
 #include "chatmodel.h"
+#include "chatstore.h"
 #include "inferenceworker.h"
 #include "testfixtures.h"
 
@@ -29,6 +30,7 @@ private slots:
     void openWhileLoadingLoadsTheLatest();
     void outOfMemoryLadderRetries();
     void ladderExhaustedIsAnError();
+    void chatsAreStoredAndReopened();
 };
 
 void TestChatController::init()
@@ -36,6 +38,7 @@ void TestChatController::init()
     // Per-model settings are remembered; every test starts from none.
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
+    QFile::remove(ChatStore::defaultPath());
 }
 
 void TestChatController::configure(ChatController &c, int maxTokens)
@@ -269,6 +272,43 @@ void TestChatController::ladderExhaustedIsAnError()
     QVERIFY(retrying.count() >= 2);
     QCOMPARE(attempts, retrying.count() + 1);
     QCOMPARE(c.state(), State::NoModel);
+}
+
+void TestChatController::chatsAreStoredAndReopened()
+{
+    qint64 conversation = 0;
+    QString answer;
+    {
+        ChatController c;
+        configure(c, 24);
+        QVERIFY(c.store());
+        QSignalSpy loaded(&c, &ChatController::modelLoaded);
+        c.openModel(TestFixtures::instance().tinyMoe());
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+        QSignalSpy finished(&c, &ChatController::answerFinished);
+        QVERIFY(c.send(QStringLiteral("Remember this question")));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+        conversation = c.currentConversation();
+        QVERIFY(conversation > 0);
+        answer = c.chatModel()->message(1).content;
+        const auto stored = c.store()->messages(conversation);
+        QCOMPARE(stored.size(), 2);
+        QCOMPARE(stored[0].content, QString("Remember this question"));
+        QCOMPARE(stored[1].content, answer); // the final answer, committed
+        QCOMPARE(stored[1].state, QString("done"));
+    }
+    // A new controller (a restart) lists the chat and shows it again.
+    ChatController again;
+    const auto list = again.store()->conversations();
+    QCOMPARE(list.size(), 1);
+    QCOMPARE(list[0].title, QString("Remember this question"));
+    QCOMPARE(list[0].modelPath, TestFixtures::instance().tinyMoe());
+    QVERIFY(again.openConversation(conversation));
+    QCOMPARE(again.chatModel()->rowCount(), 2);
+    QCOMPARE(again.chatModel()->message(1).content, answer);
+    QVERIFY(again.deleteConversation(conversation));
+    QCOMPARE(again.chatModel()->rowCount(), 0);
+    QVERIFY(again.store()->conversations().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestChatController)

@@ -31,7 +31,7 @@ depends=$(dpkg-deb -f "$deb" Depends)
 recommends=$(dpkg-deb -f "$deb" Recommends)
 echo "Depends: $depends"
 echo "Recommends: $recommends"
-for p in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 qt6-qpa-plugins libqt6svg6; do
+for p in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6sql6 libqt6sql6-sqlite libqt6charts6 qt6-qpa-plugins libqt6svg6; do
     [[ $depends == *"$p"* ]] || fail "Depends lacks $p"
 done
 [[ $recommends == *libkf5syntaxhighlighting-tools* ]] || fail "Recommends lacks libkf5syntaxhighlighting-tools"

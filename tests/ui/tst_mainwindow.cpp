@@ -3,11 +3,18 @@
 #include "chatmodel.h"
 #include "mainwindow.h"
 #include "messageinput.h"
+#include "chatlist.h"
+#include "chatstore.h"
+#include "conversationlist.h"
+#include "modelbrowser.h"
 #include "modellibrary.h"
 #include "singleinstance.h"
 #include "testfixtures.h"
 
+#include <QAbstractItemModelTester>
 #include <QLabel>
+#include <QLineEdit>
+#include <QListView>
 #include <QTableView>
 #include <QMimeData>
 #include <QPushButton>
@@ -38,6 +45,7 @@ private slots:
     void rememberGeometry();
     void browserOpensRecentModel();
     void importPresetsFromIni();
+    void chatListSearchRenameDelete();
 };
 
 void TestMainWindow::init()
@@ -45,12 +53,14 @@ void TestMainWindow::init()
     // Per-model settings are remembered; every test starts from none.
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
+    QFile::remove(ChatStore::defaultPath());
 }
 
 void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
+    QFile::remove(ChatStore::defaultPath());
 }
 
 void TestMainWindow::configure(ChatController &c)
@@ -224,13 +234,13 @@ void TestMainWindow::rememberGeometry()
     ChatController c;
     {
         MainWindow w(&c);
-        w.resize(777, 555);
+        w.resize(1111, 777);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.close();
     }
     MainWindow again(&c);
-    QCOMPARE(again.size(), QSize(777, 555));
+    QCOMPARE(again.size(), QSize(1111, 777));
 }
 
 void TestMainWindow::browserOpensRecentModel()
@@ -243,6 +253,8 @@ void TestMainWindow::browserOpensRecentModel()
     QString error;
     w.setErrorPresenter([&](const QString &, const QString &text) { error = text; });
     w.modelLibrary()->addRecent(TestFixtures::instance().tinyLlama());
+    w.findChild<ModelBrowser *>()->raise(); // it shares the left side with the chat list
+    QCoreApplication::processEvents();
     auto *list = w.findChild<QTableView *>("modelList");
     QVERIFY(list && list->isVisible());
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -292,6 +304,48 @@ void TestMainWindow::importPresetsFromIni()
     w.setErrorPresenter([&](const QString &, const QString &x) { error = x; });
     w.importPresetFile(TestFixtures::instance().tinyMoe());
     QVERIFY(error.contains("not a llama-server preset"));
+}
+
+void TestMainWindow::chatListSearchRenameDelete()
+{
+    ChatController c;
+    configure(c);
+    ChatStore *store = c.store();
+    QVERIFY(store);
+    const qint64 a = store->createConversation("Planning the GPU", "/m.gguf", "");
+    store->appendMessage(a, {0, a, "user", "how many experts fit?", {}, "done"});
+    const qint64 b = store->createConversation("Recipes", "/m.gguf", "");
+    store->appendMessage(b, {0, b, "user", "soup", {}, "done"});
+    store->appendMessage(b, {0, b, "assistant", "half an answer", {}, "streaming"}); // Shoehorn was killed
+    MainWindow w(&c);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    ChatList *chats = w.chatList();
+    QVERIFY(chats->isVisible()); // chats exist: the list is in front
+    QAbstractItemModelTester tester(chats->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(chats->model()->rowCount(), 2);
+    // Search finds titles and message text.
+    auto *search = chats->findChild<QLineEdit *>("chatSearch");
+    QTest::keyClicks(search, "experts");
+    QCOMPARE(chats->model()->rowCount(), 1);
+    search->clear();
+    // Click opens a chat; the interrupted answer shows as stopped and stays in the history.
+    const int row = chats->model()->rowOf(b);
+    QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
+                      chats->view()->visualRect(chats->model()->index(row)).center());
+    QCOMPARE(c.currentConversation(), b);
+    QCOMPARE(c.chatModel()->rowCount(), 2);
+    QVERIFY(w.findChild<QTextBrowser *>()->isVisible()); // the chat page is shown
+    QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
+    QVERIFY(w.findChild<QTextBrowser *>()->toPlainText().contains("half an answer"));
+    // Rename through the seam, then delete.
+    chats->setTitleAsker([](const QString &) { return QStringLiteral("Soup recipes"); });
+    QTest::mouseClick(chats->findChild<QPushButton *>("renameChatButton"), Qt::LeftButton);
+    QCOMPARE(store->conversations("Soup recipes").size(), 1);
+    QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
+    QCOMPARE(chats->model()->rowCount(), 1);
+    QCOMPARE(c.chatModel()->rowCount(), 0);
+    QCOMPARE(c.currentConversation(), 0);
 }
 
 QTEST_MAIN(TestMainWindow)

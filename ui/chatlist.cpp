@@ -1,0 +1,82 @@
+#include "chatlist.h"
+
+#include "chatcontroller.h"
+#include "conversationlist.h"
+
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLineEdit>
+#include <QListView>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+ChatList::ChatList(ChatController *controller, QWidget *parent)
+    : QDockWidget(tr("Chats"), parent), m_controller(controller), m_search(new QLineEdit(this)),
+      m_view(new QListView(this))
+{
+    setObjectName(QStringLiteral("chatList"));
+    auto *body = new QWidget(this);
+    auto *layout = new QVBoxLayout(body);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_search->setObjectName(QStringLiteral("chatSearch"));
+    m_search->setPlaceholderText(tr("Search chats"));
+    m_search->setClearButtonEnabled(true);
+    layout->addWidget(m_search);
+    m_view->setObjectName(QStringLiteral("chatListView"));
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    if (ChatStore *store = controller->store()) {
+        m_model = new ConversationList(store, this);
+        m_view->setModel(m_model);
+        connect(controller, &ChatController::conversationsChanged, m_model, &ConversationList::refresh);
+    }
+    layout->addWidget(m_view, 1);
+    auto *buttons = new QHBoxLayout;
+    auto *newChat = new QPushButton(tr("New"), body);
+    auto *rename = new QPushButton(tr("Rename"), body);
+    auto *remove = new QPushButton(tr("Delete"), body);
+    rename->setObjectName(QStringLiteral("renameChatButton"));
+    remove->setObjectName(QStringLiteral("deleteChatButton"));
+    buttons->addWidget(newChat);
+    buttons->addWidget(rename);
+    buttons->addWidget(remove);
+    layout->addLayout(buttons);
+    setWidget(body);
+
+    m_askTitle = [this](const QString &current) {
+        return QInputDialog::getText(this, tr("Rename chat"), tr("Title"), QLineEdit::Normal, current);
+    };
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString &t) {
+        if (m_model)
+            m_model->setSearch(t.trimmed());
+    });
+    connect(m_view, &QListView::clicked, this, [this](const QModelIndex &i) {
+        if (m_model && m_controller->openConversation(m_model->idAt(i.row())))
+            emit conversationOpened(m_model->data(i, ConversationList::ModelPathRole).toString());
+    });
+    connect(newChat, &QPushButton::clicked, m_controller, &ChatController::newChat);
+    connect(rename, &QPushButton::clicked, this, &ChatList::renameCurrent);
+    connect(remove, &QPushButton::clicked, this, &ChatList::deleteCurrent);
+}
+
+qint64 ChatList::currentId() const
+{
+    const QModelIndex i = m_view->currentIndex();
+    return m_model && i.isValid() ? m_model->idAt(i.row()) : m_controller->currentConversation();
+}
+
+void ChatList::renameCurrent()
+{
+    const qint64 id = currentId();
+    if (!id || !m_model)
+        return;
+    const int row = m_model->rowOf(id);
+    const QString title = m_askTitle(row >= 0 ? m_model->data(m_model->index(row)).toString() : QString()).trimmed();
+    if (!title.isEmpty())
+        m_controller->renameConversation(id, title);
+}
+
+void ChatList::deleteCurrent()
+{
+    if (const qint64 id = currentId())
+        m_controller->deleteConversation(id);
+}

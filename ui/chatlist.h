@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QDockWidget>
+
+#include <functional>
+
+class ChatController;
+class ConversationList;
+class QLineEdit;
+class QListView;
+
+// The stored conversations: search by title and text, open, new, rename, delete.
+class ChatList : public QDockWidget
+{
+    Q_OBJECT
+public:
+    ChatList(ChatController *controller, QWidget *parent = nullptr);
+    ConversationList *model() const { return m_model; }
+    QListView *view() const { return m_view; }
+    // Test seam: how a new title is asked for (empty: cancelled).
+    void setTitleAsker(std::function<QString(const QString &current)> asker) { m_askTitle = std::move(asker); }
+
+signals:
+    // A stored chat was opened; it was held with this model.
+    void conversationOpened(const QString &modelPath);
+
+public slots:
+    void renameCurrent();
+    void deleteCurrent();
+
+private:
+    qint64 currentId() const;
+    ChatController *m_controller;
+    ConversationList *m_model = nullptr;
+    QLineEdit *m_search;
+    QListView *m_view;
+    std::function<QString(const QString &)> m_askTitle;
+};
