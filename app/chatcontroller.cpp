@@ -36,6 +36,11 @@ ChatController::ChatController(QObject *parent) : QObject(parent), m_chat(new Ch
     connect(m_worker, &InferenceWorker::delta, this, &ChatController::onDelta);
     connect(m_worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
     connect(m_worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
+    connect(m_worker, &InferenceWorker::generationProgress, this,
+            [this](quint64 id, double tps, int used, int size) {
+                if (id == m_requestId)
+                    emit generationProgress(tps, used, size);
+            });
     connect(m_worker, &InferenceWorker::prefillProgress, this,
             [this](quint64 id, int done, int total) {
                 if (id == m_requestId)

@@ -75,6 +75,7 @@ signals:
     void loadFailed(int errorCode, const QString &detail);
     void generationFailed(int errorCode, const QString &detail);
     void prefillProgress(int done, int total);
+    void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
     void answerFinished(const shoehorn::GenerationStats &stats);
     void tuningProgress(int done, int total, const QString &configuration);
     void tuningFinished(const TuneReport &report);

@@ -132,11 +132,23 @@ void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage>
     DeltaBatcher batcher;
     QString content, reasoning;
     StreamCallbacks cb;
+    int generated = 0, used = 0;
+    QElapsedTimer sinceFirst;
+    const int contextSize = int(m_session->contextSize());
+    cb.onToken = [&](int n, int contextUsed) {
+        if (n == 1)
+            sinceFirst.start();
+        generated = n;
+        used = contextUsed;
+    };
     cb.onDelta = [&](std::string_view c, std::string_view r) {
         batcher.add(c.data(), c.size(), r.data(), r.size());
         if (batcher.due()) {
             batcher.take(content, reasoning);
             emit delta(requestId, content, reasoning);
+            const qint64 ms = sinceFirst.isValid() ? sinceFirst.elapsed() : 0;
+            emit generationProgress(requestId, ms > 0 ? (generated - 1) * 1000.0 / double(ms) : 0.0, used,
+                                    contextSize);
         }
     };
     QElapsedTimer sincePrefill;

@@ -50,6 +50,8 @@ signals:
     void modelUnloaded();
     void prefillProgress(quint64 requestId, int done, int total);
     void delta(quint64 requestId, const QString &content, const QString &reasoning);
+    // With each batch of text: live speed and how full the context is.
+    void generationProgress(quint64 requestId, double tokensPerSecond, int contextUsed, int contextSize);
     void generationFinished(quint64 requestId, const shoehorn::GenerationStats &stats);
     void generationFailed(quint64 requestId, int errorCode, const QString &detail);
     void tuneProgress(int done, int total, const QString &configuration);

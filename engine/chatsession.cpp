@@ -394,6 +394,8 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
         }
         m_cached.push_back(tok);
         m_cachedText += raw;
+        if (callbacks.onToken)
+            callbacks.onToken(st.generatedTokens, static_cast<int>(m_cached.size()));
     }
     emit(stops.push(utf8.flush()));
     emit(stops.flush());

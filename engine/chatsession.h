@@ -57,6 +57,8 @@ struct StreamCallbacks {
     std::function<void(std::string_view content, std::string_view reasoning)> onDelta;
     // Prompt processing progress, in tokens, after each batch.
     std::function<void(int done, int total)> onPrefill;
+    // After each generated token: how many so far and the tokens in the KV cache.
+    std::function<void(int generated, int contextUsed)> onToken;
 };
 
 // One conversation's llama_context. The caller passes the whole history each turn; the

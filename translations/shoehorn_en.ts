@@ -219,10 +219,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Reading the prompt: %1 of %2 tokens</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Cancel</source>
       <translation type="unfinished" />
     </message>
@@ -346,6 +342,26 @@
     </message>
     <message>
       <source>This chat's model is no longer at %1. Open it from its new place to continue.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reading the prompt: %1% (%2 s left)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reading the prompt: %1%</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Writing · %1 tok/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>context %1 / %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>context</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -218,10 +218,6 @@
       <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
     </message>
     <message>
-      <source>Reading the prompt: %1 of %2 tokens</source>
-      <translation>正在读取提示词：%1 / %2 个 token</translation>
-    </message>
-    <message>
       <source>Cancel</source>
       <translation>取消</translation>
     </message>
@@ -344,6 +340,26 @@
     <message>
       <source>This chat's model is no longer at %1. Open it from its new place to continue.</source>
       <translation>此对话使用的模型已不在 %1。请从新位置打开它以继续。</translation>
+    </message>
+    <message>
+      <source>Reading the prompt: %1% (%2 s left)</source>
+      <translation>正在读取提示词：%1%（剩余 %2 秒）</translation>
+    </message>
+    <message>
+      <source>Reading the prompt: %1%</source>
+      <translation>正在读取提示词：%1%</translation>
+    </message>
+    <message>
+      <source>Writing · %1 tok/s</source>
+      <translation>正在生成 · %1 tok/s</translation>
+    </message>
+    <message>
+      <source>context %1 / %2</source>
+      <translation>上下文 %1 / %2</translation>
+    </message>
+    <message>
+      <source>context</source>
+      <translation>上下文</translation>
     </message>
   </context>
   <context>

@@ -69,9 +69,27 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         m_loadLabel->setText(ErrorText::retry(r));
         m_retryNotes << ErrorText::retry(r);
     });
+    // Status strip: prompt reading with percent and time left, then live speed and context use.
     connect(m_controller, &ChatController::prefillProgress, this, [this](int done, int total) {
-        m_statsLabel->setText(done < total ? tr("Reading the prompt: %1 of %2 tokens").arg(done).arg(total)
-                                           : tr("Writing…"));
+        if (done < total) {
+            if (!m_prefillTimer.isValid() || done == 0)
+                m_prefillTimer.start();
+            const double rate = m_prefillTimer.elapsed() > 0 ? done * 1000.0 / double(m_prefillTimer.elapsed()) : 0;
+            const int left = rate > 0 ? int((total - done) / rate + 0.5) : -1;
+            m_statsLabel->setText(left >= 0 ? tr("Reading the prompt: %1% (%2 s left)")
+                                                  .arg(total ? 100 * done / total : 0)
+                                                  .arg(left)
+                                            : tr("Reading the prompt: %1%").arg(total ? 100 * done / total : 0));
+        } else {
+            m_prefillTimer.invalidate();
+            m_statsLabel->setText(tr("Writing…"));
+        }
+    });
+    connect(m_controller, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
+        m_statsLabel->setText(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
+        m_contextBar->setRange(0, std::max(size, 1));
+        m_contextBar->setValue(used);
+        m_contextBar->setFormat(tr("context %1 / %2").arg(used).arg(size));
     });
     onStateChanged(m_controller->state());
 }
@@ -182,8 +200,16 @@ void MainWindow::buildUi()
     m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
     m_statsLabel = new QLabel(this);
     m_statsLabel->setObjectName(QStringLiteral("statsLabel"));
+    m_contextBar = new QProgressBar(this);
+    m_contextBar->setObjectName(QStringLiteral("contextBar"));
+    m_contextBar->setMaximumWidth(220);
+    m_contextBar->setTextVisible(true);
+    m_contextBar->setRange(0, 1);
+    m_contextBar->setValue(0);
+    m_contextBar->setFormat(tr("context"));
     statusBar()->addWidget(m_modelLabel, 1);
     statusBar()->addPermanentWidget(m_statsLabel);
+    statusBar()->addPermanentWidget(m_contextBar);
 }
 
 void MainWindow::buildMenus()
@@ -357,6 +383,9 @@ void MainWindow::onLoadFailed(int code, const QString &detail)
 
 void MainWindow::onAnswerFinished(const shoehorn::GenerationStats &s)
 {
+    m_contextBar->setRange(0, std::max(s.contextSize, 1));
+    m_contextBar->setValue(s.contextUsed);
+    m_contextBar->setFormat(tr("context %1 / %2").arg(s.contextUsed).arg(s.contextSize));
     m_statsLabel->setText(tr("%1 tok/s · context %2 / %3")
                               .arg(s.generationTokensPerSecond, 0, 'f', 1)
                               .arg(s.contextUsed)

@@ -2,6 +2,7 @@
 
 #include "chatcontroller.h"
 
+#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include <functional>
@@ -76,6 +77,8 @@ private:
     QProgressBar *m_loadBar = nullptr;
     QLabel *m_modelLabel = nullptr;
     QLabel *m_statsLabel = nullptr;
+    QProgressBar *m_contextBar = nullptr;
+    QElapsedTimer m_prefillTimer;
     QString m_loadingPath;
     QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;

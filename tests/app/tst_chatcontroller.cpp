@@ -77,6 +77,7 @@ void TestChatController::loadThenStreamInOrder()
         snapshots << c.chatModel()->message(i.row()).content;
     });
     QSignalSpy finished(&c, &ChatController::answerFinished);
+    QSignalSpy live(&c, &ChatController::generationProgress);
     QVERIFY(c.send(QStringLiteral("Hello there")));
     QCOMPARE(c.state(), State::Generating);
     QVERIFY(!c.send(QStringLiteral("busy"))); // one answer at a time
@@ -91,6 +92,10 @@ void TestChatController::loadThenStreamInOrder()
     for (int i = 1; i < snapshots.size(); ++i)
         QVERIFY(snapshots[i].startsWith(snapshots[i - 1]));
     QCOMPARE(snapshots.last(), final);
+    // Live speed and context use come with the text batches.
+    QVERIFY(live.count() >= 1);
+    QCOMPARE(live.last().at(2).toInt(), 1024);
+    QVERIFY(live.last().at(1).toInt() > 0);
     // Batched: far fewer GUI updates than tokens when generation is this fast.
     qInfo("%d tokens arrived in %lld GUI updates", stats.generatedTokens, qlonglong(snapshots.size()));
     QVERIFY(snapshots.size() <= stats.generatedTokens + 1);

@@ -13,6 +13,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QLabel>
+#include <QProgressBar>
 #include <QLineEdit>
 #include <QListView>
 #include <QTableView>
@@ -132,6 +133,11 @@ void TestMainWindow::dropModelThenChat()
     auto *view = w.findChild<QTextBrowser *>();
     QVERIFY(view->toPlainText().contains(c.chatModel()->message(1).content.left(10)));
     QVERIFY(w.findChild<QLabel *>("statsLabel")->text().contains("tok/s"));
+    // The status strip shows how full the context is.
+    auto *bar = w.findChild<QProgressBar *>("contextBar");
+    const auto stats = finished.first().first().value<shoehorn::GenerationStats>();
+    QCOMPARE(bar->value(), stats.contextUsed);
+    QCOMPARE(bar->maximum(), stats.contextSize);
 }
 
 void TestMainWindow::dropBrokenFileShowsError()
