@@ -202,7 +202,8 @@ void MainWindow::buildUi()
     m_statsLabel->setObjectName(QStringLiteral("statsLabel"));
     m_contextBar = new QProgressBar(this);
     m_contextBar->setObjectName(QStringLiteral("contextBar"));
-    m_contextBar->setMaximumWidth(220);
+    m_contextBar->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("context 262144 / 262144")) + 24);
+    m_contextBar->setMaximumWidth(m_contextBar->minimumWidth());
     m_contextBar->setTextVisible(true);
     m_contextBar->setRange(0, 1);
     m_contextBar->setValue(0);
