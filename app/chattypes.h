@@ -25,7 +25,6 @@ struct ModelSummary {
     bool supportsThinking = false;
     shoehorn::LoadSettings load;       // what was used (after any out-of-memory retries)
     shoehorn::ContextSettings context;
-    shoehorn::MemoryPlan planned;  // the analytic plan for these settings on this machine
     shoehorn::MemoryPlan measured; // what llama.cpp actually allocated
 };
 

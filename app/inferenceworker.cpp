@@ -110,16 +110,10 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     PlanSettings used;
     used.load = s.load;
     used.context = s.context;
-    s.planned = analyticPlan(mi, used, targetFromHardware(probeHardware()));
-    s.measured = measuredPlan(m_model->get(), m_session->context(), s.planned);
+    // The analytic plan only lays out llama.cpp's measured totals by kind.
+    s.measured = measuredPlan(m_model->get(), m_session->context(),
+                              analyticPlan(mi, used, targetFromHardware(probeHardware())));
     emit modelLoaded(s);
-}
-
-void InferenceWorker::unloadModel()
-{
-    m_session.reset();
-    m_model.reset();
-    emit modelUnloaded();
 }
 
 void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage> &history,

@@ -34,7 +34,6 @@ public:
 
 public slots:
     void loadModel(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
-    void unloadModel();
     void generate(quint64 requestId, const std::vector<shoehorn::ChatMessage> &history,
                   const shoehorn::GenerationOptions &options);
     // Measures configurations of the loaded model (reusing its weights while the placement
@@ -47,7 +46,6 @@ signals:
     void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);
     void loadFailed(int errorCode, const QString &detail);
-    void modelUnloaded();
     void prefillProgress(quint64 requestId, int done, int total);
     void delta(quint64 requestId, const QString &content, const QString &reasoning);
     // With each batch of text: live speed and how full the context is.

@@ -104,7 +104,6 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
     const uint64_t Hkv = m.headCountKv;
     // "auto" enables flash attention wherever the backend has it, the CPU included.
     const bool fa = s.context.flashAttention != FlashAttention::Off;
-    (void)gpu;
     const uint64_t ff = m.isMoe() ? uint64_t(m.expertUsedCount) * std::max(m.expertFeedForwardSize, 1u)
                                   : m.feedForwardSize;
     uint64_t layerPhase = 0;

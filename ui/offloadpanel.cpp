@@ -262,14 +262,6 @@ void OffloadPanel::buildUi()
     });
 }
 
-void OffloadPanel::setHardwareForTesting(const HardwareInfo &hw)
-{
-    m_hw = hw;
-    m_fixedHardware = true;
-    rebuildTargets();
-    replan();
-}
-
 void OffloadPanel::showEvent(QShowEvent *event)
 {
     QDockWidget::showEvent(event);
@@ -285,8 +277,7 @@ void OffloadPanel::hideEvent(QHideEvent *event)
 
 void OffloadPanel::refreshHardware()
 {
-    if (!m_fixedHardware)
-        m_hw = probeHardware();
+    m_hw = probeHardware();
     updateLabels();
     if (m_target->currentIndex() == 0)
         replan();
@@ -539,6 +530,11 @@ void OffloadPanel::showExactCheck()
         return;
     }
     const ExactCheck c = m_exactWatcher.result();
+    if (m_target->currentIndex() != 0 || !m_info) {
+        // The user switched to a profile (or away from the model) while it ran: stale.
+        m_exactLabel->clear();
+        return;
+    }
     if (!c.ok) {
         m_exactLabel->setText(tr("llama.cpp's dry run failed: %1").arg(c.error));
         return;

@@ -46,8 +46,6 @@ public:
     };
     QString exactText() const;
     bool exactCheckRunning() const { return m_exactWatcher.isRunning(); }
-    // Test seam: plan for a fixed machine instead of probing this one.
-    void setHardwareForTesting(const shoehorn::HardwareInfo &hw);
     // Adds a what-if machine to "Plan for" (and remembers it) and selects it.
     void addCustomProfile(const shoehorn::HardwareProfile &profile);
 
@@ -84,7 +82,6 @@ private:
     QString m_path;
     std::optional<shoehorn::ModelInfo> m_info;
     shoehorn::HardwareInfo m_hw;
-    bool m_fixedHardware = false;
     shoehorn::MemoryPlan m_plan;
     shoehorn::MemoryPlan m_measured; // after loading this model, else empty
     bool m_hasMeasured = false;

