@@ -1,8 +1,12 @@
 #include "chatcontroller.h"
 
+#include "chatjson.h"
 #include "chatmodel.h"
 #include "hardware.h"
 #include "inferenceworker.h"
+
+#include <QCryptographicHash>
+#include <QSettings>
 
 namespace {
 constexpr uint32_t kDefaultContext = 8192;
@@ -83,7 +87,46 @@ void ChatController::setModelSettings(const ModelSettings &s)
     m_locks = s.locks;
     if (hasModel())
         ModelSettingsStore::save(m_model.path, s);
+    storeChatSettings();
     emit modelSettingsChanged();
+}
+
+void ChatController::setSystemPrompt(const QString &s)
+{
+    m_systemPrompt = s;
+    storeChatSettings();
+}
+
+void ChatController::storeChatSettings()
+{
+    if (m_storeOpen && m_conversation)
+        m_store.setConversationSettings(m_conversation, m_systemPrompt, ChatJson::optionsToJson(m_options));
+}
+
+namespace {
+QString promptKey(const QString &modelPath)
+{
+    const QByteArray h = QCryptographicHash::hash(modelPath.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
+    return QStringLiteral("systemPrompts/") + QString::fromLatin1(h);
+}
+} // namespace
+
+QString ChatController::defaultSystemPrompt(const QString &modelPath)
+{
+    return QSettings().value(promptKey(modelPath)).toString();
+}
+
+void ChatController::setDefaultSystemPrompt(const QString &modelPath, const QString &prompt)
+{
+    if (prompt.isEmpty())
+        QSettings().remove(promptKey(modelPath));
+    else
+        QSettings().setValue(promptKey(modelPath), prompt);
+}
+
+QString ChatController::conversationTitle() const
+{
+    return m_storeOpen && m_conversation ? m_store.conversation(m_conversation).title : QString();
 }
 
 void ChatController::reload()
@@ -151,6 +194,9 @@ void ChatController::onLoaded(const ModelSummary &summary)
     m_context.typeK = summary.context.typeK;
     m_context.typeV = summary.context.typeV;
     ModelSettingsStore::save(summary.path, modelSettings());
+    // A new chat starts with the model's own system prompt.
+    if (m_chat->rowCount() == 0 && m_conversation == 0)
+        m_systemPrompt = defaultSystemPrompt(summary.path);
     setState(State::Ready);
     emit modelLoaded(summary);
 }
@@ -172,34 +218,116 @@ bool ChatController::send(const QString &text)
     const QString trimmed = text.trimmed();
     if (m_state != State::Ready || trimmed.isEmpty())
         return false;
-    ChatModel::Message user;
-    user.role = QStringLiteral("user");
-    user.content = trimmed;
-    m_chat->appendMessage(user);
-    if (m_storeOpen) {
-        // The question is committed at once; the answer is checkpointed while it streams.
-        if (m_conversation == 0) {
-            m_conversation = m_store.createConversation(trimmed.left(60).simplified(), m_model.path, m_systemPrompt);
-            emit conversationsChanged();
-        }
-        m_store.appendMessage(m_conversation, {0, m_conversation, user.role, trimmed, {}, QStringLiteral("done")});
-        m_answerMessage = m_store.appendMessage(
-            m_conversation, {0, m_conversation, QStringLiteral("assistant"), {}, {}, QStringLiteral("streaming")});
-        m_sinceCheckpoint.start();
-    }
+    ensureConversation(trimmed);
+    const int row = m_chat->appendMessage(ChatModel::make(QStringLiteral("user"), trimmed));
+    if (m_storeOpen && m_conversation) // the question is committed at once
+        m_chat->setStoreId(row, m_store.appendMessage(
+                                   m_conversation, ChatStore::message(m_conversation, QStringLiteral("user"), trimmed, QStringLiteral("done"))));
     const auto history = m_chat->history(m_systemPrompt);
+    const int answerRow = m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
+    if (m_storeOpen && m_conversation) {
+        m_answerMessage = m_store.appendMessage(
+            m_conversation, ChatStore::message(m_conversation, QStringLiteral("assistant"), {}, QStringLiteral("streaming")));
+        m_chat->setStoreId(answerRow, m_answerMessage);
+    }
+    startAnswer(answerRow, history);
+    return true;
+}
 
-    ChatModel::Message answer;
-    answer.role = QStringLiteral("assistant");
-    answer.state = ChatModel::State::Streaming;
-    m_answerRow = m_chat->appendMessage(answer);
+void ChatController::ensureConversation(const QString &firstText)
+{
+    if (!m_storeOpen || m_conversation != 0)
+        return;
+    m_conversation = m_store.createConversation(firstText.left(60).simplified(), m_model.path, m_systemPrompt);
+    storeChatSettings();
+    emit conversationsChanged();
+}
 
+void ChatController::startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history)
+{
+    m_answerRow = row;
+    m_sinceCheckpoint.start();
     m_cancelGeneration = false;
     const quint64 id = ++m_requestId;
     const auto options = m_options;
     setState(State::Generating);
     QMetaObject::invokeMethod(m_worker, [w = m_worker, id, history, options] { w->generate(id, history, options); },
                               Qt::QueuedConnection);
+}
+
+bool ChatController::regenerate(int row)
+{
+    if (m_state != State::Ready || row != m_chat->rowCount() - 1 ||
+        m_chat->message(row).role != QLatin1String("assistant"))
+        return false;
+    const auto history = m_chat->history(m_systemPrompt, row);
+    const bool firstVersion = m_chat->message(row).versionCount() == 1;
+    const ChatModel::Message before = m_chat->message(row);
+    m_chat->beginNewVersion(row);
+    m_answerMessage = before.storeId;
+    m_answerVersion = 0;
+    if (m_storeOpen && m_answerMessage) {
+        // All versions live in message_versions; the message row mirrors the one shown.
+        m_store.transaction();
+        if (firstVersion)
+            m_store.appendVersion(m_answerMessage, {0, before.content, before.reasoning,
+                                                    before.state == ChatModel::State::Stopped ? QStringLiteral("stopped")
+                                                                                              : QStringLiteral("done"),
+                                                    ChatJson::statsToJson(before)});
+        m_answerVersion = m_store.appendVersion(m_answerMessage, {0, {}, {}, QStringLiteral("streaming"), {}});
+        m_store.setShownVersion(m_answerMessage, m_chat->message(row).current);
+        m_store.commit();
+    }
+    startAnswer(row, history);
+    return true;
+}
+
+bool ChatController::editAndResend(int row, const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    if (m_state != State::Ready || trimmed.isEmpty() || row < 0 || row >= m_chat->rowCount() ||
+        m_chat->message(row).role != QLatin1String("user"))
+        return false;
+    const qint64 storeId = m_chat->message(row).storeId;
+    m_chat->truncate(row + 1);
+    m_chat->setContent(row, trimmed);
+    const auto history = m_chat->history(m_systemPrompt);
+    const int answerRow = m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
+    m_answerVersion = 0;
+    if (m_storeOpen && m_conversation && storeId) {
+        m_store.transaction();
+        m_store.deleteMessagesAfter(m_conversation, storeId);
+        m_store.updateMessage(storeId, trimmed, {}, QStringLiteral("done"));
+        m_answerMessage = m_store.appendMessage(
+            m_conversation, ChatStore::message(m_conversation, QStringLiteral("assistant"), {}, QStringLiteral("streaming")));
+        m_store.commit();
+        m_chat->setStoreId(answerRow, m_answerMessage);
+    }
+    startAnswer(answerRow, history);
+    return true;
+}
+
+bool ChatController::deleteMessage(int row)
+{
+    if (m_state == State::Generating || row < 0 || row >= m_chat->rowCount())
+        return false;
+    const qint64 storeId = m_chat->message(row).storeId;
+    if (m_storeOpen && storeId)
+        m_store.deleteMessage(storeId);
+    m_chat->removeMessage(row);
+    return true;
+}
+
+bool ChatController::showVersion(int row, int version)
+{
+    if (row < 0 || row >= m_chat->rowCount() || (m_state == State::Generating && row == m_answerRow))
+        return false;
+    const auto &m = m_chat->message(row);
+    if (version < 0 || version >= m.versionCount() || version == m.current)
+        return false;
+    m_chat->setCurrentVersion(row, version);
+    if (m_storeOpen && m.storeId)
+        m_store.setShownVersion(m.storeId, version);
     return true;
 }
 
@@ -216,6 +344,9 @@ void ChatController::newChat()
     m_answerRow = -1;
     m_conversation = 0;
     m_answerMessage = 0;
+    m_answerVersion = 0;
+    m_systemPrompt = hasModel() ? defaultSystemPrompt(m_model.path) : QString();
+    emit conversationChanged();
 }
 
 bool ChatController::openConversation(qint64 id)
@@ -223,20 +354,41 @@ bool ChatController::openConversation(qint64 id)
     if (!m_storeOpen || m_state == State::Generating || m_state == State::Tuning)
         return false;
     const auto stored = m_store.messages(id);
+    const auto toState = [](const QString &s) {
+        // An answer that was streaming when Shoehorn stopped is kept as stopped.
+        return s == QLatin1String("failed") ? ChatModel::State::Failed
+               : s == QLatin1String("done") ? ChatModel::State::Done
+                                            : ChatModel::State::Stopped;
+    };
     m_chat->clear();
     for (const auto &m : stored) {
-        ChatModel::Message msg;
-        msg.role = m.role;
-        msg.content = m.content;
+        ChatModel::Message msg = ChatModel::make(m.role, m.content, toState(m.state));
         msg.reasoning = m.reasoning;
-        // An answer that was streaming when Shoehorn stopped is kept as stopped.
-        msg.state = m.state == QLatin1String("failed")  ? ChatModel::State::Failed
-                    : m.state == QLatin1String("done") ? ChatModel::State::Done
-                                                        : ChatModel::State::Stopped;
+        msg.storeId = m.id;
+        ChatJson::statsFromJson(m.stats, msg);
+        for (const auto &v : m.versions) {
+            ChatModel::Version ver;
+            ver.content = v.content;
+            ver.reasoning = v.reasoning;
+            ver.state = toState(v.state);
+            ChatJson::statsFromJson(v.stats, ver);
+            msg.versions.append(ver);
+        }
+        if (!msg.versions.isEmpty())
+            msg.current = std::clamp(m.version, 0, int(msg.versions.size()) - 1);
         m_chat->appendMessage(msg);
     }
     m_conversation = id;
     m_answerRow = -1;
+    // The chat continues with its own system prompt and sampling settings.
+    const ChatStore::Conversation c = m_store.conversation(id);
+    m_systemPrompt = c.systemPrompt;
+    shoehorn::GenerationOptions options = m_options;
+    if (ChatJson::optionsFromJson(c.settings, options)) {
+        m_options = options;
+        emit modelSettingsChanged();
+    }
+    emit conversationChanged();
     return true;
 }
 
@@ -257,6 +409,15 @@ bool ChatController::deleteConversation(qint64 id)
         emit conversationsChanged();
     }
     return ok;
+}
+
+bool ChatController::relocateConversationModel(qint64 id, const QString &modelPath)
+{
+    if (!m_storeOpen || !m_store.setConversationModel(id, modelPath))
+        return false;
+    emit conversationsChanged();
+    openModel(modelPath);
+    return true;
 }
 
 bool ChatController::startTuning(const shoehorn::TuneRequest &request)
@@ -282,10 +443,18 @@ void ChatController::onDelta(quint64 id, const QString &content, const QString &
     m_chat->appendText(m_answerRow, content, reasoning);
     // Checkpoint the growing answer about once a second: a crash loses at most that much.
     if (m_answerMessage && m_sinceCheckpoint.elapsed() >= 1000) {
-        const auto &m = m_chat->message(m_answerRow);
-        m_store.updateMessage(m_answerMessage, m.content, m.reasoning, QStringLiteral("streaming"));
+        checkpoint(QStringLiteral("streaming"));
         m_sinceCheckpoint.restart();
     }
+}
+
+void ChatController::checkpoint(const QString &state)
+{
+    const auto &m = m_chat->message(m_answerRow);
+    const QString stats = ChatJson::statsToJson(m);
+    m_store.updateMessage(m_answerMessage, m.content, m.reasoning, state, stats);
+    if (m_answerVersion)
+        m_store.updateVersion(m_answerVersion, m.content, m.reasoning, state, stats);
 }
 
 void ChatController::onFinished(quint64 id, const shoehorn::GenerationStats &stats)
@@ -295,10 +464,9 @@ void ChatController::onFinished(quint64 id, const shoehorn::GenerationStats &sta
     const bool stopped = stats.stopReason == shoehorn::StopReason::Cancelled;
     m_chat->finish(m_answerRow, stopped ? ChatModel::State::Stopped : ChatModel::State::Done, &stats);
     if (m_answerMessage && m_answerRow >= 0) {
-        const auto &m = m_chat->message(m_answerRow);
-        m_store.updateMessage(m_answerMessage, m.content, m.reasoning,
-                              stopped ? QStringLiteral("stopped") : QStringLiteral("done"));
+        checkpoint(stopped ? QStringLiteral("stopped") : QStringLiteral("done"));
         m_answerMessage = 0;
+        m_answerVersion = 0;
         emit conversationsChanged();
     }
     m_answerRow = -1;
@@ -314,7 +482,10 @@ void ChatController::onFailed(quint64 id, int code, const QString &detail)
     m_chat->finish(m_answerRow, ChatModel::State::Failed, nullptr);
     if (m_answerMessage) {
         m_store.updateMessage(m_answerMessage, {}, {}, QStringLiteral("failed"));
+        if (m_answerVersion)
+            m_store.updateVersion(m_answerVersion, {}, {}, QStringLiteral("failed"));
         m_answerMessage = 0;
+        m_answerVersion = 0;
     }
     m_answerRow = -1;
     if (m_state == State::Generating)

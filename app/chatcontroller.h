@@ -45,7 +45,12 @@ public:
     ModelSettings modelSettings() const;
     void setModelSettings(const ModelSettings &s);
     QString systemPrompt() const { return m_systemPrompt; }
-    void setSystemPrompt(const QString &s) { m_systemPrompt = s; }
+    // The open chat's system prompt; stored with the chat.
+    void setSystemPrompt(const QString &s);
+    // What a new chat with this model starts with.
+    static QString defaultSystemPrompt(const QString &modelPath);
+    static void setDefaultSystemPrompt(const QString &modelPath, const QString &prompt);
+    QString conversationTitle() const;
 
 public slots:
     // Opens a model with its remembered settings, if it has any.
@@ -55,12 +60,20 @@ public slots:
     void cancelLoad();
     // Returns false if the message cannot be sent now (no model, busy, empty text).
     bool send(const QString &text);
+    // Answers the question before `row` again; the earlier answer stays as a version.
+    bool regenerate(int row);
+    // Replaces the user message at `row` and answers it again; what followed is dropped.
+    bool editAndResend(int row, const QString &text);
+    bool deleteMessage(int row);
+    bool showVersion(int row, int version);
     void stop();
     void newChat();
     // Shows a stored conversation (the next answer continues it).
     bool openConversation(qint64 id);
     bool renameConversation(qint64 id, const QString &title);
     bool deleteConversation(qint64 id);
+    // The chat's model file moved: remember the new place (and load it).
+    bool relocateConversationModel(qint64 id, const QString &modelPath);
     // Auto-tune the loaded model on the worker: the chat waits (the model is busy) meanwhile.
     bool startTuning(const shoehorn::TuneRequest &request);
     void cancelTuning();
@@ -68,6 +81,8 @@ public slots:
 signals:
     void stateChanged(ChatController::State state);
     void conversationsChanged();
+    // Another chat (or a new one) is shown: its system prompt and settings changed with it.
+    void conversationChanged();
     void modelSettingsChanged();
     void loadProgress(double fraction);
     void loadRetrying(const shoehorn::OomRetry &retry);
@@ -88,6 +103,10 @@ private:
     void onDelta(quint64 id, const QString &content, const QString &reasoning);
     void onFinished(quint64 id, const shoehorn::GenerationStats &stats);
     void onFailed(quint64 id, int code, const QString &detail);
+    void startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history);
+    void ensureConversation(const QString &firstText);
+    void storeChatSettings();
+    void checkpoint(const QString &state);
 
     QThread m_thread;
     InferenceWorker *m_worker = nullptr;
@@ -108,5 +127,6 @@ private:
     bool m_storeOpen = false;
     qint64 m_conversation = 0;
     qint64 m_answerMessage = 0;
+    qint64 m_answerVersion = 0; // message_versions row of a regenerated answer
     QElapsedTimer m_sinceCheckpoint;
 };

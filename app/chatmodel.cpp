@@ -21,17 +21,27 @@ QVariant ChatModel::data(const QModelIndex &index, int role) const
     case ReasoningRole: return m.reasoning;
     case StateRole: return QVariant::fromValue(m.state);
     case StatsRole: return m.hasStats ? QVariant::fromValue(m.stats) : QVariant();
+    case VersionRole: return m.current;
+    case VersionCountRole: return m.versionCount();
+    case ReasoningMsRole: return m.reasoningMs;
     default: return {};
     }
 }
 
 QHash<int, QByteArray> ChatModel::roleNames() const
 {
-    return {{RoleRole, "role"},
-            {ContentRole, "content"},
-            {ReasoningRole, "reasoning"},
-            {StateRole, "state"},
-            {StatsRole, "stats"}};
+    return {{RoleRole, "role"},         {ContentRole, "content"},       {ReasoningRole, "reasoning"},
+            {StateRole, "state"},       {StatsRole, "stats"},           {VersionRole, "version"},
+            {VersionCountRole, "versionCount"}, {ReasoningMsRole, "reasoningMs"}};
+}
+
+ChatModel::Message ChatModel::make(const QString &role, const QString &content, State state)
+{
+    Message m;
+    m.role = role;
+    m.content = content;
+    m.state = state;
+    return m;
 }
 
 int ChatModel::appendMessage(const Message &message)
@@ -40,6 +50,8 @@ int ChatModel::appendMessage(const Message &message)
     beginInsertRows({}, row, row);
     m_messages.append(message);
     endInsertRows();
+    if (message.state == State::Streaming)
+        m_thinking.invalidate();
     return row;
 }
 
@@ -49,13 +61,20 @@ void ChatModel::appendText(int row, const QString &content, const QString &reaso
         return;
     Message &m = m_messages[row];
     QList<int> roles;
-    if (!content.isEmpty()) {
-        m.content += content;
-        roles << ContentRole << Qt::DisplayRole;
-    }
     if (!reasoning.isEmpty()) {
+        if (!m_thinking.isValid())
+            m_thinking.start();
         m.reasoning += reasoning;
         roles << ReasoningRole;
+    }
+    if (!content.isEmpty()) {
+        // The answer proper has begun: the thinking is over.
+        if (m_thinking.isValid() && m.reasoningMs < 0 && !m.reasoning.isEmpty()) {
+            m.reasoningMs = m_thinking.elapsed();
+            roles << ReasoningMsRole;
+        }
+        m.content += content;
+        roles << ContentRole << Qt::DisplayRole;
     }
     if (!roles.isEmpty())
         emit dataChanged(index(row), index(row), roles);
@@ -67,11 +86,85 @@ void ChatModel::finish(int row, State state, const shoehorn::GenerationStats *st
         return;
     Message &m = m_messages[row];
     m.state = state;
+    QList<int> roles{StateRole, StatsRole};
+    if (m.reasoningMs < 0 && !m.reasoning.isEmpty() && m_thinking.isValid()) {
+        m.reasoningMs = m_thinking.elapsed();
+        roles << ReasoningMsRole;
+    }
+    m_thinking.invalidate();
     if (stats) {
         m.stats = *stats;
         m.hasStats = true;
     }
-    emit dataChanged(index(row), index(row), {StateRole, StatsRole});
+    if (!m.versions.isEmpty())
+        m.versions[m.current] = m;
+    emit dataChanged(index(row), index(row), roles);
+}
+
+void ChatModel::beginNewVersion(int row)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    Message &m = m_messages[row];
+    if (m.versions.isEmpty())
+        m.versions.append(m);
+    else
+        m.versions[m.current] = m;
+    Version fresh;
+    fresh.state = State::Streaming;
+    m.versions.append(fresh);
+    m.current = int(m.versions.size()) - 1;
+    static_cast<Version &>(m) = fresh;
+    m_thinking.invalidate();
+    emit dataChanged(index(row), index(row)); // all roles: views lay the message out again
+}
+
+void ChatModel::setCurrentVersion(int row, int version)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    Message &m = m_messages[row];
+    if (version < 0 || version >= m.versions.size() || version == m.current)
+        return;
+    m.versions[m.current] = m;
+    m.current = version;
+    static_cast<Version &>(m) = m.versions.at(version);
+    emit dataChanged(index(row), index(row));
+}
+
+void ChatModel::setContent(int row, const QString &content)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    Message &m = m_messages[row];
+    m.content = content;
+    if (!m.versions.isEmpty())
+        m.versions[m.current].content = content;
+    emit dataChanged(index(row), index(row));
+}
+
+void ChatModel::setStoreId(int row, qint64 id)
+{
+    if (row >= 0 && row < m_messages.size())
+        m_messages[row].storeId = id;
+}
+
+void ChatModel::removeMessage(int row)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    beginRemoveRows({}, row, row);
+    m_messages.removeAt(row);
+    endRemoveRows();
+}
+
+void ChatModel::truncate(int fromRow)
+{
+    if (fromRow < 0 || fromRow >= m_messages.size())
+        return;
+    beginRemoveRows({}, fromRow, int(m_messages.size()) - 1);
+    m_messages.erase(m_messages.begin() + fromRow, m_messages.end());
+    endRemoveRows();
 }
 
 void ChatModel::clear()
@@ -83,12 +176,14 @@ void ChatModel::clear()
     endResetModel();
 }
 
-std::vector<shoehorn::ChatMessage> ChatModel::history(const QString &systemPrompt) const
+std::vector<shoehorn::ChatMessage> ChatModel::history(const QString &systemPrompt, int endRow) const
 {
     std::vector<shoehorn::ChatMessage> out;
     if (!systemPrompt.isEmpty())
         out.push_back({"system", systemPrompt.toStdString(), {}});
-    for (const Message &m : m_messages) {
+    const int end = endRow < 0 ? int(m_messages.size()) : std::min(endRow, int(m_messages.size()));
+    for (int i = 0; i < end; ++i) {
+        const Message &m = m_messages.at(i);
         if (m.state == State::Streaming || m.state == State::Failed)
             continue;
         if (m.role == QLatin1String("assistant") && m.content.isEmpty())

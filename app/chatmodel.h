@@ -3,10 +3,14 @@
 #include "chatsession.h"
 
 #include <QAbstractListModel>
+#include <QElapsedTimer>
 #include <QList>
 
 // The messages of the open conversation. Lives on the GUI thread; the controller feeds it
-// streamed text, and views append only what is new (see contentLength()).
+// streamed text, and views append only what is new (see ChatView).
+//
+// A message can have versions (regenerated answers): the fields of Message are the version
+// shown; `versions` holds all of them once there is more than one.
 class ChatModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -17,17 +21,27 @@ public:
         ReasoningRole,
         StateRole,
         StatsRole,
+        VersionRole,      // index of the version shown
+        VersionCountRole, // 1 when never regenerated
+        ReasoningMsRole,  // how long the thinking took; -1 unknown or still thinking
     };
     enum class State { Done, Streaming, Stopped, Failed };
     Q_ENUM(State)
 
-    struct Message {
-        QString role;
+    struct Version {
         QString content;
         QString reasoning;
         State state = State::Done;
         bool hasStats = false;
         shoehorn::GenerationStats stats;
+        qint64 reasoningMs = -1;
+    };
+    struct Message : Version {
+        QString role;
+        qint64 storeId = 0;      // row in ChatStore, 0 when not stored
+        QList<Version> versions; // empty, or every version (the shown one may be stale there)
+        int current = 0;
+        int versionCount() const { return versions.isEmpty() ? 1 : int(versions.size()); }
     };
 
     explicit ChatModel(QObject *parent = nullptr);
@@ -36,14 +50,23 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
+    static Message make(const QString &role, const QString &content, State state = State::Done);
     int appendMessage(const Message &message);
     void appendText(int row, const QString &content, const QString &reasoning);
     void finish(int row, State state, const shoehorn::GenerationStats *stats);
+    // Keeps what is shown as a version and starts an empty streaming one (regenerate).
+    void beginNewVersion(int row);
+    void setCurrentVersion(int row, int version);
+    void setContent(int row, const QString &content); // edit
+    void setStoreId(int row, qint64 id);
+    void removeMessage(int row);
+    void truncate(int fromRow); // drops fromRow and everything after it
     void clear();
     const Message &message(int row) const { return m_messages.at(row); }
-    // The finished messages, as the engine wants them (system prompt first if set).
-    std::vector<shoehorn::ChatMessage> history(const QString &systemPrompt) const;
+    // The finished messages before `endRow` (all when -1), as the engine wants them.
+    std::vector<shoehorn::ChatMessage> history(const QString &systemPrompt, int endRow = -1) const;
 
 private:
     QList<Message> m_messages;
+    QElapsedTimer m_thinking; // since the first reasoning text of the streaming answer
 };

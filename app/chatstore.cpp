@@ -27,6 +27,13 @@ const char *const kMigrations[] = {
     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,"
     " content TEXT NOT NULL, reasoning TEXT NOT NULL DEFAULT '', created TEXT NOT NULL);",
+    // 3: answer statistics, the version shown, per-chat settings
+    "ALTER TABLE messages ADD COLUMN stats TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE messages ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE message_versions ADD COLUMN state TEXT NOT NULL DEFAULT 'done';"
+    "ALTER TABLE message_versions ADD COLUMN stats TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '';"
+    "CREATE INDEX versions_by_message ON message_versions(message_id, id);",
 };
 
 // Qt binds a null QString as SQL NULL; the schema wants '' for "no text".
@@ -40,6 +47,17 @@ QString now()
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
 } // namespace
+
+ChatStore::Message ChatStore::message(qint64 conversationId, const QString &role, const QString &content,
+                                     const QString &state)
+{
+    Message m;
+    m.conversationId = conversationId;
+    m.role = role;
+    m.content = content;
+    m.state = state;
+    return m;
+}
 
 ChatStore::ChatStore() : m_connection(QStringLiteral("chatstore-") + QUuid::createUuid().toString()) {}
 
@@ -161,7 +179,8 @@ bool ChatStore::deleteConversation(qint64 id)
 QList<ChatStore::Conversation> ChatStore::conversations(const QString &search) const
 {
     QSqlQuery q(m_db);
-    QString sql = QStringLiteral("SELECT id, title, model_path, system_prompt, updated, pinned FROM conversations c");
+    QString sql =
+        QStringLiteral("SELECT id, title, model_path, system_prompt, updated, pinned, settings FROM conversations c");
     if (!search.isEmpty())
         sql += QStringLiteral(" WHERE c.title LIKE ? OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
                               " AND m.content LIKE ?)");
@@ -177,8 +196,41 @@ QList<ChatStore::Conversation> ChatStore::conversations(const QString &search) c
         return out;
     while (q.next())
         out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
-                    QDateTime::fromString(q.value(4).toString(), Qt::ISODateWithMs), q.value(5).toBool()});
+                    QDateTime::fromString(q.value(4).toString(), Qt::ISODateWithMs), q.value(5).toBool(),
+                    q.value(6).toString()});
     return out;
+}
+
+ChatStore::Conversation ChatStore::conversation(qint64 id) const
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("SELECT id, title, model_path, system_prompt, updated, pinned, settings "
+                             "FROM conversations WHERE id = ?"));
+    q.addBindValue(id);
+    if (!q.exec() || !q.next())
+        return {};
+    return {q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
+            QDateTime::fromString(q.value(4).toString(), Qt::ISODateWithMs), q.value(5).toBool(),
+            q.value(6).toString()};
+}
+
+bool ChatStore::setConversationModel(qint64 id, const QString &modelPath)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("UPDATE conversations SET model_path = ? WHERE id = ?"));
+    q.addBindValue(nn(modelPath));
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+bool ChatStore::setConversationSettings(qint64 id, const QString &systemPrompt, const QString &settingsJson)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("UPDATE conversations SET system_prompt = ?, settings = ? WHERE id = ?"));
+    q.addBindValue(nn(systemPrompt));
+    q.addBindValue(nn(settingsJson));
+    q.addBindValue(id);
+    return q.exec() && q.numRowsAffected() == 1;
 }
 
 qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
@@ -205,13 +257,15 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
     return id;
 }
 
-bool ChatStore::updateMessage(qint64 id, const QString &content, const QString &reasoning, const QString &state)
+bool ChatStore::updateMessage(qint64 id, const QString &content, const QString &reasoning, const QString &state,
+                              const QString &stats)
 {
     QSqlQuery q(m_db);
-    q.prepare(QStringLiteral("UPDATE messages SET content = ?, reasoning = ?, state = ? WHERE id = ?"));
+    q.prepare(QStringLiteral("UPDATE messages SET content = ?, reasoning = ?, state = ?, stats = ? WHERE id = ?"));
     q.addBindValue(nn(content));
     q.addBindValue(nn(reasoning));
     q.addBindValue(nn(state));
+    q.addBindValue(nn(stats));
     q.addBindValue(id);
     if (!q.exec()) {
         m_error = q.lastError().text();
@@ -223,14 +277,107 @@ bool ChatStore::updateMessage(qint64 id, const QString &content, const QString &
 QList<ChatStore::Message> ChatStore::messages(qint64 conversationId) const
 {
     QSqlQuery q(m_db);
-    q.prepare(QStringLiteral("SELECT id, role, content, reasoning, state FROM messages WHERE conversation_id = ? "
-                             "ORDER BY id"));
+    q.prepare(QStringLiteral("SELECT id, role, content, reasoning, state, stats, version FROM messages "
+                             "WHERE conversation_id = ? ORDER BY id"));
     q.addBindValue(conversationId);
     QList<Message> out;
     if (!q.exec())
         return out;
     while (q.next())
         out.append({q.value(0).toLongLong(), conversationId, q.value(1).toString(), q.value(2).toString(),
-                    q.value(3).toString(), q.value(4).toString()});
+                    q.value(3).toString(), q.value(4).toString(), q.value(5).toString(), q.value(6).toInt(), {}});
+    for (Message &m : out)
+        m.versions = versions(m.id);
     return out;
+}
+
+bool ChatStore::deleteMessage(qint64 messageId)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"));
+    q.addBindValue(messageId);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+bool ChatStore::deleteMessagesAfter(qint64 conversationId, qint64 messageId)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND id > ?"));
+    q.addBindValue(conversationId);
+    q.addBindValue(messageId);
+    return q.exec();
+}
+
+qint64 ChatStore::appendVersion(qint64 messageId, const Version &v)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("INSERT INTO message_versions(message_id, content, reasoning, state, stats, created) "
+                             "VALUES(?, ?, ?, ?, ?, ?)"));
+    q.addBindValue(messageId);
+    q.addBindValue(nn(v.content));
+    q.addBindValue(nn(v.reasoning));
+    q.addBindValue(v.state.isEmpty() ? QStringLiteral("done") : v.state);
+    q.addBindValue(nn(v.stats));
+    q.addBindValue(now());
+    if (!q.exec()) {
+        m_error = q.lastError().text();
+        return 0;
+    }
+    return q.lastInsertId().toLongLong();
+}
+
+bool ChatStore::updateVersion(qint64 versionId, const QString &content, const QString &reasoning,
+                              const QString &state, const QString &stats)
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("UPDATE message_versions SET content = ?, reasoning = ?, state = ?, stats = ? WHERE id = ?"));
+    q.addBindValue(nn(content));
+    q.addBindValue(nn(reasoning));
+    q.addBindValue(nn(state));
+    q.addBindValue(nn(stats));
+    q.addBindValue(versionId);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+bool ChatStore::setShownVersion(qint64 messageId, int index)
+{
+    const auto all = versions(messageId);
+    if (index < 0 || index >= all.size())
+        return false;
+    const Version &v = all.at(index);
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral(
+        "UPDATE messages SET content = ?, reasoning = ?, state = ?, stats = ?, version = ? WHERE id = ?"));
+    q.addBindValue(nn(v.content));
+    q.addBindValue(nn(v.reasoning));
+    q.addBindValue(nn(v.state));
+    q.addBindValue(nn(v.stats));
+    q.addBindValue(index);
+    q.addBindValue(messageId);
+    return q.exec() && q.numRowsAffected() == 1;
+}
+
+QList<ChatStore::Version> ChatStore::versions(qint64 messageId) const
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("SELECT id, content, reasoning, state, stats FROM message_versions "
+                             "WHERE message_id = ? ORDER BY id"));
+    q.addBindValue(messageId);
+    QList<Version> out;
+    if (!q.exec())
+        return out;
+    while (q.next())
+        out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
+                    q.value(4).toString()});
+    return out;
+}
+
+bool ChatStore::transaction()
+{
+    return m_db.transaction();
+}
+
+bool ChatStore::commit()
+{
+    return m_db.commit();
 }

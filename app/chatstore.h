@@ -21,6 +21,14 @@ public:
         QString systemPrompt;
         QDateTime updated;
         bool pinned = false;
+        QString settings; // JSON: sampling and thinking used by this chat (ChatJson)
+    };
+    struct Version {
+        qint64 id = 0;
+        QString content;
+        QString reasoning;
+        QString state;
+        QString stats;
     };
     struct Message {
         qint64 id = 0;
@@ -29,9 +37,13 @@ public:
         QString content;
         QString reasoning;
         QString state; // "done", "streaming", "stopped", "failed"
+        QString stats; // JSON (ChatJson::statsToJson), empty when none
+        int version = 0;          // which of `versions` is shown
+        QList<Version> versions;  // empty until an answer is regenerated; then all of them
     };
 
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
+    static Message message(qint64 conversationId, const QString &role, const QString &content, const QString &state);
 
     ChatStore();
     ~ChatStore();
@@ -49,13 +61,30 @@ public:
     qint64 createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt);
     bool renameConversation(qint64 id, const QString &title);
     bool deleteConversation(qint64 id);
+    bool setConversationModel(qint64 id, const QString &modelPath);
+    bool setConversationSettings(qint64 id, const QString &systemPrompt, const QString &settingsJson);
+    Conversation conversation(qint64 id) const;
     // Newest first; `search` matches titles and message text.
     QList<Conversation> conversations(const QString &search = {}) const;
 
     qint64 appendMessage(qint64 conversationId, const Message &message);
     // Rewrites a message's text and state: the streaming checkpoint, and the final write.
-    bool updateMessage(qint64 messageId, const QString &content, const QString &reasoning, const QString &state);
+    bool updateMessage(qint64 messageId, const QString &content, const QString &reasoning, const QString &state,
+                       const QString &stats = {});
+    bool deleteMessage(qint64 messageId);
+    // Deletes every message of the conversation stored after `messageId` (edit and resend).
+    bool deleteMessagesAfter(qint64 conversationId, qint64 messageId);
     QList<Message> messages(qint64 conversationId) const;
+
+    // Versions of a regenerated answer. The message row always holds the version shown.
+    qint64 appendVersion(qint64 messageId, const Version &version);
+    bool updateVersion(qint64 versionId, const QString &content, const QString &reasoning, const QString &state,
+                       const QString &stats = {});
+    bool setShownVersion(qint64 messageId, int index);
+    QList<Version> versions(qint64 messageId) const;
+    // Several writes as one commit (regenerate, edit): all or nothing after a crash.
+    bool transaction();
+    bool commit();
 
 private:
     bool migrate(int upToVersion);

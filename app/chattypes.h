@@ -23,6 +23,9 @@ struct ModelSummary {
     int contextSize = 0;
     int trainedContext = 0;
     bool supportsThinking = false;
+    // Sampling values the GGUF suggests (general.sampling.*), over Shoehorn's defaults.
+    bool hasSuggestedSampling = false;
+    shoehorn::SamplingSettings suggestedSampling;
     shoehorn::LoadSettings load;       // what was used (after any out-of-memory retries)
     shoehorn::ContextSettings context;
     shoehorn::MemoryPlan measured; // what llama.cpp actually allocated

@@ -1,5 +1,7 @@
 #include "inferenceworker.h"
 
+#include "samplingpresets.h"
+
 #include "deltabatcher.h"
 #include "autotune.h"
 #include "hardware.h"
@@ -105,6 +107,9 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     s.contextSize = int(m_session->contextSize());
     s.trainedContext = int(mi.contextLength);
     s.supportsThinking = m_session->templateSupportsThinking();
+    s.suggestedSampling.repeatPenalty = 1.0f;
+    s.hasSuggestedSampling = SamplingPresets::modelDefaults(mi.samplingTemp, mi.samplingTopP, mi.samplingMinP,
+                                                            mi.samplingTopK, s.suggestedSampling);
     s.load = settings.load;
     s.context = m_session->settings();
     PlanSettings used;

@@ -1,29 +1,80 @@
 #include "chatview.h"
 
 #include "chatmodel.h"
+#include "messagewriter.h"
 
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QGuiApplication>
 #include <QScrollBar>
 #include <QTextBlock>
-#include <QTextCursor>
+#include <QTextFrame>
 
-ChatView::ChatView(QWidget *parent) : QTextBrowser(parent)
+// One message in the document: its frame, and how far its text has been written.
+struct ChatView::Rendered {
+    int key = 0;                 // stable id for links (rows move when messages are deleted)
+    QPointer<QTextFrame> frame;
+    MarkdownSplit split;         // content written up to split.boundary()
+    int tailChars = 0;           // document characters of the open tail at the frame's end
+    QString tailText;            // what the tail shows
+    bool tailIsCode = false;
+    QPointer<QTextFrame> tailCode;
+    bool thinkingOpen = false;
+    bool hasThinkingHeader = false;
+    bool headerTimed = false;    // the thinking header shows its duration
+    QTextCursor thinkingHeader;  // start of the header's block
+    QPointer<QTextFrame> thinking;
+    qsizetype reasoningShown = 0;
+    int footerChars = 0;         // document characters of the footer at the frame's end
+    bool finished = false;
+};
+
+namespace {
+bool isDark(const QPalette &p)
 {
-    setOpenExternalLinks(true);
+    return p.color(QPalette::Base).lightness() < 128;
+}
+} // namespace
+
+ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_highlighter(new CodeHighlighter(this))
+{
+    setOpenLinks(false);
     setReadOnly(true);
     document()->setDocumentMargin(12);
+    document()->setUndoRedoEnabled(false);
+    m_writer = std::make_unique<MessageWriter>(palette(), font());
+    m_highlighter->setDarkTheme(isDark(palette()));
+    m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
+    connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
+    connect(m_highlighter, &CodeHighlighter::highlighted, this, &ChatView::onHighlighted);
+    connect(m_highlighter, &CodeHighlighter::failed, this, [this](int ticket) { m_pendingHighlight.remove(ticket); });
 }
+
+ChatView::~ChatView() = default;
 
 void ChatView::setChatModel(ChatModel *model)
 {
     m_model = model;
     connect(model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
         for (int r = first; r <= last; ++r)
-            appendMessage(r);
+            insertRow(r);
     });
     connect(model, &QAbstractItemModel::modelReset, this, &ChatView::rebuild);
-    connect(model, &QAbstractItemModel::rowsRemoved, this, &ChatView::rebuild);
+    connect(model, &QAbstractItemModel::rowsRemoved, this, &ChatView::onRowsRemoved);
     connect(model, &QAbstractItemModel::dataChanged, this, &ChatView::onDataChanged);
     rebuild();
+}
+
+void ChatView::changeEvent(QEvent *event)
+{
+    QTextBrowser::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
+        // Light and dark follow the system: restyle and lay the chat out again.
+        m_writer = std::make_unique<MessageWriter>(palette(), font());
+        m_highlighter->setDarkTheme(isDark(palette()));
+        if (m_model)
+            rebuild();
+    }
 }
 
 QString ChatView::roleTitle(const QString &role) const
@@ -39,103 +90,446 @@ void ChatView::rebuild()
 {
     clear();
     m_rendered.clear();
+    m_codeBlocks.clear();
+    m_pendingHighlight.clear();
     if (!m_model)
         return;
     for (int r = 0; r < m_model->rowCount(); ++r)
-        appendMessage(r);
+        insertRow(r);
 }
 
-void ChatView::appendMessage(int row)
+QTextCursor ChatView::frameEnd(const Rendered &r) const
 {
-    // Rows are only ever appended at the end while streaming; anything else rebuilds.
-    if (row != m_rendered.size()) {
+    QTextCursor c(document());
+    c.setPosition(r.frame->lastPosition());
+    return c;
+}
+
+void ChatView::followIfAtBottom(bool follow)
+{
+    if (follow)
+        verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+}
+
+void ChatView::insertRow(int row)
+{
+    if (row != m_rendered.size()) { // only appends happen while chatting
         rebuild();
         return;
     }
-    const auto &m = m_model->message(row);
-    QTextCursor c(document());
-    c.movePosition(QTextCursor::End);
-    if (row > 0)
-        c.insertBlock();
-    QTextCharFormat title;
-    title.setFontWeight(QFont::Bold);
-    title.setForeground(palette().color(QPalette::Link));
-    c.insertText(roleTitle(m.role), title);
-    c.insertBlock();
-    c.setCharFormat(QTextCharFormat());
-    m_rendered.append(Rendered{});
-    appendTail(row);
-    if (m.state != ChatModel::State::Streaming)
-        writeFooter(row);
-}
-
-void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &)
-{
-    for (int r = topLeft.row(); r <= bottomRight.row() && r < m_rendered.size(); ++r) {
-        if (r != m_rendered.size() - 1) {
-            rebuild(); // an older message changed: rare, redo the layout
-            return;
-        }
-        appendTail(r);
-        if (m_model->message(r).state != ChatModel::State::Streaming)
-            writeFooter(r);
-    }
-}
-
-void ChatView::appendTail(int row)
-{
-    const auto &m = m_model->message(row);
-    Rendered &done = m_rendered[row];
     QScrollBar *bar = verticalScrollBar();
     const bool follow = bar->value() >= bar->maximum() - 4;
+    // The message before loses its "Regenerate" link: only the last answer has one.
+    if (row > 0 && m_rendered[row - 1].finished) {
+        removeFooter(m_rendered[row - 1]);
+        writeFooter(row - 1);
+    }
     QTextCursor c(document());
     c.movePosition(QTextCursor::End);
-    if (m.reasoning.size() > done.reasoning) {
-        QTextCharFormat f;
-        f.setFontItalic(true);
-        f.setForeground(palette().color(QPalette::PlaceholderText));
-        c.insertText(m.reasoning.mid(done.reasoning), f);
-        done.reasoning = m.reasoning.size();
+    const bool user = m_model->message(row).role == QLatin1String("user");
+    QTextFrameFormat ff;
+    ff.setPadding(8);
+    ff.setBottomMargin(6);
+    if (user)
+        ff.setBackground(palette().color(QPalette::AlternateBase));
+    Rendered r;
+    r.key = m_nextKey++;
+    r.frame = c.insertFrame(ff);
+    m_rendered.append(r);
+    renderRow(row);
+    followIfAtBottom(follow);
+}
+
+// Writes a message from scratch into its (emptied) frame.
+void ChatView::renderRow(int row)
+{
+    Rendered &r = m_rendered[row];
+    const auto &m = m_model->message(row);
+    QTextCursor c(document());
+    c.setPosition(r.frame->firstPosition());
+    c.setPosition(r.frame->lastPosition(), QTextCursor::KeepAnchor);
+    c.removeSelectedText();
+    const bool open = r.thinkingOpen;
+    const int key = r.key;
+    const QPointer<QTextFrame> frame = r.frame;
+    r = Rendered{};
+    r.key = key;
+    r.frame = frame;
+    r.thinkingOpen = open;
+
+    c.setPosition(r.frame->firstPosition());
+    c.insertText(roleTitle(m.role), m_writer->titleFormat());
+    if (!m.reasoning.isEmpty())
+        writeThinkingHeader(row, c);
+    stream(row);
+}
+
+void ChatView::writeThinkingHeader(int row, QTextCursor &c)
+{
+    Rendered &r = m_rendered[row];
+    const auto &m = m_model->message(row);
+    MessageWriter::newBlock(c);
+    r.thinkingHeader = c;
+    r.hasThinkingHeader = true;
+    const int start = c.position();
+    const QString arrow = r.thinkingOpen ? QStringLiteral("▾ ") : QStringLiteral("▸ ");
+    QString label;
+    if (m.reasoningMs >= 0) {
+        label = tr("Thought for %1 s").arg(double(m.reasoningMs) / 1000.0, 0, 'f', 1);
+        r.headerTimed = true;
+    } else {
+        label = m.state == ChatModel::State::Streaming ? tr("Thinking…") : tr("Thoughts");
     }
-    if (m.content.size() > done.content) {
-        if (done.content == 0 && done.reasoning > 0)
-            c.insertBlock();
-        c.insertText(m.content.mid(done.content), QTextCharFormat());
-        done.content = m.content.size();
+    c.insertText(arrow + label, m_writer->linkFormat(QStringLiteral("think:%1").arg(r.key)));
+    r.thinkingHeader.setPosition(start);
+    if (r.thinkingOpen) {
+        QTextFrameFormat ff;
+        ff.setLeftMargin(12);
+        ff.setBorder(0);
+        r.thinking = c.insertFrame(ff);
+        c.insertText(m.reasoning.trimmed(), m_writer->reasoningFormat());
+        r.reasoningShown = m.reasoning.size();
+        c.setPosition(r.thinking->lastPosition());
+        c.movePosition(QTextCursor::NextCharacter);
+    } else {
+        r.reasoningShown = m.reasoning.size();
     }
-    if (follow)
-        bar->setValue(bar->maximum());
+}
+
+void ChatView::updateThinkingHeader(int row)
+{
+    Rendered &r = m_rendered[row];
+    if (!r.hasThinkingHeader)
+        return;
+    const auto &m = m_model->message(row);
+    QTextCursor c = r.thinkingHeader;
+    const int start = c.position();
+    c.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+    const QString arrow = r.thinkingOpen ? QStringLiteral("▾ ") : QStringLiteral("▸ ");
+    c.insertText(arrow + tr("Thought for %1 s").arg(double(m.reasoningMs) / 1000.0, 0, 'f', 1),
+                 m_writer->linkFormat(QStringLiteral("think:%1").arg(r.key)));
+    r.thinkingHeader.setPosition(start);
+    r.headerTimed = true;
+}
+
+void ChatView::streamReasoning(int row)
+{
+    Rendered &r = m_rendered[row];
+    const auto &m = m_model->message(row);
+    if (m.reasoning.size() <= r.reasoningShown)
+        return;
+    if (!r.hasThinkingHeader) {
+        if (r.split.boundary() > 0 || r.tailChars > 0) {
+            renderRow(row); // thinking after the answer began: rare, lay the message out again
+            return;
+        }
+        QTextCursor c = frameEnd(r);
+        writeThinkingHeader(row, c);
+        return;
+    }
+    if (r.thinkingOpen && r.thinking) {
+        QTextCursor c(document());
+        c.setPosition(r.thinking->lastPosition());
+        QString add = m.reasoning.mid(r.reasoningShown);
+        if (r.reasoningShown == 0)
+            add = add.trimmed();
+        c.insertText(add, m_writer->reasoningFormat());
+    }
+    r.reasoningShown = m.reasoning.size();
+}
+
+// Brings the content of a message up to date: completed blocks are laid out once, the
+// rest is the tail, which grows by appending while it stays the same kind.
+void ChatView::stream(int row)
+{
+    Rendered &r = m_rendered[row];
+    const auto &m = m_model->message(row);
+    streamReasoning(row);
+    if (m.reasoningMs >= 0 && r.hasThinkingHeader && !r.headerTimed)
+        updateThinkingHeader(row);
+    const bool final = m.state != ChatModel::State::Streaming;
+    const QList<MarkdownSplit::Segment> done = r.split.feed(m.content, final);
+    if (!done.isEmpty()) {
+        removeTail(r);
+        writeSegments(row, done);
+    }
+    if (final) {
+        removeTail(r);
+        if (!r.finished) {
+            r.finished = true;
+            writeFooter(row);
+        }
+        return;
+    }
+    writeTail(row);
+}
+
+void ChatView::removeTail(Rendered &r)
+{
+    if (r.tailChars == 0)
+        return;
+    QTextCursor c = frameEnd(r);
+    c.setPosition(r.frame->lastPosition() - r.tailChars, QTextCursor::KeepAnchor);
+    c.removeSelectedText();
+    r.tailChars = 0;
+    r.tailText.clear();
+    r.tailCode = nullptr;
+    r.tailIsCode = false;
+}
+
+void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segments)
+{
+    Rendered &r = m_rendered[row];
+    QTextCursor c = frameEnd(r);
+    for (const auto &s : segments) {
+        if (s.kind == MarkdownSplit::Segment::Markdown) {
+            m_writer->markdown(c, s.text);
+        } else {
+            const int index = int(m_codeBlocks.size());
+            QTextFrame *f = m_writer->codeBlock(c, s.language, displayedCode(s.text), QStringLiteral("copy:%1").arg(index));
+            addCodeBlock(f, s.language, s.text);
+        }
+        c = frameEnd(r);
+    }
+}
+
+void ChatView::writeTail(int row)
+{
+    Rendered &r = m_rendered[row];
+    const auto &m = m_model->message(row);
+    const bool code = r.split.inCode();
+    const QString text = code ? m.content.mid(r.split.codeStart()) : m.content.mid(r.split.boundary()).trimmed();
+    if (text == r.tailText && code == r.tailIsCode)
+        return;
+    // Same kind and it only grew: append the new characters.
+    if (r.tailChars > 0 && code == r.tailIsCode && text.startsWith(r.tailText)) {
+        const QString add = text.mid(r.tailText.size());
+        QTextCursor c(document());
+        if (code && r.tailCode) {
+            c.setPosition(r.tailCode->lastPosition());
+            m_writer->appendCode(c, add);
+        } else {
+            c = frameEnd(r);
+            c.insertText(add, QTextCharFormat());
+        }
+        r.tailChars += int(add.size());
+        r.tailText = text;
+        return;
+    }
+    removeTail(r);
+    if (text.isEmpty() && !code)
+        return;
+    const int before = r.frame->lastPosition();
+    QTextCursor c = frameEnd(r);
+    if (code)
+        r.tailCode = m_writer->codeBlock(c, r.split.codeLanguage(), text, QString());
+    else
+        m_writer->plain(c, text);
+    r.tailChars = r.frame->lastPosition() - before;
+    r.tailText = text;
+    r.tailIsCode = code;
+}
+
+int ChatView::addCodeBlock(QTextFrame *frame, const QString &language, const QString &code)
+{
+    const int index = int(m_codeBlocks.size());
+    m_codeBlocks.append({frame, code, false});
+    m_pendingHighlight.insert(m_highlighter->request(language, displayedCode(code)), index);
+    return index;
+}
+
+void ChatView::onHighlighted(int ticket, const CodeHighlighter::Result &result)
+{
+    const int index = m_pendingHighlight.take(ticket);
+    if (index < 0 || index >= m_codeBlocks.size() || !m_codeBlocks[index].frame)
+        return;
+    CodeBlock &b = m_codeBlocks[index];
+    QScrollBar *bar = verticalScrollBar();
+    const bool follow = bar->value() >= bar->maximum() - 4;
+    m_writer->applyHighlight(b.frame, result, b.code);
+    b.highlighted = true;
+    followIfAtBottom(follow);
+    emit codeHighlighted(index);
 }
 
 void ChatView::writeFooter(int row)
 {
-    Rendered &done = m_rendered[row];
-    if (done.footer)
-        return;
-    done.footer = true;
+    Rendered &r = m_rendered[row];
     const auto &m = m_model->message(row);
-    QString text;
+    const int before = r.frame->lastPosition();
+    QTextCursor c = frameEnd(r);
+    const QTextCharFormat note = m_writer->noteFormat();
+    QStringList parts;
     if (m.state == ChatModel::State::Stopped)
-        text = tr("Stopped");
+        parts << tr("Stopped");
     else if (m.state == ChatModel::State::Failed)
-        text = tr("Failed");
+        parts << tr("Failed");
     if (m.hasStats && m.role == QLatin1String("assistant")) {
         const auto &s = m.stats;
-        const QString stats = tr("%1 tokens · %2 tok/s · first token %3 ms")
-                                  .arg(s.generatedTokens)
-                                  .arg(s.generationTokensPerSecond, 0, 'f', 1)
-                                  .arg(s.timeToFirstTokenMs, 0, 'f', 0);
-        text = text.isEmpty() ? stats : text + QStringLiteral(" · ") + stats;
+        parts << tr("%n token(s)", "", s.generatedTokens) << tr("%1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1)
+              << tr("first token %1 ms").arg(s.timeToFirstTokenMs, 0, 'f', 0);
+        switch (s.stopReason) {
+        case shoehorn::StopReason::EndOfGeneration: parts << tr("finished"); break;
+        case shoehorn::StopReason::StopString: parts << tr("stop string"); break;
+        case shoehorn::StopReason::MaxTokens: parts << tr("token limit reached"); break;
+        case shoehorn::StopReason::ContextFull: parts << tr("context full"); break;
+        case shoehorn::StopReason::Cancelled: break; // "Stopped" says it already
+        case shoehorn::StopReason::None: break;
+        }
         if (s.trimmedMessages > 0)
-            text += QStringLiteral(" · ") + tr("%n older message(s) left out to fit the context", "", s.trimmedMessages);
+            parts << tr("%n older message(s) left out to fit the context", "", s.trimmedMessages);
     }
-    if (text.isEmpty())
+    MessageWriter::newBlock(c);
+    if (!parts.isEmpty()) {
+        c.insertText(parts.join(QStringLiteral(" · ")), note);
+        c.insertBlock(QTextBlockFormat(), QTextCharFormat());
+    }
+    // The actions, as links: copy, edit, regenerate, versions, delete.
+    const bool last = row == m_model->rowCount() - 1;
+    auto link = [&](const QString &text, const QString &action) {
+        c.insertText(text, m_writer->linkFormat(actionHref(row, action)));
+        c.insertText(QStringLiteral("   "), note);
+    };
+    if (m.versionCount() > 1) {
+        if (m.current > 0)
+            link(QStringLiteral("‹"), QStringLiteral("prev"));
+        c.insertText(QStringLiteral("%1/%2   ").arg(m.current + 1).arg(m.versionCount()), note);
+        if (m.current + 1 < m.versionCount())
+            link(QStringLiteral("›"), QStringLiteral("next"));
+    }
+    link(tr("Copy"), QStringLiteral("copy"));
+    if (m.role == QLatin1String("user"))
+        link(tr("Edit"), QStringLiteral("edit"));
+    if (m.role == QLatin1String("assistant") && last)
+        link(tr("Regenerate"), QStringLiteral("regenerate"));
+    link(tr("Delete"), QStringLiteral("delete"));
+    r.footerChars = r.frame->lastPosition() - before;
+}
+
+void ChatView::removeFooter(Rendered &r)
+{
+    if (r.footerChars == 0)
         return;
-    QTextCursor c(document());
-    c.movePosition(QTextCursor::End);
-    c.insertBlock();
-    QTextCharFormat f;
-    f.setForeground(palette().color(QPalette::PlaceholderText));
-    f.setFontPointSize(font().pointSizeF() * 0.85);
-    c.insertText(text, f);
+    QTextCursor c = frameEnd(r);
+    c.setPosition(r.frame->lastPosition() - r.footerChars, QTextCursor::KeepAnchor);
+    c.removeSelectedText();
+    r.footerChars = 0;
+}
+
+void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles)
+{
+    const bool streaming = !roles.isEmpty() && !roles.contains(ChatModel::VersionRole);
+    for (int row = topLeft.row(); row <= bottomRight.row() && row < m_rendered.size(); ++row) {
+        QScrollBar *bar = verticalScrollBar();
+        const bool follow = bar->value() >= bar->maximum() - 4;
+        if (streaming && !m_rendered[row].finished)
+            stream(row); // new text, or the answer ended: append
+        else
+            renderRow(row); // edited, another version, or restyled: lay the message out again
+        followIfAtBottom(follow);
+    }
+}
+
+void ChatView::onRowsRemoved(const QModelIndex &, int first, int last)
+{
+    for (int row = last; row >= first && row < m_rendered.size(); --row) {
+        const Rendered &r = m_rendered[row];
+        if (r.frame) {
+            QTextCursor c(document());
+            c.setPosition(r.frame->firstPosition() - 1);
+            c.setPosition(r.frame->lastPosition() + 1, QTextCursor::KeepAnchor);
+            c.removeSelectedText();
+        }
+        m_rendered.removeAt(row);
+    }
+    // The new last answer gets its Regenerate link back.
+    const int lastRow = int(m_rendered.size()) - 1;
+    if (lastRow >= 0 && m_rendered[lastRow].finished) {
+        removeFooter(m_rendered[lastRow]);
+        writeFooter(lastRow);
+    }
+}
+
+int ChatView::rowOfKey(int key) const
+{
+    for (int i = 0; i < m_rendered.size(); ++i)
+        if (m_rendered[i].key == key)
+            return i;
+    return -1;
+}
+
+QString ChatView::actionHref(int row, const QString &action) const
+{
+    return row >= 0 && row < m_rendered.size() ? QStringLiteral("msg:%1:%2").arg(m_rendered[row].key).arg(action)
+                                                : QString();
+}
+
+void ChatView::activate(const QString &href)
+{
+    const QStringList parts = href.split(QLatin1Char(':'));
+    const QString scheme = parts.value(0);
+    if (scheme == QLatin1String("copy")) {
+        const int index = parts.value(1).toInt();
+        if (index >= 0 && index < m_codeBlocks.size())
+            QGuiApplication::clipboard()->setText(displayedCode(m_codeBlocks[index].code));
+        return;
+    }
+    if (scheme == QLatin1String("think")) {
+        const int row = rowOfKey(parts.value(1).toInt());
+        if (row >= 0)
+            setThinkingExpanded(row, !m_rendered[row].thinkingOpen);
+        return;
+    }
+    if (scheme == QLatin1String("msg")) {
+        const int row = rowOfKey(parts.value(1).toInt());
+        if (row < 0)
+            return;
+        const QString action = parts.value(2);
+        const auto &m = m_model->message(row);
+        if (action == QLatin1String("copy"))
+            QGuiApplication::clipboard()->setText(m.content);
+        else if (action == QLatin1String("edit"))
+            emit editRequested(row);
+        else if (action == QLatin1String("regenerate"))
+            emit regenerateRequested(row);
+        else if (action == QLatin1String("delete"))
+            emit deleteRequested(row);
+        else if (action == QLatin1String("prev"))
+            emit versionRequested(row, m.current - 1);
+        else if (action == QLatin1String("next"))
+            emit versionRequested(row, m.current + 1);
+        return;
+    }
+    const QUrl url(href);
+    if (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https") ||
+        url.scheme() == QLatin1String("mailto"))
+        m_openUrl(url);
+}
+
+bool ChatView::isThinkingExpanded(int row) const
+{
+    return row >= 0 && row < m_rendered.size() && m_rendered[row].thinkingOpen;
+}
+
+void ChatView::setThinkingExpanded(int row, bool expanded)
+{
+    if (row < 0 || row >= m_rendered.size() || m_rendered[row].thinkingOpen == expanded)
+        return;
+    m_rendered[row].thinkingOpen = expanded;
+    renderRow(row);
+}
+
+QString ChatView::codeBlockText(int index) const
+{
+    return index >= 0 && index < m_codeBlocks.size() ? displayedCode(m_codeBlocks[index].code) : QString();
+}
+
+bool ChatView::codeBlockHighlighted(int index) const
+{
+    return index >= 0 && index < m_codeBlocks.size() && m_codeBlocks[index].highlighted;
+}
+
+QTextFrame *ChatView::codeBlockFrame(int index) const
+{
+    return index >= 0 && index < m_codeBlocks.size() ? m_codeBlocks[index].frame.data() : nullptr;
 }

@@ -1,32 +1,89 @@
 #pragma once
 
+#include "codehighlighter.h"
+#include "markdownsplit.h"
+
 #include <QHash>
+#include <QPointer>
 #include <QTextBrowser>
+#include <QTextCursor>
+
+#include <functional>
+#include <memory>
 
 class ChatModel;
+class MessageWriter;
+class QTextFrame;
 
-// Shows the conversation. Streaming appends only the new characters at the end of the
-// document; whole messages are laid out once, when they are inserted.
+// Shows the conversation as Markdown, one text frame per message. Streaming appends only the
+// new characters; a paragraph or code block is laid out once, when it is complete, and code is
+// highlighted off the GUI thread (CodeHighlighter). Links in messages open in the browser;
+// the links under each message (copy, edit, regenerate, versions, delete) become signals.
 class ChatView : public QTextBrowser
 {
     Q_OBJECT
 public:
     explicit ChatView(QWidget *parent = nullptr);
+    ~ChatView() override;
     void setChatModel(ChatModel *model);
 
+    using UrlOpener = std::function<void(const QUrl &)>;
+    void setUrlOpener(UrlOpener opener) { m_openUrl = std::move(opener); } // seam for tests
+    // What the links do, callable from tests as a person would click them.
+    void activate(const QString &href);
+    QString actionHref(int row, const QString &action) const;
+
+    bool isThinkingExpanded(int row) const;
+    void setThinkingExpanded(int row, bool expanded);
+    int codeBlockCount() const { return int(m_codeBlocks.size()); }
+    QString codeBlockText(int index) const;     // by order of appearance
+    bool codeBlockHighlighted(int index) const;
+    QTextFrame *codeBlockFrame(int index) const;
+
+signals:
+    void editRequested(int row);
+    void regenerateRequested(int row);
+    void deleteRequested(int row);
+    void versionRequested(int row, int version);
+    void codeHighlighted(int index);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    struct Rendered;
+    struct CodeBlock {
+        QPointer<QTextFrame> frame;
+        QString code;
+        bool highlighted = false;
+    };
     void rebuild();
-    void appendMessage(int row);
+    void insertRow(int row);
+    void renderRow(int row);
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);
-    void appendTail(int row);
+    void onRowsRemoved(const QModelIndex &parent, int first, int last);
+    void stream(int row);
+    void streamReasoning(int row);
+    void removeTail(Rendered &r);
+    void writeSegments(int row, const QList<MarkdownSplit::Segment> &segments);
+    void writeTail(int row);
+    void writeThinkingHeader(int row, QTextCursor &c);
+    void updateThinkingHeader(int row);
     void writeFooter(int row);
+    void removeFooter(Rendered &r);
+    int addCodeBlock(QTextFrame *frame, const QString &language, const QString &code);
+    void onHighlighted(int ticket, const CodeHighlighter::Result &result);
+    int rowOfKey(int key) const;
     QString roleTitle(const QString &role) const;
+    QTextCursor frameEnd(const Rendered &r) const;
+    void followIfAtBottom(bool follow);
 
     ChatModel *m_model = nullptr;
-    struct Rendered {
-        qsizetype content = 0;
-        qsizetype reasoning = 0;
-        bool footer = false;
-    };
+    std::unique_ptr<MessageWriter> m_writer;
+    CodeHighlighter *m_highlighter;
     QList<Rendered> m_rendered;
+    QList<CodeBlock> m_codeBlocks;
+    QHash<int, int> m_pendingHighlight; // highlighter ticket -> code block
+    int m_nextKey = 1;
+    UrlOpener m_openUrl;
 };

@@ -2,7 +2,9 @@
 
 #include "chatlist.h"
 #include "chatmodel.h"
+#include "chatjson.h"
 #include "chatview.h"
+#include "conversationpanel.h"
 #include "errortext.h"
 #include "messageinput.h"
 #include "modelbrowser.h"
@@ -10,7 +12,9 @@
 #include "offloadpanel.h"
 #include "presetini.h"
 
+#include <QActionGroup>
 #include <QApplication>
+#include <QSaveFile>
 #include <QCloseEvent>
 #include <QSettings>
 #include <QDragEnterEvent>
@@ -25,6 +29,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -46,6 +51,20 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         return QFileDialog::getOpenFileName(this, tr("Import llama-server presets"), QString(),
                                             tr("Preset files (*.ini);;All files (*)"));
     };
+    m_chooseSave = [this](const QString &suggested, const QString &filter) {
+        return QFileDialog::getSaveFileName(this, tr("Export chat"), suggested, filter);
+    };
+    m_locate = [this](const QString &missing) {
+        QMessageBox box(QMessageBox::Question, tr("Model not found"),
+                        tr("This chat's model is no longer at %1.").arg(missing), QMessageBox::Cancel, this);
+        box.setInformativeText(tr("Locate the file to load it and keep chatting."));
+        QPushButton *locate = box.addButton(tr("Locate…"), QMessageBox::AcceptRole);
+        box.exec();
+        if (box.clickedButton() != locate)
+            return QString();
+        return QFileDialog::getOpenFileName(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
+                                            tr("GGUF models (*.gguf);;All files (*)"));
+    };
     buildUi();
     buildMenus();
     QSettings settings;
@@ -54,6 +73,7 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         // First start: room for the model table and the offload panel beside the chat.
         resize(1400, 860);
         resizeDocks({m_chats, m_offload}, {430, 390}, Qt::Horizontal);
+        m_offload->raise();
     }
 
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
@@ -151,6 +171,22 @@ void MainWindow::buildUi()
     m_view = new ChatView(m_chatPage);
     m_view->setChatModel(m_controller->chatModel());
     chat->addWidget(m_view, 1);
+    connect(m_view, &ChatView::regenerateRequested, m_controller, &ChatController::regenerate);
+    connect(m_view, &ChatView::deleteRequested, m_controller, &ChatController::deleteMessage);
+    connect(m_view, &ChatView::versionRequested, m_controller, &ChatController::showVersion);
+    connect(m_view, &ChatView::editRequested, this, &MainWindow::startEdit);
+    // Editing a question: its text is in the box; sending answers it again.
+    m_editStrip = new QWidget(m_chatPage);
+    auto *editRow = new QHBoxLayout(m_editStrip);
+    editRow->setContentsMargins(0, 0, 0, 0);
+    auto *editLabel = new QLabel(tr("Editing your message. Sending it drops the answers that followed."), m_editStrip);
+    auto *editCancel = new QPushButton(tr("Cancel editing"), m_editStrip);
+    editCancel->setObjectName(QStringLiteral("cancelEditButton"));
+    connect(editCancel, &QPushButton::clicked, this, &MainWindow::cancelEdit);
+    editRow->addWidget(editLabel, 1);
+    editRow->addWidget(editCancel);
+    m_editStrip->hide();
+    chat->addWidget(m_editStrip);
     auto *inputRow = new QHBoxLayout;
     m_input = new MessageInput(m_chatPage);
     m_input->setObjectName(QStringLiteral("messageInput"));
@@ -175,8 +211,7 @@ void MainWindow::buildUi()
         if (QFileInfo::exists(modelPath))
             openModel(modelPath);
         else
-            statusBar()->showMessage(tr("This chat's model is no longer at %1. Open it from its new place to "
-                                        "continue.").arg(modelPath), 15000);
+            offerLocate(modelPath);
     });
     m_browser = new ModelBrowser(m_library, this);
     addDockWidget(Qt::LeftDockWidgetArea, m_browser);
@@ -189,6 +224,10 @@ void MainWindow::buildUi()
 
     m_offload = new OffloadPanel(m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
+    m_conversation = new ConversationPanel(m_controller, this);
+    addDockWidget(Qt::RightDockWidgetArea, m_conversation);
+    tabifyDockWidget(m_offload, m_conversation);
+    m_offload->raise();
     // Picking a model in the browser shows its plan before anything loads.
     connect(m_browser->view(), &QTableView::clicked, this,
             [this](const QModelIndex &index) { m_offload->setModelPath(m_library->pathAt(index.row())); });
@@ -218,21 +257,124 @@ void MainWindow::buildMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     QAction *open = file->addAction(tr("&Open Model…"), this, &MainWindow::openModelDialog);
     open->setShortcut(QKeySequence::Open);
-    QAction *newChat = file->addAction(tr("&New Chat"), m_controller, &ChatController::newChat);
+    QAction *newChat = file->addAction(tr("&New Chat"), this, [this] {
+        cancelEdit();
+        m_controller->newChat();
+    });
     newChat->setShortcut(QKeySequence::New);
     file->addAction(tr("&Import llama-server Presets…"), this, &MainWindow::importPresets);
+    QAction *exportAction = file->addAction(tr("&Export Chat…"), this, &MainWindow::exportChat);
+    exportAction->setObjectName(QStringLiteral("exportChatAction"));
+    exportAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
     file->addSeparator();
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_browser->toggleViewAction());
     view->addAction(m_offload->toggleViewAction());
+    view->addAction(m_conversation->toggleViewAction());
     view->addAction(m_chats->toggleViewAction());
+    view->addSeparator();
+    buildLanguageMenu(view->addMenu(tr("&Language")));
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
     QAction *stop = new QAction(tr("Stop"), this);
     stop->setShortcut(Qt::Key_Escape);
-    connect(stop, &QAction::triggered, m_controller, &ChatController::stop);
+    connect(stop, &QAction::triggered, this, [this] {
+        if (m_editingRow >= 0)
+            cancelEdit();
+        m_controller->stop();
+    });
     addAction(stop);
+}
+
+void MainWindow::buildLanguageMenu(QMenu *menu)
+{
+    // Takes effect at the next start: every window would otherwise need retranslating.
+    auto *group = new QActionGroup(menu);
+    const QString current = QSettings().value(QStringLiteral("language")).toString();
+    const QList<QPair<QString, QString>> choices{{QString(), tr("System language")},
+                                                 {QStringLiteral("en"), QStringLiteral("English")},
+                                                 {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+    for (const auto &[code, name] : choices) {
+        QAction *a = menu->addAction(name);
+        a->setCheckable(true);
+        a->setChecked(code == current);
+        a->setData(code);
+        a->setObjectName(QStringLiteral("language_") + (code.isEmpty() ? QStringLiteral("system") : code));
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, code = code] {
+            if (QSettings().value(QStringLiteral("language")).toString() == code)
+                return;
+            QSettings().setValue(QStringLiteral("language"), code);
+            m_showInfo(tr("Language"), tr("Shoehorn will use the new language the next time it starts."));
+        });
+    }
+}
+
+void MainWindow::offerLocate(const QString &missingPath)
+{
+    const qint64 id = m_controller->currentConversation();
+    const QString found = m_locate(missingPath);
+    if (found.isEmpty()) {
+        statusBar()->showMessage(tr("This chat's model is no longer at %1.").arg(missingPath), 15000);
+        return;
+    }
+    m_loadingPath = found;
+    m_offload->setModelPath(found);
+    m_controller->relocateConversationModel(id, found);
+}
+
+void MainWindow::exportChat()
+{
+    if (m_controller->chatModel()->rowCount() == 0) {
+        m_showInfo(tr("Export chat"), tr("There is nothing to export yet: this chat has no messages."));
+        return;
+    }
+    QString name = m_controller->conversationTitle().simplified();
+    name.replace(QRegularExpression(QStringLiteral("[/\\\\:*?\"<>|]")), QStringLiteral("_"));
+    if (name.isEmpty())
+        name = tr("chat");
+    const QString path = m_chooseSave(name + QStringLiteral(".md"), tr("Markdown (*.md);;JSON (*.json)"));
+    if (!path.isEmpty())
+        exportChatTo(path);
+}
+
+bool MainWindow::exportChatTo(const QString &path)
+{
+    const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_controller->model().path,
+                                        m_controller->systemPrompt()};
+    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+    const QByteArray data = json ? ChatJson::toJson(header, *m_controller->chatModel(), m_controller->generationOptions())
+                                 : ChatJson::toMarkdown(header, *m_controller->chatModel()).toUtf8();
+    // QSaveFile: a full disk leaves the old file as it was, never half a chat.
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
+        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, f.errorString()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
+    return true;
+}
+
+void MainWindow::startEdit(int row)
+{
+    const ChatModel *chat = m_controller->chatModel();
+    if (row < 0 || row >= chat->rowCount() || m_controller->state() == ChatController::State::Generating)
+        return;
+    m_editingRow = row;
+    m_input->setPlainText(chat->message(row).content);
+    m_input->moveCursor(QTextCursor::End);
+    m_input->setFocus();
+    m_editStrip->show();
+}
+
+void MainWindow::cancelEdit()
+{
+    if (m_editingRow < 0)
+        return;
+    m_editingRow = -1;
+    m_editStrip->hide();
+    m_input->clear();
 }
 
 bool MainWindow::isModelFile(const QString &path)
@@ -397,6 +539,14 @@ void MainWindow::sendOrStop()
 {
     if (m_controller->state() == ChatController::State::Generating) {
         m_controller->stop();
+        return;
+    }
+    if (m_editingRow >= 0) {
+        if (m_controller->editAndResend(m_editingRow, m_input->toPlainText())) {
+            m_editingRow = -1;
+            m_editStrip->hide();
+            m_input->clear();
+        }
         return;
     }
     if (m_controller->send(m_input->toPlainText()))

@@ -8,12 +8,14 @@
 #include <functional>
 
 class ChatList;
+class ConversationPanel;
 class ChatView;
 class ModelBrowser;
 class ModelLibrary;
 class OffloadPanel;
 class MessageInput;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QStackedWidget;
@@ -31,6 +33,16 @@ public:
     void setFileChooser(FileChooser chooser) { m_chooseFile = std::move(chooser); }
     void setPresetChooser(FileChooser chooser) { m_choosePresets = std::move(chooser); }
     void setInfoPresenter(ErrorPresenter presenter) { m_showInfo = std::move(presenter); }
+    // Where to save an export: (suggested name, filter) -> path, empty to cancel.
+    using SaveChooser = std::function<QString(const QString &suggested, const QString &filter)>;
+    void setSaveChooser(SaveChooser chooser) { m_chooseSave = std::move(chooser); }
+    // The chat's model file is gone: the new path the user points to, empty to leave it.
+    using LocateChooser = std::function<QString(const QString &missingPath)>;
+    void setLocateChooser(LocateChooser chooser) { m_locate = std::move(chooser); }
+    ChatView *chatView() const { return m_view; }
+    MessageInput *messageInput() const { return m_input; }
+    ConversationPanel *conversationPanel() const { return m_conversation; }
+    int editingRow() const { return m_editingRow; }
     OffloadPanel *offloadPanel() const { return m_offload; }
     ChatList *chatList() const { return m_chats; }
 
@@ -45,6 +57,11 @@ public slots:
     // File > Import llama-server presets: per-model settings from a --models-preset INI file.
     void importPresets();
     void importPresetFile(const QString &path);
+    // File > Export Chat: the open chat as Markdown (.md) or JSON (.json), by the name's ending.
+    void exportChat();
+    bool exportChatTo(const QString &path);
+    void startEdit(int row);
+    void cancelEdit();
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -60,6 +77,8 @@ private:
     void onAnswerFinished(const shoehorn::GenerationStats &stats);
     void sendOrStop();
     void updateModelLabel();
+    void offerLocate(const QString &missingPath);
+    void buildLanguageMenu(QMenu *menu);
 
     ChatController *m_controller;
     ModelLibrary *m_library = nullptr;
@@ -72,6 +91,9 @@ private:
     ChatView *m_view = nullptr;
     MessageInput *m_input = nullptr;
     QPushButton *m_sendButton = nullptr;
+    QWidget *m_editStrip = nullptr;
+    int m_editingRow = -1;
+    ConversationPanel *m_conversation = nullptr;
     QWidget *m_loadStrip = nullptr;
     QLabel *m_loadLabel = nullptr;
     QProgressBar *m_loadBar = nullptr;
@@ -85,4 +107,6 @@ private:
     FileChooser m_chooseFile;
     FileChooser m_choosePresets;
     ErrorPresenter m_showInfo;
+    SaveChooser m_chooseSave;
+    LocateChooser m_locate;
 };

@@ -21,11 +21,11 @@ int main(int argc, char **argv)
     const qint64 conv = existing.isEmpty() ? store.createConversation("crash test", "/m.gguf", "sys")
                                            : existing.first().id;
     for (int turn = 0;; ++turn) {
-        ChatStore::Message q{0, conv, "user", QStringLiteral("question %1").arg(turn), {}, "done"};
+        ChatStore::Message q = ChatStore::message(conv, "user", QStringLiteral("question %1").arg(turn), "done");
         const qint64 qid = store.appendMessage(conv, q);
         std::printf("committed %lld %d\n", qid, int(q.content.size()));
         std::fflush(stdout);
-        ChatStore::Message a{0, conv, "assistant", {}, {}, "streaming"};
+        ChatStore::Message a = ChatStore::message(conv, "assistant", {}, "streaming");
         const qint64 aid = store.appendMessage(conv, a);
         QString text;
         for (int chunk = 0; chunk < 20; ++chunk) {

@@ -4,12 +4,17 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+using State = ChatModel::State;
+
 class TestChatModel : public QObject
 {
     Q_OBJECT
 private slots:
     void appendAndStream();
     void historySkipsUnfinished();
+    void versions();
+    void thinkingTime();
+    void removeAndTruncate();
 };
 
 void TestChatModel::appendAndStream()
@@ -17,11 +22,8 @@ void TestChatModel::appendAndStream()
     ChatModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
-    m.appendMessage({QStringLiteral("user"), QStringLiteral("hi"), {}, ChatModel::State::Done, false, {}});
-    ChatModel::Message a;
-    a.role = QStringLiteral("assistant");
-    a.state = ChatModel::State::Streaming;
-    const int row = m.appendMessage(a);
+    m.appendMessage(ChatModel::make("user", "hi"));
+    const int row = m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
     QCOMPARE(row, 1);
     m.appendText(row, QStringLiteral("Hel"), {});
     m.appendText(row, QStringLiteral("lo"), QStringLiteral("r"));
@@ -31,8 +33,8 @@ void TestChatModel::appendAndStream()
     QCOMPARE(m.data(m.index(row), ChatModel::ReasoningRole).toString(), QString("r"));
     shoehorn::GenerationStats st;
     st.generatedTokens = 2;
-    m.finish(row, ChatModel::State::Stopped, &st);
-    QCOMPARE(m.data(m.index(row), ChatModel::StateRole).value<ChatModel::State>(), ChatModel::State::Stopped);
+    m.finish(row, State::Stopped, &st);
+    QCOMPARE(m.data(m.index(row), ChatModel::StateRole).value<State>(), State::Stopped);
     QCOMPARE(m.data(m.index(row), ChatModel::StatsRole).value<shoehorn::GenerationStats>().generatedTokens, 2);
     m.clear();
     QCOMPARE(m.rowCount(), 0);
@@ -42,17 +44,82 @@ void TestChatModel::historySkipsUnfinished()
 {
     ChatModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    m.appendMessage({QStringLiteral("user"), QStringLiteral("q1"), {}, ChatModel::State::Done, false, {}});
-    m.appendMessage({QStringLiteral("assistant"), QStringLiteral("a1"), QStringLiteral("t"), ChatModel::State::Stopped,
-                     false, {}});
-    m.appendMessage({QStringLiteral("user"), QStringLiteral("q2"), {}, ChatModel::State::Done, false, {}});
-    m.appendMessage({QStringLiteral("assistant"), QString(), {}, ChatModel::State::Streaming, false, {}});
+    m.appendMessage(ChatModel::make("user", "q1"));
+    auto a1 = ChatModel::make("assistant", "a1", State::Stopped);
+    a1.reasoning = QStringLiteral("t");
+    m.appendMessage(a1);
+    m.appendMessage(ChatModel::make("user", "q2"));
+    m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
     const auto h = m.history(QStringLiteral("sys"));
     QCOMPARE(h.size(), size_t(4));
     QCOMPARE(QString::fromStdString(h[0].role), QString("system"));
     QCOMPARE(QString::fromStdString(h[2].content), QString("a1")); // a stopped answer stays in the chat
     QCOMPARE(QString::fromStdString(h[2].reasoning), QString("t"));
     QCOMPARE(QString::fromStdString(h[3].content), QString("q2"));
+    QCOMPARE(m.history({}, 2).size(), size_t(2)); // up to a row: what a regenerated answer sees
+}
+
+void TestChatModel::versions()
+{
+    ChatModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m.appendMessage(ChatModel::make("user", "q"));
+    const int row = m.appendMessage(ChatModel::make("assistant", "first"));
+    QCOMPARE(m.data(m.index(row), ChatModel::VersionCountRole).toInt(), 1);
+    m.beginNewVersion(row);
+    QCOMPARE(m.message(row).content, QString());
+    QCOMPARE(m.message(row).state, State::Streaming);
+    m.appendText(row, QStringLiteral("second"), {});
+    m.finish(row, State::Done, nullptr);
+    m.beginNewVersion(row);
+    m.appendText(row, QStringLiteral("third"), {});
+    m.finish(row, State::Stopped, nullptr);
+    QCOMPARE(m.data(m.index(row), ChatModel::VersionCountRole).toInt(), 3);
+    QCOMPARE(m.data(m.index(row), ChatModel::VersionRole).toInt(), 2);
+    m.setCurrentVersion(row, 0);
+    QCOMPARE(m.message(row).content, QString("first"));
+    QCOMPARE(m.message(row).state, State::Done);
+    m.setCurrentVersion(row, 1);
+    QCOMPARE(m.message(row).content, QString("second"));
+    m.setCurrentVersion(row, 2);
+    QCOMPARE(m.message(row).content, QString("third"));
+    QCOMPARE(m.message(row).state, State::Stopped);
+    m.setCurrentVersion(row, 7); // out of range: nothing changes
+    QCOMPARE(m.message(row).content, QString("third"));
+    // The version shown is what the next turn's history carries.
+    m.setCurrentVersion(row, 1);
+    QCOMPARE(QString::fromStdString(m.history({}).back().content), QString("second"));
+}
+
+void TestChatModel::thinkingTime()
+{
+    ChatModel m;
+    const int row = m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    m.appendText(row, {}, QStringLiteral("hmm"));
+    QCOMPARE(m.message(row).reasoningMs, qint64(-1)); // still thinking
+    QTest::qWait(30);
+    m.appendText(row, QStringLiteral("answer"), {});
+    QVERIFY2(m.message(row).reasoningMs >= 25, qPrintable(QString::number(m.message(row).reasoningMs)));
+    m.finish(row, State::Done, nullptr);
+    const int plain = m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    m.appendText(plain, QStringLiteral("no thinking"), {});
+    m.finish(plain, State::Done, nullptr);
+    QCOMPARE(m.message(plain).reasoningMs, qint64(-1));
+}
+
+void TestChatModel::removeAndTruncate()
+{
+    ChatModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    for (const char *t : {"a", "b", "c", "d"})
+        m.appendMessage(ChatModel::make("user", QString::fromLatin1(t)));
+    m.removeMessage(1);
+    QCOMPARE(m.rowCount(), 3);
+    QCOMPARE(m.message(1).content, QString("c"));
+    m.truncate(1);
+    QCOMPARE(m.rowCount(), 1);
+    m.setContent(0, QStringLiteral("edited"));
+    QCOMPARE(m.message(0).content, QString("edited"));
 }
 
 QTEST_GUILESS_MAIN(TestChatModel)

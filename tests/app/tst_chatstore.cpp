@@ -38,7 +38,7 @@ void TestChatStore::migratesFromEachOlderVersion()
         if (from >= 1) {
             conv = old.createConversation("kept", "/a.gguf", "sys");
             QVERIFY(conv > 0);
-            QVERIFY2(old.appendMessage(conv, {0, conv, "user", "hello", {}, "done"}) > 0, qPrintable(old.lastError()));
+            QVERIFY2(old.appendMessage(conv, ChatStore::message(conv, "user", "hello", "done")) > 0, qPrintable(old.lastError()));
         }
     }
     ChatStore store;
@@ -61,8 +61,8 @@ void TestChatStore::conversationsAndMessages()
     QVERIFY(s.open(dir.filePath("c.sqlite")));
     const qint64 a = s.createConversation("First chat", "/m.gguf", "");
     const qint64 b = s.createConversation("Second chat", "/m.gguf", "");
-    QVERIFY(s.appendMessage(a, {0, a, "user", "tell me about experts", {}, "done"}) > 0);
-    const qint64 ans = s.appendMessage(b, {0, b, "assistant", "", {}, "streaming"});
+    QVERIFY(s.appendMessage(a, ChatStore::message(a, "user", "tell me about experts", "done")) > 0);
+    const qint64 ans = s.appendMessage(b, ChatStore::message(b, "assistant", "", "streaming"));
     QVERIFY(s.updateMessage(ans, "partial", "thinking", "streaming"));
     QVERIFY(s.updateMessage(ans, "partial answer", "thinking", "stopped"));
     const auto msgs = s.messages(b);

@@ -319,11 +319,16 @@ void TestMainWindow::chatListSearchRenameDelete()
     ChatStore *store = c.store();
     QVERIFY(store);
     const qint64 a = store->createConversation("Planning the GPU", "/m.gguf", "");
-    store->appendMessage(a, {0, a, "user", "how many experts fit?", {}, "done"});
+    store->appendMessage(a, ChatStore::message(a, "user", "how many experts fit?", "done"));
     const qint64 b = store->createConversation("Recipes", "/m.gguf", "");
-    store->appendMessage(b, {0, b, "user", "soup", {}, "done"});
-    store->appendMessage(b, {0, b, "assistant", "half an answer", {}, "streaming"}); // Shoehorn was killed
+    store->appendMessage(b, ChatStore::message(b, "user", "soup", "done"));
+    store->appendMessage(b, ChatStore::message(b, "assistant", "half an answer", "streaming")); // Shoehorn was killed
     MainWindow w(&c);
+    QString askedToLocate;
+    w.setLocateChooser([&](const QString &missing) {
+        askedToLocate = missing;
+        return QString(); // the user cancels
+    });
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     ChatList *chats = w.chatList();
@@ -340,6 +345,7 @@ void TestMainWindow::chatListSearchRenameDelete()
     QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
                       chats->view()->visualRect(chats->model()->index(row)).center());
     QCOMPARE(c.currentConversation(), b);
+    QCOMPARE(askedToLocate, QString("/m.gguf")); // the model moved: the user is offered to locate it
     QCOMPARE(c.chatModel()->rowCount(), 2);
     QVERIFY(w.findChild<QTextBrowser *>()->isVisible()); // the chat page is shown
     QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);

@@ -1,0 +1,167 @@
+#include "chatjson.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace ChatJson {
+
+namespace {
+QString stateName(ChatModel::State s)
+{
+    switch (s) {
+    case ChatModel::State::Done: return QStringLiteral("done");
+    case ChatModel::State::Streaming: return QStringLiteral("streaming");
+    case ChatModel::State::Stopped: return QStringLiteral("stopped");
+    case ChatModel::State::Failed: return QStringLiteral("failed");
+    }
+    return {};
+}
+
+QJsonObject statsObject(const ChatModel::Version &v)
+{
+    const auto &s = v.stats;
+    QJsonObject o{{"promptTokens", s.promptTokens},
+                  {"reusedTokens", s.reusedTokens},
+                  {"promptMs", s.promptMs},
+                  {"generatedTokens", s.generatedTokens},
+                  {"generationMs", s.generationMs},
+                  {"tokensPerSecond", s.generationTokensPerSecond},
+                  {"timeToFirstTokenMs", s.timeToFirstTokenMs},
+                  {"trimmedMessages", s.trimmedMessages},
+                  {"contextUsed", s.contextUsed},
+                  {"contextSize", s.contextSize},
+                  {"stopReason", QString::fromLatin1(shoehorn::stopReasonName(s.stopReason))}};
+    if (v.reasoningMs >= 0)
+        o.insert("reasoningMs", v.reasoningMs);
+    return o;
+}
+} // namespace
+
+QString statsToJson(const ChatModel::Version &v)
+{
+    if (!v.hasStats && v.reasoningMs < 0)
+        return {};
+    QJsonObject o = v.hasStats ? statsObject(v) : QJsonObject{{"reasoningMs", v.reasoningMs}};
+    return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+void statsFromJson(const QString &json, ChatModel::Version &v)
+{
+    const QJsonObject o = QJsonDocument::fromJson(json.toUtf8()).object();
+    if (o.isEmpty())
+        return;
+    v.reasoningMs = o.value("reasoningMs").toInteger(-1);
+    if (!o.contains("generatedTokens"))
+        return;
+    auto &s = v.stats;
+    s.promptTokens = o.value("promptTokens").toInt();
+    s.reusedTokens = o.value("reusedTokens").toInt();
+    s.promptMs = o.value("promptMs").toDouble();
+    s.generatedTokens = o.value("generatedTokens").toInt();
+    s.generationMs = o.value("generationMs").toDouble();
+    s.generationTokensPerSecond = o.value("tokensPerSecond").toDouble();
+    s.timeToFirstTokenMs = o.value("timeToFirstTokenMs").toDouble();
+    s.trimmedMessages = o.value("trimmedMessages").toInt();
+    s.contextUsed = o.value("contextUsed").toInt();
+    s.contextSize = o.value("contextSize").toInt();
+    const QString reason = o.value("stopReason").toString();
+    for (auto r : {shoehorn::StopReason::EndOfGeneration, shoehorn::StopReason::StopString,
+                   shoehorn::StopReason::MaxTokens, shoehorn::StopReason::ContextFull, shoehorn::StopReason::Cancelled})
+        if (reason == QLatin1String(shoehorn::stopReasonName(r)))
+            s.stopReason = r;
+    v.hasStats = true;
+}
+
+QString optionsToJson(const shoehorn::GenerationOptions &o)
+{
+    const auto &s = o.sampling;
+    const QJsonObject j{{"temperature", s.temperature},   {"topK", s.topK},
+                        {"topP", s.topP},                 {"minP", s.minP},
+                        {"presencePenalty", s.presencePenalty}, {"repeatPenalty", s.repeatPenalty},
+                        {"maxTokens", o.maxTokens},       {"enableThinking", o.enableThinking}};
+    return QString::fromUtf8(QJsonDocument(j).toJson(QJsonDocument::Compact));
+}
+
+bool optionsFromJson(const QString &json, shoehorn::GenerationOptions &o)
+{
+    const QJsonObject j = QJsonDocument::fromJson(json.toUtf8()).object();
+    if (j.isEmpty())
+        return false;
+    auto &s = o.sampling;
+    s.temperature = float(j.value("temperature").toDouble(s.temperature));
+    s.topK = j.value("topK").toInt(s.topK);
+    s.topP = float(j.value("topP").toDouble(s.topP));
+    s.minP = float(j.value("minP").toDouble(s.minP));
+    s.presencePenalty = float(j.value("presencePenalty").toDouble(s.presencePenalty));
+    s.repeatPenalty = float(j.value("repeatPenalty").toDouble(s.repeatPenalty));
+    o.maxTokens = j.value("maxTokens").toInt(o.maxTokens);
+    o.enableThinking = j.value("enableThinking").toBool(o.enableThinking);
+    return true;
+}
+
+QString toMarkdown(const ExportHeader &h, const ChatModel &chat)
+{
+    QString out = QStringLiteral("# %1\n\n").arg(h.title.isEmpty() ? QStringLiteral("Chat") : h.title);
+    if (!h.modelPath.isEmpty())
+        out += QStringLiteral("Model: `%1`  \n").arg(QFileInfo(h.modelPath).fileName());
+    out += QStringLiteral("Exported: %1\n\n").arg(QDateTime::currentDateTime().toString(Qt::ISODate));
+    if (!h.systemPrompt.isEmpty())
+        out += QStringLiteral("## System\n\n%1\n\n").arg(h.systemPrompt);
+    for (int i = 0; i < chat.rowCount(); ++i) {
+        const auto &m = chat.message(i);
+        const bool user = m.role == QLatin1String("user");
+        out += user ? QStringLiteral("## User\n\n") : QStringLiteral("## Assistant\n\n");
+        if (!m.reasoning.isEmpty()) {
+            // A collapsed block in renderers that know <details>, plain text elsewhere.
+            out += QStringLiteral("<details><summary>Thinking</summary>\n\n%1\n\n</details>\n\n").arg(m.reasoning.trimmed());
+        }
+        out += m.content.trimmed() + QStringLiteral("\n\n");
+        if (m.state == ChatModel::State::Stopped)
+            out += QStringLiteral("*(stopped)*\n\n");
+        if (!user && m.hasStats)
+            out += QStringLiteral("*%1 tokens, %2 tok/s*\n\n")
+                       .arg(m.stats.generatedTokens)
+                       .arg(m.stats.generationTokensPerSecond, 0, 'f', 1);
+    }
+    return out;
+}
+
+QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::GenerationOptions &options)
+{
+    QJsonArray messages;
+    for (int i = 0; i < chat.rowCount(); ++i) {
+        const auto &m = chat.message(i);
+        QJsonObject o{{"role", m.role}, {"content", m.content}, {"state", stateName(m.state)}};
+        if (!m.reasoning.isEmpty())
+            o.insert("reasoning", m.reasoning);
+        if (m.hasStats)
+            o.insert("stats", statsObject(m));
+        if (m.versionCount() > 1) {
+            QJsonArray versions;
+            for (int v = 0; v < m.versions.size(); ++v) {
+                const ChatModel::Version &ver = v == m.current ? m : m.versions.at(v);
+                versions.append(QJsonObject{{"content", ver.content}, {"reasoning", ver.reasoning},
+                                            {"state", stateName(ver.state)}});
+            }
+            o.insert("versions", versions);
+            o.insert("shownVersion", m.current);
+        }
+        messages.append(o);
+    }
+    const QJsonObject root{
+        {"format", "shoehorn-chat"},
+        {"version", 1},
+        {"title", h.title},
+        {"model", h.modelPath},
+        {"systemPrompt", h.systemPrompt},
+        {"settings", QJsonDocument::fromJson(optionsToJson(options).toUtf8()).object()},
+        {"exported", QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+        {"messages", messages},
+    };
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+} // namespace ChatJson

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "chatmodel.h"
+#include "settings.h"
+
+#include <QByteArray>
+#include <QString>
+
+// JSON forms of what a chat stores (answer statistics, its generation settings) and the
+// exports a user can save (Markdown and JSON).
+namespace ChatJson {
+
+QString statsToJson(const ChatModel::Version &v); // empty when the version has no stats
+void statsFromJson(const QString &json, ChatModel::Version &v);
+
+QString optionsToJson(const shoehorn::GenerationOptions &o);
+bool optionsFromJson(const QString &json, shoehorn::GenerationOptions &o);
+
+struct ExportHeader {
+    QString title;
+    QString modelPath;
+    QString systemPrompt;
+};
+QString toMarkdown(const ExportHeader &header, const ChatModel &chat);
+QByteArray toJson(const ExportHeader &header, const ChatModel &chat, const shoehorn::GenerationOptions &options);
+
+} // namespace ChatJson

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "codehighlighter.h"
+#include "markdownsplit.h"
+
+#include <QPalette>
+#include <QTextCharFormat>
+#include <QTextCursor>
+
+class QTextFrame;
+
+// Writes the parts of a chat message into a QTextDocument at a cursor: Markdown blocks,
+// code blocks in their own frame (with a Copy link), plain streaming text, small notes.
+// Stateless apart from the palette and fonts it styles with.
+class MessageWriter
+{
+public:
+    explicit MessageWriter(const QPalette &palette, const QFont &font);
+
+    void markdown(QTextCursor &c, const QString &markdown) const;
+    // Returns the frame holding the code; `copyHref` is the Copy link's target.
+    QTextFrame *codeBlock(QTextCursor &c, const QString &language, const QString &code, const QString &copyHref) const;
+    // Replaces a code frame's text with highlighted runs.
+    void applyHighlight(QTextFrame *frame, const CodeHighlighter::Result &result, const QString &code) const;
+    void plain(QTextCursor &c, const QString &text) const; // the open tail of a streaming answer
+    void appendCode(QTextCursor &c, const QString &text) const;
+    QTextCharFormat titleFormat() const;
+    QTextCharFormat noteFormat() const;
+    QTextCharFormat linkFormat(const QString &href) const;
+    QTextCharFormat reasoningFormat() const;
+    QTextCharFormat codeFormat() const;
+    // Starts a new paragraph unless the cursor is at the start of an empty one.
+    static void newBlock(QTextCursor &c);
+
+private:
+    QPalette m_palette;
+    QFont m_font;
+    QFont m_fixed;
+};
+
+// Code shown in a code block: the fence's text without its last newline.
+QString displayedCode(const QString &code);
