@@ -411,6 +411,21 @@ bool ChatController::deleteConversation(qint64 id)
     return ok;
 }
 
+qint64 ChatController::importConversation(const QByteArray &json, QString *error)
+{
+    if (!m_storeOpen) {
+        if (error)
+            *error = m_store.lastError();
+        return 0;
+    }
+    const qint64 id = ChatJson::importJson(json, m_store, error);
+    if (id) {
+        emit conversationsChanged();
+        openConversation(id);
+    }
+    return id;
+}
+
 bool ChatController::relocateConversationModel(qint64 id, const QString &modelPath)
 {
     if (!m_storeOpen || !m_store.setConversationModel(id, modelPath))

@@ -72,6 +72,8 @@ public slots:
     bool openConversation(qint64 id);
     bool renameConversation(qint64 id, const QString &title);
     bool deleteConversation(qint64 id);
+    // Reads a chat exported as JSON into the store and opens it; 0 and `error` on failure.
+    qint64 importConversation(const QByteArray &json, QString *error);
     // The chat's model file moved: remember the new place (and load it).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
     // Auto-tune the loaded model on the worker: the chat waits (the model is busy) meanwhile.

@@ -1,5 +1,7 @@
 #include "chatjson.h"
 
+#include "chatstore.h"
+
 #include <QDateTime>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -22,6 +24,8 @@ QString stateName(ChatModel::State s)
 
 QJsonObject statsObject(const ChatModel::Version &v)
 {
+    if (!v.hasStats)
+        return v.reasoningMs >= 0 ? QJsonObject{{"reasoningMs", v.reasoningMs}} : QJsonObject{};
     const auto &s = v.stats;
     QJsonObject o{{"promptTokens", s.promptTokens},
                   {"reusedTokens", s.reusedTokens},
@@ -44,7 +48,7 @@ QString statsToJson(const ChatModel::Version &v)
 {
     if (!v.hasStats && v.reasoningMs < 0)
         return {};
-    QJsonObject o = v.hasStats ? statsObject(v) : QJsonObject{{"reasoningMs", v.reasoningMs}};
+    const QJsonObject o = statsObject(v);
     return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
 }
 
@@ -137,14 +141,16 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
         QJsonObject o{{"role", m.role}, {"content", m.content}, {"state", stateName(m.state)}};
         if (!m.reasoning.isEmpty())
             o.insert("reasoning", m.reasoning);
-        if (m.hasStats)
+        if (m.hasStats || m.reasoningMs >= 0)
             o.insert("stats", statsObject(m));
         if (m.versionCount() > 1) {
             QJsonArray versions;
             for (int v = 0; v < m.versions.size(); ++v) {
                 const ChatModel::Version &ver = v == m.current ? m : m.versions.at(v);
-                versions.append(QJsonObject{{"content", ver.content}, {"reasoning", ver.reasoning},
-                                            {"state", stateName(ver.state)}});
+                QJsonObject vo{{"content", ver.content}, {"reasoning", ver.reasoning}, {"state", stateName(ver.state)}};
+                if (ver.hasStats || ver.reasoningMs >= 0)
+                    vo.insert("stats", statsObject(ver));
+                versions.append(vo);
             }
             o.insert("versions", versions);
             o.insert("shownVersion", m.current);
@@ -162,6 +168,55 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
         {"messages", messages},
     };
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
+{
+    QJsonParseError parse;
+    const QJsonObject root = QJsonDocument::fromJson(json, &parse).object();
+    if (parse.error != QJsonParseError::NoError || root.value("format").toString() != QLatin1String("shoehorn-chat")) {
+        if (error)
+            *error = parse.error != QJsonParseError::NoError ? parse.errorString() : QStringLiteral("not a Shoehorn chat");
+        return 0;
+    }
+    auto statsJson = [](const QJsonObject &o) {
+        QJsonObject stats = o.value("stats").toObject();
+        return stats.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(stats).toJson(QJsonDocument::Compact));
+    };
+    store.transaction();
+    const qint64 id = store.createConversation(root.value("title").toString(), root.value("model").toString(),
+                                               root.value("systemPrompt").toString());
+    if (!id) {
+        if (error)
+            *error = store.lastError();
+        return 0;
+    }
+    const QJsonObject settings = root.value("settings").toObject();
+    if (!settings.isEmpty())
+        store.setConversationSettings(id, root.value("systemPrompt").toString(),
+                                      QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact)));
+    for (const QJsonValue &v : root.value("messages").toArray()) {
+        const QJsonObject o = v.toObject();
+        ChatStore::Message m = ChatStore::message(id, o.value("role").toString(), o.value("content").toString(),
+                                                  o.value("state").toString(QStringLiteral("done")));
+        if (m.state == QLatin1String("streaming"))
+            m.state = QStringLiteral("stopped");
+        m.reasoning = o.value("reasoning").toString();
+        const qint64 mid = store.appendMessage(id, m);
+        const QString stats = statsJson(o);
+        if (mid && !stats.isEmpty())
+            store.updateMessage(mid, m.content, m.reasoning, m.state, stats);
+        const QJsonArray versions = o.value("versions").toArray();
+        for (const QJsonValue &ver : versions) {
+            const QJsonObject vo = ver.toObject();
+            store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(),
+                                      vo.value("state").toString(QStringLiteral("done")), statsJson(vo)});
+        }
+        if (!versions.isEmpty())
+            store.setShownVersion(mid, o.value("shownVersion").toInt());
+    }
+    store.commit();
+    return id;
 }
 
 } // namespace ChatJson

@@ -8,6 +8,8 @@
 
 // JSON forms of what a chat stores (answer statistics, its generation settings) and the
 // exports a user can save (Markdown and JSON).
+class ChatStore;
+
 namespace ChatJson {
 
 QString statsToJson(const ChatModel::Version &v); // empty when the version has no stats
@@ -23,5 +25,9 @@ struct ExportHeader {
 };
 QString toMarkdown(const ExportHeader &header, const ChatModel &chat);
 QByteArray toJson(const ExportHeader &header, const ChatModel &chat, const shoehorn::GenerationOptions &options);
+
+// Reads a chat exported by toJson into the store as a new conversation. Returns its id, or 0
+// with `error` set when the data is not such an export.
+qint64 importJson(const QByteArray &json, ChatStore &store, QString *error);
 
 } // namespace ChatJson

@@ -27,6 +27,10 @@ int main(int argc, char **argv)
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"), QCoreApplication::translate("main", "A .gguf model to open."),
                                  QStringLiteral("[model.gguf]"));
+    QCommandLineOption importChat(QStringLiteral("import-chat"),
+                                  QCoreApplication::translate("main", "Import a chat exported as JSON and open it."),
+                                  QStringLiteral("file.json"));
+    parser.addOption(importChat);
     parser.process(app);
 
     QStringList paths;
@@ -49,7 +53,9 @@ int main(int argc, char **argv)
         if (!startup.isEmpty() && QFileInfo::exists(startup))
             paths << startup;
     }
-    if (!paths.isEmpty())
+    if (parser.isSet(importChat))
+        window.importChatFile(parser.value(importChat));
+    else if (!paths.isEmpty())
         window.openFiles(paths);
     return app.exec();
 }

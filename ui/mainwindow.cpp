@@ -266,6 +266,7 @@ void MainWindow::buildMenus()
     QAction *exportAction = file->addAction(tr("&Export Chat…"), this, &MainWindow::exportChat);
     exportAction->setObjectName(QStringLiteral("exportChatAction"));
     exportAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
+    file->addAction(tr("Import Chat…"), this, &MainWindow::importChat);
     file->addSeparator();
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_browser->toggleViewAction());
@@ -354,6 +355,38 @@ bool MainWindow::exportChatTo(const QString &path)
     }
     statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
     return true;
+}
+
+void MainWindow::importChat()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import a chat"), QString(),
+                                                      tr("Shoehorn chats (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        importChatFile(path);
+}
+
+bool MainWindow::importChatFile(const QString &path)
+{
+    QFile f(path);
+    QString error;
+    if (!f.open(QIODevice::ReadOnly)) {
+        error = f.errorString();
+    } else if (m_controller->state() == ChatController::State::Generating) {
+        error = tr("Wait until the answer is finished.");
+    } else if (m_controller->importConversation(f.readAll(), &error)) {
+        const QString model = m_controller->store()->conversation(m_controller->currentConversation()).modelPath;
+        m_pages->setCurrentWidget(m_chatPage);
+        m_chats->raise();
+        if (!model.isEmpty() && model != m_controller->model().path) {
+            if (QFileInfo::exists(model))
+                openModel(model);
+            else
+                offerLocate(model);
+        }
+        return true;
+    }
+    m_showError(tr("Cannot import the chat"), tr("%1 is not a chat Shoehorn can read: %2").arg(path, error));
+    return false;
 }
 
 void MainWindow::startEdit(int row)

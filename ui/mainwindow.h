@@ -60,6 +60,9 @@ public slots:
     // File > Export Chat: the open chat as Markdown (.md) or JSON (.json), by the name's ending.
     void exportChat();
     bool exportChatTo(const QString &path);
+    // File > Import Chat: a chat exported as JSON (by Shoehorn, here or elsewhere).
+    void importChat();
+    bool importChatFile(const QString &path);
     void startEdit(int row);
     void cancelEdit();
 

@@ -42,8 +42,15 @@ QList<MarkdownSplit::Segment> MarkdownSplit::feed(const QString &text, bool fina
     };
     while (m_scanned < text.size()) {
         const qsizetype nl = text.indexOf(QLatin1Char('\n'), m_scanned);
-        if (nl < 0 && !final)
-            break; // the last line is still being written
+        if (nl < 0 && !final) {
+            // The last line is still being written; its first character already tells
+            // whether the block before a blank line is complete.
+            const QStringView partial = QStringView(text).mid(m_scanned);
+            if (!m_inFence && m_blankAt >= 0 && !partial.isEmpty() && !partial.startsWith(QLatin1Char(' ')) &&
+                !partial.startsWith(QLatin1Char('\t')))
+                flushMarkdown(m_scanned);
+            break;
+        }
         const qsizetype lineEnd = nl < 0 ? text.size() : nl;
         const qsizetype next = nl < 0 ? text.size() : nl + 1;
         const QStringView line = QStringView(text).mid(m_scanned, lineEnd - m_scanned);

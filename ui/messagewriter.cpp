@@ -61,6 +61,7 @@ QTextCharFormat MessageWriter::codeFormat() const
 {
     QTextCharFormat f;
     f.setFont(m_fixed);
+    f.setFontFixedPitch(true);
     f.setForeground(m_palette.color(QPalette::Text));
     return f;
 }
