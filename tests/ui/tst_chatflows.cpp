@@ -1,0 +1,311 @@
+// The chat flows a person goes through in the real window, on the tiny MoE fixture:
+// send, stop, regenerate and switch versions, edit and resend, delete, new chat, export and
+// import, and the conversation settings.
+#include "chatcontroller.h"
+#include "chatmodel.h"
+#include "chatstore.h"
+#include "chatview.h"
+#include "conversationpanel.h"
+#include "mainwindow.h"
+#include "messageinput.h"
+#include "testfixtures.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using State = ChatModel::State;
+
+class TestChatFlows : public QObject
+{
+    Q_OBJECT
+private:
+    struct Window {
+        ChatController controller;
+        std::unique_ptr<MainWindow> window;
+        QStringList errors;
+    };
+    static void open(Window &w, const QString &model);
+    static void sendAndWait(Window &w, const QString &text);
+
+private slots:
+    void init();
+    void sendThenStop();
+    void regenerateAndSwitchVersions();
+    void editAndResend();
+    void deleteMessageAndNewChat();
+    void exportAndImport();
+    void conversationSettingsFollowTheChat();
+    void thinkingToggleReachesTemplate();
+};
+
+void TestChatFlows::init()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    QFile::remove(ChatStore::defaultPath());
+}
+
+void TestChatFlows::open(Window &w, const QString &model)
+{
+    auto ls = w.controller.loadSettings();
+    ls.gpuLayers = 0;
+    w.controller.setLoadSettings(ls);
+    auto cs = w.controller.contextSettings();
+    cs.contextSize = 1024;
+    cs.threads = 2;
+    w.controller.setContextSettings(cs);
+    auto o = w.controller.generationOptions();
+    o.maxTokens = 24;
+    o.sampling.seed = 5;
+    w.controller.setGenerationOptions(o);
+    w.window = std::make_unique<MainWindow>(&w.controller);
+    w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
+    w.window->setInfoPresenter([](const QString &, const QString &) {});
+    w.window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
+    QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+    w.window->openModel(model);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+}
+
+void TestChatFlows::sendAndWait(Window &w, const QString &text)
+{
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    QTest::keyClicks(w.window->messageInput(), text);
+    QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+}
+
+void TestChatFlows::sendThenStop()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    auto o = w.controller.generationOptions();
+    o.maxTokens = 100000; // only Stop ends it (or the context)
+    w.controller.setGenerationOptions(o);
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    QTest::keyClicks(w.window->messageInput(), "Tell me a long story");
+    QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.controller.chatModel()->message(1).content.isEmpty(), 20000);
+    auto *send = w.window->findChild<QPushButton *>("sendButton");
+    QCOMPARE(send->text(), QString("Stop"));
+    QTest::mouseClick(send, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    const auto &answer = w.controller.chatModel()->message(1);
+    QCOMPARE(answer.state, State::Stopped);
+    QVERIFY(!answer.content.isEmpty()); // the partial answer is kept
+    QVERIFY(w.window->chatView()->toPlainText().contains("Stopped"));
+    // Stored as stopped, with its text.
+    const auto stored = w.controller.store()->messages(w.controller.currentConversation());
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored[1].state, QString("stopped"));
+    QCOMPARE(stored[1].content, answer.content);
+}
+
+void TestChatFlows::regenerateAndSwitchVersions()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    sendAndWait(w, "Which experts are on the CPU?");
+    ChatModel *chat = w.controller.chatModel();
+    ChatView *view = w.window->chatView();
+    const QString first = chat->message(1).content;
+    // Regenerate twice with other seeds: three versions.
+    for (uint32_t seed : {77u, 78u}) {
+        auto o = w.controller.generationOptions();
+        o.sampling.seed = seed;
+        w.controller.setGenerationOptions(o);
+        QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+        view->activate(view->actionHref(1, "regenerate"));
+        QCOMPARE(w.controller.state(), ChatController::State::Generating);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    }
+    QCOMPARE(chat->rowCount(), 2);
+    QCOMPARE(chat->message(1).versionCount(), 3);
+    QCOMPARE(chat->message(1).current, 2);
+    const QString third = chat->message(1).content;
+    QVERIFY(view->toPlainText().contains("3/3"));
+    // ‹ goes back; the first answer is there as it was.
+    view->activate(view->actionHref(1, "prev"));
+    view->activate(view->actionHref(1, "prev"));
+    QCOMPARE(chat->message(1).current, 0);
+    QCOMPARE(chat->message(1).content, first);
+    QVERIFY(view->toPlainText().contains("1/3"));
+    // The store has all three and which one is shown; reopening shows the same.
+    const qint64 conv = w.controller.currentConversation();
+    w.controller.newChat();
+    QVERIFY(w.controller.openConversation(conv));
+    QCOMPARE(chat->message(1).versionCount(), 3);
+    QCOMPARE(chat->message(1).current, 0);
+    QCOMPARE(chat->message(1).content, first);
+    view->activate(view->actionHref(1, "next"));
+    view->activate(view->actionHref(1, "next"));
+    QCOMPARE(chat->message(1).content, third);
+    QVERIFY(chat->message(1).hasStats); // stats of each version survive
+}
+
+void TestChatFlows::editAndResend()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    sendAndWait(w, "first question");
+    sendAndWait(w, "second question");
+    ChatModel *chat = w.controller.chatModel();
+    QCOMPARE(chat->rowCount(), 4);
+    ChatView *view = w.window->chatView();
+    // Edit the first question: its text goes into the box; Enter resends it.
+    view->activate(view->actionHref(0, "edit"));
+    QCOMPARE(w.window->editingRow(), 0);
+    MessageInput *input = w.window->messageInput();
+    QCOMPARE(input->toPlainText(), QString("first question"));
+    input->selectAll();
+    QTest::keyClicks(input, "an edited question");
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    QTest::keyClick(input, Qt::Key_Return);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    QCOMPARE(w.window->editingRow(), -1);
+    // What followed is dropped; the edited question has a new answer.
+    QCOMPARE(chat->rowCount(), 2);
+    QCOMPARE(chat->message(0).content, QString("an edited question"));
+    QCOMPARE(chat->message(1).state, State::Done);
+    const auto stored = w.controller.store()->messages(w.controller.currentConversation());
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored[0].content, QString("an edited question"));
+    QCOMPARE(stored[1].content, chat->message(1).content);
+    // Esc leaves editing without sending.
+    view->activate(view->actionHref(0, "edit"));
+    QTest::keyClick(w.window.get(), Qt::Key_Escape);
+    QCOMPARE(w.window->editingRow(), -1);
+    QCOMPARE(input->toPlainText(), QString());
+}
+
+void TestChatFlows::deleteMessageAndNewChat()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    sendAndWait(w, "to be deleted");
+    ChatModel *chat = w.controller.chatModel();
+    ChatView *view = w.window->chatView();
+    const qint64 conv = w.controller.currentConversation();
+    view->activate(view->actionHref(1, "delete"));
+    QCOMPARE(chat->rowCount(), 1);
+    QCOMPARE(w.controller.store()->messages(conv).size(), 1);
+    QVERIFY(!view->toPlainText().contains("Regenerate"));
+    // Ctrl+N: a new, empty chat; the old one stays in the list.
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    QCOMPARE(chat->rowCount(), 0);
+    QCOMPARE(w.controller.currentConversation(), 0);
+    QVERIFY(view->toPlainText().trimmed().isEmpty());
+    QCOMPARE(w.controller.store()->conversations().size(), 1);
+}
+
+void TestChatFlows::exportAndImport()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    w.controller.setSystemPrompt(QStringLiteral("Be brief."));
+    sendAndWait(w, "export me");
+    QTemporaryDir dir;
+    QString suggested;
+    w.window->setSaveChooser([&](const QString &name, const QString &) {
+        suggested = name;
+        return dir.filePath("chat.md");
+    });
+    w.window->exportChat();
+    QCOMPARE(suggested, QString("export me.md"));
+    QFile md(dir.filePath("chat.md"));
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(md.readAll());
+    QVERIFY(text.contains("## User\n\nexport me"));
+    QVERIFY(text.contains("## System\n\nBe brief."));
+    QVERIFY(text.contains(w.controller.chatModel()->message(1).content.trimmed()));
+    QVERIFY(w.window->exportChatTo(dir.filePath("chat.json")));
+    QFile js(dir.filePath("chat.json"));
+    QVERIFY(js.open(QIODevice::ReadOnly));
+    const QJsonObject root = QJsonDocument::fromJson(js.readAll()).object();
+    QCOMPARE(root.value("format").toString(), QString("shoehorn-chat"));
+    QCOMPARE(root.value("messages").toArray().size(), 2);
+    QVERIFY(root.value("messages").toArray().at(1).toObject().contains("stats"));
+    // A full disk or a missing folder: a clear message, nothing half written.
+    QVERIFY(!w.window->exportChatTo(dir.filePath("no/such/dir/chat.md")));
+    QCOMPARE(w.errors.size(), 1);
+    // The JSON comes back as a new chat with the same messages.
+    const QString answer = w.controller.chatModel()->message(1).content;
+    QVERIFY(w.window->importChatFile(dir.filePath("chat.json")));
+    QCOMPARE(w.controller.store()->conversations().size(), 2);
+    QCOMPARE(w.controller.chatModel()->rowCount(), 2);
+    QCOMPARE(w.controller.chatModel()->message(1).content, answer);
+    QCOMPARE(w.controller.systemPrompt(), QString("Be brief."));
+    QVERIFY(!w.window->importChatFile(dir.filePath("chat.md"))); // not JSON: said so
+    QCOMPARE(w.errors.size(), 2);
+}
+
+void TestChatFlows::conversationSettingsFollowTheChat()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    ConversationPanel *panel = w.window->conversationPanel();
+    // Thinking-coding: the values from the model authors.
+    QComboBox *preset = panel->presetBox();
+    panel->choosePreset(1);
+    auto o = w.controller.generationOptions();
+    QCOMPARE(o.sampling.temperature, 0.6f);
+    QCOMPARE(o.sampling.topP, 0.95f);
+    QCOMPARE(o.sampling.topK, 20);
+    QCOMPARE(o.sampling.presencePenalty, 0.0f);
+    QCOMPARE(preset->currentIndex(), 1);
+    // Editing a value makes it Custom.
+    panel->findChild<QDoubleSpinBox *>("temperature")->setValue(0.3);
+    QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.3f);
+    QCOMPARE(preset->currentText(), QString("Custom"));
+    // Instruct-general, then a chat: the chat keeps its settings and its system prompt.
+    panel->choosePreset(2);
+    auto *prompt = panel->findChild<QPlainTextEdit *>("systemPrompt");
+    prompt->setPlainText("Answer in French.");
+    QTRY_COMPARE(w.controller.systemPrompt(), QString("Answer in French."));
+    sendAndWait(w, "bonjour");
+    const qint64 conv = w.controller.currentConversation();
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    QCOMPARE(w.controller.systemPrompt(), QString()); // no default for this model yet
+    panel->choosePreset(0); // another preset for the new chat
+    QVERIFY(w.controller.openConversation(conv));
+    QCOMPARE(w.controller.systemPrompt(), QString("Answer in French."));
+    QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.7f);
+    QCOMPARE(w.controller.generationOptions().sampling.topP, 0.8f);
+    QCOMPARE(prompt->toPlainText(), QString("Answer in French."));
+    QCOMPARE(preset->currentIndex(), 2);
+    // A per-model default system prompt starts new chats.
+    QTest::mouseClick(panel->findChild<QPushButton *>("saveDefaultPrompt"), Qt::LeftButton);
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    QCOMPARE(w.controller.systemPrompt(), QString("Answer in French."));
+}
+
+void TestChatFlows::thinkingToggleReachesTemplate()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyThinking());
+    auto *toggle = w.window->conversationPanel()->findChild<QCheckBox *>("enableThinking");
+    QVERIFY(toggle->isEnabled()); // this template knows enable_thinking
+    toggle->setChecked(false);
+    QVERIFY(!w.controller.generationOptions().enableThinking);
+    sendAndWait(w, "no thinking please");
+    QVERIFY(w.controller.chatModel()->message(1).reasoning.isEmpty());
+    toggle->setChecked(true);
+    sendAndWait(w, "now think");
+    QVERIFY(!w.controller.chatModel()->message(3).reasoning.isEmpty());
+    QVERIFY(w.window->chatView()->toPlainText().contains("Thought for"));
+}
+
+QTEST_MAIN(TestChatFlows)
+#include "tst_chatflows.moc"
