@@ -25,11 +25,18 @@ struct ChatView::Rendered {
     QTextCursor thinkingHeader;  // start of the header's block
     QPointer<QTextFrame> thinking;
     qsizetype reasoningShown = 0;
+    QPointer<QTextFrame> chunk;  // completed blocks go into frames of kChunkSegments each
+    int chunkSegments = 0;
     int footerChars = 0;         // document characters of the footer at the frame's end
     bool finished = false;
 };
 
 namespace {
+// Qt lays out a changed frame by walking its children from the start, so a long answer in
+// one frame costs more per update the longer it gets. Completed blocks are therefore grouped
+// into sub-frames: each walk sees a few dozen children, however long the answer is.
+constexpr int kChunkSegments = 16;
+
 bool isDark(const QPalette &p)
 {
     return p.color(QPalette::Base).lightness() < 128;
@@ -280,8 +287,25 @@ void ChatView::removeTail(Rendered &r)
 void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segments)
 {
     Rendered &r = m_rendered[row];
-    QTextCursor c = frameEnd(r);
     for (const auto &s : segments) {
+        if (!r.chunk || r.chunkSegments >= kChunkSegments) {
+            QTextCursor end = frameEnd(r);
+            MessageWriter::newBlock(end);
+            QTextFrameFormat ff;
+            ff.setBorder(0);
+            ff.setPadding(0);
+            ff.setMargin(0);
+            r.chunk = end.insertFrame(ff);
+            r.chunkSegments = 0;
+            // The empty paragraph Qt keeps after a frame: no visible gap.
+            end.setPosition(r.chunk->lastPosition());
+            end.movePosition(QTextCursor::NextCharacter);
+            QTextBlockFormat thin;
+            thin.setLineHeight(1, QTextBlockFormat::FixedHeight);
+            end.setBlockFormat(thin);
+        }
+        QTextCursor c(document());
+        c.setPosition(r.chunk->lastPosition());
         if (s.kind == MarkdownSplit::Segment::Markdown) {
             m_writer->markdown(c, s.text);
         } else {
@@ -289,7 +313,7 @@ void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segme
             QTextFrame *f = m_writer->codeBlock(c, s.language, displayedCode(s.text), QStringLiteral("copy:%1").arg(index));
             addCodeBlock(f, s.language, s.text);
         }
-        c = frameEnd(r);
+        ++r.chunkSegments;
     }
 }
 
