@@ -15,6 +15,7 @@ private slots:
     void migratesFromEachOlderVersion_data();
     void migratesFromEachOlderVersion();
     void conversationsAndMessages();
+    void versionsAndSettings();
     void surviveKill();
 };
 
@@ -50,8 +51,54 @@ void TestChatStore::migratesFromEachOlderVersion()
         QCOMPARE(list.size(), 1);
         QCOMPARE(list[0].title, QString("kept"));
         QCOMPARE(list[0].pinned, false); // added by v2 with its default
-        QCOMPARE(store.messages(conv).size(), 1);
+        const auto messages = store.messages(conv);
+        QCOMPARE(messages.size(), 1);
+        QCOMPARE(messages[0].content, QString("hello"));
+        QCOMPARE(messages[0].stats, QString()); // added by v3 with its defaults
+        QCOMPARE(messages[0].version, 0);
+        QVERIFY(messages[0].versions.isEmpty());
+        QCOMPARE(list[0].settings, QString());
+        QCOMPARE(list[0].systemPrompt, QString("sys"));
     }
+}
+
+void TestChatStore::versionsAndSettings()
+{
+    QTemporaryDir dir;
+    ChatStore s;
+    QVERIFY(s.open(dir.filePath("c.sqlite")));
+    const qint64 conv = s.createConversation("t", "/m.gguf", "");
+    const qint64 q = s.appendMessage(conv, ChatStore::message(conv, "user", "q", "done"));
+    const qint64 a = s.appendMessage(conv, ChatStore::message(conv, "assistant", "v1", "done"));
+    QVERIFY(s.transaction());
+    QVERIFY(s.appendVersion(a, {0, "v1", "", "done", R"({"generatedTokens":3})"}) > 0);
+    const qint64 v2 = s.appendVersion(a, {0, "", "", "streaming", ""});
+    QVERIFY(s.setShownVersion(a, 1));
+    QVERIFY(s.commit());
+    QVERIFY(s.updateVersion(v2, "v2", "why", "done", R"({"generatedTokens":5})"));
+    QVERIFY(s.updateMessage(a, "v2", "why", "done", R"({"generatedTokens":5})"));
+    auto m = s.messages(conv);
+    QCOMPARE(m[1].versions.size(), 2);
+    QCOMPARE(m[1].version, 1);
+    QCOMPARE(m[1].content, QString("v2"));
+    QVERIFY(s.setShownVersion(a, 0));
+    QVERIFY(!s.setShownVersion(a, 5));
+    m = s.messages(conv);
+    QCOMPARE(m[1].content, QString("v1"));
+    QCOMPARE(m[1].stats, QString(R"({"generatedTokens":3})"));
+    QVERIFY(s.setConversationSettings(conv, "be brief", R"({"temperature":0.6})"));
+    QVERIFY(s.setConversationModel(conv, "/moved/m.gguf"));
+    const auto c = s.conversation(conv);
+    QCOMPARE(c.systemPrompt, QString("be brief"));
+    QCOMPARE(c.settings, QString(R"({"temperature":0.6})"));
+    QCOMPARE(c.modelPath, QString("/moved/m.gguf"));
+    // Edit and resend drops what followed; deleting a message takes its versions with it.
+    QVERIFY(s.deleteMessagesAfter(conv, q));
+    QCOMPARE(s.messages(conv).size(), 1);
+    QVERIFY(s.versions(a).isEmpty());
+    QVERIFY(s.deleteMessage(q));
+    QVERIFY(s.messages(conv).isEmpty());
+    QVERIFY(s.integrityOk());
 }
 
 void TestChatStore::conversationsAndMessages()
