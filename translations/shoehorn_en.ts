@@ -54,16 +54,170 @@
       <source>Failed</source>
       <translation type="unfinished" />
     </message>
-    <message>
-      <source>%1 tokens · %2 tok/s · first token %3 ms</source>
-      <translation type="unfinished" />
-    </message>
     <message numerus="yes">
       <source>%n older message(s) left out to fit the context</source>
       <translation>
         <numerusform>%n older message left out to fit the context</numerusform>
         <numerusform>%n older messages left out to fit the context</numerusform>
       </translation>
+    </message>
+    <message>
+      <source>Thought for %1 s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Thinking…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Thoughts</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>%n token(s)</source>
+      <translation>
+        <numerusform>%n token</numerusform>
+        <numerusform>%n tokens</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>%1 tok/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>first token %1 ms</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>finished</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>stop string</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>token limit reached</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>context full</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Regenerate</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Delete</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>ConversationPanel</name>
+    <message>
+      <source>Conversation</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>System prompt</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>How the assistant should behave in this chat (optional)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Use for new chats with this model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Thinking – general</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Thinking – coding</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Instruct – general</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Instruct – reasoning</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Model's suggestion</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Custom</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Preset</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Temperature</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Top-p</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>off</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Top-k</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Min-p</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Presence penalty</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Repeat penalty</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>no limit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Answer length limit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Let the model think before answering</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Use the model's suggestion</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model's chat template has no thinking switch.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model suggests: temperature %1 · top-p %2 · top-k %3 · min-p %4</source>
+      <translation type="unfinished" />
     </message>
   </context>
   <context>
@@ -341,10 +495,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>This chat's model is no longer at %1. Open it from its new place to continue.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Reading the prompt: %1% (%2 s left)</source>
       <translation type="unfinished" />
     </message>
@@ -362,6 +512,106 @@
     </message>
     <message>
       <source>context</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Export chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Model not found</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This chat's model is no longer at %1.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Locate the file to load it and keep chatting.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Locate…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Locate the model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Editing your message. Sending it drops the answers that followed.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cancel editing</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>&amp;Export Chat…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Import Chat…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>&amp;Language</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>System language</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Language</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shoehorn will use the new language the next time it starts.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>There is nothing to export yet: this chat has no messages.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Markdown (*.md);;JSON (*.json)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cannot export the chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Writing %1 failed: %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Chat exported to %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Import a chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shoehorn chats (*.json);;All files (*)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Wait until the answer is finished.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cannot import the chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 is not a chat Shoehorn can read: %2</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -949,6 +1199,10 @@
     </message>
     <message>
       <source>A .gguf model to open.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Import a chat exported as JSON and open it.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -54,15 +54,168 @@
       <source>Failed</source>
       <translation>失败</translation>
     </message>
-    <message>
-      <source>%1 tokens · %2 tok/s · first token %3 ms</source>
-      <translation>%1 个 token · %2 tok/s · 首 token %3 毫秒</translation>
-    </message>
     <message numerus="yes">
       <source>%n older message(s) left out to fit the context</source>
       <translation>
         <numerusform>为适应上下文，省略了 %n 条较早的消息</numerusform>
       </translation>
+    </message>
+    <message>
+      <source>Thought for %1 s</source>
+      <translation>思考了 %1 秒</translation>
+    </message>
+    <message>
+      <source>Thinking…</source>
+      <translation>思考中…</translation>
+    </message>
+    <message>
+      <source>Thoughts</source>
+      <translation>思考过程</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n token(s)</source>
+      <translation>
+        <numerusform>%n 个词元</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>%1 tok/s</source>
+      <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+      <source>first token %1 ms</source>
+      <translation>首词元 %1 毫秒</translation>
+    </message>
+    <message>
+      <source>finished</source>
+      <translation>已完成</translation>
+    </message>
+    <message>
+      <source>stop string</source>
+      <translation>遇到停止字符串</translation>
+    </message>
+    <message>
+      <source>token limit reached</source>
+      <translation>达到长度上限</translation>
+    </message>
+    <message>
+      <source>context full</source>
+      <translation>上下文已满</translation>
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation>编辑</translation>
+    </message>
+    <message>
+      <source>Regenerate</source>
+      <translation>重新生成</translation>
+    </message>
+    <message>
+      <source>Delete</source>
+      <translation>删除</translation>
+    </message>
+  </context>
+  <context>
+    <name>ConversationPanel</name>
+    <message>
+      <source>Conversation</source>
+      <translation>对话</translation>
+    </message>
+    <message>
+      <source>System prompt</source>
+      <translation>系统提示词</translation>
+    </message>
+    <message>
+      <source>How the assistant should behave in this chat (optional)</source>
+      <translation>助手在本对话中应如何表现（可选）</translation>
+    </message>
+    <message>
+      <source>Use for new chats with this model</source>
+      <translation>用于此模型的新对话</translation>
+    </message>
+    <message>
+      <source>Thinking – general</source>
+      <translation>思考 – 通用</translation>
+    </message>
+    <message>
+      <source>Thinking – coding</source>
+      <translation>思考 – 编程</translation>
+    </message>
+    <message>
+      <source>Instruct – general</source>
+      <translation>指令 – 通用</translation>
+    </message>
+    <message>
+      <source>Instruct – reasoning</source>
+      <translation>指令 – 推理</translation>
+    </message>
+    <message>
+      <source>Model's suggestion</source>
+      <translation>模型建议值</translation>
+    </message>
+    <message>
+      <source>Custom</source>
+      <translation>自定义</translation>
+    </message>
+    <message>
+      <source>Preset</source>
+      <translation>预设</translation>
+    </message>
+    <message>
+      <source>Temperature</source>
+      <translation>温度</translation>
+    </message>
+    <message>
+      <source>Top-p</source>
+      <translation>Top-p</translation>
+    </message>
+    <message>
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <source>Top-k</source>
+      <translation>Top-k</translation>
+    </message>
+    <message>
+      <source>Min-p</source>
+      <translation>Min-p</translation>
+    </message>
+    <message>
+      <source>Presence penalty</source>
+      <translation>存在惩罚</translation>
+    </message>
+    <message>
+      <source>Repeat penalty</source>
+      <translation>重复惩罚</translation>
+    </message>
+    <message>
+      <source>no limit</source>
+      <translation>不限</translation>
+    </message>
+    <message>
+      <source>Answer length limit</source>
+      <translation>回答长度上限</translation>
+    </message>
+    <message>
+      <source>Let the model think before answering</source>
+      <translation>让模型先思考再回答</translation>
+    </message>
+    <message>
+      <source>Use the model's suggestion</source>
+      <translation>使用模型建议值</translation>
+    </message>
+    <message>
+      <source>This model's chat template has no thinking switch.</source>
+      <translation>此模型的对话模板没有思考开关。</translation>
+    </message>
+    <message>
+      <source>This model suggests: temperature %1 · top-p %2 · top-k %3 · min-p %4</source>
+      <translation>此模型建议：温度 %1 · top-p %2 · top-k %3 · min-p %4</translation>
     </message>
   </context>
   <context>
@@ -338,10 +491,6 @@
       <translation>模型正忙：正在自动调优。</translation>
     </message>
     <message>
-      <source>This chat's model is no longer at %1. Open it from its new place to continue.</source>
-      <translation>此对话使用的模型已不在 %1。请从新位置打开它以继续。</translation>
-    </message>
-    <message>
       <source>Reading the prompt: %1% (%2 s left)</source>
       <translation>正在读取提示词：%1%（剩余 %2 秒）</translation>
     </message>
@@ -360,6 +509,106 @@
     <message>
       <source>context</source>
       <translation>上下文</translation>
+    </message>
+    <message>
+      <source>Export chat</source>
+      <translation>导出对话</translation>
+    </message>
+    <message>
+      <source>Model not found</source>
+      <translation>找不到模型</translation>
+    </message>
+    <message>
+      <source>This chat's model is no longer at %1.</source>
+      <translation>此对话的模型已不在 %1。</translation>
+    </message>
+    <message>
+      <source>Locate the file to load it and keep chatting.</source>
+      <translation>找到该文件即可加载并继续对话。</translation>
+    </message>
+    <message>
+      <source>Locate…</source>
+      <translation>查找…</translation>
+    </message>
+    <message>
+      <source>Locate the model</source>
+      <translation>查找模型</translation>
+    </message>
+    <message>
+      <source>Editing your message. Sending it drops the answers that followed.</source>
+      <translation>正在编辑你的消息。发送后，其后的回答将被删除。</translation>
+    </message>
+    <message>
+      <source>Cancel editing</source>
+      <translation>取消编辑</translation>
+    </message>
+    <message>
+      <source>&amp;Export Chat…</source>
+      <translation>导出对话(&amp;E)…</translation>
+    </message>
+    <message>
+      <source>Import Chat…</source>
+      <translation>导入对话…</translation>
+    </message>
+    <message>
+      <source>&amp;Language</source>
+      <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+      <source>System language</source>
+      <translation>系统语言</translation>
+    </message>
+    <message>
+      <source>Language</source>
+      <translation>语言</translation>
+    </message>
+    <message>
+      <source>Shoehorn will use the new language the next time it starts.</source>
+      <translation>Shoehorn 下次启动时将使用新语言。</translation>
+    </message>
+    <message>
+      <source>There is nothing to export yet: this chat has no messages.</source>
+      <translation>暂无可导出的内容：此对话还没有消息。</translation>
+    </message>
+    <message>
+      <source>chat</source>
+      <translation>对话</translation>
+    </message>
+    <message>
+      <source>Markdown (*.md);;JSON (*.json)</source>
+      <translation>Markdown (*.md);;JSON (*.json)</translation>
+    </message>
+    <message>
+      <source>Cannot export the chat</source>
+      <translation>无法导出对话</translation>
+    </message>
+    <message>
+      <source>Writing %1 failed: %2</source>
+      <translation>写入 %1 失败：%2</translation>
+    </message>
+    <message>
+      <source>Chat exported to %1</source>
+      <translation>对话已导出到 %1</translation>
+    </message>
+    <message>
+      <source>Import a chat</source>
+      <translation>导入对话</translation>
+    </message>
+    <message>
+      <source>Shoehorn chats (*.json);;All files (*)</source>
+      <translation>Shoehorn 对话 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <source>Wait until the answer is finished.</source>
+      <translation>请等待回答完成。</translation>
+    </message>
+    <message>
+      <source>Cannot import the chat</source>
+      <translation>无法导入对话</translation>
+    </message>
+    <message>
+      <source>%1 is not a chat Shoehorn can read: %2</source>
+      <translation>%1 不是 Shoehorn 能读取的对话：%2</translation>
     </message>
   </context>
   <context>
@@ -944,6 +1193,10 @@
     <message>
       <source>A .gguf model to open.</source>
       <translation>要打开的 .gguf 模型。</translation>
+    </message>
+    <message>
+      <source>Import a chat exported as JSON and open it.</source>
+      <translation>导入以 JSON 导出的对话并打开。</translation>
     </message>
   </context>
 </TS>

@@ -290,7 +290,6 @@ void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segme
     for (const auto &s : segments) {
         if (!r.chunk || r.chunkSegments >= kChunkSegments) {
             QTextCursor end = frameEnd(r);
-            MessageWriter::newBlock(end);
             QTextFrameFormat ff;
             ff.setBorder(0);
             ff.setPadding(0);

@@ -20,8 +20,12 @@ MessageWriter::MessageWriter(const QPalette &palette, const QFont &font)
 
 void MessageWriter::newBlock(QTextCursor &c)
 {
-    if (!(c.atBlockStart() && c.block().length() <= 1))
+    if (!(c.atBlockStart() && c.block().length() <= 1)) {
         c.insertBlock(QTextBlockFormat(), QTextCharFormat());
+    } else if (c.blockFormat().lineHeightType() == QTextBlockFormat::FixedHeight) {
+        // The collapsed paragraph after a chunk frame (ChatView) gets text: normal height.
+        c.setBlockFormat(QTextBlockFormat());
+    }
 }
 
 QTextCharFormat MessageWriter::titleFormat() const

@@ -8,6 +8,8 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QtTest>
 
 class TestTranslations : public QObject
@@ -15,8 +17,32 @@ class TestTranslations : public QObject
     Q_OBJECT
 private slots:
     void catalogueComplete();
+    void languageSettingOverridesSystem();
     void mainWindowInChinese();
 };
+
+void TestTranslations::languageSettingOverridesSystem()
+{
+    // View > Language stores the choice; the next start uses it over the system locale.
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    qunsetenv("SHOEHORN_LANG");
+    {
+        ChatController c;
+        MainWindow w(&c);
+        QString info;
+        w.setInfoPresenter([&](const QString &, const QString &text) { info = text; });
+        auto *chinese = w.findChild<QAction *>("language_zh_CN");
+        QVERIFY(chinese);
+        chinese->trigger();
+        QCOMPARE(QSettings().value("language").toString(), QString("zh_CN"));
+        QVERIFY(info.contains("next time"));
+    }
+    QCOMPARE(installTranslations(*qApp), QString("zh_CN"));
+    QSettings().setValue("language", "en");
+    QCOMPARE(installTranslations(*qApp), QString("en_US"));
+    QSettings().remove("language");
+}
 
 void TestTranslations::catalogueComplete()
 {

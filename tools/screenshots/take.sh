@@ -11,14 +11,18 @@ gen="$build/bin/shoehorn-fixturegen"
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$gen" tiny-qwen3moe "$tmp/tiny-moe.gguf"
+# A stored chat with Markdown, a code block and (collapsed) thinking, imported at start.
+sed "s#@MODEL@#$tmp/tiny-moe.gguf#" "$(dirname "$0")/demo-chat.json" > "$tmp/demo-chat.json"
 
-shot() { # name lang [model] [message]
+shot() { # name lang [model-or-option] [message]
     local name=$1 lang=$2 model=${3:-} message=${4:-}
     local display=":$((90 + RANDOM % 9))"
-    Xvfb "$display" -screen 0 1100x780x24 >/dev/null 2>&1 &
+    Xvfb "$display" -screen 0 1400x860x24 >/dev/null 2>&1 &
     local xvfb=$!
     sleep 1
-    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$tmp/config" "$app" $model >/dev/null 2>&1 &
+    # A fresh profile per shot: no remembered window layout, chats or settings.
+    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$tmp/config-$name" XDG_DATA_HOME="$tmp/data-$name" \
+        SHOEHORN_INSTANCE_NAME="shot-$$-$name" "$app" $model >/dev/null 2>&1 &
     local pid=$!
     sleep 3
     if [ -n "$message" ]; then
@@ -59,6 +63,8 @@ panel() { # lang
 }
 
 shot empty-state en
+shot chat-markdown en "--import-chat $tmp/demo-chat.json"
+shot chat-markdown-zh zh_CN "--import-chat $tmp/demo-chat.json"
 shot chat-moe en "$tmp/tiny-moe.gguf" "Hello! Which experts are you running on the CPU?"
 shot chat-zh zh_CN "$tmp/tiny-moe.gguf" "ni hao"
 panel en
