@@ -1,5 +1,7 @@
 #include "chatsession.h"
 
+#include "candidatesampler.h"
+
 #include "llamaparams.h"
 #include "logcapture.h"
 #include "textstream.h"
@@ -317,25 +319,7 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
     st.promptMs = msSince(tPrompt);
     st.promptTokensPerSecond = st.promptMs > 0 ? total * 1000.0 / st.promptMs : 0;
 
-    // Sampler chain, in llama.cpp's usual order.
-    const SamplingSettings &s = options.sampling;
-    llama_sampler_ptr smpl(llama_sampler_chain_init(llama_sampler_chain_default_params()));
-    if (s.repeatPenalty != 1.0f || s.presencePenalty != 0.0f || s.frequencyPenalty != 0.0f)
-        llama_sampler_chain_add(smpl.get(), llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), s.repeatLastN, s.repeatPenalty,
-                                                                        s.frequencyPenalty, s.presencePenalty));
-    if (s.temperature <= 0.0f) {
-        llama_sampler_chain_add(smpl.get(), llama_sampler_init_greedy());
-    } else {
-        if (s.topK > 0)
-            llama_sampler_chain_add(smpl.get(), llama_sampler_init_top_k(s.topK));
-        if (s.topP < 1.0f)
-            llama_sampler_chain_add(smpl.get(), llama_sampler_init_top_p(s.topP, 1));
-        if (s.minP > 0.0f)
-            llama_sampler_chain_add(smpl.get(), llama_sampler_init_min_p(s.minP, 1));
-        llama_sampler_chain_add(smpl.get(), llama_sampler_init_temp(s.temperature));
-        llama_sampler_chain_add(smpl.get(), llama_sampler_init_dist(s.seed));
-    }
-
+    CandidateSampler sampler(options.sampling, llama_vocab_n_tokens(vocab));
     Utf8Assembler utf8;
     StopStringFilter stops(prompt.stops);
     ReasoningSplitter splitter(prompt.startTag, prompt.endTags, prompt.startInReasoning);
@@ -364,7 +348,7 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
             st.stopReason = StopReason::ContextFull;
             break;
         }
-        llama_token tok = llama_sampler_sample(smpl.get(), m_ctx.get(), -1);
+        llama_token tok = sampler.sample(m_ctx.get());
         if (first) {
             st.timeToFirstTokenMs = msSince(t0);
             first = false;
