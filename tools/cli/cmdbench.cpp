@@ -1,5 +1,7 @@
 #include "cmdbench.h"
 
+#include <algorithm>
+
 #include "autotune.h"
 #include "benchmark.h"
 #include "hardware.h"
@@ -115,35 +117,65 @@ int cmdParity(const Args &a)
 {
     // Alternate the two so that drift of the machine (heat, other load) hits both alike.
     std::vector<double> ourPp, ourTg, ourChat, refPp, refTg;
-    for (int round = 0; round < a.parityRounds; ++round) {
-        auto ours = ourBench(a, a.benchReps);
-        if (!ours) {
-            std::fprintf(stderr, "error: %s\n", ours.error().detail.c_str());
+    // Round 0 warms the page cache and the CPU up and is not counted. After that the order
+    // alternates (ours first, then llama-bench first), and each round gives its own ratios:
+    // their median is robust against a round that a background task slowed down.
+    std::vector<double> ppRatio, tgRatio, chatRatio;
+    for (int round = 0; round <= a.parityRounds; ++round) {
+        Result<BenchResult> ours = Error{ErrorCode::Cancelled, ""};
+        Result<LlamaBench> ref = Error{ErrorCode::Cancelled, ""};
+        if (round % 2 == 1) {
+            ours = ourBench(a, a.benchReps);
+            if (ours)
+                ref = llamaBench(a, a.benchReps);
+        } else {
+            ref = llamaBench(a, a.benchReps);
+            if (ref)
+                ours = ourBench(a, a.benchReps);
+        }
+        if (!ours || !ref) {
+            std::fprintf(stderr, "error: %s\n", (!ours ? ours.error() : ref.error()).detail.c_str());
             return 1;
         }
-        auto ref = llamaBench(a, a.benchReps);
-        if (!ref) {
-            std::fprintf(stderr, "error: %s\n", ref.error().detail.c_str());
-            return 1;
-        }
+        std::printf("%s: shoehorn pp %.2f tg %.2f chat %.2f | llama-bench pp %.2f tg %.2f%s\n",
+                    round == 0 ? "warm-up" : ("round " + std::to_string(round)).c_str(), ours->promptTps.mean,
+                    ours->generateTps.mean, ours->chatTps.mean, ref->pp, ref->tg,
+                    round == 0 ? " (not counted)" : (round % 2 == 1 ? " (ours first)" : " (llama-bench first)"));
+        std::fflush(stdout);
+        if (round == 0)
+            continue;
         ourPp.push_back(ours->promptTps.mean);
         ourTg.push_back(ours->generateTps.mean);
         ourChat.push_back(ours->chatTps.mean);
         refPp.push_back(ref->pp);
         refTg.push_back(ref->tg);
-        std::printf("round %d: shoehorn pp %.2f tg %.2f chat %.2f | llama-bench pp %.2f tg %.2f\n", round + 1,
-                    ours->promptTps.mean, ours->generateTps.mean, ours->chatTps.mean, ref->pp, ref->tg);
-        std::fflush(stdout);
+        ppRatio.push_back(ref->pp > 0 ? ours->promptTps.mean / ref->pp : 0);
+        tgRatio.push_back(ref->tg > 0 ? ours->generateTps.mean / ref->tg : 0);
+        chatRatio.push_back(ref->tg > 0 ? ours->chatTps.mean / ref->tg : 0);
     }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const size_t n = v.size();
+        return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+    };
+    auto range = [](const std::vector<double> &v) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.3f–%.3f", *std::min_element(v.begin(), v.end()),
+                      *std::max_element(v.begin(), v.end()));
+        return std::string(buf);
+    };
     const Stats pp = summarize(ourPp), tg = summarize(ourTg), chat = summarize(ourChat);
     const Stats rpp = summarize(refPp), rtg = summarize(refTg);
-    std::printf("\n| test | shoehorn t/s | llama-bench t/s | ratio |\n| --- | ---: | ---: | ---: |\n");
-    std::printf("| pp%d | %s | %s | %.3f |\n", a.benchPrompt, statText(pp).c_str(), statText(rpp).c_str(),
-                rpp.mean > 0 ? pp.mean / rpp.mean : 0.0);
-    std::printf("| tg%d | %s | %s | %.3f |\n", a.benchGenerate, statText(tg).c_str(), statText(rtg).c_str(),
-                rtg.mean > 0 ? tg.mean / rtg.mean : 0.0);
-    std::printf("| chat path vs tg%d | %s | %s | %.3f |\n", a.benchGenerate, statText(chat).c_str(),
-                statText(rtg).c_str(), rtg.mean > 0 ? chat.mean / rtg.mean : 0.0);
+    std::printf("\n| test | shoehorn t/s | llama-bench t/s | ratio of means | median round ratio | rounds |\n"
+                "| --- | ---: | ---: | ---: | ---: | --- |\n");
+    std::printf("| pp%d | %s | %s | %.3f | %.3f | %s |\n", a.benchPrompt, statText(pp).c_str(), statText(rpp).c_str(),
+                rpp.mean > 0 ? pp.mean / rpp.mean : 0.0, median(ppRatio), range(ppRatio).c_str());
+    std::printf("| tg%d | %s | %s | %.3f | %.3f | %s |\n", a.benchGenerate, statText(tg).c_str(),
+                statText(rtg).c_str(), rtg.mean > 0 ? tg.mean / rtg.mean : 0.0, median(tgRatio),
+                range(tgRatio).c_str());
+    std::printf("| chat path vs tg%d | %s | %s | %.3f | %.3f | %s |\n", a.benchGenerate, statText(chat).c_str(),
+                statText(rtg).c_str(), rtg.mean > 0 ? chat.mean / rtg.mean : 0.0, median(chatRatio),
+                range(chatRatio).c_str());
     return 0;
 }
 
