@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -295,6 +296,17 @@ void TestChatFlows::thinkingToggleReachesTemplate()
 {
     Window w;
     open(w, TestFixtures::instance().tinyThinking());
+    // The GGUF suggests sampling values: offered, and a click uses them.
+    ConversationPanel *panel = w.window->conversationPanel();
+    auto *suggestion = panel->findChild<QLabel *>("modelSuggestion");
+    QVERIFY(suggestion->isVisibleTo(panel));
+    QVERIFY2(suggestion->text().contains("temperature 0.6") && suggestion->text().contains("top-k 20"),
+             qPrintable(suggestion->text()));
+    panel->choosePreset(panel->presetBox()->findText("Model's suggestion"));
+    QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.6f);
+    QCOMPARE(w.controller.generationOptions().sampling.topK, 20);
+    QCOMPARE(w.controller.generationOptions().sampling.topP, 0.95f);
+    QCOMPARE(panel->presetBox()->currentText(), QString("Model's suggestion"));
     auto *toggle = w.window->conversationPanel()->findChild<QCheckBox *>("enableThinking");
     QVERIFY(toggle->isEnabled()); // this template knows enable_thinking
     toggle->setChecked(false);

@@ -347,6 +347,7 @@ Spec tinyThinking()
     Spec s = tinyQwen3Moe();
     s.name = "Shoehorn Tiny Thinking MoE";
     s.thinkingTemplate = true;
+    s.samplingDefaults = true; // like Qwen's own GGUFs
     return s;
 }
 
@@ -490,6 +491,12 @@ std::string write(const Spec &s, const std::string &path)
     std::unique_ptr<gguf_context, decltype(&gguf_free)> g(gguf_init_empty(), &gguf_free);
     gguf_set_val_str(g.get(), "general.architecture", s.arch.c_str());
     gguf_set_val_str(g.get(), "general.name", s.name.c_str());
+    if (s.samplingDefaults) {
+        gguf_set_val_f32(g.get(), "general.sampling.temp", 0.6f);
+        gguf_set_val_f32(g.get(), "general.sampling.top_p", 0.95f);
+        gguf_set_val_f32(g.get(), "general.sampling.min_p", 0.0f);
+        gguf_set_val_i32(g.get(), "general.sampling.top_k", 20);
+    }
     gguf_set_val_u32(g.get(), "general.file_type", static_cast<uint32_t>(ftypeOf(s.quant)));
     gguf_set_val_u32(g.get(), "general.quantization_version", 2);
     gguf_set_val_u32(g.get(), (a + "context_length").c_str(), s.contextLength);

@@ -29,6 +29,7 @@ struct Spec {
     uint32_t expertsUsed = 0;
     uint32_t expertFf = 0;
     uint32_t contextLength = 2048;
+    bool samplingDefaults = false; // writes general.sampling.* (temp 0.6, top-p 0.95, top-k 20, min-p 0)
     uint32_t vocab = 0;          // 0: the built-in small vocabulary; larger: padded with filler tokens
     std::string quant = "f16";   // "f16", "f32", "q8_0", "q4_k_m"
     Fill fill = Fill::Random;
