@@ -257,8 +257,23 @@ void ChatController::startAnswer(int row, const std::vector<shoehorn::ChatMessag
 
 bool ChatController::regenerate(int row)
 {
-    if (m_state != State::Ready || row != m_chat->rowCount() - 1 ||
-        m_chat->message(row).role != QLatin1String("assistant"))
+    if (m_state != State::Ready || row != m_chat->rowCount() - 1)
+        return false;
+    if (m_chat->message(row).role == QLatin1String("user")) {
+        // The answer was deleted (or never came): answer the last question.
+        const auto history = m_chat->history(m_systemPrompt);
+        const int answerRow =
+            m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
+        m_answerVersion = 0;
+        if (m_storeOpen && m_conversation) {
+            m_answerMessage = m_store.appendMessage(
+                m_conversation, ChatStore::message(m_conversation, QStringLiteral("assistant"), {}, QStringLiteral("streaming")));
+            m_chat->setStoreId(answerRow, m_answerMessage);
+        }
+        startAnswer(answerRow, history);
+        return true;
+    }
+    if (m_chat->message(row).role != QLatin1String("assistant"))
         return false;
     const auto history = m_chat->history(m_systemPrompt, row);
     const bool firstVersion = m_chat->message(row).versionCount() == 1;

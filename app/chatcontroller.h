@@ -60,7 +60,8 @@ public slots:
     void cancelLoad();
     // Returns false if the message cannot be sent now (no model, busy, empty text).
     bool send(const QString &text);
-    // Answers the question before `row` again; the earlier answer stays as a version.
+    // Answers the question before `row` again; the earlier answer stays as a version. On a
+    // last question without an answer, answers it.
     bool regenerate(int row);
     // Replaces the user message at `row` and answers it again; what followed is dropped.
     bool editAndResend(int row, const QString &text);

@@ -120,6 +120,10 @@
       <source>Delete</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Answer</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ConversationPanel</name>

@@ -118,6 +118,10 @@
       <source>Delete</source>
       <translation>删除</translation>
     </message>
+    <message>
+      <source>Answer</source>
+      <translation>回答</translation>
+    </message>
   </context>
   <context>
     <name>ConversationPanel</name>

@@ -423,8 +423,10 @@ void ChatView::writeFooter(int row)
     link(tr("Copy"), QStringLiteral("copy"));
     if (m.role == QLatin1String("user"))
         link(tr("Edit"), QStringLiteral("edit"));
-    if (m.role == QLatin1String("assistant") && last)
+    if (last && m.role == QLatin1String("assistant"))
         link(tr("Regenerate"), QStringLiteral("regenerate"));
+    else if (last && m.role == QLatin1String("user"))
+        link(tr("Answer"), QStringLiteral("regenerate"));
     link(tr("Delete"), QStringLiteral("delete"));
     r.footerChars = r.frame->lastPosition() - before;
 }

@@ -203,6 +203,14 @@ void TestChatFlows::deleteMessageAndNewChat()
     QCOMPARE(chat->rowCount(), 1);
     QCOMPARE(w.controller.store()->messages(conv).size(), 1);
     QVERIFY(!view->toPlainText().contains("Regenerate"));
+    // The question left without its answer can be answered again.
+    QVERIFY(view->toPlainText().contains("Answer"));
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    view->activate(view->actionHref(0, "regenerate"));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    QCOMPARE(chat->rowCount(), 2);
+    QCOMPARE(w.controller.store()->messages(conv).size(), 2);
+    view->activate(view->actionHref(1, "delete"));
     // Ctrl+N: a new, empty chat; the old one stays in the list.
     QTest::keySequence(w.window.get(), QKeySequence::New);
     QCOMPARE(chat->rowCount(), 0);

@@ -57,7 +57,30 @@ private slots:
     void thinkingCollapsedWithTime();
     void linksBecomeActions();
     void parseHighlighterHtml();
+    void followsPaletteChange();
 };
+
+void TestChatView::followsPaletteChange()
+{
+    // Light and dark follow the system palette: a palette change restyles the chat.
+    ChatModel model;
+    ChatView view;
+    view.setChatModel(&model);
+    model.appendMessage(ChatModel::make("user", "q"));
+    model.appendMessage(ChatModel::make("assistant", "```\ncode\n```"));
+    QPalette dark = view.palette();
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+    view.setPalette(dark);
+    QTextFrame *code = view.codeBlockFrame(view.codeBlockCount() - 1);
+    QVERIFY(code);
+    QCOMPARE(code->frameFormat().background().color(), QColor(45, 45, 48));
+    QTextCursor c(view.document());
+    c.setPosition(code->firstPosition() + 1);
+    QCOMPARE(c.charFormat().foreground().color(), QColor(230, 230, 230));
+    QCOMPARE(view.document()->toPlainText().count("code"), 1); // laid out again, not twice
+}
 
 void TestChatView::splitter_data()
 {
