@@ -96,6 +96,11 @@ QString ChatView::roleTitle(const QString &role) const
 void ChatView::rebuild()
 {
     clear();
+    // The empty paragraph a document starts with, before the first message frame: no gap.
+    QTextCursor first(document());
+    QTextBlockFormat thin;
+    thin.setLineHeight(1, QTextBlockFormat::FixedHeight);
+    first.setBlockFormat(thin);
     m_rendered.clear();
     m_codeBlocks.clear();
     m_pendingHighlight.clear();

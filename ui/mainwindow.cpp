@@ -543,6 +543,9 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
     }
     updateModelLabel();
     m_statsLabel->clear();
+    m_contextBar->setRange(0, std::max(summary.contextSize, 1));
+    m_contextBar->setValue(0);
+    m_contextBar->setFormat(tr("context %1 / %2").arg(0).arg(summary.contextSize));
     m_input->setFocus();
 }
 
