@@ -224,14 +224,21 @@ bool ChatController::send(const QString &text)
         m_chat->setStoreId(row, m_store.appendMessage(
                                    m_conversation, ChatStore::message(m_conversation, QStringLiteral("user"), trimmed, QStringLiteral("done"))));
     const auto history = m_chat->history(m_systemPrompt);
-    const int answerRow = m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
+    startAnswer(appendAnswerRow(), history);
+    return true;
+}
+
+int ChatController::appendAnswerRow()
+{
+    const int row = m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
+    m_answerMessage = 0;
+    m_answerVersion = 0;
     if (m_storeOpen && m_conversation) {
         m_answerMessage = m_store.appendMessage(
             m_conversation, ChatStore::message(m_conversation, QStringLiteral("assistant"), {}, QStringLiteral("streaming")));
-        m_chat->setStoreId(answerRow, m_answerMessage);
+        m_chat->setStoreId(row, m_answerMessage);
     }
-    startAnswer(answerRow, history);
-    return true;
+    return row;
 }
 
 void ChatController::ensureConversation(const QString &firstText)
@@ -262,15 +269,7 @@ bool ChatController::regenerate(int row)
     if (m_chat->message(row).role == QLatin1String("user")) {
         // The answer was deleted (or never came): answer the last question.
         const auto history = m_chat->history(m_systemPrompt);
-        const int answerRow =
-            m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
-        m_answerVersion = 0;
-        if (m_storeOpen && m_conversation) {
-            m_answerMessage = m_store.appendMessage(
-                m_conversation, ChatStore::message(m_conversation, QStringLiteral("assistant"), {}, QStringLiteral("streaming")));
-            m_chat->setStoreId(answerRow, m_answerMessage);
-        }
-        startAnswer(answerRow, history);
+        startAnswer(appendAnswerRow(), history);
         return true;
     }
     if (m_chat->message(row).role != QLatin1String("assistant"))
@@ -307,18 +306,13 @@ bool ChatController::editAndResend(int row, const QString &text)
     m_chat->truncate(row + 1);
     m_chat->setContent(row, trimmed);
     const auto history = m_chat->history(m_systemPrompt);
-    const int answerRow = m_chat->appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
-    m_answerVersion = 0;
     if (m_storeOpen && m_conversation && storeId) {
         m_store.transaction();
         m_store.deleteMessagesAfter(m_conversation, storeId);
         m_store.updateMessage(storeId, trimmed, {}, QStringLiteral("done"));
-        m_answerMessage = m_store.appendMessage(
-            m_conversation, ChatStore::message(m_conversation, QStringLiteral("assistant"), {}, QStringLiteral("streaming")));
         m_store.commit();
-        m_chat->setStoreId(answerRow, m_answerMessage);
     }
-    startAnswer(answerRow, history);
+    startAnswer(appendAnswerRow(), history);
     return true;
 }
 

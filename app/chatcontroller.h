@@ -107,6 +107,7 @@ private:
     void onFinished(quint64 id, const shoehorn::GenerationStats &stats);
     void onFailed(quint64 id, int code, const QString &detail);
     void startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history);
+    int appendAnswerRow(); // an empty streaming answer, in the chat and the store
     void ensureConversation(const QString &firstText);
     void storeChatSettings();
     void checkpoint(const QString &state);
