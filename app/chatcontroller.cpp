@@ -104,6 +104,17 @@ void ChatController::storeChatSettings()
 }
 
 namespace {
+QString stateName(ChatModel::State s)
+{
+    switch (s) {
+    case ChatModel::State::Stopped: return QStringLiteral("stopped");
+    case ChatModel::State::Failed: return QStringLiteral("failed");
+    case ChatModel::State::Streaming: return QStringLiteral("streaming");
+    case ChatModel::State::Done: break;
+    }
+    return QStringLiteral("done");
+}
+
 QString promptKey(const QString &modelPath)
 {
     const QByteArray h = QCryptographicHash::hash(modelPath.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
@@ -144,6 +155,9 @@ void ChatController::openModel(const QString &path)
         stored.context.contextSize = kDefaultContext;
         stored.load.cpuMoeLayers = 0;
     }
+    // An open chat keeps its own sampling settings whichever model it runs on.
+    if (m_storeOpen && m_conversation)
+        ChatJson::optionsFromJson(m_store.conversation(m_conversation).settings, stored.generation);
     if (!(stored == modelSettings())) {
         m_load = stored.load;
         m_context = stored.context;
@@ -284,9 +298,7 @@ bool ChatController::regenerate(int row)
         // All versions live in message_versions; the message row mirrors the one shown.
         m_store.transaction();
         if (firstVersion)
-            m_store.appendVersion(m_answerMessage, {0, before.content, before.reasoning,
-                                                    before.state == ChatModel::State::Stopped ? QStringLiteral("stopped")
-                                                                                              : QStringLiteral("done"),
+            m_store.appendVersion(m_answerMessage, {0, before.content, before.reasoning, stateName(before.state),
                                                     ChatJson::statsToJson(before)});
         m_answerVersion = m_store.appendVersion(m_answerMessage, {0, {}, {}, QStringLiteral("streaming"), {}});
         m_store.setShownVersion(m_answerMessage, m_chat->message(row).current);
@@ -318,7 +330,7 @@ bool ChatController::editAndResend(int row, const QString &text)
 
 bool ChatController::deleteMessage(int row)
 {
-    if (m_state == State::Generating || row < 0 || row >= m_chat->rowCount())
+    if (answering() || row < 0 || row >= m_chat->rowCount())
         return false;
     const qint64 storeId = m_chat->message(row).storeId;
     if (m_storeOpen && storeId)
@@ -329,7 +341,7 @@ bool ChatController::deleteMessage(int row)
 
 bool ChatController::showVersion(int row, int version)
 {
-    if (row < 0 || row >= m_chat->rowCount() || (m_state == State::Generating && row == m_answerRow))
+    if (row < 0 || row >= m_chat->rowCount() || answering())
         return false;
     const auto &m = m_chat->message(row);
     if (version < 0 || version >= m.versionCount() || version == m.current)
@@ -360,7 +372,7 @@ void ChatController::newChat()
 
 bool ChatController::openConversation(qint64 id)
 {
-    if (!m_storeOpen || m_state == State::Generating || m_state == State::Tuning)
+    if (!m_storeOpen || answering() || m_state == State::Tuning)
         return false;
     const auto stored = m_store.messages(id);
     const auto toState = [](const QString &s) {
@@ -504,10 +516,8 @@ void ChatController::onFailed(quint64 id, int code, const QString &detail)
     if (id != m_requestId)
         return;
     m_chat->finish(m_answerRow, ChatModel::State::Failed, nullptr);
-    if (m_answerMessage) {
-        m_store.updateMessage(m_answerMessage, {}, {}, QStringLiteral("failed"));
-        if (m_answerVersion)
-            m_store.updateVersion(m_answerVersion, {}, {}, QStringLiteral("failed"));
+    if (m_answerMessage && m_answerRow >= 0) {
+        checkpoint(QStringLiteral("failed")); // what was written before the failure stays readable
         m_answerMessage = 0;
         m_answerVersion = 0;
     }

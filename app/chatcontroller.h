@@ -34,6 +34,8 @@ public:
     State state() const { return m_state; }
     const ModelSummary &model() const { return m_model; }
     bool hasModel() const { return !m_model.path.isEmpty(); }
+    // An answer is streaming into the chat (also while a model switch waits for it to stop).
+    bool answering() const { return m_answerRow >= 0; }
 
     shoehorn::LoadSettings loadSettings() const { return m_load; }
     void setLoadSettings(const shoehorn::LoadSettings &s) { m_load = s; }

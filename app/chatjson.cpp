@@ -183,14 +183,18 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
         QJsonObject stats = o.value("stats").toObject();
         return stats.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(stats).toJson(QJsonDocument::Compact));
     };
+    // One transaction: a chat is imported whole or not at all.
     store.transaction();
-    const qint64 id = store.createConversation(root.value("title").toString(), root.value("model").toString(),
-                                               root.value("systemPrompt").toString());
-    if (!id) {
+    auto fail = [&] {
         if (error)
             *error = store.lastError();
-        return 0;
-    }
+        store.rollback();
+        return qint64(0);
+    };
+    const qint64 id = store.createConversation(root.value("title").toString(), root.value("model").toString(),
+                                               root.value("systemPrompt").toString());
+    if (!id)
+        return fail();
     const QJsonObject settings = root.value("settings").toObject();
     if (!settings.isEmpty())
         store.setConversationSettings(id, root.value("systemPrompt").toString(),
@@ -203,6 +207,8 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
             m.state = QStringLiteral("stopped");
         m.reasoning = o.value("reasoning").toString();
         const qint64 mid = store.appendMessage(id, m);
+        if (!mid)
+            return fail();
         const QString stats = statsJson(o);
         if (mid && !stats.isEmpty())
             store.updateMessage(mid, m.content, m.reasoning, m.state, stats);
@@ -215,7 +221,8 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
         if (!versions.isEmpty())
             store.setShownVersion(mid, o.value("shownVersion").toInt());
     }
-    store.commit();
+    if (!store.commit())
+        return fail();
     return id;
 }
 

@@ -55,11 +55,17 @@ int ChatModel::appendMessage(const Message &message)
     return row;
 }
 
-void ChatModel::appendText(int row, const QString &content, const QString &reasoning)
+void ChatModel::appendText(int row, const QString &contentIn, const QString &reasoningIn)
 {
     if (row < 0 || row >= m_messages.size())
         return;
     Message &m = m_messages[row];
+    // Line ends as "\n" only, so text lengths match what views show. A "\r" that ends one
+    // batch and the "\n" that starts the next leave a lone "\r", which views treat as a break.
+    QString content = contentIn;
+    QString reasoning = reasoningIn;
+    content.replace(QLatin1String("\r\n"), QLatin1String("\n"));
+    reasoning.replace(QLatin1String("\r\n"), QLatin1String("\n"));
     QList<int> roles;
     if (!reasoning.isEmpty()) {
         if (!m_thinking.isValid())

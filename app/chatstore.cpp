@@ -381,3 +381,8 @@ bool ChatStore::commit()
 {
     return m_db.commit();
 }
+
+bool ChatStore::rollback()
+{
+    return m_db.rollback();
+}

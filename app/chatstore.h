@@ -85,6 +85,7 @@ public:
     // Several writes as one commit (regenerate, edit): all or nothing after a crash.
     bool transaction();
     bool commit();
+    bool rollback();
 
 private:
     bool migrate(int upToVersion);

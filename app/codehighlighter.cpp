@@ -18,7 +18,11 @@
 #endif
 
 namespace {
+#ifdef SHOEHORN_HAVE_KF6_SYNTAX
+constexpr int kMaxProcesses = 1; // one in-process job at a time: the repository is not thread-safe
+#else
 constexpr int kMaxProcesses = 2;
+#endif
 const char *const kTool = "kate-syntax-highlighter";
 
 QString unescape(QStringView s)

@@ -1,6 +1,7 @@
 #include "candidatesampler.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace shoehorn {
 
@@ -30,9 +31,9 @@ CandidateSampler::CandidateSampler(const SamplingSettings &s, int vocabSize)
     // penalty (below 1, or negative) could lift any token, so no shortcut then.
     const bool lowersOnly = s.repeatPenalty >= 1.0f && s.presencePenalty >= 0.0f && s.frequencyPenalty >= 0.0f;
     const int window = !penalties ? 0 : (s.repeatLastN > 0 ? s.repeatLastN : -1);
-    const int k = greedy ? 1 : s.topK;
+    const int64_t k = greedy ? 1 : s.topK;
     if (k > 0 && lowersOnly && window >= 0 && k + window < vocabSize / 4)
-        m_keep = k + window;
+        m_keep = static_cast<int>(k + window);
 }
 
 llama_token CandidateSampler::sample(const float *logits)
@@ -64,8 +65,8 @@ llama_token CandidateSampler::sample(const float *logits)
             if (!any)
                 continue;
             for (int i = base; i < end; ++i) {
-                if (logits[i] <= floor)
-                    continue;
+                if (!(logits[i] > floor))
+                    continue; // NaN too
                 std::pop_heap(m_cur.begin(), m_cur.end(), worse);
                 m_cur.back() = {i, logits[i], 0.0f};
                 std::push_heap(m_cur.begin(), m_cur.end(), worse);

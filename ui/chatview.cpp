@@ -326,12 +326,15 @@ void ChatView::writeTail(int row)
     Rendered &r = m_rendered[row];
     const auto &m = m_model->message(row);
     const bool code = r.split.inCode();
-    const QString text = code ? m.content.mid(r.split.codeStart()) : m.content.mid(r.split.boundary()).trimmed();
+    const QString text =
+        code ? displayedCode(m.content.mid(r.split.codeStart())) : m.content.mid(r.split.boundary()).trimmed();
     if (text == r.tailText && code == r.tailIsCode)
         return;
     // Same kind and it only grew: append the new characters.
     if (r.tailChars > 0 && code == r.tailIsCode && text.startsWith(r.tailText)) {
         const QString add = text.mid(r.tailText.size());
+        // Counted in the document: Qt turns "\r\n" into one paragraph break, for example.
+        const int before = r.frame->lastPosition();
         QTextCursor c(document());
         if (code && r.tailCode) {
             c.setPosition(r.tailCode->lastPosition());
@@ -340,7 +343,7 @@ void ChatView::writeTail(int row)
             c = frameEnd(r);
             c.insertText(add, QTextCharFormat());
         }
-        r.tailChars += int(add.size());
+        r.tailChars += r.frame->lastPosition() - before;
         r.tailText = text;
         return;
     }
@@ -368,10 +371,17 @@ int ChatView::addCodeBlock(QTextFrame *frame, const QString &language, const QSt
 
 void ChatView::onHighlighted(int ticket, const CodeHighlighter::Result &result)
 {
-    const int index = m_pendingHighlight.take(ticket);
+    // A ticket from before a rebuild is no longer known: its block is gone.
+    const auto pending = m_pendingHighlight.find(ticket);
+    if (pending == m_pendingHighlight.end())
+        return;
+    const int index = pending.value();
+    m_pendingHighlight.erase(pending);
     if (index < 0 || index >= m_codeBlocks.size() || !m_codeBlocks[index].frame)
         return;
     CodeBlock &b = m_codeBlocks[index];
+    if (result.text != displayedCode(b.code) && result.text != b.code)
+        return;
     QScrollBar *bar = verticalScrollBar();
     const bool follow = bar->value() >= bar->maximum() - 4;
     m_writer->applyHighlight(b.frame, result, b.code);

@@ -175,6 +175,10 @@ void MainWindow::buildUi()
     connect(m_view, &ChatView::deleteRequested, m_controller, &ChatController::deleteMessage);
     connect(m_view, &ChatView::versionRequested, m_controller, &ChatController::showVersion);
     connect(m_view, &ChatView::editRequested, this, &MainWindow::startEdit);
+    // The row being edited is a position in this chat: any change of rows ends the edit.
+    connect(m_controller, &ChatController::conversationChanged, this, &MainWindow::cancelEdit);
+    connect(m_controller->chatModel(), &QAbstractItemModel::rowsRemoved, this, &MainWindow::cancelEdit);
+    connect(m_controller->chatModel(), &QAbstractItemModel::modelReset, this, &MainWindow::cancelEdit);
     // Editing a question: its text is in the box; sending answers it again.
     m_editStrip = new QWidget(m_chatPage);
     auto *editRow = new QHBoxLayout(m_editStrip);

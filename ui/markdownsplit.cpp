@@ -28,6 +28,32 @@ bool isBlank(QStringView line)
 {
     return line.trimmed().isEmpty();
 }
+
+// "1. ", "2) ", "- ", "* ", "+ " at the start of a line: the next item of a list, which must
+// stay in the same block as the items before it (Qt would number a list cut there from 1).
+bool isListItem(QStringView line)
+{
+    if (line.size() >= 2 && (line[0] == u'-' || line[0] == u'*' || line[0] == u'+') && line[1] == u' ')
+        return true;
+    int i = 0;
+    while (i < line.size() && i < 9 && line[i].isDigit())
+        ++i;
+    return i > 0 && i + 1 < line.size() && (line[i] == u'.' || line[i] == u')') && line[i + 1] == u' ';
+}
+
+// Whether text after a blank line starts a new block (rather than continuing the open one,
+// whose text is `open`).
+bool startsNewBlock(QStringView line, QStringView open)
+{
+    if (line.isEmpty() || line.startsWith(u' ') || line.startsWith(u'\t'))
+        return false;
+    if (!isListItem(line))
+        return true;
+    qsizetype i = 0;
+    while (i < open.size() && open[i].isSpace())
+        ++i;
+    return !isListItem(open.mid(i)); // a list item continues an open list only
+}
 } // namespace
 
 QList<MarkdownSplit::Segment> MarkdownSplit::feed(const QString &text, bool final)
@@ -45,9 +71,13 @@ QList<MarkdownSplit::Segment> MarkdownSplit::feed(const QString &text, bool fina
         if (nl < 0 && !final) {
             // The last line is still being written; its first character already tells
             // whether the block before a blank line is complete.
+            // (A digit may still become "12. "; wait for a few characters then.)
             const QStringView partial = QStringView(text).mid(m_scanned);
-            if (!m_inFence && m_blankAt >= 0 && !partial.isEmpty() && !partial.startsWith(QLatin1Char(' ')) &&
-                !partial.startsWith(QLatin1Char('\t')))
+            const bool undecided = !partial.isEmpty() && (partial[0].isDigit() || partial[0] == u'-' ||
+                                                         partial[0] == u'*' || partial[0] == u'+') &&
+                                   partial.size() < 12;
+            if (!m_inFence && m_blankAt >= 0 && !undecided &&
+                startsNewBlock(partial, QStringView(text).mid(m_boundary, m_scanned - m_boundary)))
                 flushMarkdown(m_scanned);
             break;
         }
@@ -74,9 +104,9 @@ QList<MarkdownSplit::Segment> MarkdownSplit::feed(const QString &text, bool fina
             if (m_blankAt < 0)
                 m_blankAt = m_scanned;
         } else if (m_blankAt >= 0) {
-            // Text after a blank line: unindented, it starts a new block; indented, it
-            // continues a list item or is indented code, so the block stays open.
-            if (!line.startsWith(QLatin1Char(' ')) && !line.startsWith(QLatin1Char('\t')))
+            // Text after a blank line: unindented, it starts a new block; indented, or the
+            // next list item, it continues the open block.
+            if (startsNewBlock(line, QStringView(text).mid(m_boundary, m_scanned - m_boundary)))
                 flushMarkdown(m_scanned);
             else
                 m_blankAt = -1;

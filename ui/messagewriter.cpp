@@ -95,7 +95,7 @@ QTextFrame *MessageWriter::codeBlock(QTextCursor &c, const QString &language, co
     ff.setTopMargin(2);
     ff.setBottomMargin(4);
     QTextFrame *frame = c.insertFrame(ff);
-    c.insertText(displayedCode(code), codeFormat());
+    c.insertText(code, codeFormat());
     c.setPosition(frame->lastPosition());
     c.movePosition(QTextCursor::NextCharacter); // out of the frame
     return frame;

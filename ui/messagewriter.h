@@ -18,7 +18,8 @@ public:
     explicit MessageWriter(const QPalette &palette, const QFont &font);
 
     void markdown(QTextCursor &c, const QString &markdown) const;
-    // Returns the frame holding the code; `copyHref` is the Copy link's target.
+    // `code` as shown (see displayedCode). Returns the frame holding it; `copyHref` is the
+    // Copy link's target.
     QTextFrame *codeBlock(QTextCursor &c, const QString &language, const QString &code, const QString &copyHref) const;
     // Replaces a code frame's text with highlighted runs.
     void applyHighlight(QTextFrame *frame, const CodeHighlighter::Result &result, const QString &code) const;

@@ -2,6 +2,8 @@
 // send, stop, regenerate and switch versions, edit and resend, delete, new chat, export and
 // import, and the conversation settings.
 #include "chatcontroller.h"
+#include "chatlist.h"
+#include "conversationlist.h"
 #include "chatmodel.h"
 #include "chatstore.h"
 #include "chatview.h"
@@ -16,6 +18,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QListView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -48,7 +51,36 @@ private slots:
     void exportAndImport();
     void conversationSettingsFollowTheChat();
     void thinkingToggleReachesTemplate();
+    void chatKeepsItsSettingsAcrossModels();
 };
+
+void TestChatFlows::chatKeepsItsSettingsAcrossModels()
+{
+    Window w;
+    open(w, TestFixtures::instance().tinyMoe());
+    ConversationPanel *panel = w.window->conversationPanel();
+    panel->choosePreset(2); // instruct-general: temperature 0.7
+    sendAndWait(w, "a chat on the MoE");
+    const qint64 chat = w.controller.currentConversation();
+    // A second chat on the same model with other settings: the model remembers those.
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    panel->choosePreset(0); // thinking-general: temperature 1.0
+    sendAndWait(w, "another chat");
+    // Then another model.
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+    w.window->openModel(TestFixtures::instance().tinyThinking());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    // Opening the first chat loads its model, and the chat's own settings stay.
+    ChatList *list = w.window->chatList();
+    const int row = list->model()->rowOf(chat);
+    QTest::mouseClick(list->view()->viewport(), Qt::LeftButton, {},
+                      list->view()->visualRect(list->model()->index(row)).center());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 20000);
+    QCOMPARE(w.controller.model().path, TestFixtures::instance().tinyMoe());
+    QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.7f);
+    QCOMPARE(w.controller.generationOptions().sampling.topP, 0.8f);
+}
 
 void TestChatFlows::init()
 {
@@ -184,6 +216,12 @@ void TestChatFlows::editAndResend()
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[0].content, QString("an edited question"));
     QCOMPARE(stored[1].content, chat->message(1).content);
+    // Another chat (or a new one) ends the edit: the row would mean another message.
+    view->activate(view->actionHref(0, "edit"));
+    QCOMPARE(w.window->editingRow(), 0);
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    QCOMPARE(w.window->editingRow(), -1);
+    QVERIFY(w.controller.openConversation(w.controller.store()->conversations().first().id));
     // Esc leaves editing without sending.
     view->activate(view->actionHref(0, "edit"));
     QTest::keyClick(w.window.get(), Qt::Key_Escape);

@@ -58,7 +58,29 @@ private slots:
     void linksBecomeActions();
     void parseHighlighterHtml();
     void followsPaletteChange();
+    void streamedLineEndsAndCodeLines();
 };
+
+void TestChatView::streamedLineEndsAndCodeLines()
+{
+    ChatModel model;
+    ChatView view;
+    view.setChatModel(&model);
+    const int row = model.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    // Windows line ends in a stream: nothing written earlier is lost.
+    model.appendText(row, QStringLiteral("Para one.\r\n\r\nHello"), {});
+    model.appendText(row, QStringLiteral("\r\nWorld"), {});
+    // Code arriving with its fence in one batch keeps its lines apart while streaming.
+    model.appendText(row, QStringLiteral("\r\n\r\n```cpp\nint a;\n"), {});
+    model.appendText(row, QStringLiteral("int b;\n"), {});
+    QVERIFY2(view.document()->toPlainText().contains("int a;\nint b;"), qPrintable(view.document()->toPlainText()));
+    model.appendText(row, QStringLiteral("```\n"), {});
+    model.finish(row, State::Done, nullptr);
+    const QString text = view.document()->toPlainText();
+    QVERIFY2(text.contains("Para one."), qPrintable(text));
+    QVERIFY(text.contains("Hello") && text.contains("World")); // one paragraph: a soft break
+    QCOMPARE(view.codeBlockText(0), QString("int a;\nint b;"));
+}
 
 void TestChatView::followsPaletteChange()
 {
@@ -97,6 +119,9 @@ void TestChatView::splitter_data()
     QTest::newRow("final flushes open fence") << "```py\nprint(1)" << true << QStringList{"code:py"} << 0;
     QTest::newRow("tilde fence, backticks inside") << "~~~\n```\n~~~\n" << false << QStringList{"code:"} << 0;
     QTest::newRow("final flushes markdown") << "# T\nbody" << true << QStringList{"md"} << 0;
+    QTest::newRow("loose numbered list stays one block") << "1. a\n\n2. b\n\n3. c\n\nEnd" << false
+                                                         << QStringList{"md"} << 3;
+    QTest::newRow("a digit alone waits") << "Para\n\n1" << false << QStringList{} << 7;
 }
 
 void TestChatView::splitter()

@@ -120,6 +120,10 @@ int cmdParity(const Args &a)
     // Round 0 warms the page cache and the CPU up and is not counted. After that the order
     // alternates (ours first, then llama-bench first), and each round gives its own ratios:
     // their median is robust against a round that a background task slowed down.
+    if (a.parityRounds < 1) {
+        std::fprintf(stderr, "error: --rounds must be at least 1\n");
+        return 1;
+    }
     std::vector<double> ppRatio, tgRatio, chatRatio;
     for (int round = 0; round <= a.parityRounds; ++round) {
         Result<BenchResult> ours = Error{ErrorCode::Cancelled, ""};
