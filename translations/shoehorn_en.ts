@@ -344,6 +344,73 @@
     </message>
   </context>
   <context>
+    <name>FitExplanation</name>
+    <message>
+      <source>Open or pick a model to see what fits.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This file cannot be read.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context with a %4 KV cache fits.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No GPU to plan for: everything runs on the CPU, with %1 context.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU layers</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Experts on CPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Context</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Nothing fits while "%1" is locked. Unlock it and run Auto-fit again.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model does not fit in %1, not even with everything in RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Too much for %1: move layers or experts to the CPU, or press Auto-fit.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Not enough RAM for this plan: try a smaller context or put more on the GPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Runs on the CPU: %1 of RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fits: %1 on the GPU, %2 in RAM.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>GaugeBar</name>
     <message>
       <source>Available: %1 of %2</source>
@@ -926,54 +993,6 @@
       <source>RAM</source>
       <translation type="unfinished" />
     </message>
-    <message>
-      <source>Open or pick a model to see what fits.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>This file cannot be read.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context with a %4 KV cache fits.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>No GPU to plan for: everything runs on the CPU, with %1 context.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Nothing fits while "%1" is locked. Unlock it and run Auto-fit again.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>This model does not fit in %1, not even with everything in RAM.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Too much for %1: move layers or experts to the CPU, or press Auto-fit.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Not enough RAM for this plan: try a smaller context or put more on the GPU.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Runs on the CPU: %1 of RAM.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Fits: %1 on the GPU, %2 in RAM.</source>
-      <translation type="unfinished" />
-    </message>
     <message numerus="yes">
       <source>%n layer(s)</source>
       <translation>
@@ -1013,34 +1032,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Add a machine to plan for</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>My PC</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source> GB</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Name</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>GPU memory</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Physical cores</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Custom</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Checking with llama.cpp's dry run…</source>
       <translation type="unfinished" />
     </message>
@@ -1062,6 +1053,41 @@
     </message>
     <message>
       <source>Measure the configurations that fit this computer and keep the fastest.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>ProfileDialog</name>
+    <message>
+      <source>My PC</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Add a machine to plan for</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source> GB</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Name</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU memory</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Physical cores</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Custom</source>
       <translation type="unfinished" />
     </message>
   </context>

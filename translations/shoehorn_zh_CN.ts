@@ -342,6 +342,73 @@
     </message>
   </context>
   <context>
+    <name>FitExplanation</name>
+    <message>
+      <source>Open or pick a model to see what fits.</source>
+      <translation>打开或选择一个模型，查看能放下多少。</translation>
+    </message>
+    <message>
+      <source>This file cannot be read.</source>
+      <translation>无法读取此文件。</translation>
+    </message>
+    <message>
+      <source>Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.</source>
+      <translation>全部放进 GPU：%1 层，%2 上下文，%3 KV 缓存。</translation>
+    </message>
+    <message>
+      <source>All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context with a %4 KV cache fits.</source>
+      <translation>%1 层全部放在 GPU；前 %2 层的专家留在内存，这样 %3 上下文和 %4 KV 缓存才能放下。</translation>
+    </message>
+    <message>
+      <source>%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.</source>
+      <translation>%2 层中有 %1 层在 GPU，其余在内存；%3 上下文，%4 KV 缓存。</translation>
+    </message>
+    <message>
+      <source>No GPU to plan for: everything runs on the CPU, with %1 context.</source>
+      <translation>没有可用的 GPU：全部在 CPU 上运行，%1 上下文。</translation>
+    </message>
+    <message>
+      <source>GPU layers</source>
+      <translation>GPU 层数</translation>
+    </message>
+    <message>
+      <source>Experts on CPU</source>
+      <translation>CPU 上的专家</translation>
+    </message>
+    <message>
+      <source>Context</source>
+      <translation>上下文</translation>
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation>KV 缓存</translation>
+    </message>
+    <message>
+      <source>Nothing fits while "%1" is locked. Unlock it and run Auto-fit again.</source>
+      <translation>锁定“%1”时放不下。请解锁后再次运行自动适配。</translation>
+    </message>
+    <message>
+      <source>This model does not fit in %1, not even with everything in RAM.</source>
+      <translation>即使全部放在内存中，这个模型也放不进%1。</translation>
+    </message>
+    <message>
+      <source>Too much for %1: move layers or experts to the CPU, or press Auto-fit.</source>
+      <translation>%1 放不下：把层或专家移到 CPU，或点击“自动适配”。</translation>
+    </message>
+    <message>
+      <source>Not enough RAM for this plan: try a smaller context or put more on the GPU.</source>
+      <translation>内存不足：请缩小上下文或把更多内容放到 GPU。</translation>
+    </message>
+    <message>
+      <source>Runs on the CPU: %1 of RAM.</source>
+      <translation>在 CPU 上运行：占用 %1 内存。</translation>
+    </message>
+    <message>
+      <source>Fits: %1 on the GPU, %2 in RAM.</source>
+      <translation>放得下：GPU %1，内存 %2。</translation>
+    </message>
+  </context>
+  <context>
     <name>GaugeBar</name>
     <message>
       <source>Available: %1 of %2</source>
@@ -922,54 +989,6 @@
       <source>RAM</source>
       <translation>内存</translation>
     </message>
-    <message>
-      <source>Open or pick a model to see what fits.</source>
-      <translation>打开或选择一个模型，查看能放下多少。</translation>
-    </message>
-    <message>
-      <source>This file cannot be read.</source>
-      <translation>无法读取此文件。</translation>
-    </message>
-    <message>
-      <source>Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.</source>
-      <translation>全部放进 GPU：%1 层，%2 上下文，%3 KV 缓存。</translation>
-    </message>
-    <message>
-      <source>All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context with a %4 KV cache fits.</source>
-      <translation>%1 层全部放在 GPU；前 %2 层的专家留在内存，这样 %3 上下文和 %4 KV 缓存才能放下。</translation>
-    </message>
-    <message>
-      <source>%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.</source>
-      <translation>%2 层中有 %1 层在 GPU，其余在内存；%3 上下文，%4 KV 缓存。</translation>
-    </message>
-    <message>
-      <source>No GPU to plan for: everything runs on the CPU, with %1 context.</source>
-      <translation>没有可用的 GPU：全部在 CPU 上运行，%1 上下文。</translation>
-    </message>
-    <message>
-      <source>Nothing fits while "%1" is locked. Unlock it and run Auto-fit again.</source>
-      <translation>锁定“%1”时放不下。请解锁后再次运行自动适配。</translation>
-    </message>
-    <message>
-      <source>This model does not fit in %1, not even with everything in RAM.</source>
-      <translation>即使全部放在内存中，这个模型也放不进%1。</translation>
-    </message>
-    <message>
-      <source>Too much for %1: move layers or experts to the CPU, or press Auto-fit.</source>
-      <translation>%1 放不下：把层或专家移到 CPU，或点击“自动适配”。</translation>
-    </message>
-    <message>
-      <source>Not enough RAM for this plan: try a smaller context or put more on the GPU.</source>
-      <translation>内存不足：请缩小上下文或把更多内容放到 GPU。</translation>
-    </message>
-    <message>
-      <source>Runs on the CPU: %1 of RAM.</source>
-      <translation>在 CPU 上运行：占用 %1 内存。</translation>
-    </message>
-    <message>
-      <source>Fits: %1 on the GPU, %2 in RAM.</source>
-      <translation>放得下：GPU %1，内存 %2。</translation>
-    </message>
     <message numerus="yes">
       <source>%n layer(s)</source>
       <translation>
@@ -1007,34 +1026,6 @@
       <translation>添加一台假想的机器：指定显卡和内存大小来做规划。</translation>
     </message>
     <message>
-      <source>Add a machine to plan for</source>
-      <translation>添加规划用的机器</translation>
-    </message>
-    <message>
-      <source>My PC</source>
-      <translation>我的电脑</translation>
-    </message>
-    <message>
-      <source> GB</source>
-      <translation> GB</translation>
-    </message>
-    <message>
-      <source>Name</source>
-      <translation>名称</translation>
-    </message>
-    <message>
-      <source>GPU memory</source>
-      <translation>显存</translation>
-    </message>
-    <message>
-      <source>Physical cores</source>
-      <translation>物理核心</translation>
-    </message>
-    <message>
-      <source>Custom</source>
-      <translation>自定义</translation>
-    </message>
-    <message>
       <source>Checking with llama.cpp's dry run…</source>
       <translation>正在用 llama.cpp 试运行核对…</translation>
     </message>
@@ -1057,6 +1048,41 @@
     <message>
       <source>Measure the configurations that fit this computer and keep the fastest.</source>
       <translation>测量本机能放下的各种配置，保留最快的一个。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ProfileDialog</name>
+    <message>
+      <source>My PC</source>
+      <translation>我的电脑</translation>
+    </message>
+    <message>
+      <source>Add a machine to plan for</source>
+      <translation>添加规划用的机器</translation>
+    </message>
+    <message>
+      <source> GB</source>
+      <translation> GB</translation>
+    </message>
+    <message>
+      <source>Name</source>
+      <translation>名称</translation>
+    </message>
+    <message>
+      <source>GPU memory</source>
+      <translation>显存</translation>
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation>内存</translation>
+    </message>
+    <message>
+      <source>Physical cores</source>
+      <translation>物理核心</translation>
+    </message>
+    <message>
+      <source>Custom</source>
+      <translation>自定义</translation>
     </message>
   </context>
   <context>

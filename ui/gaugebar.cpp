@@ -1,16 +1,11 @@
 #include "gaugebar.h"
 
 #include "modelinfo.h"
+#include "units.h"
 
 #include <QPainter>
 #include <QPainterPath>
 
-namespace {
-QString bytesText(quint64 b)
-{
-    return QString::fromStdString(shoehorn::formatBytes(b));
-}
-} // namespace
 
 GaugeBar::GaugeBar(QWidget *parent) : QWidget(parent)
 {

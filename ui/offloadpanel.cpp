@@ -3,17 +3,17 @@
 #include "chatcontroller.h"
 #include "gaugebar.h"
 #include "planner.h"
+#include "fitexplanation.h"
+#include "profiledialog.h"
 #include "profilestore.h"
+#include "servercommand.h"
 #include "tuningdialog.h"
+#include "units.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QDoubleSpinBox>
-#include <QLineEdit>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -30,16 +30,6 @@
 using namespace shoehorn;
 
 namespace {
-QString bytesText(quint64 b)
-{
-    return QString::fromStdString(formatBytes(b));
-}
-
-QString contextText(uint32_t c)
-{
-    return c >= 1024 && c % 1024 == 0 ? QStringLiteral("%1k").arg(c / 1024) : QString::number(c);
-}
-
 QCheckBox *lockBox(QWidget *parent, const QString &name)
 {
     auto *b = new QCheckBox(OffloadPanel::tr("Lock"), parent);
@@ -305,40 +295,8 @@ void OffloadPanel::addCustomProfile(const HardwareProfile &profile)
 
 void OffloadPanel::addProfileDialog()
 {
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Add a machine to plan for"));
-    auto *form = new QFormLayout(&dialog);
-    auto *name = new QLineEdit(tr("My PC"), &dialog);
-    auto *vram = new QDoubleSpinBox(&dialog);
-    vram->setRange(0, 512);
-    vram->setValue(8);
-    vram->setSuffix(tr(" GB"));
-    auto *ram = new QDoubleSpinBox(&dialog);
-    ram->setRange(1, 4096);
-    ram->setValue(32);
-    ram->setSuffix(tr(" GB"));
-    auto *cores = new QSpinBox(&dialog);
-    cores->setRange(1, 256);
-    cores->setValue(8);
-    form->addRow(tr("Name"), name);
-    form->addRow(tr("GPU memory"), vram);
-    form->addRow(tr("RAM"), ram);
-    form->addRow(tr("Physical cores"), cores);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    HardwareProfile p;
-    p.name = name->text().trimmed().toStdString();
-    if (p.name.empty())
-        p.name = tr("Custom").toStdString();
-    p.gpuName = p.name;
-    p.vramBytes = quint64(vram->value() * double(GiB));
-    p.ramBytes = quint64(ram->value() * double(GiB));
-    p.physicalCores = cores->value();
-    addCustomProfile(p);
+    if (const auto p = ProfileDialog::ask(this))
+        addCustomProfile(*p);
 }
 
 PlanTarget OffloadPanel::currentTarget() const
@@ -595,51 +553,7 @@ void OffloadPanel::updateGauges()
 
 QString OffloadPanel::explanation() const
 {
-    if (!m_info)
-        return m_path.isEmpty() ? tr("Open or pick a model to see what fits.") : tr("This file cannot be read.");
-    if (m_lastFit) {
-        const FitResult &f = *m_lastFit;
-        const QString kv = QString::fromStdString(f.settings.context.typeK);
-        const QString ctx = contextText(f.settings.context.contextSize);
-        switch (f.outcome) {
-        case FitOutcome::AllOnGpu:
-            return tr("Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.")
-                .arg(f.plan.gpuLayers).arg(ctx, kv);
-        case FitOutcome::ExpertsOnCpu:
-            return tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
-                      "with a %4 KV cache fits.")
-                .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv);
-        case FitOutcome::LayersOnCpu:
-            return tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
-                .arg(f.plan.gpuLayers).arg(m_info->layerCount + 1).arg(ctx, kv);
-        case FitOutcome::CpuOnly:
-            return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
-        case FitOutcome::BlockedByLock: {
-            QString lock;
-            switch (f.blockingLock) {
-            case FitLock::GpuLayers: lock = tr("GPU layers"); break;
-            case FitLock::CpuMoeLayers: lock = tr("Experts on CPU"); break;
-            case FitLock::ContextSize: lock = tr("Context"); break;
-            case FitLock::KvType: lock = tr("KV cache"); break;
-            case FitLock::None: break;
-            }
-            return tr("Nothing fits while \"%1\" is locked. Unlock it and run Auto-fit again.").arg(lock);
-        }
-        case FitOutcome::DoesNotFit:
-            return tr("This model does not fit in %1, not even with everything in RAM.")
-                .arg(QString::fromStdString(currentTarget().name));
-        }
-    }
-    for (const auto &g : m_plan.gpus)
-        if (!g.fits())
-            return tr("Too much for %1: move layers or experts to the CPU, or press Auto-fit.")
-                .arg(QString::fromStdString(g.description));
-    if (!m_plan.ram.fits())
-        return tr("Not enough RAM for this plan: try a smaller context or put more on the GPU.");
-    if (m_plan.gpus.empty())
-        return tr("Runs on the CPU: %1 of RAM.").arg(bytesText(m_plan.ram.use.total()));
-    return tr("Fits: %1 on the GPU, %2 in RAM.")
-        .arg(bytesText(m_plan.gpus[0].use.total()), bytesText(m_plan.ram.use.total()));
+    return FitExplanation::text({&m_info, m_path, &m_lastFit, &m_plan, QString::fromStdString(currentTarget().name)});
 }
 
 void OffloadPanel::updateLabels()
@@ -706,31 +620,7 @@ void OffloadPanel::loadOrReload()
 
 QString OffloadPanel::llamaServerCommand() const
 {
-    const ModelSettings s = fromWidgets();
-    QStringList a{QStringLiteral("llama-server"), QStringLiteral("-m"),
-                  m_path.contains(QLatin1Char(' ')) ? QLatin1Char('"') + m_path + QLatin1Char('"') : m_path};
-    a << QStringLiteral("-ngl") << (s.load.gpuLayers < 0 ? QStringLiteral("99") : QString::number(s.load.gpuLayers));
-    if (s.load.cpuMoeLayers > 0)
-        a << QStringLiteral("--n-cpu-moe") << QString::number(s.load.cpuMoeLayers);
-    a << QStringLiteral("-c") << QString::number(s.context.contextSize);
-    a << QStringLiteral("-ctk") << QString::fromStdString(s.context.typeK) << QStringLiteral("-ctv")
-      << QString::fromStdString(s.context.typeV);
-    a << QStringLiteral("-fa") << QString::fromLatin1(flashAttentionName(s.context.flashAttention));
-    if (s.context.threads > 0)
-        a << QStringLiteral("-t") << QString::number(s.context.threads);
-    a << QStringLiteral("-b") << QString::number(s.context.batchSize) << QStringLiteral("-ub")
-      << QString::number(s.context.ubatchSize);
-    if (s.load.loadMode == LoadMode::NoMmap)
-        a << QStringLiteral("--no-mmap");
-    else if (s.load.loadMode == LoadMode::Mlock)
-        a << QStringLiteral("--mlock");
-    const auto &sm = s.generation.sampling;
-    a << QStringLiteral("--temp") << QString::number(double(sm.temperature)) << QStringLiteral("--top-k")
-      << QString::number(sm.topK) << QStringLiteral("--top-p") << QString::number(double(sm.topP))
-      << QStringLiteral("--min-p") << QString::number(double(sm.minP));
-    if (sm.presencePenalty != 0.0f)
-        a << QStringLiteral("--presence-penalty") << QString::number(double(sm.presencePenalty));
-    return a.join(QLatin1Char(' '));
+    return ::llamaServerCommand(m_path, fromWidgets());
 }
 
 void OffloadPanel::copyCommand()

@@ -1,0 +1,33 @@
+#include "servercommand.h"
+
+#include <QStringList>
+
+using namespace shoehorn;
+
+QString llamaServerCommand(const QString &modelPath, const ModelSettings &s)
+{
+    QStringList a{QStringLiteral("llama-server"), QStringLiteral("-m"),
+                  modelPath.contains(QLatin1Char(' ')) ? QLatin1Char('"') + modelPath + QLatin1Char('"') : modelPath};
+    a << QStringLiteral("-ngl") << (s.load.gpuLayers < 0 ? QStringLiteral("99") : QString::number(s.load.gpuLayers));
+    if (s.load.cpuMoeLayers > 0)
+        a << QStringLiteral("--n-cpu-moe") << QString::number(s.load.cpuMoeLayers);
+    a << QStringLiteral("-c") << QString::number(s.context.contextSize);
+    a << QStringLiteral("-ctk") << QString::fromStdString(s.context.typeK) << QStringLiteral("-ctv")
+      << QString::fromStdString(s.context.typeV);
+    a << QStringLiteral("-fa") << QString::fromLatin1(flashAttentionName(s.context.flashAttention));
+    if (s.context.threads > 0)
+        a << QStringLiteral("-t") << QString::number(s.context.threads);
+    a << QStringLiteral("-b") << QString::number(s.context.batchSize) << QStringLiteral("-ub")
+      << QString::number(s.context.ubatchSize);
+    if (s.load.loadMode == LoadMode::NoMmap)
+        a << QStringLiteral("--no-mmap");
+    else if (s.load.loadMode == LoadMode::Mlock)
+        a << QStringLiteral("--mlock");
+    const auto &sm = s.generation.sampling;
+    a << QStringLiteral("--temp") << QString::number(double(sm.temperature)) << QStringLiteral("--top-k")
+      << QString::number(sm.topK) << QStringLiteral("--top-p") << QString::number(double(sm.topP))
+      << QStringLiteral("--min-p") << QString::number(double(sm.minP));
+    if (sm.presencePenalty != 0.0f)
+        a << QStringLiteral("--presence-penalty") << QString::number(double(sm.presencePenalty));
+    return a.join(QLatin1Char(' '));
+}

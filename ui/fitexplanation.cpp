@@ -1,0 +1,58 @@
+#include "fitexplanation.h"
+
+#include "units.h"
+
+using namespace shoehorn;
+
+QString FitExplanation::text(const Input &in)
+{
+    const auto &info = *in.info;
+    const auto &lastFit = *in.lastFit;
+    const MemoryPlan &plan = *in.plan;
+    const QString &path = in.path;
+    if (!info)
+        return path.isEmpty() ? tr("Open or pick a model to see what fits.") : tr("This file cannot be read.");
+    if (lastFit) {
+        const FitResult &f = *lastFit;
+        const QString kv = QString::fromStdString(f.settings.context.typeK);
+        const QString ctx = contextText(f.settings.context.contextSize);
+        switch (f.outcome) {
+        case FitOutcome::AllOnGpu:
+            return tr("Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.")
+                .arg(f.plan.gpuLayers).arg(ctx, kv);
+        case FitOutcome::ExpertsOnCpu:
+            return tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
+                      "with a %4 KV cache fits.")
+                .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv);
+        case FitOutcome::LayersOnCpu:
+            return tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
+                .arg(f.plan.gpuLayers).arg(info->layerCount + 1).arg(ctx, kv);
+        case FitOutcome::CpuOnly:
+            return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
+        case FitOutcome::BlockedByLock: {
+            QString lock;
+            switch (f.blockingLock) {
+            case FitLock::GpuLayers: lock = tr("GPU layers"); break;
+            case FitLock::CpuMoeLayers: lock = tr("Experts on CPU"); break;
+            case FitLock::ContextSize: lock = tr("Context"); break;
+            case FitLock::KvType: lock = tr("KV cache"); break;
+            case FitLock::None: break;
+            }
+            return tr("Nothing fits while \"%1\" is locked. Unlock it and run Auto-fit again.").arg(lock);
+        }
+        case FitOutcome::DoesNotFit:
+            return tr("This model does not fit in %1, not even with everything in RAM.")
+                .arg(in.targetName);
+        }
+    }
+    for (const auto &g : plan.gpus)
+        if (!g.fits())
+            return tr("Too much for %1: move layers or experts to the CPU, or press Auto-fit.")
+                .arg(QString::fromStdString(g.description));
+    if (!plan.ram.fits())
+        return tr("Not enough RAM for this plan: try a smaller context or put more on the GPU.");
+    if (plan.gpus.empty())
+        return tr("Runs on the CPU: %1 of RAM.").arg(bytesText(plan.ram.use.total()));
+    return tr("Fits: %1 on the GPU, %2 in RAM.")
+        .arg(bytesText(plan.gpus[0].use.total()), bytesText(plan.ram.use.total()));
+}

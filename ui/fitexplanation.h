@@ -1,0 +1,25 @@
+#pragma once
+
+#include "autofit.h"
+#include "modelinfo.h"
+#include "planner.h"
+
+#include <QCoreApplication>
+#include <QString>
+
+#include <optional>
+
+// The sentence under the offload gauges: what the plan (or the last Auto-fit) does and why.
+class FitExplanation
+{
+    Q_DECLARE_TR_FUNCTIONS(FitExplanation)
+public:
+    struct Input {
+        const std::optional<shoehorn::ModelInfo> *info = nullptr;
+        QString path;
+        const std::optional<shoehorn::FitResult> *lastFit = nullptr;
+        const shoehorn::MemoryPlan *plan = nullptr;
+        QString targetName;
+    };
+    static QString text(const Input &in);
+};
