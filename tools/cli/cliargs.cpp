@@ -36,6 +36,8 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
     };
     auto toInt = [](const std::string &s) { return std::stoi(s); };
     auto toFloat = [](const std::string &s) { return std::stof(s); };
+    for (int i = first; i < argc; ++i)
+        a.raw.emplace_back(argv[i]);
     try {
         for (int i = first; i < argc; ++i) {
             const std::string f = argv[i];

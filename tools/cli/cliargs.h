@@ -32,6 +32,7 @@ struct Args {
     ContextSettings context;
     GenerationOptions generation;
     std::vector<std::string> positional;
+    std::vector<std::string> raw; // the arguments as given, after the command name
 };
 
 // Parses argv[first..]. Returns an empty string or the error.

@@ -49,6 +49,61 @@ struct LlamaBench {
     double pp = 0, ppSd = 0, tg = 0, tgSd = 0;
 };
 
+std::string shellQuote(const std::string &s)
+{
+    std::string q;
+    q.reserve(s.size() + 2);
+    q.push_back('\'');
+    for (char c : s) {
+        if (c == '\'')
+            q.append("'\\''");
+        else
+            q.push_back(c);
+    }
+    q.push_back('\'');
+    return q;
+}
+
+std::string readAll(const std::string &command)
+{
+    std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen(command.c_str(), "r"), pclose);
+    std::string out;
+    if (!pipe)
+        return out;
+    char buf[4096];
+    size_t n = 0;
+    while ((n = fread(buf, 1, sizeof buf, pipe.get())) > 0)
+        out.append(buf, n);
+    return out;
+}
+
+// Our engine measured like llama-bench is: in a fresh process of its own (`shoehorn-cli bench`),
+// so neither side carries the heap, threads or caches of earlier rounds.
+Result<BenchResult> ourBenchProcess(const Args &a, int reps)
+{
+    std::string cmd = shellQuote(selfDirectory() + "/shoehorn-cli") + " bench";
+    for (const auto &arg : a.raw) {
+        cmd.push_back(' ');
+        cmd.append(shellQuote(arg));
+    }
+    cmd.append(" -r ").append(std::to_string(reps)).append(" -o json 2>/dev/null");
+    const auto j = nlohmann::json::parse(readAll(cmd), nullptr, false);
+    if (!j.is_array() || j.size() < 3)
+        return Error{ErrorCode::LoadFailed, "shoehorn-cli bench gave no JSON: " + cmd};
+    BenchResult r;
+    auto stats = [](const nlohmann::json &row) {
+        Stats s;
+        s.mean = row.value("avg_ts", 0.0);
+        s.stddev = row.value("stddev_ts", 0.0);
+        s.samples = row.value("samples", 0);
+        return s;
+    };
+    r.promptTps = stats(j[0]);
+    r.generateTps = stats(j[1]);
+    r.chatTps = stats(j[2]);
+    return r;
+}
+
 // Runs llama.cpp's own llama-bench with the same settings and reads its JSON.
 Result<LlamaBench> llamaBench(const Args &a, int reps)
 {
@@ -62,15 +117,7 @@ Result<LlamaBench> llamaBench(const Args &a, int reps)
         << a.context.typeV << " -fa " << (a.context.flashAttention == FlashAttention::Off ? 0 : 1)
         << " -t " << (a.context.threads > 0 ? a.context.threads : physicalCoreCount())
         << (a.load.loadMode == LoadMode::NoMmap ? " -mmp 0" : "") << " -o json 2>/dev/null";
-    std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen(cmd.str().c_str(), "r"), pclose);
-    if (!pipe)
-        return Error{ErrorCode::LoadFailed, "cannot run " + bin};
-    std::string out;
-    char buf[4096];
-    size_t n = 0;
-    while ((n = fread(buf, 1, sizeof buf, pipe.get())) > 0)
-        out.append(buf, n);
-    const auto j = nlohmann::json::parse(out, nullptr, false);
+    const auto j = nlohmann::json::parse(readAll(cmd.str()), nullptr, false);
     if (!j.is_array())
         return Error{ErrorCode::LoadFailed, "llama-bench gave no JSON: " + cmd.str()};
     LlamaBench r;
@@ -117,7 +164,8 @@ int cmdParity(const Args &a)
 {
     // Alternate the two so that drift of the machine (heat, other load) hits both alike.
     std::vector<double> ourPp, ourTg, ourChat, refPp, refTg;
-    // Round 0 warms the page cache and the CPU up and is not counted. After that the order
+    // Both sides run as fresh processes, each round. Round 0 warms the page cache and the CPU
+    // up and is not counted. After that the order
     // alternates (ours first, then llama-bench first), and each round gives its own ratios:
     // their median is robust against a round that a background task slowed down.
     if (a.parityRounds < 1) {
@@ -129,13 +177,13 @@ int cmdParity(const Args &a)
         Result<BenchResult> ours = Error{ErrorCode::Cancelled, ""};
         Result<LlamaBench> ref = Error{ErrorCode::Cancelled, ""};
         if (round % 2 == 1) {
-            ours = ourBench(a, a.benchReps);
+            ours = ourBenchProcess(a, a.benchReps);
             if (ours)
                 ref = llamaBench(a, a.benchReps);
         } else {
             ref = llamaBench(a, a.benchReps);
             if (ref)
-                ours = ourBench(a, a.benchReps);
+                ours = ourBenchProcess(a, a.benchReps);
         }
         if (!ours || !ref) {
             std::fprintf(stderr, "error: %s\n", (!ours ? ours.error() : ref.error()).detail.c_str());
