@@ -91,32 +91,44 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
     if (!model)
         return Error{ErrorCode::NoModel, "no model"};
     LogCapture capture;
-    // pp/tg get exactly llama-bench's context (n_prompt + n_gen); the chat path the user's.
-    ContextSettings bench = context;
-    bench.contextSize = static_cast<uint32_t>(std::max(r.promptTokens + r.generateTokens, 1));
+    // Like llama-bench, each test gets a context (and CPU thread pool) of its own, sized as
+    // llama-bench sizes it: n_prompt for pp, n_gen for tg. The chat path gets the user's.
+    struct TestContext {
+        std::unique_ptr<CpuThreadPools> threads; // before ctx: must outlive it
+        llama_context_ptr ctx;
+    };
+    auto makeContext = [&](int tokens) -> Result<TestContext> {
+        ContextSettings bench = context;
+        bench.contextSize = static_cast<uint32_t>(std::max(tokens, 1));
+        TestContext t;
+        t.threads = std::make_unique<CpuThreadPools>(bench);
+        t.ctx.reset(llama_init_from_model(model->get(), contextParams(bench)));
+        if (!t.ctx)
+            return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
+                         capture.lastError()};
+        t.threads->attach(t.ctx.get());
+        return t;
+    };
     ContextSettings cs = context;
     cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(r.generateTokens + 256));
-    const CpuThreadPools threads(bench); // before ctx: must outlive it
-    llama_context_ptr ctx(llama_init_from_model(model->get(), contextParams(bench)));
-    if (ctx)
-        threads.attach(ctx.get());
-    if (!ctx)
-        return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
-                     capture.lastError()};
     std::mt19937 rng(1234);
     BenchResult out;
     const EarlyStop stop = r.stop.maxSamples > 0 && r.stop.relativeError > 0
                                ? r.stop
                                : EarlyStop{r.repetitions, r.repetitions, 0.0};
     auto cancelled = [&] { return cancel && cancel->load(); };
-    llama_memory_t mem = llama_get_memory(ctx.get());
 
     if (r.promptTokens > 0) {
-        decodePrompt(ctx.get(), r.promptTokens, rng); // warm-up
+        auto test = makeContext(r.promptTokens);
+        if (!test)
+            return test.error();
+        llama_context *ctx = test->ctx.get();
+        llama_memory_t mem = llama_get_memory(ctx);
+        decodePrompt(ctx, r.promptTokens, rng); // warm-up
         while (!stop.done(out.promptRuns) && !cancelled()) {
             llama_memory_clear(mem, false);
             const auto t = Clock::now();
-            if (!decodePrompt(ctx.get(), r.promptTokens, rng))
+            if (!decodePrompt(ctx, r.promptTokens, rng))
                 return Error{ErrorCode::DecodeFailed, "prompt decode failed: " + capture.lastError()};
             out.promptRuns.push_back(r.promptTokens / seconds(t));
             if (progress)
@@ -124,19 +136,22 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
         }
     }
     if (r.generateTokens > 0) {
-        llama_memory_clear(mem, false);
-        decodeTokens(ctx.get(), 1, rng); // warm-up
+        auto test = makeContext(r.generateTokens);
+        if (!test)
+            return test.error();
+        llama_context *ctx = test->ctx.get();
+        llama_memory_t mem = llama_get_memory(ctx);
+        decodeTokens(ctx, 1, rng); // warm-up
         while (!stop.done(out.generateRuns) && !cancelled()) {
             llama_memory_clear(mem, false);
             const auto t = Clock::now();
-            if (!decodeTokens(ctx.get(), r.generateTokens, rng))
+            if (!decodeTokens(ctx, r.generateTokens, rng))
                 return Error{ErrorCode::DecodeFailed, "generation decode failed: " + capture.lastError()};
             out.generateRuns.push_back(r.generateTokens / seconds(t));
             if (progress)
                 progress("tg" + std::to_string(r.generateTokens) + " run " + std::to_string(out.generateRuns.size()));
         }
     }
-    ctx.reset(); // the chat path gets its own context, like the app
     if (r.generateTokens > 0 && r.chatPath) {
         auto session = ChatSession::create(model, cs);
         if (!session)
