@@ -10,6 +10,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <utility>
+
 ChatList::ChatList(ChatController *controller, QWidget *parent)
     : QDockWidget(tr("Chats"), parent), m_controller(controller), m_search(new QLineEdit(this)),
       m_view(new QListView(this))
@@ -50,12 +52,34 @@ ChatList::ChatList(ChatController *controller, QWidget *parent)
             m_model->setSearch(t.trimmed());
     });
     connect(m_view, &QListView::clicked, this, [this](const QModelIndex &i) {
-        if (m_model && m_controller->openConversation(m_model->idAt(i.row())))
-            emit conversationOpened(m_model->data(i, ConversationList::ModelPathRole).toString());
+        if (m_model)
+            openChat(m_model->idAt(i.row()));
     });
+    auto openPending = [this] {
+        if (const qint64 id = std::exchange(m_pendingOpen, 0))
+            openChat(id);
+    };
+    connect(controller, &ChatController::answerFinished, this, openPending);
+    connect(controller, &ChatController::generationFailed, this, openPending);
     connect(newChat, &QPushButton::clicked, m_controller, &ChatController::newChat);
     connect(rename, &QPushButton::clicked, this, &ChatList::renameCurrent);
     connect(remove, &QPushButton::clicked, this, &ChatList::deleteCurrent);
+}
+
+void ChatList::openChat(qint64 id)
+{
+    if (!m_model || !id)
+        return;
+    if (m_controller->answering()) {
+        m_pendingOpen = id;
+        m_controller->stop();
+        return;
+    }
+    if (m_controller->openConversation(id)) {
+        const int row = m_model->rowOf(id);
+        emit conversationOpened(row >= 0 ? m_model->data(m_model->index(row), ConversationList::ModelPathRole).toString()
+                                         : QString());
+    }
 }
 
 qint64 ChatList::currentId() const

@@ -27,9 +27,13 @@ signals:
 public slots:
     void renameCurrent();
     void deleteCurrent();
+    // Shows a stored chat. While an answer streams it is stopped first (and kept, marked
+    // stopped); the chat opens when it has ended.
+    void openChat(qint64 id);
 
 private:
     qint64 currentId() const;
+    qint64 m_pendingOpen = 0;
     ChatController *m_controller;
     ConversationList *m_model = nullptr;
     QLineEdit *m_search;

@@ -144,6 +144,24 @@ void TestChatFlows::sendThenStop()
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[1].state, QString("stopped"));
     QCOMPARE(stored[1].content, answer.content);
+
+    // Opening another chat while an answer streams: the answer stops (kept), then it opens.
+    const qint64 first = w.controller.currentConversation();
+    QTest::keySequence(w.window.get(), QKeySequence::New);
+    QTest::keyClicks(w.window->messageInput(), "Another long story");
+    QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.controller.chatModel()->message(1).content.isEmpty(), 20000);
+    const qint64 second = w.controller.currentConversation();
+    ChatList *list = w.window->chatList();
+    const int row = list->model()->rowOf(first);
+    QTest::mouseClick(list->view()->viewport(), Qt::LeftButton, {},
+                      list->view()->visualRect(list->model()->index(row)).center());
+    QTRY_COMPARE_WITH_TIMEOUT(w.controller.currentConversation(), first, 20000);
+    QCOMPARE(w.controller.chatModel()->message(0).content, QString("Tell me a long story"));
+    const auto interrupted = w.controller.store()->messages(second);
+    QCOMPARE(interrupted.size(), 2);
+    QCOMPARE(interrupted[1].state, QString("stopped"));
+    QVERIFY(!interrupted[1].content.isEmpty());
 }
 
 void TestChatFlows::regenerateAndSwitchVersions()
