@@ -104,17 +104,6 @@ void ChatController::storeChatSettings()
 }
 
 namespace {
-QString stateName(ChatModel::State s)
-{
-    switch (s) {
-    case ChatModel::State::Stopped: return QStringLiteral("stopped");
-    case ChatModel::State::Failed: return QStringLiteral("failed");
-    case ChatModel::State::Streaming: return QStringLiteral("streaming");
-    case ChatModel::State::Done: break;
-    }
-    return QStringLiteral("done");
-}
-
 QString promptKey(const QString &modelPath)
 {
     const QByteArray h = QCryptographicHash::hash(modelPath.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
@@ -298,7 +287,7 @@ bool ChatController::regenerate(int row)
         // All versions live in message_versions; the message row mirrors the one shown.
         m_store.transaction();
         if (firstVersion)
-            m_store.appendVersion(m_answerMessage, {0, before.content, before.reasoning, stateName(before.state),
+            m_store.appendVersion(m_answerMessage, {0, before.content, before.reasoning, ChatModel::stateName(before.state),
                                                     ChatJson::statsToJson(before)});
         m_answerVersion = m_store.appendVersion(m_answerMessage, {0, {}, {}, QStringLiteral("streaming"), {}});
         m_store.setShownVersion(m_answerMessage, m_chat->message(row).current);
@@ -375,15 +364,9 @@ bool ChatController::openConversation(qint64 id)
     if (!m_storeOpen || answering() || m_state == State::Tuning)
         return false;
     const auto stored = m_store.messages(id);
-    const auto toState = [](const QString &s) {
-        // An answer that was streaming when Shoehorn stopped is kept as stopped.
-        return s == QLatin1String("failed") ? ChatModel::State::Failed
-               : s == QLatin1String("done") ? ChatModel::State::Done
-                                            : ChatModel::State::Stopped;
-    };
     m_chat->clear();
     for (const auto &m : stored) {
-        ChatModel::Message msg = ChatModel::make(m.role, m.content, toState(m.state));
+        ChatModel::Message msg = ChatModel::make(m.role, m.content, ChatModel::stateFromStored(m.state));
         msg.reasoning = m.reasoning;
         msg.storeId = m.id;
         ChatJson::statsFromJson(m.stats, msg);
@@ -391,7 +374,7 @@ bool ChatController::openConversation(qint64 id)
             ChatModel::Version ver;
             ver.content = v.content;
             ver.reasoning = v.reasoning;
-            ver.state = toState(v.state);
+            ver.state = ChatModel::stateFromStored(v.state);
             ChatJson::statsFromJson(v.stats, ver);
             msg.versions.append(ver);
         }

@@ -11,17 +11,6 @@
 namespace ChatJson {
 
 namespace {
-QString stateName(ChatModel::State s)
-{
-    switch (s) {
-    case ChatModel::State::Done: return QStringLiteral("done");
-    case ChatModel::State::Streaming: return QStringLiteral("streaming");
-    case ChatModel::State::Stopped: return QStringLiteral("stopped");
-    case ChatModel::State::Failed: return QStringLiteral("failed");
-    }
-    return {};
-}
-
 QJsonObject statsObject(const ChatModel::Version &v)
 {
     if (!v.hasStats)
@@ -138,7 +127,7 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
     QJsonArray messages;
     for (int i = 0; i < chat.rowCount(); ++i) {
         const auto &m = chat.message(i);
-        QJsonObject o{{"role", m.role}, {"content", m.content}, {"state", stateName(m.state)}};
+        QJsonObject o{{"role", m.role}, {"content", m.content}, {"state", ChatModel::stateName(m.state)}};
         if (!m.reasoning.isEmpty())
             o.insert("reasoning", m.reasoning);
         if (m.hasStats || m.reasoningMs >= 0)
@@ -147,7 +136,7 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
             QJsonArray versions;
             for (int v = 0; v < m.versions.size(); ++v) {
                 const ChatModel::Version &ver = v == m.current ? m : m.versions.at(v);
-                QJsonObject vo{{"content", ver.content}, {"reasoning", ver.reasoning}, {"state", stateName(ver.state)}};
+                QJsonObject vo{{"content", ver.content}, {"reasoning", ver.reasoning}, {"state", ChatModel::stateName(ver.state)}};
                 if (ver.hasStats || ver.reasoningMs >= 0)
                     vo.insert("stats", statsObject(ver));
                 versions.append(vo);

@@ -44,6 +44,24 @@ ChatModel::Message ChatModel::make(const QString &role, const QString &content, 
     return m;
 }
 
+QString ChatModel::stateName(State state)
+{
+    switch (state) {
+    case State::Streaming: return QStringLiteral("streaming");
+    case State::Stopped: return QStringLiteral("stopped");
+    case State::Failed: return QStringLiteral("failed");
+    case State::Done: break;
+    }
+    return QStringLiteral("done");
+}
+
+ChatModel::State ChatModel::stateFromStored(const QString &name)
+{
+    if (name == QLatin1String("done"))
+        return State::Done;
+    return name == QLatin1String("failed") ? State::Failed : State::Stopped;
+}
+
 int ChatModel::appendMessage(const Message &message)
 {
     const int row = int(m_messages.size());

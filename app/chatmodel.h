@@ -51,6 +51,11 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     static Message make(const QString &role, const QString &content, State state = State::Done);
+    // How a state is stored and exported: "done", "streaming", "stopped", "failed". An
+    // unknown name, or an answer that was still streaming when Shoehorn stopped, reads as
+    // stopped.
+    static QString stateName(State state);
+    static State stateFromStored(const QString &name);
     int appendMessage(const Message &message);
     void appendText(int row, const QString &content, const QString &reasoning);
     void finish(int row, State state, const shoehorn::GenerationStats *stats);
