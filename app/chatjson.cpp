@@ -1,6 +1,7 @@
 #include "chatjson.h"
 
 #include "chatstore.h"
+#include "modelsettings.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -70,12 +71,7 @@ void statsFromJson(const QString &json, ChatModel::Version &v)
 
 QString optionsToJson(const shoehorn::GenerationOptions &o)
 {
-    const auto &s = o.sampling;
-    const QJsonObject j{{"temperature", s.temperature},   {"topK", s.topK},
-                        {"topP", s.topP},                 {"minP", s.minP},
-                        {"presencePenalty", s.presencePenalty}, {"repeatPenalty", s.repeatPenalty},
-                        {"maxTokens", o.maxTokens},       {"enableThinking", o.enableThinking}};
-    return QString::fromUtf8(QJsonDocument(j).toJson(QJsonDocument::Compact));
+    return QString::fromUtf8(QJsonDocument(generationToJson(o)).toJson(QJsonDocument::Compact));
 }
 
 bool optionsFromJson(const QString &json, shoehorn::GenerationOptions &o)
@@ -83,15 +79,7 @@ bool optionsFromJson(const QString &json, shoehorn::GenerationOptions &o)
     const QJsonObject j = QJsonDocument::fromJson(json.toUtf8()).object();
     if (j.isEmpty())
         return false;
-    auto &s = o.sampling;
-    s.temperature = float(j.value("temperature").toDouble(s.temperature));
-    s.topK = j.value("topK").toInt(s.topK);
-    s.topP = float(j.value("topP").toDouble(s.topP));
-    s.minP = float(j.value("minP").toDouble(s.minP));
-    s.presencePenalty = float(j.value("presencePenalty").toDouble(s.presencePenalty));
-    s.repeatPenalty = float(j.value("repeatPenalty").toDouble(s.repeatPenalty));
-    o.maxTokens = j.value("maxTokens").toInt(o.maxTokens);
-    o.enableThinking = j.value("enableThinking").toBool(o.enableThinking);
+    generationFromJson(j, o);
     return true;
 }
 

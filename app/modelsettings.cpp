@@ -25,11 +25,7 @@ QString keyFor(const QString &path)
 
 QJsonObject toJson(const ModelSettings &s)
 {
-    QJsonObject kw;
-    for (const auto &[k, v] : s.generation.templateKwargs)
-        kw[QString::fromStdString(k)] = QString::fromStdString(v);
-    const auto &sm = s.generation.sampling;
-    return QJsonObject{
+    QJsonObject j{
         {"gpuLayers", s.load.gpuLayers},
         {"cpuMoeLayers", s.load.cpuMoeLayers},
         {"mainGpu", s.load.mainGpu},
@@ -42,21 +38,15 @@ QJsonObject toJson(const ModelSettings &s)
         {"flashAttention", QString::fromLatin1(flashAttentionName(s.context.flashAttention))},
         {"threads", s.context.threads},
         {"threadsBatch", s.context.threadsBatch},
-        {"temperature", double(sm.temperature)},
-        {"topK", sm.topK},
-        {"topP", double(sm.topP)},
-        {"minP", double(sm.minP)},
-        {"repeatPenalty", double(sm.repeatPenalty)},
-        {"presencePenalty", double(sm.presencePenalty)},
-        {"seed", qint64(sm.seed)},
-        {"maxTokens", s.generation.maxTokens},
-        {"enableThinking", s.generation.enableThinking},
-        {"templateKwargs", kw},
         {"lockGpuLayers", s.locks.gpuLayers},
         {"lockCpuMoeLayers", s.locks.cpuMoeLayers},
         {"lockContextSize", s.locks.contextSize},
         {"lockKvType", s.locks.kvType},
     };
+    const QJsonObject g = generationToJson(s.generation);
+    for (auto it = g.begin(); it != g.end(); ++it)
+        j.insert(it.key(), it.value());
+    return j;
 }
 
 void fromJson(const QJsonObject &j, ModelSettings &s)
@@ -77,19 +67,7 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     parseFlashAttention(j.value("flashAttention").toString().toStdString(), s.context.flashAttention);
     s.context.threads = j.value("threads").toInt(s.context.threads);
     s.context.threadsBatch = j.value("threadsBatch").toInt(s.context.threadsBatch);
-    auto &sm = s.generation.sampling;
-    sm.temperature = float(j.value("temperature").toDouble(sm.temperature));
-    sm.topK = j.value("topK").toInt(sm.topK);
-    sm.topP = float(j.value("topP").toDouble(sm.topP));
-    sm.minP = float(j.value("minP").toDouble(sm.minP));
-    sm.repeatPenalty = float(j.value("repeatPenalty").toDouble(sm.repeatPenalty));
-    sm.presencePenalty = float(j.value("presencePenalty").toDouble(sm.presencePenalty));
-    sm.seed = uint32_t(j.value("seed").toInteger(sm.seed));
-    s.generation.maxTokens = j.value("maxTokens").toInt(s.generation.maxTokens);
-    s.generation.enableThinking = j.value("enableThinking").toBool(s.generation.enableThinking);
-    const QJsonObject kw = j.value("templateKwargs").toObject();
-    for (auto it = kw.begin(); it != kw.end(); ++it)
-        s.generation.templateKwargs[it.key().toStdString()] = it.value().toString().toStdString();
+    generationFromJson(j, s.generation);
     s.locks.gpuLayers = j.value("lockGpuLayers").toBool();
     s.locks.cpuMoeLayers = j.value("lockCpuMoeLayers").toBool();
     s.locks.contextSize = j.value("lockContextSize").toBool();
@@ -97,6 +75,43 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
 }
 
 } // namespace
+
+QJsonObject generationToJson(const GenerationOptions &g)
+{
+    QJsonObject kw;
+    for (const auto &[k, v] : g.templateKwargs)
+        kw[QString::fromStdString(k)] = QString::fromStdString(v);
+    const auto &sm = g.sampling;
+    return QJsonObject{
+        {"temperature", double(sm.temperature)},
+        {"topK", sm.topK},
+        {"topP", double(sm.topP)},
+        {"minP", double(sm.minP)},
+        {"repeatPenalty", double(sm.repeatPenalty)},
+        {"presencePenalty", double(sm.presencePenalty)},
+        {"seed", qint64(sm.seed)},
+        {"maxTokens", g.maxTokens},
+        {"enableThinking", g.enableThinking},
+        {"templateKwargs", kw},
+    };
+}
+
+void generationFromJson(const QJsonObject &j, GenerationOptions &g)
+{
+    auto &sm = g.sampling;
+    sm.temperature = float(j.value("temperature").toDouble(sm.temperature));
+    sm.topK = j.value("topK").toInt(sm.topK);
+    sm.topP = float(j.value("topP").toDouble(sm.topP));
+    sm.minP = float(j.value("minP").toDouble(sm.minP));
+    sm.repeatPenalty = float(j.value("repeatPenalty").toDouble(sm.repeatPenalty));
+    sm.presencePenalty = float(j.value("presencePenalty").toDouble(sm.presencePenalty));
+    sm.seed = uint32_t(j.value("seed").toInteger(sm.seed));
+    g.maxTokens = j.value("maxTokens").toInt(g.maxTokens);
+    g.enableThinking = j.value("enableThinking").toBool(g.enableThinking);
+    const QJsonObject kw = j.value("templateKwargs").toObject();
+    for (auto it = kw.begin(); it != kw.end(); ++it)
+        g.templateKwargs[it.key().toStdString()] = it.value().toString().toStdString();
+}
 
 bool ModelSettingsStore::load(const QString &path, ModelSettings &out)
 {

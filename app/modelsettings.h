@@ -4,6 +4,7 @@
 #include "presetini.h"
 #include "settings.h"
 
+#include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
@@ -15,6 +16,11 @@ struct ModelSettings {
     shoehorn::FitLocks locks;
     bool operator==(const ModelSettings &o) const;
 };
+
+// The generation part (sampling, answer length, thinking, template arguments) as JSON: stored
+// per model here and per chat by ChatStore. Reading keeps what the JSON does not name.
+QJsonObject generationToJson(const shoehorn::GenerationOptions &g);
+void generationFromJson(const QJsonObject &j, shoehorn::GenerationOptions &g);
 
 // Per-model settings in QSettings, keyed by the model's path.
 class ModelSettingsStore
