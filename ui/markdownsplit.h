@@ -20,7 +20,6 @@ public:
     // Feeds the whole text again (only what follows the last boundary is scanned). With
     // `final`, everything left becomes blocks. Returns the blocks completed by this call.
     QList<Segment> feed(const QString &text, bool final = false);
-    void reset() { *this = MarkdownSplit(); }
 
     qsizetype boundary() const { return m_boundary; } // text before this is in returned blocks
     bool inCode() const { return m_inFence; }
