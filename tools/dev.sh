@@ -12,7 +12,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(
     build-essential cmake ninja-build ccache git pkg-config
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n
-    qt6-charts-dev qt6-svg-dev libqt6sql6-sqlite libgl-dev libxkbcommon-dev
+    qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6sql6-sqlite libgl-dev libegl-dev libglu1-mesa-dev libxkbcommon-dev
     libkf5syntaxhighlighting-tools
     xvfb xauth imagemagick xdotool fonts-noto-cjk
     desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl dpkg-dev file
@@ -57,8 +57,12 @@ test)
 deps)
     install_deps
     ;;
+packages)
+    # What a fresh Debian 12 machine gets (npm included); the dependency guard test reads it.
+    printf '%s\n' "${PACKAGES[@]}" npm
+    ;;
 *)
-    echo "usage: $0 run [model.gguf] | test | deps" >&2
+    echo "usage: $0 run [model.gguf] | test | deps | packages" >&2
     exit 2
     ;;
 esac

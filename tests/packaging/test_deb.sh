@@ -45,6 +45,17 @@ root="$work/root"
 dpkg -x "$deb" "$root"
 test -x "$root/usr/bin/shoehorn" || fail "no executable"
 
+echo "== 3b. every library the programs link comes with Depends"
+here=$(dirname "$0")
+"$here/check_runtime_deps.sh" "$depends" "$root/usr/bin/shoehorn" "$root/usr/bin/shoehorn-cli" \
+    || fail "the .deb's Depends miss a library that the programs load"
+# The guard itself must catch a missing entry: drop one that the programs need.
+without=$(echo "$depends" | tr ',' '\n' | grep -v libqt6charts6 | paste -sd, -)
+if out=$("$here/check_runtime_deps.sh" "$without" "$root/usr/bin/shoehorn" 2>&1); then
+    fail "the run-time guard passed without libqt6charts6 in Depends"
+fi
+grep -q 'MISSING: package libqt6charts6' <<< "$out" || { echo "$out"; fail "the guard did not name libqt6charts6"; }
+
 echo "== 4. validate"
 desktop-file-validate "$root/usr/share/applications/io.github.shoehorn.Shoehorn.desktop"
 appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.shoehorn.Shoehorn.metainfo.xml"
@@ -71,7 +82,7 @@ QT_QPA_PLATFORM=offscreen "$root/usr/bin/shoehorn" --help | grep -q "model.gguf"
 "$root/usr/bin/shoehorn-cli" info "$work/some.gguf" | grep -q "llama" || fail "shoehorn-cli"
 echo "== 7. a second launch hands its model to the running window"
 "$fixturegen" tiny-qwen3moe "$work/other.gguf"
-export XDG_CONFIG_HOME="$work/config" SHOEHORN_INSTANCE_NAME="shoehorn-pkgtest-$$" QT_QPA_PLATFORM=offscreen
+export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" SHOEHORN_INSTANCE_NAME="shoehorn-pkgtest-$$" QT_QPA_PLATFORM=offscreen
 conf="$XDG_CONFIG_HOME/Shoehorn/Shoehorn.conf"
 "$root/usr/bin/shoehorn" "$work/some.gguf" > "$work/first.log" 2>&1 &
 first=$!
@@ -86,5 +97,9 @@ for _ in $(seq 100); do [ "$(recent_first)" = "$work/other.gguf" ] && break; sle
 [ "$(recent_first)" = "$work/other.gguf" ] || fail "the running window did not load other.gguf"
 kill -0 $first || fail "the first instance died"
 echo "the running instance loaded other.gguf"
+# What the running app has loaded, plugins included (dlopen: platform, SQLite driver, SVG).
+awk '$6 ~ /\.so/ {print $6}' "/proc/$first/maps" | sort -u > "$work/loaded"
+grep -q qsqlite "$work/loaded" || fail "the running app has not loaded the SQLite driver"
+"$here/check_runtime_deps.sh" "$depends" "$work/loaded" || fail "the .deb's Depends miss a library the app loads"
 kill $first
 echo "packaging: all checks passed"
