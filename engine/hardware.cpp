@@ -62,6 +62,12 @@ HardwareInfo probeHardware()
                                  : "this build of Shoehorn has no GPU backend (built for CPU only; see "
                                    "SHOEHORN_CUDA)";
     }
+    if (ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) {
+        auto extra = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(ggml_backend_reg_get_proc_address(
+            ggml_backend_dev_backend_reg(cpu), "ggml_backend_dev_get_extra_bufts"));
+        for (ggml_backend_buffer_type_t *b = extra ? extra(cpu) : nullptr; b && *b; ++b)
+            hw.cpuWeightBuffers.emplace_back(ggml_backend_buft_name(*b));
+    }
     readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);
     hw.physicalCores = physicalCoreCount();
     hw.logicalCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -104,6 +110,7 @@ PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes)
     t.ramTotalBytes = hw.ramTotalBytes;
     t.ramAvailableBytes = hw.ramAvailableBytes;
     t.physicalCores = hw.physicalCores;
+    t.cpuAmx = std::find(hw.cpuWeightBuffers.begin(), hw.cpuWeightBuffers.end(), "AMX") != hw.cpuWeightBuffers.end();
     return t;
 }
 

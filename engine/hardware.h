@@ -20,6 +20,9 @@ struct HardwareInfo {
     int physicalCores = 0;
     int logicalCores = 0;
     std::vector<std::string> backends; // compiled-in ggml backends, e.g. {"CPU", "CUDA"}
+    // The CPU backend's extra weight buffer types on this CPU, e.g. {"AMX", "CPU_REPACK"}:
+    // weights in them are repacked into anonymous memory, AMX ones in a larger layout.
+    std::vector<std::string> cpuWeightBuffers;
     std::string whyNoGpu;              // set when gpus is empty
 };
 
@@ -33,6 +36,7 @@ struct PlanTarget {
     uint64_t ramTotalBytes = 0;
     uint64_t ramAvailableBytes = 0;
     int physicalCores = 0;
+    bool cpuAmx = false; // llama.cpp packs CPU weights for AMX (see amxWeightBytes)
     bool isProfile = false;
 };
 

@@ -27,6 +27,32 @@ uint64_t pad(uint64_t v, uint64_t to)
 }
 
 // Bytes of `n` elements of a (possibly block-quantized) type.
+// What a weight takes on the CPU when llama.cpp's AMX buffer type holds it (ggml-cpu/amx:
+// weight_buft_supported() tries AMX first for matrix-multiplied 2-D weights; the packed rows of
+// q8_0, q4_K, q5_K and iq4_xs carry extra per-block sums). Row lookups (token_embd) and
+// MUL_MAT_ID experts stay in the plain buffer.
+uint64_t cpuWeightBytes(const TensorInfo &ti, bool amx)
+{
+    const auto type = static_cast<ggml_type>(ti.typeId);
+    if (!amx || ti.role == TensorRole::Expert || ti.role == TensorRole::Embedding || ti.shape[2] != 1 ||
+        ti.shape[3] != 1)
+        return ti.bytes;
+    int64_t align = 0, extraPerBlock = 0;
+    switch (type) {
+    case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: align = 32; break;
+    case GGML_TYPE_Q8_0: align = 32; extraPerBlock = 4; break;
+    case GGML_TYPE_Q6_K: align = 256; break;
+    case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: align = 256; extraPerBlock = 4; break;
+    case GGML_TYPE_IQ4_XS: align = 256; extraPerBlock = 2; break;
+    default: return ti.bytes;
+    }
+    const int64_t k = ti.shape[0], n = ti.shape[1];
+    if (n % 32 != 0 || k % align != 0)
+        return ti.bytes;
+    const int64_t blocks = k / ggml_blck_size(type);
+    return static_cast<uint64_t>(n * (blocks * static_cast<int64_t>(ggml_type_size(type)) + blocks * extraPerBlock));
+}
+
 uint64_t typeBytes(ggml_type t, uint64_t n)
 {
     return n / static_cast<uint64_t>(ggml_blck_size(t)) * ggml_type_size(t);
@@ -153,6 +179,8 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     // Weights.
     bool hasOutput = false;
     uint64_t embd = 0;
+    const TensorInfo *embdTensor = nullptr;
+    uint64_t ramFileBytes = 0; // of the CPU-side weights, what the file holds (AMX packs larger)
     for (const auto &ti : m.tensors) {
         int d = -1;
         if (ti.layer >= 0 && ti.layer < nLayer) {
@@ -164,13 +192,24 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
             hasOutput |= ti.name == "output.weight";
         } else if (ti.role == TensorRole::Embedding) {
             embd += ti.name == "token_embd.weight" ? ti.bytes : 0;
+            embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
         }
-        (ti.role == TensorRole::Expert ? dev(d).use.weightsExperts : dev(d).use.weightsDense) += ti.bytes;
+        const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
+        ramFileBytes += d < 0 ? ti.bytes : 0;
+        (ti.role == TensorRole::Expert ? dev(d).use.weightsExperts : dev(d).use.weightsDense) += bytes;
     }
     // Tied embeddings: the output layer gets its own copy of token_embd on its device (on
     // the CPU too, where the matmul copy is repacked apart from the row-lookup one).
-    if (!hasOutput)
-        dev(p.deviceOf(nLayer)).use.weightsDense += embd;
+    if (!hasOutput) {
+        const int d = p.deviceOf(nLayer);
+        uint64_t copy = embd;
+        if (d < 0 && embdTensor) { // the copy is a matrix-multiplied output: AMX may pack it
+            TensorInfo asOutput = *embdTensor;
+            asOutput.role = TensorRole::Output;
+            copy = cpuWeightBytes(asOutput, t.cpuAmx);
+        }
+        dev(d).use.weightsDense += copy;
+    }
     for (int il = 0; il < nLayer; ++il)
         ++dev(p.deviceOf(il)).layers;
 
@@ -216,7 +255,7 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
 
     // With mmap the CPU-side weights are file pages in RAM; they count as RAM needed.
     if (s.load.loadMode != LoadMode::NoMmap)
-        plan.mmapResidentBytes = plan.ram.use.weights();
+        plan.mmapResidentBytes = ramFileBytes;
     return plan;
 }
 

@@ -12,6 +12,7 @@ PlanTarget cpuOnly()
 {
     PlanTarget t;
     t.name = "cpu";
+    t.cpuAmx = targetFromHardware(probeHardware()).cpuAmx; // this CPU's weight packing
     t.ramAvailableBytes = 64 * GiB;
     t.ramTotalBytes = 64 * GiB;
     return t;
