@@ -1,50 +1,55 @@
 #pragma once
 
-#include "chattypes.h"
+#include "chatmodel.h"
 #include "chatstore.h"
+#include "chattypes.h"
+#include "inferencesession.h"
 #include "modelsettings.h"
 #include "tuningstore.h"
 
-#include <QObject>
 #include <QElapsedTimer>
-#include <QThread>
+#include <QObject>
 
-#include <atomic>
+#include <memory>
 
-class ChatModel;
-class InferenceWorker;
+class ConversationRepository;
+class HardwareMonitor;
+class Worker;
 
-// Owns the inference thread and the open conversation. GUI-thread object: the UI calls it,
-// it queues work to the worker and applies results to the ChatModel.
+// The open conversation: what the chat shows (ChatModel), what is stored (ConversationRepository)
+// and what the model does (InferenceSession), kept in step. GUI-thread object; the UI calls it.
 class ChatController : public QObject
 {
     Q_OBJECT
 public:
-    enum class State { NoModel, Loading, Ready, Generating, Tuning };
-    Q_ENUM(State)
+    using State = InferenceSession::State;
 
     explicit ChatController(QObject *parent = nullptr);
+    // A fake worker runs the controller without llama.cpp (tests).
+    explicit ChatController(std::unique_ptr<Worker> worker, QObject *parent = nullptr);
     ~ChatController() override;
 
     ChatModel *chatModel() const { return m_chat; }
-    // Conversations are stored as they happen (see ChatStore); null store: not persisted.
-    ChatStore *store() { return m_storeOpen ? &m_store : nullptr; }
+    // Conversations are stored as they happen; null when the database could not be opened.
+    ChatStore *store();
     qint64 currentConversation() const { return m_conversation; }
-    InferenceWorker *worker() const { return m_worker; } // for test seams only
-    State state() const { return m_state; }
-    const ModelSummary &model() const { return m_model; }
-    bool hasModel() const { return !m_model.path.isEmpty(); }
+    InferenceSession *session() const { return m_session; }
+    Worker *worker() const; // for test seams only
+    HardwareMonitor *hardware() const { return m_hardware; }
+    State state() const { return m_session->state(); }
+    const ModelSummary &model() const { return m_session->model(); }
+    bool hasModel() const { return m_session->hasModel(); }
     // An answer is streaming into the chat (also while a model switch waits for it to stop).
     bool answering() const { return m_answerRow >= 0; }
 
-    shoehorn::LoadSettings loadSettings() const { return m_load; }
-    void setLoadSettings(const shoehorn::LoadSettings &s) { m_load = s; }
-    shoehorn::ContextSettings contextSettings() const { return m_context; }
-    void setContextSettings(const shoehorn::ContextSettings &s) { m_context = s; }
-    shoehorn::GenerationOptions generationOptions() const { return m_options; }
-    void setGenerationOptions(const shoehorn::GenerationOptions &o) { m_options = o; }
+    shoehorn::LoadSettings loadSettings() const { return m_settings.load; }
+    void setLoadSettings(const shoehorn::LoadSettings &s) { m_settings.load = s; }
+    shoehorn::ContextSettings contextSettings() const { return m_settings.context; }
+    void setContextSettings(const shoehorn::ContextSettings &s) { m_settings.context = s; }
+    shoehorn::GenerationOptions generationOptions() const { return m_settings.generation; }
+    void setGenerationOptions(const shoehorn::GenerationOptions &o) { m_settings.generation = o; }
     // All per-model settings at once (what the offload panel edits); stored per model file.
-    ModelSettings modelSettings() const;
+    ModelSettings modelSettings() const { return m_settings; }
     void setModelSettings(const ModelSettings &s);
     QString systemPrompt() const { return m_systemPrompt; }
     // The open chat's system prompt; stored with the chat.
@@ -80,11 +85,14 @@ public slots:
     // The chat's model file moved: remember the new place (and load it).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
     // Auto-tune the loaded model on the worker: the chat waits (the model is busy) meanwhile.
+    // An empty request.target means this machine (the worker probes it).
     bool startTuning(const shoehorn::TuneRequest &request);
+    // Results of an earlier run for the loaded model on this machine.
+    bool storedTuning(TuneReport &out) const;
     void cancelTuning();
 
 signals:
-    void stateChanged(ChatController::State state);
+    void stateChanged(InferenceSession::State state);
     void conversationsChanged();
     // Another chat (or a new one) is shown: its system prompt and settings changed with it.
     void conversationChanged();
@@ -92,45 +100,37 @@ signals:
     void loadProgress(double fraction);
     void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);
-    void loadFailed(int errorCode, const QString &detail);
-    void generationFailed(int errorCode, const QString &detail);
+    void loadFailed(const shoehorn::Error &error);
+    void generationFailed(const shoehorn::Error &error);
     void prefillProgress(int done, int total);
     void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
     void answerFinished(const shoehorn::GenerationStats &stats);
     void tuningProgress(int done, int total, const QString &configuration);
     void tuningFinished(const TuneReport &report);
+    // The chat history could not be written: `what` names it, `why` is SQLite's reason.
+    void storageFailed(const QString &what, const QString &why);
 
 private:
-    void setState(State s);
-    void startLoad(QString path); // by value: callers pass m_pendingPath, which it clears
+    void connectSession();
+    void applySettings(const ModelSettings &s);
     void onLoaded(const ModelSummary &summary);
-    void onLoadFailed(int code, const QString &detail);
-    void onDelta(quint64 id, const QString &content, const QString &reasoning);
-    void onFinished(quint64 id, const shoehorn::GenerationStats &stats);
-    void onFailed(quint64 id, int code, const QString &detail);
+    void onDelta(const QString &content, const QString &reasoning);
+    void onFinished(const shoehorn::GenerationStats &stats);
+    void onFailed(const shoehorn::Error &error);
+    void endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats);
     void startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history);
     int appendAnswerRow(); // an empty streaming answer, in the chat and the store
     void ensureConversation(const QString &firstText);
     void storeChatSettings();
-    void checkpoint(const QString &state);
+    void checkpoint();
 
-    QThread m_thread;
-    InferenceWorker *m_worker = nullptr;
     ChatModel *m_chat = nullptr;
-    std::atomic<bool> m_cancelLoad{false};
-    std::atomic<bool> m_cancelGeneration{false};
-    State m_state = State::NoModel;
-    ModelSummary m_model;
-    QString m_pendingPath;      // a model asked for while another was loading
-    quint64 m_requestId = 0;
-    int m_answerRow = -1;
-    shoehorn::LoadSettings m_load;
-    shoehorn::ContextSettings m_context;
-    shoehorn::GenerationOptions m_options;
-    shoehorn::FitLocks m_locks;
+    ConversationRepository *m_repo = nullptr;
+    HardwareMonitor *m_hardware = nullptr;
+    InferenceSession *m_session = nullptr;
+    ModelSettings m_settings;
     QString m_systemPrompt;
-    ChatStore m_store;
-    bool m_storeOpen = false;
+    int m_answerRow = -1;
     qint64 m_conversation = 0;
     qint64 m_answerMessage = 0;
     qint64 m_answerVersion = 0; // message_versions row of a regenerated answer

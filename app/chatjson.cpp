@@ -93,7 +93,7 @@ QString toMarkdown(const ExportHeader &h, const ChatModel &chat)
         out += QStringLiteral("## System\n\n%1\n\n").arg(h.systemPrompt);
     for (int i = 0; i < chat.rowCount(); ++i) {
         const auto &m = chat.message(i);
-        const bool user = m.role == QLatin1String("user");
+        const bool user = m.author == ChatModel::Author::User;
         out += user ? QStringLiteral("## User\n\n") : QStringLiteral("## Assistant\n\n");
         if (!m.reasoning.isEmpty()) {
             // A collapsed block in renderers that know <details>, plain text elsewhere.
@@ -115,7 +115,7 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
     QJsonArray messages;
     for (int i = 0; i < chat.rowCount(); ++i) {
         const auto &m = chat.message(i);
-        QJsonObject o{{"role", m.role}, {"content", m.content}, {"state", ChatModel::stateName(m.state)}};
+        QJsonObject o{{"role", ChatModel::authorName(m.author)}, {"content", m.content}, {"state", ChatModel::stateName(m.state)}};
         if (!m.reasoning.isEmpty())
             o.insert("reasoning", m.reasoning);
         if (m.hasStats || m.reasoningMs >= 0)
@@ -161,10 +161,15 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
         return stats.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(stats).toJson(QJsonDocument::Compact));
     };
     // One transaction: a chat is imported whole or not at all.
-    store.transaction();
-    auto fail = [&] {
+    if (!store.transaction()) {
         if (error)
             *error = store.lastError();
+        return 0;
+    }
+    QString why;
+    auto fail = [&] {
+        if (error)
+            *error = why.isEmpty() ? store.lastError() : why;
         store.rollback();
         return qint64(0);
     };
@@ -173,30 +178,44 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
     if (!id)
         return fail();
     const QJsonObject settings = root.value("settings").toObject();
-    if (!settings.isEmpty())
-        store.setConversationSettings(id, root.value("systemPrompt").toString(),
-                                      QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact)));
+    if (!settings.isEmpty() &&
+        !store.setConversationSettings(id, root.value("systemPrompt").toString(),
+                                       QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact))))
+        return fail();
+    int number = 0;
     for (const QJsonValue &v : root.value("messages").toArray()) {
+        ++number;
         const QJsonObject o = v.toObject();
-        ChatStore::Message m = ChatStore::message(id, o.value("role").toString(), o.value("content").toString(),
-                                                  o.value("state").toString(QStringLiteral("done")));
-        if (m.state == QLatin1String("streaming"))
-            m.state = QStringLiteral("stopped");
+        ChatModel::Author author;
+        if (!ChatModel::authorFromName(o.value("role").toString(), author)) {
+            why = QStringLiteral("message %1 has the unknown role \"%2\"")
+                      .arg(number)
+                      .arg(o.value("role").toString().left(40));
+            return fail();
+        }
+        // The stored name of the state; an answer exported mid-stream reads as stopped.
+        const QString state =
+            ChatModel::stateName(ChatModel::stateFromStored(o.value("state").toString(QStringLiteral("done"))));
+        ChatStore::Message m =
+            ChatStore::message(id, ChatModel::authorName(author), o.value("content").toString(), state);
         m.reasoning = o.value("reasoning").toString();
         const qint64 mid = store.appendMessage(id, m);
         if (!mid)
             return fail();
         const QString stats = statsJson(o);
-        if (mid && !stats.isEmpty())
-            store.updateMessage(mid, m.content, m.reasoning, m.state, stats);
+        if (!stats.isEmpty() && !store.updateMessage(mid, m.content, m.reasoning, m.state, stats))
+            return fail();
         const QJsonArray versions = o.value("versions").toArray();
         for (const QJsonValue &ver : versions) {
             const QJsonObject vo = ver.toObject();
-            store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(),
-                                      vo.value("state").toString(QStringLiteral("done")), statsJson(vo)});
+            const QString vstate =
+                ChatModel::stateName(ChatModel::stateFromStored(vo.value("state").toString(QStringLiteral("done"))));
+            if (!store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(), vstate,
+                                           statsJson(vo)}))
+                return fail();
         }
-        if (!versions.isEmpty())
-            store.setShownVersion(mid, o.value("shownVersion").toInt());
+        if (!versions.isEmpty() && !store.setShownVersion(mid, o.value("shownVersion").toInt()))
+            return fail();
     }
     if (!store.commit())
         return fail();

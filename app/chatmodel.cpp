@@ -17,7 +17,7 @@ QVariant ChatModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
     case ContentRole: return m.content;
-    case RoleRole: return m.role;
+    case RoleRole: return authorName(m.author);
     case ReasoningRole: return m.reasoning;
     case StateRole: return QVariant::fromValue(m.state);
     case StatsRole: return m.hasStats ? QVariant::fromValue(m.stats) : QVariant();
@@ -35,13 +35,33 @@ QHash<int, QByteArray> ChatModel::roleNames() const
             {VersionCountRole, "versionCount"}, {ReasoningMsRole, "reasoningMs"}};
 }
 
-ChatModel::Message ChatModel::make(const QString &role, const QString &content, State state)
+ChatModel::Message ChatModel::make(Author author, const QString &content, State state)
 {
     Message m;
-    m.role = role;
+    m.author = author;
     m.content = content;
     m.state = state;
     return m;
+}
+
+QString ChatModel::authorName(Author author)
+{
+    switch (author) {
+    case Author::Assistant: return QStringLiteral("assistant");
+    case Author::System: return QStringLiteral("system");
+    case Author::User: break;
+    }
+    return QStringLiteral("user");
+}
+
+bool ChatModel::authorFromName(const QString &name, Author &out)
+{
+    for (Author a : {Author::User, Author::Assistant, Author::System})
+        if (name == authorName(a)) {
+            out = a;
+            return true;
+        }
+    return false;
 }
 
 QString ChatModel::stateName(State state)
@@ -204,15 +224,15 @@ std::vector<shoehorn::ChatMessage> ChatModel::history(const QString &systemPromp
 {
     std::vector<shoehorn::ChatMessage> out;
     if (!systemPrompt.isEmpty())
-        out.push_back({"system", systemPrompt.toStdString(), {}});
+        out.push_back({authorName(Author::System).toStdString(), systemPrompt.toStdString(), {}});
     const int end = endRow < 0 ? int(m_messages.size()) : std::min(endRow, int(m_messages.size()));
     for (int i = 0; i < end; ++i) {
         const Message &m = m_messages.at(i);
         if (m.state == State::Streaming || m.state == State::Failed)
             continue;
-        if (m.role == QLatin1String("assistant") && m.content.isEmpty())
+        if (m.author == Author::Assistant && m.content.isEmpty())
             continue;
-        out.push_back({m.role.toStdString(), m.content.toStdString(), m.reasoning.toStdString()});
+        out.push_back({authorName(m.author).toStdString(), m.content.toStdString(), m.reasoning.toStdString()});
     }
     return out;
 }

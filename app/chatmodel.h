@@ -27,6 +27,8 @@ public:
     };
     enum class State { Done, Streaming, Stopped, Failed };
     Q_ENUM(State)
+    enum class Author { User, Assistant, System };
+    Q_ENUM(Author)
 
     struct Version {
         QString content;
@@ -37,7 +39,7 @@ public:
         qint64 reasoningMs = -1;
     };
     struct Message : Version {
-        QString role;
+        Author author = Author::User;
         qint64 storeId = 0;      // row in ChatStore, 0 when not stored
         QList<Version> versions; // empty, or every version (the shown one may be stale there)
         int current = 0;
@@ -50,7 +52,11 @@ public:
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    static Message make(const QString &role, const QString &content, State state = State::Done);
+    static Message make(Author author, const QString &content, State state = State::Done);
+    // How an author is stored, exported and given to the chat template: "user", "assistant",
+    // "system". authorFromName() returns false for anything else.
+    static QString authorName(Author author);
+    static bool authorFromName(const QString &name, Author &out);
     // How a state is stored and exported: "done", "streaming", "stopped", "failed". An
     // unknown name, or an answer that was still streaming when Shoehorn stopped, reads as
     // stopped.

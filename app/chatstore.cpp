@@ -374,15 +374,24 @@ QList<ChatStore::Version> ChatStore::versions(qint64 messageId) const
 
 bool ChatStore::transaction()
 {
-    return m_db.transaction();
+    if (m_db.transaction())
+        return true;
+    m_error = m_db.lastError().text();
+    return false;
 }
 
 bool ChatStore::commit()
 {
-    return m_db.commit();
+    if (m_db.commit())
+        return true;
+    m_error = m_db.lastError().text();
+    return false;
 }
 
 bool ChatStore::rollback()
 {
-    return m_db.rollback();
+    if (m_db.rollback())
+        return true;
+    m_error = m_db.lastError().text();
+    return false;
 }

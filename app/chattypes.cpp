@@ -13,4 +13,9 @@ void registerShoehornMetaTypes()
     qRegisterMetaType<shoehorn::OomRetry>();
     qRegisterMetaType<shoehorn::TuneRequest>();
     qRegisterMetaType<TuneReport>();
+    qRegisterMetaType<ExactCheck>();
+    qRegisterMetaType<shoehorn::Error>();
+    qRegisterMetaType<shoehorn::HardwareInfo>();
+    qRegisterMetaType<shoehorn::PlanSettings>();
+    qRegisterMetaType<shoehorn::PlanTarget>();
 }

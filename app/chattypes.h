@@ -31,7 +31,20 @@ struct ModelSummary {
     shoehorn::MemoryPlan measured; // what llama.cpp actually allocated
 };
 
+// llama.cpp's dry run of one set of settings (Worker::exactPlan), for the offload panel.
+struct ExactCheck {
+    quint64 requestId = 0;
+    bool ok = false;
+    shoehorn::MemoryPlan plan;
+    shoehorn::Error error;
+};
+
 Q_DECLARE_METATYPE(ModelSummary)
+Q_DECLARE_METATYPE(ExactCheck)
+Q_DECLARE_METATYPE(shoehorn::Error)
+Q_DECLARE_METATYPE(shoehorn::HardwareInfo)
+Q_DECLARE_METATYPE(shoehorn::PlanSettings)
+Q_DECLARE_METATYPE(shoehorn::PlanTarget)
 Q_DECLARE_METATYPE(shoehorn::GenerationStats)
 Q_DECLARE_METATYPE(shoehorn::LoadSettings)
 Q_DECLARE_METATYPE(shoehorn::ContextSettings)

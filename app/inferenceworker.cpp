@@ -12,11 +12,7 @@
 
 using namespace shoehorn;
 
-InferenceWorker::InferenceWorker(const std::atomic<bool> *cancelLoad, const std::atomic<bool> *cancelGeneration,
-                                 QObject *parent)
-    : QObject(parent), m_cancelLoad(cancelLoad), m_cancelGeneration(cancelGeneration)
-{
-}
+InferenceWorker::InferenceWorker(QObject *parent) : Worker(parent) {}
 
 InferenceWorker::~InferenceWorker() = default;
 
@@ -35,7 +31,7 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
                 sinceEmit.restart();
             }
         },
-        m_cancelLoad);
+        m_cancel.load);
     if (!model)
         return model.error();
     if (m_inject)
@@ -70,22 +66,22 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
         if (r)
             break;
         const Error &e = r.error();
-        if (e.code != ErrorCode::OutOfMemory || (m_cancelLoad && m_cancelLoad->load())) {
-            emit loadFailed(int(e.code), QString::fromStdString(e.detail));
+        if (e.code != ErrorCode::OutOfMemory || loadCancelled()) {
+            emit loadFailed(e);
             return;
         }
         // Out of memory: walk down the ladder while there is a rung left.
         if (!info) {
             auto inspected = inspectModel(path.toStdString());
             if (!inspected) {
-                emit loadFailed(int(e.code), QString::fromStdString(e.detail));
+                emit loadFailed(e);
                 return;
             }
             info = std::move(*inspected);
         }
         auto next = nextSaferSettings(*info, settings);
         if (!next) {
-            emit loadFailed(int(e.code), QString::fromStdString(e.detail));
+            emit loadFailed(e);
             return;
         }
         next->failure = parseAllocationFailure(e.detail);
@@ -93,6 +89,14 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
         settings = next->after;
     }
 
+    PlanSettings used;
+    used.load = settings.load;
+    used.context = m_session->settings();
+    emit modelLoaded(summary(path, used));
+}
+
+ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &used) const
+{
     const ModelInfo &mi = m_model->info();
     ModelSummary s;
     s.path = path;
@@ -110,22 +114,19 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     s.suggestedSampling.repeatPenalty = 1.0f;
     s.hasSuggestedSampling = SamplingPresets::modelDefaults(mi.samplingTemp, mi.samplingTopP, mi.samplingMinP,
                                                             mi.samplingTopK, s.suggestedSampling);
-    s.load = settings.load;
-    s.context = m_session->settings();
-    PlanSettings used;
-    used.load = s.load;
-    used.context = s.context;
+    s.load = used.load;
+    s.context = used.context;
     // The analytic plan only lays out llama.cpp's measured totals by kind.
     s.measured = measuredPlan(m_model->get(), m_session->context(),
                               analyticPlan(mi, used, targetFromHardware(probeHardware())));
-    emit modelLoaded(s);
+    return s;
 }
 
 void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage> &history,
                                const GenerationOptions &options)
 {
     if (!m_session) {
-        emit generationFailed(requestId, int(ErrorCode::NoModel), QString());
+        emit generationFailed(requestId, Error{ErrorCode::NoModel, "no model is loaded"});
         return;
     }
     DeltaBatcher batcher;
@@ -158,13 +159,13 @@ void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage>
             sincePrefill.restart();
         }
     };
-    auto result = m_session->generate(history, options, cb, m_cancelGeneration);
+    auto result = m_session->generate(history, options, cb, m_cancel.generation);
     if (!batcher.isEmpty()) {
         batcher.take(content, reasoning);
         emit delta(requestId, content, reasoning);
     }
     if (!result) {
-        emit generationFailed(requestId, int(result.error().code), QString::fromStdString(result.error().detail));
+        emit generationFailed(requestId, result.error());
         return;
     }
     emit generationFinished(requestId, result->stats);
@@ -177,8 +178,14 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         emit tuneFinished(report);
         return;
     }
-    AutoTuner tuner(m_model->info(), request);
-    BenchMeasurer bench(m_path.toStdString(), request.promptTokens, request.generateTokens, request.stop, m_model);
+    // This machine, probed here: the worker is where llama.cpp's devices are asked.
+    const HardwareInfo hw = probeHardware();
+    TuneRequest r = request;
+    if (r.target.name.empty())
+        r.target = targetFromHardware(hw);
+    report.machine = TuningStore::machineId(hw);
+    AutoTuner tuner(m_model->info(), r);
+    BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, m_model);
     int done = 0;
     auto measure = [&](const TuneCandidate &c) {
         emit tuneProgress(done, 0, QString::fromStdString(c.label));
@@ -186,11 +193,25 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         ++done;
         return m;
     };
-    report.result = tuner.tune(measure, m_cancelGeneration,
+    report.result = tuner.tune(measure, m_cancel.generation,
                                [&](int n, int total) { emit tuneProgress(n, total, QString()); });
-    if (!report.result.cancelled && !(m_cancelGeneration && m_cancelGeneration->load()))
-        report.story = tuner.story(measure, m_cancelGeneration);
-    report.result.cancelled = report.result.cancelled || (m_cancelGeneration && m_cancelGeneration->load());
+    if (!report.result.cancelled && !generationCancelled())
+        report.story = tuner.story(measure, m_cancel.generation);
+    report.result.cancelled = report.result.cancelled || generationCancelled();
     report.when = QDateTime::currentDateTime();
     emit tuneFinished(report);
+}
+
+void InferenceWorker::exactPlan(quint64 requestId, const QString &path, const PlanSettings &settings,
+                                const PlanTarget &target)
+{
+    ExactCheck c;
+    c.requestId = requestId;
+    auto r = shoehorn::exactPlan(path.toStdString(), settings, target);
+    c.ok = r.ok();
+    if (r)
+        c.plan = *r;
+    else
+        c.error = r.error();
+    emit exactPlanFinished(c);
 }

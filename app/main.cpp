@@ -1,4 +1,5 @@
 // Shoehorn: the desktop application.
+#include "appsettings.h"
 #include "chatcontroller.h"
 #include "mainwindow.h"
 #include "singleinstance.h"
@@ -8,7 +9,6 @@
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QIcon>
-#include <QSettings>
 
 int main(int argc, char **argv)
 {
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
     window.show();
     if (paths.isEmpty()) {
         // A preset marked load-on-startup (imported from llama-server) opens by itself.
-        const QString startup = QSettings().value(QStringLiteral("startup/model")).toString();
+        const QString startup = AppSettings::startupModel();
         if (!startup.isEmpty() && QFileInfo::exists(startup))
             paths << startup;
     }

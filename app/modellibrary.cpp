@@ -1,11 +1,11 @@
 #include "modellibrary.h"
 
+#include "appsettings.h"
 #include "autofit.h"
 
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QRegularExpression>
-#include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -65,12 +65,11 @@ QString ModelLibrary::quantDescription(const QString &raw)
 
 ModelLibrary::ModelLibrary(QObject *parent) : QAbstractTableModel(parent)
 {
-    QSettings settings;
-    const QStringList recent = settings.value(QStringLiteral("models/recent")).toStringList();
+    const QStringList recent = AppSettings::recentModels();
     for (const QString &p : recent)
         if (m_entries.size() < kMaxEntries)
             m_entries.append({p, false, false, nullptr, {}, FitVerdict::Unknown});
-    m_folders = settings.value(QStringLiteral("models/folders")).toStringList();
+    m_folders = AppSettings::modelFolders();
     connect(&m_watcher, &QFutureWatcher<Scan>::finished, this, &ModelLibrary::applyScan);
     rescan();
 }
@@ -235,9 +234,7 @@ void ModelLibrary::save() const
     for (const Entry &e : m_entries)
         if (!e.offered && !e.fromFolder)
             recent << e.path;
-    QSettings settings;
-    settings.setValue(QStringLiteral("models/recent"), recent);
-    settings.setValue(QStringLiteral("models/folders"), m_folders);
+    AppSettings::setModelLibrary(recent, m_folders);
 }
 
 void ModelLibrary::addFolder(const QString &folder)

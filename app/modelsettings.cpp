@@ -1,6 +1,7 @@
 #include "modelsettings.h"
 
-#include <QCryptographicHash>
+#include "appsettings.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
@@ -18,9 +19,7 @@ namespace {
 
 QString keyFor(const QString &path)
 {
-    // Paths can hold characters QSettings keys cannot; a hash keeps one group per file.
-    return QStringLiteral("modelSettings/") +
-           QString::fromLatin1(QCryptographicHash::hash(path.toUtf8(), QCryptographicHash::Sha1).toHex());
+    return AppSettings::hashedKey(QStringLiteral("modelSettings"), path);
 }
 
 QJsonObject toJson(const ModelSettings &s)

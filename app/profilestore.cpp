@@ -1,15 +1,14 @@
 #include "profilestore.h"
 
+#include "appsettings.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSettings>
 
 using shoehorn::HardwareProfile;
 
 namespace {
-const QString kKey = QStringLiteral("profiles/custom");
-
 void store(const std::vector<HardwareProfile> &profiles)
 {
     QJsonArray list;
@@ -20,14 +19,14 @@ void store(const std::vector<HardwareProfile> &profiles)
                                 {"vram", qint64(p.vramBytes)},
                                 {"ram", qint64(p.ramBytes)},
                                 {"cores", p.physicalCores}});
-    QSettings().setValue(kKey, QJsonDocument(list).toJson(QJsonDocument::Compact));
+    AppSettings::setCustomProfiles(QJsonDocument(list).toJson(QJsonDocument::Compact));
 }
 } // namespace
 
 std::vector<HardwareProfile> ProfileStore::customProfiles()
 {
     std::vector<HardwareProfile> out;
-    const QJsonArray list = QJsonDocument::fromJson(QSettings().value(kKey).toByteArray()).array();
+    const QJsonArray list = QJsonDocument::fromJson(AppSettings::customProfiles()).array();
     for (const auto &v : list) {
         const QJsonObject o = v.toObject();
         HardwareProfile p;

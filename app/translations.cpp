@@ -1,16 +1,17 @@
 #include "translations.h"
 
+#include "appsettings.h"
+
 #include <QCoreApplication>
 #include <QLibraryInfo>
 #include <QLocale>
-#include <QSettings>
 #include <QTranslator>
 
 QString installTranslations(QCoreApplication &app)
 {
     QString name = qEnvironmentVariable("SHOEHORN_LANG");
     if (name.isEmpty())
-        name = QSettings().value(QStringLiteral("language")).toString();
+        name = AppSettings::language();
     const QLocale locale = name.isEmpty() ? QLocale::system() : QLocale(name);
     QLocale::setDefault(locale);
 

@@ -1,6 +1,7 @@
 #include "tuningstore.h"
 
-#include <QCryptographicHash>
+#include "appsettings.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,8 +14,7 @@ namespace {
 
 QString key(const QString &path, const QString &machine)
 {
-    const QByteArray h = QCryptographicHash::hash((path + QLatin1Char('|') + machine).toUtf8(), QCryptographicHash::Sha1);
-    return QStringLiteral("tuning/") + QString::fromLatin1(h.toHex());
+    return AppSettings::hashedKey(QStringLiteral("tuning"), path + QLatin1Char('|') + machine);
 }
 
 QJsonObject measurementJson(const TuneMeasurement &m)
@@ -103,5 +103,6 @@ bool TuningStore::load(const QString &path, const QString &machine, TuneReport &
         out.story.push_back(s);
     }
     out.when = QDateTime::fromString(doc.value("when").toString(), Qt::ISODate);
+    out.machine = doc.value("machine").toString(machine);
     return !out.result.measurements.empty();
 }

@@ -10,6 +10,7 @@ struct TuneReport {
     shoehorn::TuneResult result;
     std::vector<shoehorn::TuneStep> story;
     QDateTime when;
+    QString machine; // TuningStore::machineId of the machine it was measured on
     bool empty() const { return result.measurements.empty(); }
 };
 Q_DECLARE_METATYPE(TuneReport)

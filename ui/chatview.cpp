@@ -84,12 +84,13 @@ void ChatView::changeEvent(QEvent *event)
     }
 }
 
-QString ChatView::roleTitle(const QString &role) const
+QString ChatView::roleTitle(ChatModel::Author author) const
 {
-    if (role == QLatin1String("user"))
-        return tr("You");
-    if (role == QLatin1String("assistant"))
-        return tr("Assistant");
+    switch (author) {
+    case ChatModel::Author::User: return tr("You");
+    case ChatModel::Author::Assistant: return tr("Assistant");
+    case ChatModel::Author::System: break;
+    }
     return tr("System");
 }
 
@@ -138,7 +139,7 @@ void ChatView::insertRow(int row)
     }
     QTextCursor c(document());
     c.movePosition(QTextCursor::End);
-    const bool user = m_model->message(row).role == QLatin1String("user");
+    const bool user = m_model->message(row).author == ChatModel::Author::User;
     QTextFrameFormat ff;
     ff.setPadding(8);
     ff.setBottomMargin(6);
@@ -170,7 +171,7 @@ void ChatView::renderRow(int row)
     r.thinkingOpen = open;
 
     c.setPosition(r.frame->firstPosition());
-    c.insertText(roleTitle(m.role), m_writer->titleFormat());
+    c.insertText(roleTitle(m.author), m_writer->titleFormat());
     if (!m.reasoning.isEmpty())
         writeThinkingHeader(row, c);
     stream(row);
@@ -402,7 +403,7 @@ void ChatView::writeFooter(int row)
         parts << tr("Stopped");
     else if (m.state == ChatModel::State::Failed)
         parts << tr("Failed");
-    if (m.hasStats && m.role == QLatin1String("assistant")) {
+    if (m.hasStats && m.author == ChatModel::Author::Assistant) {
         const auto &s = m.stats;
         parts << tr("%n token(s)", "", s.generatedTokens) << tr("%1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1)
               << tr("first token %1 ms").arg(s.timeToFirstTokenMs, 0, 'f', 0);
@@ -436,11 +437,11 @@ void ChatView::writeFooter(int row)
             link(QStringLiteral("›"), QStringLiteral("next"));
     }
     link(tr("Copy"), QStringLiteral("copy"));
-    if (m.role == QLatin1String("user"))
+    if (m.author == ChatModel::Author::User)
         link(tr("Edit"), QStringLiteral("edit"));
-    if (last && m.role == QLatin1String("assistant"))
+    if (last && m.author == ChatModel::Author::Assistant)
         link(tr("Regenerate"), QStringLiteral("regenerate"));
-    else if (last && m.role == QLatin1String("user"))
+    else if (last && m.author == ChatModel::Author::User)
         link(tr("Answer"), QStringLiteral("regenerate"));
     link(tr("Delete"), QStringLiteral("delete"));
     r.footerChars = r.frame->lastPosition() - before;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chatmodel.h"
 #include "codehighlighter.h"
 #include "markdownsplit.h"
 
@@ -11,7 +12,7 @@
 #include <functional>
 #include <memory>
 
-class ChatModel;
+
 class MessageWriter;
 class QTextFrame;
 
@@ -74,7 +75,7 @@ private:
     int addCodeBlock(QTextFrame *frame, const QString &language, const QString &code);
     void onHighlighted(int ticket, const CodeHighlighter::Result &result);
     int rowOfKey(int key) const;
-    QString roleTitle(const QString &role) const;
+    QString roleTitle(ChatModel::Author author) const;
     QTextCursor frameEnd(const Rendered &r) const;
     void followIfAtBottom(bool follow);
 

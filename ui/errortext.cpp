@@ -6,9 +6,9 @@
 
 using shoehorn::ErrorCode;
 
-QString ErrorText::title(int errorCode)
+QString ErrorText::title(ErrorCode code)
 {
-    switch (ErrorCode(errorCode)) {
+    switch (code) {
     case ErrorCode::Cancelled: return tr("Cancelled");
     case ErrorCode::OutOfMemory: return tr("Not enough memory");
     case ErrorCode::FileNotFound:
@@ -22,10 +22,11 @@ QString ErrorText::title(int errorCode)
     }
 }
 
-QString ErrorText::message(int errorCode, const QString &detail)
+QString ErrorText::message(const shoehorn::Error &error)
 {
     QString text;
-    switch (ErrorCode(errorCode)) {
+    const QString detail = QString::fromStdString(error.detail);
+    switch (error.code) {
     case ErrorCode::None: text = tr("No error."); break;
     case ErrorCode::FileNotFound: text = tr("The file does not exist."); break;
     case ErrorCode::FileUnreadable: text = tr("The file cannot be read."); break;

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QString>
 
+#include "error.h"
+
 namespace shoehorn {
 struct OomRetry;
 }
@@ -12,8 +14,9 @@ class ErrorText
 {
     Q_DECLARE_TR_FUNCTIONS(ErrorText)
 public:
-    static QString title(int errorCode);
-    static QString message(int errorCode, const QString &detail);
+    static QString title(shoehorn::ErrorCode code);
+    // The sentence for the code, then the engine's own words (`detail`) when it has any.
+    static QString message(const shoehorn::Error &error);
     // What failed for memory and what is tried next, in one sentence.
     static QString retry(const shoehorn::OomRetry &retry);
 };

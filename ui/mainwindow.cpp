@@ -81,8 +81,8 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     connect(m_controller, &ChatController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_controller, &ChatController::loadProgress, this,
             [this](double f) { m_loadBar->setValue(int(f * 1000)); });
-    connect(m_controller, &ChatController::generationFailed, this, [this](int code, const QString &detail) {
-        m_showError(ErrorText::title(code), ErrorText::message(code, detail));
+    connect(m_controller, &ChatController::generationFailed, this, [this](const shoehorn::Error &e) {
+        m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
     connect(m_controller, &ChatController::answerFinished, this, &MainWindow::onAnswerFinished);
     connect(m_controller, &ChatController::loadRetrying, this, [this](const shoehorn::OomRetry &r) {
@@ -553,15 +553,15 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
     m_input->setFocus();
 }
 
-void MainWindow::onLoadFailed(int code, const QString &detail)
+void MainWindow::onLoadFailed(const shoehorn::Error &error)
 {
     m_retryNotes.clear();
     updateModelLabel();
-    if (shoehorn::ErrorCode(code) == shoehorn::ErrorCode::Cancelled) {
+    if (error.code == shoehorn::ErrorCode::Cancelled) {
         statusBar()->showMessage(tr("Loading cancelled."), 4000);
         return;
     }
-    m_showError(ErrorText::title(code), ErrorText::message(code, detail));
+    m_showError(ErrorText::title(error.code), ErrorText::message(error));
 }
 
 void MainWindow::onAnswerFinished(const shoehorn::GenerationStats &s)

@@ -76,7 +76,7 @@ private:
     void buildMenus();
     void onStateChanged(ChatController::State state);
     void onModelLoaded(const ModelSummary &summary);
-    void onLoadFailed(int code, const QString &detail);
+    void onLoadFailed(const shoehorn::Error &error);
     void onAnswerFinished(const shoehorn::GenerationStats &stats);
     void sendOrStop();
     void updateModelLabel();

@@ -1,7 +1,6 @@
 #include "tuningdialog.h"
 
 #include "chatcontroller.h"
-#include "hardware.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -82,8 +81,7 @@ TuningDialog::TuningDialog(ChatController *controller, QWidget *parent)
 
     // Results of an earlier run on this machine come back.
     TuneReport stored;
-    if (m_controller->hasModel() &&
-        TuningStore::load(m_controller->model().path, TuningStore::machineId(probeHardware()), stored)) {
+    if (m_controller->storedTuning(stored)) {
         setReport(stored);
         m_status->setText(tr("Results from %1. Run again after changing hardware or drivers.")
                               .arg(QLocale().toString(stored.when, QLocale::ShortFormat)));
@@ -100,7 +98,6 @@ void TuningDialog::run()
     ModelSettings s = m_controller->modelSettings();
     TuneRequest r;
     r.base = PlanSettings{s.load, s.context, 1};
-    r.target = targetFromHardware(probeHardware());
     r.includeQ4K = true; // measured and shown, flagged as lower quality, never chosen as best
     if (m_controller->startTuning(r)) {
         m_progress->setVisible(true);

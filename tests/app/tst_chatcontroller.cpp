@@ -153,7 +153,7 @@ void TestChatController::badFileFailsCleanly()
     QSignalSpy failed(&c, &ChatController::loadFailed);
     c.openModel(bad);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
-    QCOMPARE(failed.first().at(0).toInt(), int(shoehorn::ErrorCode::NotGguf));
+    QCOMPARE(failed.first().at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::NotGguf);
     QCOMPARE(c.state(), State::NoModel);
     QVERIFY(!c.send(QStringLiteral("hi")));
     // A good model still loads afterwards.
@@ -169,7 +169,7 @@ void TestChatController::cancelLoad()
     // Hold the worker at the start of the load until Cancel has been pressed, so the tiny
     // model cannot finish loading first.
     std::atomic<bool> go{false};
-    c.worker()->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
         for (int i = 0; i < 500 && !go; ++i)
             QThread::msleep(10);
         return std::nullopt;
@@ -181,7 +181,7 @@ void TestChatController::cancelLoad()
     go = true;
     QTRY_VERIFY_WITH_TIMEOUT(failed.count() + loaded.count() == 1, 20000);
     QCOMPARE(failed.count(), 1);
-    QCOMPARE(failed.first().at(0).toInt(), int(shoehorn::ErrorCode::Cancelled));
+    QCOMPARE(failed.first().at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::Cancelled);
     QCOMPARE(c.state(), State::NoModel);
 }
 
@@ -226,7 +226,7 @@ void TestChatController::outOfMemoryLadderRetries()
     c.setLoadSettings(ls);
     int attempts = 0;
     std::vector<shoehorn::PlanSettings> tried;
-    c.worker()->setFailureInjector([&](int stage, const shoehorn::PlanSettings &s) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int stage, const shoehorn::PlanSettings &s) -> std::optional<shoehorn::Error> {
         if (stage == 0)
             tried.push_back(s);
         const bool fail = (stage == 0 && attempts < 2) || (stage == 1 && attempts == 2);
@@ -259,7 +259,7 @@ void TestChatController::ladderExhaustedIsAnError()
     ChatController c;
     configure(c, 8);
     int attempts = 0;
-    c.worker()->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
         ++attempts;
         return shoehorn::Error{shoehorn::ErrorCode::OutOfMemory, "failed to allocate CPU buffer of size 1"};
     });
@@ -273,7 +273,7 @@ void TestChatController::ladderExhaustedIsAnError()
     QSignalSpy retrying(&c, &ChatController::loadRetrying);
     c.openModel(TestFixtures::instance().tinyMoe());
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
-    QCOMPARE(failed.first().at(0).toInt(), int(shoehorn::ErrorCode::OutOfMemory));
+    QCOMPARE(failed.first().at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::OutOfMemory);
     QVERIFY(retrying.count() >= 2);
     QCOMPARE(attempts, retrying.count() + 1);
     QCOMPARE(c.state(), State::NoModel);

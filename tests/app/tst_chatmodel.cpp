@@ -22,8 +22,8 @@ void TestChatModel::appendAndStream()
     ChatModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
-    m.appendMessage(ChatModel::make("user", "hi"));
-    const int row = m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    m.appendMessage(ChatModel::make(ChatModel::Author::User, "hi"));
+    const int row = m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     QCOMPARE(row, 1);
     m.appendText(row, QStringLiteral("Hel"), {});
     m.appendText(row, QStringLiteral("lo"), QStringLiteral("r"));
@@ -44,12 +44,12 @@ void TestChatModel::historySkipsUnfinished()
 {
     ChatModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    m.appendMessage(ChatModel::make("user", "q1"));
-    auto a1 = ChatModel::make("assistant", "a1", State::Stopped);
+    m.appendMessage(ChatModel::make(ChatModel::Author::User, "q1"));
+    auto a1 = ChatModel::make(ChatModel::Author::Assistant, "a1", State::Stopped);
     a1.reasoning = QStringLiteral("t");
     m.appendMessage(a1);
-    m.appendMessage(ChatModel::make("user", "q2"));
-    m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    m.appendMessage(ChatModel::make(ChatModel::Author::User, "q2"));
+    m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     const auto h = m.history(QStringLiteral("sys"));
     QCOMPARE(h.size(), size_t(4));
     QCOMPARE(QString::fromStdString(h[0].role), QString("system"));
@@ -63,8 +63,8 @@ void TestChatModel::versions()
 {
     ChatModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    m.appendMessage(ChatModel::make("user", "q"));
-    const int row = m.appendMessage(ChatModel::make("assistant", "first"));
+    m.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
+    const int row = m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "first"));
     QCOMPARE(m.data(m.index(row), ChatModel::VersionCountRole).toInt(), 1);
     m.beginNewVersion(row);
     QCOMPARE(m.message(row).content, QString());
@@ -94,14 +94,14 @@ void TestChatModel::versions()
 void TestChatModel::thinkingTime()
 {
     ChatModel m;
-    const int row = m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    const int row = m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     m.appendText(row, {}, QStringLiteral("hmm"));
     QCOMPARE(m.message(row).reasoningMs, qint64(-1)); // still thinking
     QTest::qWait(30);
     m.appendText(row, QStringLiteral("answer"), {});
     QVERIFY2(m.message(row).reasoningMs >= 25, qPrintable(QString::number(m.message(row).reasoningMs)));
     m.finish(row, State::Done, nullptr);
-    const int plain = m.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    const int plain = m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     m.appendText(plain, QStringLiteral("no thinking"), {});
     m.finish(plain, State::Done, nullptr);
     QCOMPARE(m.message(plain).reasoningMs, qint64(-1));
@@ -112,7 +112,7 @@ void TestChatModel::removeAndTruncate()
     ChatModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (const char *t : {"a", "b", "c", "d"})
-        m.appendMessage(ChatModel::make("user", QString::fromLatin1(t)));
+        m.appendMessage(ChatModel::make(ChatModel::Author::User, QString::fromLatin1(t)));
     m.removeMessage(1);
     QCOMPARE(m.rowCount(), 3);
     QCOMPARE(m.message(1).content, QString("c"));

@@ -66,7 +66,7 @@ void TestChatView::streamedLineEndsAndCodeLines()
     ChatModel model;
     ChatView view;
     view.setChatModel(&model);
-    const int row = model.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     // Windows line ends in a stream: nothing written earlier is lost.
     model.appendText(row, QStringLiteral("Para one.\r\n\r\nHello"), {});
     model.appendText(row, QStringLiteral("\r\nWorld"), {});
@@ -88,8 +88,8 @@ void TestChatView::followsPaletteChange()
     ChatModel model;
     ChatView view;
     view.setChatModel(&model);
-    model.appendMessage(ChatModel::make("user", "q"));
-    model.appendMessage(ChatModel::make("assistant", "```\ncode\n```"));
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "```\ncode\n```"));
     QPalette dark = view.palette();
     dark.setColor(QPalette::Base, QColor(30, 30, 30));
     dark.setColor(QPalette::Text, QColor(230, 230, 230));
@@ -162,8 +162,8 @@ void TestChatView::markdownRendered()
     ChatModel model;
     ChatView view;
     view.setChatModel(&model);
-    model.appendMessage(ChatModel::make("user", "plan it"));
-    model.appendMessage(ChatModel::make("assistant", QString::fromUtf8(kAnswer)));
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "plan it"));
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, QString::fromUtf8(kAnswer)));
     QTextDocument *doc = view.document();
     const QString plain = doc->toPlainText();
     QVERIFY(plain.contains("Plan"));
@@ -200,7 +200,7 @@ void TestChatView::codeBlockHighlighted()
     ChatView view;
     view.setChatModel(&model);
     QSignalSpy done(&view, &ChatView::codeHighlighted);
-    model.appendMessage(ChatModel::make("assistant", QString::fromUtf8(kAnswer)));
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, QString::fromUtf8(kAnswer)));
     QVERIFY(done.wait(5000));
     QVERIFY(view.codeBlockHighlighted(0));
     // The keyword has a colour of its own; the text is unchanged.
@@ -232,7 +232,7 @@ void TestChatView::streamingAppendsOnlyNewText()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     ChatView view;
     view.setChatModel(&model);
-    const int row = model.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     QTextDocument *doc = view.document();
     int removed = 0;
     int bigInserts = 0;
@@ -255,7 +255,7 @@ void TestChatView::streamingAppendsOnlyNewText()
     ChatModel whole;
     ChatView wholeView;
     wholeView.setChatModel(&whole);
-    whole.appendMessage(ChatModel::make("assistant", text));
+    whole.appendMessage(ChatModel::make(ChatModel::Author::Assistant, text));
     QCOMPARE(doc->toPlainText(), wholeView.document()->toPlainText());
 }
 
@@ -264,7 +264,7 @@ void TestChatView::thinkingCollapsedWithTime()
     ChatModel model;
     ChatView view;
     view.setChatModel(&model);
-    const int row = model.appendMessage(ChatModel::make("assistant", {}, State::Streaming));
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     model.appendText(row, {}, QStringLiteral("Let me count the experts."));
     QVERIFY(view.document()->toPlainText().contains("Thinking…"));
     QVERIFY(!view.document()->toPlainText().contains("count the experts")); // collapsed by default
@@ -292,8 +292,8 @@ void TestChatView::linksBecomeActions()
     view.setChatModel(&model);
     QUrl opened;
     view.setUrlOpener([&](const QUrl &u) { opened = u; });
-    model.appendMessage(ChatModel::make("user", "q"));
-    model.appendMessage(ChatModel::make("assistant", "see [docs](https://example.org/x)"));
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "see [docs](https://example.org/x)"));
     QSignalSpy edit(&view, &ChatView::editRequested);
     QSignalSpy regen(&view, &ChatView::regenerateRequested);
     QSignalSpy del(&view, &ChatView::deleteRequested);

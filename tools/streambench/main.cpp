@@ -137,8 +137,8 @@ int main(int argc, char **argv)
     view.setChatModel(&model);
     view.resize(900, 700);
     view.show();
-    model.appendMessage(ChatModel::make(QStringLiteral("user"), QStringLiteral("Explain expert offloading.")));
-    const int row = model.appendMessage(ChatModel::make(QStringLiteral("assistant"), {}, ChatModel::State::Streaming));
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, QStringLiteral("Explain expert offloading.")));
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, ChatModel::State::Streaming));
     view.setThinkingExpanded(row, true); // the thinking streams live too
 
     std::vector<double> frames;

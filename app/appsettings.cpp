@@ -1,0 +1,94 @@
+#include "appsettings.h"
+
+#include "samplingpresets.h"
+
+#include <QCryptographicHash>
+#include <QSettings>
+
+namespace AppSettings {
+
+namespace {
+const QString kLanguage = QStringLiteral("language");
+const QString kStartupModel = QStringLiteral("startup/model");
+const QString kRecent = QStringLiteral("models/recent");
+const QString kFolders = QStringLiteral("models/folders");
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kWindowState = QStringLiteral("window/state");
+const QString kProfiles = QStringLiteral("profiles/custom");
+const QString kPrompts = QStringLiteral("systemPrompts");
+} // namespace
+
+QString hashedKey(const QString &group, const QString &text, int length)
+{
+    const QByteArray h = QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha1).toHex().left(length);
+    return group + QLatin1Char('/') + QString::fromLatin1(h);
+}
+
+ModelSettings defaults()
+{
+    ModelSettings s;
+    s.load.gpuLayers = -1; // llama.cpp's default: every layer the GPUs hold
+    s.context.contextSize = kFirstOpenContext;
+    // The model cards' instruct preset: a calmer start than llama.cpp's own defaults.
+    for (const auto &p : SamplingPresets::fixedPresets())
+        if (p.id == SamplingPresets::Id::InstructGeneral)
+            s.generation.sampling = p.sampling;
+    return s;
+}
+
+ModelSettings forModel(const QString &path, const ModelSettings &current, const QString &currentPath,
+                       uint32_t trainedContext, bool *remembered)
+{
+    ModelSettings s = current;
+    const bool stored = ModelSettingsStore::load(path, s);
+    if (remembered)
+        *remembered = stored;
+    if (!stored && !currentPath.isEmpty() && path != currentPath) {
+        // Another model's placement and context do not carry over.
+        s.context.contextSize = trainedContext ? std::min(kFirstOpenContext, trainedContext) : kFirstOpenContext;
+        s.load.cpuMoeLayers = 0;
+    }
+    return s;
+}
+
+QString systemPrompt(const QString &modelPath)
+{
+    return QSettings().value(hashedKey(kPrompts, modelPath, 16)).toString();
+}
+
+void setSystemPrompt(const QString &modelPath, const QString &prompt)
+{
+    if (prompt.isEmpty())
+        QSettings().remove(hashedKey(kPrompts, modelPath, 16));
+    else
+        QSettings().setValue(hashedKey(kPrompts, modelPath, 16), prompt);
+}
+
+QString language() { return QSettings().value(kLanguage).toString(); }
+void setLanguage(const QString &code) { QSettings().setValue(kLanguage, code); }
+QString startupModel() { return QSettings().value(kStartupModel).toString(); }
+void setStartupModel(const QString &path) { QSettings().setValue(kStartupModel, path); }
+QStringList recentModels() { return QSettings().value(kRecent).toStringList(); }
+QStringList modelFolders() { return QSettings().value(kFolders).toStringList(); }
+
+void setModelLibrary(const QStringList &recent, const QStringList &folders)
+{
+    QSettings s;
+    s.setValue(kRecent, recent);
+    s.setValue(kFolders, folders);
+}
+
+QByteArray windowGeometry() { return QSettings().value(kGeometry).toByteArray(); }
+QByteArray windowState() { return QSettings().value(kWindowState).toByteArray(); }
+
+void setWindow(const QByteArray &geometry, const QByteArray &state)
+{
+    QSettings s;
+    s.setValue(kGeometry, geometry);
+    s.setValue(kWindowState, state);
+}
+
+QByteArray customProfiles() { return QSettings().value(kProfiles).toByteArray(); }
+void setCustomProfiles(const QByteArray &json) { QSettings().setValue(kProfiles, json); }
+
+} // namespace AppSettings

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "modelsettings.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+
+// Every key Shoehorn keeps in QSettings, and its default, in one place. Per-model values are
+// keyed by a hash of the model's path (paths hold characters QSettings keys cannot).
+namespace AppSettings {
+
+// "group/<sha1 of text>"; `length` hex digits (older keys used 16).
+QString hashedKey(const QString &group, const QString &text, int length = 40);
+
+// What a model starts with before anything was remembered for it.
+constexpr uint32_t kFirstOpenContext = 8192;
+ModelSettings defaults();
+// The settings for opening `path`: what was remembered for it, else `current`. When `current`
+// belongs to another model (`currentPath`), the first-open rule applies: an 8k context (capped
+// to the trained length when known) and no experts pinned to the CPU.
+ModelSettings forModel(const QString &path, const ModelSettings &current, const QString &currentPath,
+                       uint32_t trainedContext = 0, bool *remembered = nullptr);
+
+// A model's own system prompt for new chats; empty clears it.
+QString systemPrompt(const QString &modelPath);
+void setSystemPrompt(const QString &modelPath, const QString &prompt);
+
+QString language(); // "", "en", "zh_CN"
+void setLanguage(const QString &code);
+QString startupModel(); // a llama-server preset marked load-on-startup
+void setStartupModel(const QString &path);
+QStringList recentModels();
+QStringList modelFolders();
+void setModelLibrary(const QStringList &recent, const QStringList &folders);
+QByteArray windowGeometry();
+QByteArray windowState();
+void setWindow(const QByteArray &geometry, const QByteArray &state);
+QByteArray customProfiles(); // JSON (ProfileStore)
+void setCustomProfiles(const QByteArray &json);
+
+} // namespace AppSettings

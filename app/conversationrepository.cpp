@@ -1,0 +1,172 @@
+#include "conversationrepository.h"
+
+#include "chatjson.h"
+
+using State = ChatModel::State;
+
+ConversationRepository::ConversationRepository(QObject *parent) : QObject(parent) {}
+
+bool ConversationRepository::open(const QString &path)
+{
+    m_open = m_store.open(path);
+    return m_open;
+}
+
+bool ConversationRepository::check(bool ok, const QString &what)
+{
+    if (!ok)
+        emit failed(what, m_store.lastError());
+    return ok;
+}
+
+bool ConversationRepository::inTransaction(const QString &what, const std::function<bool()> &writes)
+{
+    if (!m_open)
+        return false;
+    if (!m_store.transaction())
+        return check(false, what);
+    if (writes() && m_store.commit())
+        return true;
+    const QString why = m_store.lastError();
+    m_store.rollback();
+    emit failed(what, why);
+    return false;
+}
+
+qint64 ConversationRepository::createConversation(const QString &title, const QString &modelPath,
+                                                  const QString &systemPrompt, const QString &settingsJson)
+{
+    qint64 id = 0;
+    inTransaction(tr("the new chat"), [&] {
+        id = m_store.createConversation(title, modelPath, systemPrompt);
+        return id && m_store.setConversationSettings(id, systemPrompt, settingsJson);
+    });
+    return id;
+}
+
+ChatStore::Conversation ConversationRepository::conversation(qint64 id) const
+{
+    return m_open ? m_store.conversation(id) : ChatStore::Conversation{};
+}
+
+QList<ChatModel::Message> ConversationRepository::messages(qint64 conversationId) const
+{
+    QList<ChatModel::Message> out;
+    if (!m_open)
+        return out;
+    for (const auto &m : m_store.messages(conversationId)) {
+        ChatModel::Author author;
+        if (!ChatModel::authorFromName(m.role, author))
+            continue; // not written by Shoehorn: show what can be shown
+        ChatModel::Message msg = ChatModel::make(author, m.content, ChatModel::stateFromStored(m.state));
+        msg.reasoning = m.reasoning;
+        msg.storeId = m.id;
+        ChatJson::statsFromJson(m.stats, msg);
+        for (const auto &v : m.versions) {
+            ChatModel::Version ver;
+            ver.content = v.content;
+            ver.reasoning = v.reasoning;
+            ver.state = ChatModel::stateFromStored(v.state);
+            ChatJson::statsFromJson(v.stats, ver);
+            msg.versions.append(ver);
+        }
+        if (!msg.versions.isEmpty())
+            msg.current = std::clamp(m.version, 0, int(msg.versions.size()) - 1);
+        out.append(msg);
+    }
+    return out;
+}
+
+bool ConversationRepository::setSettings(qint64 conversationId, const QString &systemPrompt,
+                                         const QString &settingsJson)
+{
+    return m_open && check(m_store.setConversationSettings(conversationId, systemPrompt, settingsJson),
+                           tr("the chat's settings"));
+}
+
+bool ConversationRepository::rename(qint64 conversationId, const QString &title)
+{
+    return m_open && check(m_store.renameConversation(conversationId, title), tr("the chat's new name"));
+}
+
+bool ConversationRepository::remove(qint64 conversationId)
+{
+    return m_open && check(m_store.deleteConversation(conversationId), tr("deleting the chat"));
+}
+
+bool ConversationRepository::setModel(qint64 conversationId, const QString &modelPath)
+{
+    return m_open && check(m_store.setConversationModel(conversationId, modelPath), tr("the chat's model"));
+}
+
+qint64 ConversationRepository::importJson(const QByteArray &json, QString *error)
+{
+    if (!m_open) {
+        if (error)
+            *error = m_store.lastError();
+        return 0;
+    }
+    return ChatJson::importJson(json, m_store, error);
+}
+
+qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
+                                             State state)
+{
+    if (!m_open || !conversationId)
+        return 0;
+    const qint64 id = m_store.appendMessage(
+        conversationId,
+        ChatStore::message(conversationId, ChatModel::authorName(author), content, ChatModel::stateName(state)));
+    check(id != 0, author == ChatModel::Author::User ? tr("your message") : tr("the answer"));
+    return id;
+}
+
+bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer)
+{
+    if (!m_open || !messageId)
+        return false;
+    const QString state = ChatModel::stateName(answer.state);
+    const QString stats = ChatJson::statsToJson(answer);
+    return inTransaction(tr("the answer"), [&] {
+        return m_store.updateMessage(messageId, answer.content, answer.reasoning, state, stats) &&
+               (!versionId || m_store.updateVersion(versionId, answer.content, answer.reasoning, state, stats));
+    });
+}
+
+qint64 ConversationRepository::beginVersion(qint64 messageId, const ChatModel::Version *firstVersion, int shownIndex)
+{
+    qint64 id = 0;
+    if (!m_open || !messageId)
+        return 0;
+    // All versions live in message_versions; the message row mirrors the one shown.
+    inTransaction(tr("the new version of the answer"), [&] {
+        if (firstVersion &&
+            !m_store.appendVersion(messageId, {0, firstVersion->content, firstVersion->reasoning,
+                                               ChatModel::stateName(firstVersion->state),
+                                               ChatJson::statsToJson(*firstVersion)}))
+            return false;
+        id = m_store.appendVersion(messageId, {0, {}, {}, ChatModel::stateName(State::Streaming), {}});
+        return id && m_store.setShownVersion(messageId, shownIndex);
+    });
+    return id;
+}
+
+bool ConversationRepository::editQuestion(qint64 conversationId, qint64 messageId, const QString &text)
+{
+    if (!m_open || !conversationId || !messageId)
+        return false;
+    return inTransaction(tr("the edited message"), [&] {
+        return m_store.deleteMessagesAfter(conversationId, messageId) &&
+               m_store.updateMessage(messageId, text, {}, ChatModel::stateName(State::Done));
+    });
+}
+
+bool ConversationRepository::deleteMessage(qint64 messageId)
+{
+    return m_open && messageId && check(m_store.deleteMessage(messageId), tr("deleting the message"));
+}
+
+bool ConversationRepository::setShownVersion(qint64 messageId, int index)
+{
+    return m_open && messageId && check(m_store.setShownVersion(messageId, index), tr("the version shown"));
+}

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "chatmodel.h"
+#include "chatstore.h"
+
+#include <QObject>
+
+#include <functional>
+
+// The chats in SQLite as the controller uses them: typed authors and states, and every write
+// checked. Several writes that belong together run in one transaction, rolled back whole when
+// one fails. A write that fails is never silent: failed() says what could not be saved.
+class ConversationRepository : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ConversationRepository(QObject *parent = nullptr);
+
+    bool open(const QString &path);
+    bool isOpen() const { return m_open; }
+    QString lastError() const { return m_store.lastError(); }
+    ChatStore *store() { return m_open ? &m_store : nullptr; } // lists and tests read it
+
+    qint64 createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt,
+                              const QString &settingsJson);
+    ChatStore::Conversation conversation(qint64 id) const;
+    // The stored messages with their versions, as the chat model holds them.
+    QList<ChatModel::Message> messages(qint64 conversationId) const;
+    bool setSettings(qint64 conversationId, const QString &systemPrompt, const QString &settingsJson);
+    bool rename(qint64 conversationId, const QString &title);
+    bool remove(qint64 conversationId);
+    bool setModel(qint64 conversationId, const QString &modelPath);
+    qint64 importJson(const QByteArray &json, QString *error);
+
+    qint64 appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
+                         ChatModel::State state);
+    // The streaming checkpoint and the final write of an answer (and of its version row).
+    bool saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer);
+    // A regenerated answer: the shown version is kept (as the first version row when it is
+    // the first regeneration) and an empty streaming version starts. Returns its id, 0 on failure.
+    qint64 beginVersion(qint64 messageId, const ChatModel::Version *firstVersion, int shownIndex);
+    // Edit and resend: the question's new text, and what followed it is dropped.
+    bool editQuestion(qint64 conversationId, qint64 messageId, const QString &text);
+    bool deleteMessage(qint64 messageId);
+    bool setShownVersion(qint64 messageId, int index);
+
+signals:
+    void failed(const QString &what, const QString &why);
+
+private:
+    bool check(bool ok, const QString &what);
+    bool inTransaction(const QString &what, const std::function<bool()> &writes);
+
+    ChatStore m_store;
+    bool m_open = false;
+};

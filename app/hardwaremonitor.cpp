@@ -1,0 +1,61 @@
+#include "hardwaremonitor.h"
+
+#include "tuningstore.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+using namespace shoehorn;
+
+HardwareMonitor::HardwareMonitor(QObject *parent) : QObject(parent), m_probe([] { return probeHardware(); })
+{
+    m_timer.setInterval(1000);
+    connect(&m_timer, &QTimer::timeout, this, &HardwareMonitor::refresh);
+    connect(&m_watcher, &QFutureWatcher<HardwareInfo>::finished, this, &HardwareMonitor::done);
+}
+
+HardwareMonitor::~HardwareMonitor()
+{
+    m_timer.stop();
+    m_watcher.waitForFinished(); // a probe is milliseconds; it must not outlive m_probe
+}
+
+void HardwareMonitor::watch(bool on)
+{
+    m_watchers = std::max(0, m_watchers + (on ? 1 : -1));
+    if (m_watchers > 0 && !m_timer.isActive()) {
+        refresh();
+        m_timer.start();
+    } else if (m_watchers == 0) {
+        m_timer.stop();
+    }
+}
+
+void HardwareMonitor::refresh()
+{
+    if (m_watcher.isRunning()) {
+        m_again = true;
+        return;
+    }
+    m_watcher.setFuture(QtConcurrent::run(m_probe));
+}
+
+void HardwareMonitor::done()
+{
+    m_current = m_watcher.result();
+    m_probed = true;
+    emit changed(m_current);
+    if (m_again) {
+        m_again = false;
+        refresh();
+    }
+}
+
+PlanTarget HardwareMonitor::target(quint64 vramBudgetBytes) const
+{
+    return targetFromHardware(m_current, vramBudgetBytes);
+}
+
+QString HardwareMonitor::machineId() const
+{
+    return TuningStore::machineId(m_current);
+}

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "hardware.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QTimer>
+
+#include <functional>
+
+// Free GPU and RAM memory, probed off the GUI thread about once a second while someone watches.
+//
+// The one engine call that runs outside the inference worker, on purpose: the worker is busy
+// for the whole of an answer, and the gauges must follow other programs meanwhile.
+// probeHardware() is safe there: it reads ggml's device registry (built once, under a static
+// initialiser) and asks each device for its free memory (CUDA: cudaMemGetInfo, thread-safe; CPU:
+// /proc/meminfo). It loads no model and touches no context. tst_hardwaremonitor probes while
+// the worker generates.
+class HardwareMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    using Probe = std::function<shoehorn::HardwareInfo()>;
+    explicit HardwareMonitor(QObject *parent = nullptr);
+    ~HardwareMonitor() override;
+
+    void setProbe(Probe probe) { m_probe = std::move(probe); } // test seam
+    bool hasProbed() const { return m_probed; }
+    const shoehorn::HardwareInfo &current() const { return m_current; }
+    // Polls while at least one watcher is active (a visible panel); refresh() probes once.
+    void watch(bool on);
+    void refresh();
+    // This machine as a plan target; vramBudget > 0 caps each GPU.
+    shoehorn::PlanTarget target(quint64 vramBudgetBytes = 0) const;
+    QString machineId() const;
+
+signals:
+    void changed(const shoehorn::HardwareInfo &info);
+
+private:
+    void done();
+
+    Probe m_probe;
+    QTimer m_timer;
+    QFutureWatcher<shoehorn::HardwareInfo> m_watcher;
+    shoehorn::HardwareInfo m_current;
+    bool m_probed = false;
+    bool m_again = false;
+    int m_watchers = 0;
+};

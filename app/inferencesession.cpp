@@ -1,0 +1,181 @@
+#include "inferencesession.h"
+
+#include "inferenceworker.h"
+
+using namespace shoehorn;
+
+InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *parent) : QObject(parent)
+{
+    registerShoehornMetaTypes();
+    m_worker = worker ? worker.release() : new InferenceWorker;
+    m_worker->setCancelFlags({&m_cancelLoad, &m_cancelGeneration});
+    m_worker->moveToThread(&m_thread);
+    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
+    connectWorker();
+    m_thread.setObjectName(QStringLiteral("inference"));
+    m_thread.start();
+}
+
+InferenceSession::~InferenceSession()
+{
+    m_cancelLoad = true;
+    m_cancelGeneration = true;
+    m_thread.quit();
+    m_thread.wait();
+}
+
+void InferenceSession::connectWorker()
+{
+    connect(m_worker, &Worker::loadProgress, this, &InferenceSession::loadProgress);
+    connect(m_worker, &Worker::loadRetrying, this, &InferenceSession::loadRetrying);
+    connect(m_worker, &Worker::modelLoaded, this, &InferenceSession::onLoaded);
+    connect(m_worker, &Worker::loadFailed, this, &InferenceSession::onLoadFailed);
+    // Results of an earlier request (an answer stopped by a model switch) are dropped.
+    connect(m_worker, &Worker::delta, this, [this](quint64 id, const QString &content, const QString &reasoning) {
+        if (id == m_requestId)
+            emit delta(content, reasoning);
+    });
+    connect(m_worker, &Worker::prefillProgress, this, [this](quint64 id, int done, int total) {
+        if (id == m_requestId)
+            emit prefillProgress(done, total);
+    });
+    connect(m_worker, &Worker::generationProgress, this, [this](quint64 id, double tps, int used, int size) {
+        if (id == m_requestId)
+            emit generationProgress(tps, used, size);
+    });
+    connect(m_worker, &Worker::generationFinished, this, [this](quint64 id, const GenerationStats &stats) {
+        if (id != m_requestId)
+            return;
+        if (m_state == State::Generating)
+            setState(State::Ready);
+        emit generationFinished(stats);
+    });
+    connect(m_worker, &Worker::generationFailed, this, [this](quint64 id, const Error &error) {
+        if (id != m_requestId)
+            return;
+        if (m_state == State::Generating)
+            setState(hasModel() ? State::Ready : State::NoModel);
+        emit generationFailed(error);
+    });
+    connect(m_worker, &Worker::tuneProgress, this, &InferenceSession::tuningProgress);
+    connect(m_worker, &Worker::tuneFinished, this, [this](const TuneReport &report) {
+        if (m_state == State::Tuning)
+            setState(hasModel() ? State::Ready : State::NoModel);
+        emit tuningFinished(report);
+    });
+    connect(m_worker, &Worker::exactPlanFinished, this, [this](const ExactCheck &check) {
+        if (check.requestId == m_exactId)
+            emit exactPlanFinished(check);
+    });
+}
+
+void InferenceSession::setState(State s)
+{
+    if (m_state == s)
+        return;
+    m_state = s;
+    emit stateChanged(s);
+}
+
+void InferenceSession::load(const QString &path, const LoadSettings &load, const ContextSettings &context)
+{
+    m_pending = PendingLoad{path, load, context};
+    if (m_state == State::Loading) {
+        // The running load must end first; it sees the flag at its next progress step.
+        m_cancelLoad = true;
+        return;
+    }
+    if (m_state == State::Generating || m_state == State::Tuning)
+        m_cancelGeneration = true; // the queued load runs once the answer stops
+    startLoad();
+}
+
+void InferenceSession::startLoad()
+{
+    m_loading = *m_pending;
+    m_pending.reset();
+    m_cancelLoad = false;
+    setState(State::Loading);
+    const PendingLoad l = m_loading;
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, l] { w->loadModel(l.path, l.load, l.context); },
+                              Qt::QueuedConnection);
+}
+
+void InferenceSession::cancelLoad()
+{
+    if (m_state == State::Loading) {
+        m_pending.reset();
+        m_cancelLoad = true;
+    }
+}
+
+void InferenceSession::onLoaded(const ModelSummary &summary)
+{
+    if (m_pending) {
+        startLoad();
+        return;
+    }
+    m_model = summary;
+    setState(State::Ready);
+    emit modelLoaded(summary);
+}
+
+void InferenceSession::onLoadFailed(const Error &error)
+{
+    if (m_pending) {
+        startLoad();
+        return;
+    }
+    // The worker dropped the previous model before loading.
+    m_model = ModelSummary{};
+    setState(State::NoModel);
+    emit loadFailed(error);
+}
+
+quint64 InferenceSession::generate(const std::vector<ChatMessage> &history, const GenerationOptions &options)
+{
+    if (m_state != State::Ready)
+        return 0;
+    m_cancelGeneration = false;
+    const quint64 id = ++m_requestId;
+    setState(State::Generating);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, id, history, options] { w->generate(id, history, options); },
+                              Qt::QueuedConnection);
+    return id;
+}
+
+void InferenceSession::stop()
+{
+    if (m_state == State::Generating)
+        m_cancelGeneration = true;
+}
+
+bool InferenceSession::startTuning(const TuneRequest &request)
+{
+    if (m_state != State::Ready)
+        return false;
+    m_cancelGeneration = false;
+    setState(State::Tuning);
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, request] { w->autoTune(request); }, Qt::QueuedConnection);
+    return true;
+}
+
+void InferenceSession::cancelTuning()
+{
+    if (m_state == State::Tuning)
+        m_cancelGeneration = true;
+}
+
+quint64 InferenceSession::requestExactPlan(const QString &path, const PlanSettings &settings, const PlanTarget &target)
+{
+    const quint64 id = ++m_exactId;
+    // Requests queued behind an answer collapse into the newest one.
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker, latest = &m_exactId, id, path, settings, target] {
+            if (id == latest->load())
+                w->exactPlan(id, path, settings, target);
+        },
+        Qt::QueuedConnection);
+    return id;
+}

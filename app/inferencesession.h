@@ -1,0 +1,85 @@
+#pragma once
+
+#include "chattypes.h"
+#include "tuningstore.h"
+
+#include <QObject>
+#include <QThread>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class Worker;
+
+// Owns the inference thread and its worker (the one owner of the loaded model), the load
+// state machine, request ids and the cancel flags. GUI-thread object: callers ask, it queues
+// the work to the worker and passes on only the results of the current request.
+class InferenceSession : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { NoModel, Loading, Ready, Generating, Tuning };
+    Q_ENUM(State)
+
+    // Null: the real InferenceWorker. Tests pass a fake.
+    explicit InferenceSession(std::unique_ptr<Worker> worker = {}, QObject *parent = nullptr);
+    // Cancels what runs (flags polled per token and per load step), then joins the thread.
+    ~InferenceSession() override;
+
+    State state() const { return m_state; }
+    const ModelSummary &model() const { return m_model; }
+    bool hasModel() const { return !m_model.path.isEmpty(); }
+    Worker *worker() const { return m_worker; } // for test seams only
+
+    // Loads (after stopping an answer or a load that runs: the latest request wins).
+    void load(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
+    void cancelLoad();
+    // Returns the request id, or 0 when no model is ready.
+    quint64 generate(const std::vector<shoehorn::ChatMessage> &history, const shoehorn::GenerationOptions &options);
+    void stop();
+    bool startTuning(const shoehorn::TuneRequest &request);
+    void cancelTuning();
+    // The dry run waits for what the worker does now; the newest request's result is delivered.
+    quint64 requestExactPlan(const QString &path, const shoehorn::PlanSettings &settings,
+                             const shoehorn::PlanTarget &target);
+
+signals:
+    void stateChanged(InferenceSession::State state);
+    void loadProgress(double fraction);
+    void loadRetrying(const shoehorn::OomRetry &retry);
+    void modelLoaded(const ModelSummary &summary);
+    void loadFailed(const shoehorn::Error &error);
+    void delta(const QString &content, const QString &reasoning);
+    void prefillProgress(int done, int total);
+    void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
+    void generationFinished(const shoehorn::GenerationStats &stats);
+    void generationFailed(const shoehorn::Error &error);
+    void tuningProgress(int done, int total, const QString &configuration);
+    void tuningFinished(const TuneReport &report);
+    void exactPlanFinished(const ExactCheck &check);
+
+private:
+    void setState(State s);
+    void startLoad();
+    void onLoaded(const ModelSummary &summary);
+    void onLoadFailed(const shoehorn::Error &error);
+    void connectWorker();
+
+    QThread m_thread;
+    Worker *m_worker = nullptr;
+    std::atomic<bool> m_cancelLoad{false};
+    std::atomic<bool> m_cancelGeneration{false};
+    State m_state = State::NoModel;
+    ModelSummary m_model;
+    struct PendingLoad {
+        QString path;
+        shoehorn::LoadSettings load;
+        shoehorn::ContextSettings context;
+    };
+    std::optional<PendingLoad> m_pending; // asked for while another load was running
+    PendingLoad m_loading;
+    quint64 m_requestId = 0;
+    std::atomic<quint64> m_exactId{0}; // read by the worker to skip superseded dry runs
+};

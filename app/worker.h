@@ -1,0 +1,53 @@
+#pragma once
+
+#include "chattypes.h"
+#include "tuningstore.h"
+
+#include <QObject>
+
+#include <atomic>
+#include <vector>
+
+// What the inference thread does, as an interface. InferenceWorker runs llama.cpp; controller
+// tests give InferenceSession a fake. InferenceSession moves the worker to its thread and calls
+// these functions there, queued, one at a time: the worker is the only caller of llama.cpp that
+// holds a model (see docs/architecture.md). The cancel flags belong to the session.
+class Worker : public QObject
+{
+    Q_OBJECT
+public:
+    struct CancelFlags {
+        const std::atomic<bool> *load = nullptr;
+        const std::atomic<bool> *generation = nullptr; // also stops auto-tune
+    };
+    using QObject::QObject;
+    void setCancelFlags(CancelFlags flags) { m_cancel = flags; }
+
+    virtual void loadModel(const QString &path, const shoehorn::LoadSettings &load,
+                           const shoehorn::ContextSettings &context) = 0;
+    virtual void generate(quint64 requestId, const std::vector<shoehorn::ChatMessage> &history,
+                          const shoehorn::GenerationOptions &options) = 0;
+    virtual void autoTune(const shoehorn::TuneRequest &request) = 0;
+    // llama.cpp's no_alloc dry run of a model file (loaded or not) on this machine's devices.
+    virtual void exactPlan(quint64 requestId, const QString &path, const shoehorn::PlanSettings &settings,
+                           const shoehorn::PlanTarget &target) = 0;
+
+signals:
+    void loadProgress(double fraction);
+    void loadRetrying(const shoehorn::OomRetry &retry);
+    void modelLoaded(const ModelSummary &summary);
+    void loadFailed(const shoehorn::Error &error);
+    void prefillProgress(quint64 requestId, int done, int total);
+    void delta(quint64 requestId, const QString &content, const QString &reasoning);
+    void generationProgress(quint64 requestId, double tokensPerSecond, int contextUsed, int contextSize);
+    void generationFinished(quint64 requestId, const shoehorn::GenerationStats &stats);
+    void generationFailed(quint64 requestId, const shoehorn::Error &error);
+    void tuneProgress(int done, int total, const QString &configuration);
+    void tuneFinished(const TuneReport &report);
+    void exactPlanFinished(const ExactCheck &check);
+
+protected:
+    bool loadCancelled() const { return m_cancel.load && m_cancel.load->load(); }
+    bool generationCancelled() const { return m_cancel.generation && m_cancel.generation->load(); }
+    CancelFlags m_cancel;
+};
