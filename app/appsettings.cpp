@@ -43,11 +43,15 @@ ModelSettings forModel(const QString &path, const ModelSettings &current, const 
     const bool stored = ModelSettingsStore::load(path, s);
     if (remembered)
         *remembered = stored;
-    if (!stored && !currentPath.isEmpty() && path != currentPath) {
+    if (stored)
+        return s;
+    if (!currentPath.isEmpty() && path != currentPath) {
         // Another model's placement and context do not carry over.
-        s.context.contextSize = trainedContext ? std::min(kFirstOpenContext, trainedContext) : kFirstOpenContext;
+        s.context.contextSize = kFirstOpenContext;
         s.load.cpuMoeLayers = 0;
     }
+    if (trainedContext > 0 && (s.context.contextSize == 0 || s.context.contextSize > trainedContext))
+        s.context.contextSize = trainedContext; // past it a model only produces garbage
     return s;
 }
 

@@ -17,8 +17,8 @@ QString hashedKey(const QString &group, const QString &text, int length = 40);
 constexpr uint32_t kFirstOpenContext = 8192;
 ModelSettings defaults();
 // The settings for opening `path`: what was remembered for it, else `current`. When `current`
-// belongs to another model (`currentPath`), the first-open rule applies: an 8k context (capped
-// to the trained length when known) and no experts pinned to the CPU.
+// belongs to another model (`currentPath`), the first-open rule applies: an 8k context and no
+// experts pinned to the CPU. A context past the trained length (when known) is capped there.
 ModelSettings forModel(const QString &path, const ModelSettings &current, const QString &currentPath,
                        uint32_t trainedContext = 0, bool *remembered = nullptr);
 

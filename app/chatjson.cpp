@@ -5,9 +5,11 @@
 
 #include <QDateTime>
 #include <QFileInfo>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
 
 namespace ChatJson {
 
@@ -145,6 +147,31 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
         {"messages", messages},
     };
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+bool exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
+                  const shoehorn::GenerationOptions &options, QString *error)
+{
+    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
+    const QByteArray data = json ? toJson(header, chat, options) : toMarkdown(header, chat).toUtf8();
+    QSaveFile f(path);
+    if (f.open(QIODevice::WriteOnly) && f.write(data) == data.size() && f.commit())
+        return true;
+    if (error)
+        *error = f.errorString();
+    return false;
+}
+
+bool readFile(const QString &path, QByteArray &out, QString *error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = f.errorString();
+        return false;
+    }
+    out = f.readAll();
+    return true;
 }
 
 qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)

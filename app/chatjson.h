@@ -26,6 +26,13 @@ struct ExportHeader {
 QString toMarkdown(const ExportHeader &header, const ChatModel &chat);
 QByteArray toJson(const ExportHeader &header, const ChatModel &chat, const shoehorn::GenerationOptions &options);
 
+// Writes the chat as Markdown, or as JSON when `path` ends in .json. Through QSaveFile: a full
+// disk leaves an earlier file as it was, never half a chat. False and `error` on failure.
+bool exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
+                  const shoehorn::GenerationOptions &options, QString *error);
+// A file's bytes, or false and `error`.
+bool readFile(const QString &path, QByteArray &out, QString *error);
+
 // Reads a chat exported by toJson into the store as a new conversation. Returns its id, or 0
 // with `error` set when the data is not such an export.
 qint64 importJson(const QByteArray &json, ChatStore &store, QString *error);

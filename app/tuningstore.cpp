@@ -106,3 +106,8 @@ bool TuningStore::load(const QString &path, const QString &machine, TuneReport &
     out.machine = doc.value("machine").toString(machine);
     return !out.result.measurements.empty();
 }
+
+std::string TuningStore::label(const LoadSettings &load, const ContextSettings &context)
+{
+    return AutoTuner::label(PlanSettings{load, context, 1});
+}

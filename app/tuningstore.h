@@ -22,4 +22,6 @@ public:
     static QString machineId(const shoehorn::HardwareInfo &hw);
     static void save(const QString &modelPath, const QString &machine, const TuneReport &report);
     static bool load(const QString &modelPath, const QString &machine, TuneReport &out);
+    // The label auto-tune gives a configuration (TuneCandidate::label) for these settings.
+    static std::string label(const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
 };

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "modelinfo.h"
 #include "oomladder.h"
+#include "units.h"
 
 using shoehorn::ErrorCode;
 
@@ -63,7 +64,7 @@ QString ErrorText::retry(const shoehorn::OomRetry &r)
     if (!r.failure.buffer.empty() && r.failure.bytes > 0)
         failed = tr("Out of memory: the %1 buffer needed %2.")
                      .arg(QString::fromStdString(r.failure.buffer),
-                          QString::fromStdString(shoehorn::formatBytes(r.failure.bytes)));
+                          bytesText(r.failure.bytes));
     else
         failed = tr("Out of memory while loading.");
     QString next;

@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "appsettings.h"
 #include "chatlist.h"
 #include "chatmodel.h"
 #include "chatjson.h"
@@ -10,13 +11,11 @@
 #include "modelbrowser.h"
 #include "modellibrary.h"
 #include "offloadpanel.h"
-#include "presetini.h"
+#include "presetimport.h"
 
 #include <QActionGroup>
 #include <QApplication>
-#include <QSaveFile>
 #include <QCloseEvent>
-#include <QSettings>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFile>
@@ -67,9 +66,8 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     };
     buildUi();
     buildMenus();
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    if (!restoreState(settings.value(QStringLiteral("window/state")).toByteArray())) {
+    restoreGeometry(AppSettings::windowGeometry());
+    if (!restoreState(AppSettings::windowState())) {
         // First start: room for the model table and the offload panel beside the chat.
         resize(1400, 860);
         resizeDocks({m_chats, m_offload}, {430, 390}, Qt::Horizontal);
@@ -85,6 +83,12 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
     connect(m_controller, &ChatController::answerFinished, this, &MainWindow::onAnswerFinished);
+    connect(m_controller, &ChatController::storageFailed, this, [this](const QString &what, const QString &why) {
+        const QString text = tr("Shoehorn could not save %1 in the chat history: %2").arg(what, why);
+        statusBar()->showMessage(text, 10000);
+        if (!std::exchange(m_storageWarned, true)) // once: an answer checkpoints every second
+            m_showError(tr("Chat history not saved"), text);
+    });
     connect(m_controller, &ChatController::loadRetrying, this, [this](const shoehorn::OomRetry &r) {
         m_loadLabel->setText(ErrorText::retry(r));
         m_retryNotes << ErrorText::retry(r);
@@ -296,7 +300,7 @@ void MainWindow::buildLanguageMenu(QMenu *menu)
 {
     // Takes effect at the next start: every window would otherwise need retranslating.
     auto *group = new QActionGroup(menu);
-    const QString current = QSettings().value(QStringLiteral("language")).toString();
+    const QString current = AppSettings::language();
     const QList<QPair<QString, QString>> choices{{QString(), tr("System language")},
                                                  {QStringLiteral("en"), QStringLiteral("English")},
                                                  {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
@@ -308,9 +312,9 @@ void MainWindow::buildLanguageMenu(QMenu *menu)
         a->setObjectName(QStringLiteral("language_") + (code.isEmpty() ? QStringLiteral("system") : code));
         group->addAction(a);
         connect(a, &QAction::triggered, this, [this, code = code] {
-            if (QSettings().value(QStringLiteral("language")).toString() == code)
+            if (AppSettings::language() == code)
                 return;
-            QSettings().setValue(QStringLiteral("language"), code);
+            AppSettings::setLanguage(code);
             m_showInfo(tr("Language"), tr("Shoehorn will use the new language the next time it starts."));
         });
     }
@@ -348,13 +352,9 @@ bool MainWindow::exportChatTo(const QString &path)
 {
     const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_controller->model().path,
                                         m_controller->systemPrompt()};
-    const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
-    const QByteArray data = json ? ChatJson::toJson(header, *m_controller->chatModel(), m_controller->generationOptions())
-                                 : ChatJson::toMarkdown(header, *m_controller->chatModel()).toUtf8();
-    // QSaveFile: a full disk leaves the old file as it was, never half a chat.
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(data) != data.size() || !f.commit()) {
-        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, f.errorString()));
+    QString error;
+    if (!ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions(), &error)) {
+        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, error));
         return false;
     }
     statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
@@ -371,13 +371,12 @@ void MainWindow::importChat()
 
 bool MainWindow::importChatFile(const QString &path)
 {
-    QFile f(path);
+    QByteArray data;
     QString error;
-    if (!f.open(QIODevice::ReadOnly)) {
-        error = f.errorString();
-    } else if (m_controller->state() == ChatController::State::Generating) {
+    const bool read = ChatJson::readFile(path, data, &error);
+    if (read && m_controller->state() == ChatController::State::Generating) {
         error = tr("Wait until the answer is finished.");
-    } else if (m_controller->importConversation(f.readAll(), &error)) {
+    } else if (read && m_controller->importConversation(data, &error)) {
         const QString model = m_controller->store()->conversation(m_controller->currentConversation()).modelPath;
         m_pages->setCurrentWidget(m_chatPage);
         m_chats->raise();
@@ -459,40 +458,28 @@ void MainWindow::importPresets()
 
 void MainWindow::importPresetFile(const QString &path)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(f.errorString()));
+    const PresetImport r = PresetImport::fromFile(path, m_controller->modelSettings());
+    if (r.failure == PresetImport::Failure::Unreadable) {
+        m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(r.error));
         return;
     }
-    auto parsed = shoehorn::parsePresetIni(f.readAll().toStdString());
-    if (!parsed) {
-        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1")
-                                                     .arg(QString::fromStdString(parsed.error().detail)));
+    if (r.failure == PresetImport::Failure::NotPresets) {
+        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1").arg(r.error));
         return;
     }
-    const QStringList models = ModelSettingsStore::importPresets(*parsed, m_controller->modelSettings());
-    m_library->offer(models);
-    for (const auto &p : parsed->models)
-        if (p.model && p.loadOnStartup.value_or(false))
-            QSettings().setValue(QStringLiteral("startup/model"), QString::fromStdString(*p.model));
+    m_library->offer(r.models);
     QStringList lines;
-    lines << tr("Imported settings for %n model(s); they are listed under Models.", "", int(models.size()));
-    const int skipped = int(parsed->models.size()) - int(models.size());
-    if (skipped > 0)
-        lines << tr("%n section(s) without a model file were skipped.", "", skipped);
-    for (const auto &issue : parsed->issues)
-        lines << tr("Line %1 [%2] %3: %4")
-                     .arg(issue.line)
-                     .arg(QString::fromStdString(issue.section), QString::fromStdString(issue.key),
-                          QString::fromStdString(issue.message));
+    lines << tr("Imported settings for %n model(s); they are listed under Models.", "", int(r.models.size()));
+    if (r.skipped > 0)
+        lines << tr("%n section(s) without a model file were skipped.", "", r.skipped);
+    for (const auto &issue : r.issues)
+        lines << tr("Line %1 [%2] %3: %4").arg(issue.line).arg(issue.section, issue.key, issue.message);
     m_showInfo(tr("Presets imported"), lines.join(QLatin1Char('\n')));
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
+    AppSettings::setWindow(saveGeometry(), saveState());
     QMainWindow::closeEvent(event);
 }
 

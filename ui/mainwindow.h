@@ -84,6 +84,7 @@ private:
     void buildLanguageMenu(QMenu *menu);
 
     ChatController *m_controller;
+    bool m_storageWarned = false;
     ModelLibrary *m_library = nullptr;
     ModelBrowser *m_browser = nullptr;
     ChatList *m_chats = nullptr;

@@ -1,12 +1,10 @@
 #include "offloadpanel.h"
 
 #include "chatcontroller.h"
-#include "gaugebar.h"
-#include "planner.h"
 #include "fitexplanation.h"
+#include "gaugebar.h"
+#include "offloadcontroller.h"
 #include "profiledialog.h"
-#include "profilestore.h"
-#include "servercommand.h"
 #include "tuningdialog.h"
 #include "units.h"
 
@@ -23,9 +21,7 @@
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
-#include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 using namespace shoehorn;
 
@@ -48,27 +44,17 @@ QComboBox *combo(QWidget *parent, const QString &name, const QStringList &items)
 } // namespace
 
 OffloadPanel::OffloadPanel(ChatController *controller, QWidget *parent)
-    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_refresh(new QTimer(this)),
-      m_exactDelay(new QTimer(this))
+    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_offload(new OffloadController(controller, this))
 {
-    m_exactDelay->setSingleShot(true);
-    m_exactDelay->setInterval(700);
-    connect(m_exactDelay, &QTimer::timeout, this, &OffloadPanel::startExactCheck);
-    connect(&m_exactWatcher, &QFutureWatcher<ExactCheck>::finished, this, &OffloadPanel::showExactCheck);
     setObjectName(QStringLiteral("offloadPanel"));
     buildUi();
-    m_hw = probeHardware();
     rebuildTargets();
-    // Free memory changes as other programs come and go: re-probe about every second while visible.
-    m_refresh->setInterval(1000);
-    connect(m_refresh, &QTimer::timeout, this, &OffloadPanel::refreshHardware);
-    connect(m_controller, &ChatController::modelLoaded, this, &OffloadPanel::onModelLoaded);
-    connect(m_controller, &ChatController::modelSettingsChanged, this, [this] {
-        if (!m_updating)
-            toWidgets(m_controller->modelSettings());
-    });
-    toWidgets(m_controller->modelSettings());
-    updateLabels();
+    connect(m_offload, &OffloadController::modelChanged, this, &OffloadPanel::onModelChanged);
+    connect(m_offload, &OffloadController::settingsChanged, this, [this] { toWidgets(m_offload->settings()); });
+    connect(m_offload, &OffloadController::planChanged, this, &OffloadPanel::showPlan);
+    connect(m_offload, &OffloadController::exactCheckChanged, this, &OffloadPanel::showExactCheck);
+    toWidgets(m_offload->settings());
+    onModelChanged();
 }
 
 void OffloadPanel::buildUi()
@@ -242,35 +228,27 @@ void OffloadPanel::buildUi()
     for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
         connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
     connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
-    connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
-        replan();
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_offload->setTarget(i);
         emit targetChanged();
     });
-    connect(m_vramBudget, &QSpinBox::valueChanged, this, [this] {
-        replan();
+    connect(m_vramBudget, &QSpinBox::valueChanged, this, [this](int mib) {
+        m_offload->setVramBudgetMiB(mib);
         emit targetChanged();
     });
+    connect(m_margin, &QSpinBox::valueChanged, m_offload, &OffloadController::setMarginMiB);
 }
 
 void OffloadPanel::showEvent(QShowEvent *event)
 {
     QDockWidget::showEvent(event);
-    refreshHardware();
-    m_refresh->start();
+    m_offload->watchHardware(true); // free memory changes as other programs come and go
 }
 
 void OffloadPanel::hideEvent(QHideEvent *event)
 {
-    m_refresh->stop();
+    m_offload->watchHardware(false);
     QDockWidget::hideEvent(event);
-}
-
-void OffloadPanel::refreshHardware()
-{
-    m_hw = probeHardware();
-    updateLabels();
-    if (m_target->currentIndex() == 0)
-        replan();
 }
 
 void OffloadPanel::rebuildTargets()
@@ -279,18 +257,16 @@ void OffloadPanel::rebuildTargets()
     const int current = m_target->currentIndex();
     m_target->clear();
     m_target->addItem(tr("This computer"));
-    for (const auto &p : builtinProfiles())
-        m_target->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
-    for (const auto &p : ProfileStore::customProfiles())
-        m_target->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
+    for (const auto &[id, name] : m_offload->profiles())
+        m_target->addItem(name, id);
     m_target->setCurrentIndex(std::max(0, std::min(current, m_target->count() - 1)));
 }
 
 void OffloadPanel::addCustomProfile(const HardwareProfile &profile)
 {
-    const std::string id = ProfileStore::add(profile);
+    const int index = m_offload->addCustomProfile(profile);
     rebuildTargets();
-    m_target->setCurrentIndex(m_target->findData(QString::fromStdString(id)));
+    m_target->setCurrentIndex(index);
 }
 
 void OffloadPanel::addProfileDialog()
@@ -301,18 +277,27 @@ void OffloadPanel::addProfileDialog()
 
 PlanTarget OffloadPanel::currentTarget() const
 {
-    if (m_target->currentIndex() > 0) {
-        const auto custom = ProfileStore::customProfiles();
-        if (const HardwareProfile *p = findProfile(m_target->currentData().toString().toStdString(), custom)) {
-            PlanTarget t = targetFromProfile(*p);
-            if (p->vramBytes == 0)
-                t.gpus.clear(); // a machine without a GPU
-            return t;
-        }
-    }
-    PlanTarget t = targetFromHardware(m_hw, quint64(m_vramBudget->value()) * MiB);
-    t.name = tr("this computer").toStdString();
-    return t;
+    return m_offload->currentTarget();
+}
+
+const MemoryPlan &OffloadPanel::plan() const
+{
+    return m_offload->plan();
+}
+
+QString OffloadPanel::modelPath() const
+{
+    return m_offload->modelPath();
+}
+
+bool OffloadPanel::hasModelInfo() const
+{
+    return m_offload->info().has_value();
+}
+
+bool OffloadPanel::exactCheckRunning() const
+{
+    return m_offload->exactCheckRunning();
 }
 
 uint32_t OffloadPanel::contextAt(int position) const
@@ -330,24 +315,21 @@ int OffloadPanel::positionOfContext(uint32_t ctx) const
 
 void OffloadPanel::setModelPath(const QString &path)
 {
-    if (path == m_path && m_info)
-        return;
-    m_path = path;
-    m_hasMeasured = false;
-    m_lastFit.reset();
-    auto info = inspectModel(path.toStdString());
-    m_info.reset();
-    if (info)
-        m_info = std::move(*info);
+    m_offload->setModelPath(path);
+}
+
+void OffloadPanel::onModelChanged()
+{
+    const auto &info = m_offload->info();
     // Slider ranges follow the model: 0..layers+1 GPU layers, 0..layers expert layers, and a
     // log-scale context from 512 to the trained length with stops at each power of two.
-    const int layers = m_info ? int(m_info->layerCount) : 0;
+    const int layers = info ? int(info->layerCount) : 0;
     {
         const QSignalBlocker blockA(m_gpuLayers), blockB(m_cpuMoe), blockC(m_context);
         m_gpuLayers->setRange(0, layers + 1);
         m_cpuMoe->setRange(0, layers);
         m_contextStops.clear();
-        const uint32_t trained = m_info && m_info->contextLength ? m_info->contextLength : 131072;
+        const uint32_t trained = info && info->contextLength ? info->contextLength : 131072;
         for (uint32_t c = 512; c < trained; c *= 2)
             m_contextStops << c;
         m_contextStops << trained;
@@ -355,23 +337,22 @@ void OffloadPanel::setModelPath(const QString &path)
         m_context->setPageStep(1);
     }
     for (QWidget *w : m_moeRow)
-        w->setVisible(m_info && m_info->isMoe());
-    ModelSettings s = m_controller->modelSettings();
-    if (!ModelSettingsStore::load(path, s) && !(m_controller->hasModel() && m_controller->model().path == path)) {
-        // Not opened before: start from an 8k context and no experts pinned to the CPU.
-        s.context.contextSize = std::min<uint32_t>(8192, m_info && m_info->contextLength ? m_info->contextLength : 8192);
-        s.load.cpuMoeLayers = 0;
-    }
-    toWidgets(s);
+        w->setVisible(info && info->isMoe());
+    for (QWidget *w : std::initializer_list<QWidget *>{m_gpuLayers, m_cpuMoe, m_context, m_typeK, m_typeV, m_flash,
+                                                       m_threads, m_batch, m_ubatch, m_loadMode, m_loadButton,
+                                                       m_fitButton})
+        w->setEnabled(info.has_value());
+    toWidgets(m_offload->settings());
     updateLabels();
 }
 
 ModelSettings OffloadPanel::fromWidgets() const
 {
-    ModelSettings s = m_controller->modelSettings();
-    const int layers = m_info ? int(m_info->layerCount) : 0;
+    ModelSettings s = m_offload->settings();
+    const auto &info = m_offload->info();
+    const int layers = info ? int(info->layerCount) : 0;
     s.load.gpuLayers = m_gpuLayers->value() >= layers + 1 ? -1 : m_gpuLayers->value();
-    s.load.cpuMoeLayers = m_info && m_info->isMoe() ? m_cpuMoe->value() : 0;
+    s.load.cpuMoeLayers = info && info->isMoe() ? m_cpuMoe->value() : 0;
     s.load.loadMode = LoadMode(m_loadMode->currentIndex());
     s.context.contextSize = contextAt(m_context->value());
     s.context.typeK = m_typeK->currentText().toStdString();
@@ -388,7 +369,8 @@ ModelSettings OffloadPanel::fromWidgets() const
 void OffloadPanel::toWidgets(const ModelSettings &s)
 {
     m_updating = true;
-    const int layers = m_info ? int(m_info->layerCount) : 0;
+    const auto &info = m_offload->info();
+    const int layers = info ? int(info->layerCount) : 0;
     m_gpuLayers->setValue(s.load.gpuLayers < 0 ? layers + 1 : s.load.gpuLayers);
     m_cpuMoe->setValue(s.load.cpuMoeLayers);
     m_context->setValue(positionOfContext(s.context.contextSize ? s.context.contextSize : 4096));
@@ -404,113 +386,51 @@ void OffloadPanel::toWidgets(const ModelSettings &s)
     m_lockContext->setChecked(s.locks.contextSize);
     m_lockKv->setChecked(s.locks.kvType);
     m_updating = false;
-    replan();
+    showPlan();
 }
 
 void OffloadPanel::settingsEdited()
 {
-    if (m_updating)
-        return;
-    m_lastFit.reset();
-    // Settings of the loaded model go to the controller (and are remembered for that file);
-    // for another model they are remembered for that file only.
-    const ModelSettings s = fromWidgets();
-    m_updating = true;
-    if (m_controller->model().path == m_path)
-        m_controller->setModelSettings(s);
-    else if (!m_path.isEmpty())
-        ModelSettingsStore::save(m_path, s);
-    m_updating = false;
-    replan();
+    if (!m_updating)
+        m_offload->setSettings(fromWidgets());
 }
 
-void OffloadPanel::replan()
+void OffloadPanel::showPlan()
 {
     if (m_updating)
         return;
-    const ModelSettings s = fromWidgets();
+    const ModelSettings s = m_offload->settings();
     m_gpuLayersValue->setText(QStringLiteral("%1/%2").arg(m_gpuLayers->value()).arg(m_gpuLayers->maximum()));
     m_cpuMoeValue->setText(QString::number(m_cpuMoe->value()));
     m_contextValue->setText(contextText(s.context.contextSize));
     m_kvWarning->setVisible(s.context.typeK == "q4_0");
-    if (m_info) {
-        PlanSettings ps{s.load, s.context, 1};
-        m_plan = analyticPlan(*m_info, ps, currentTarget());
-    } else {
-        m_plan = MemoryPlan{};
-    }
     updateGauges();
+    updateLabels();
     m_explanation->setText(explanation());
-    m_loadButton->setText(m_controller->hasModel() && m_controller->model().path == m_path ? tr("Reload") : tr("Load"));
-    m_loadButton->setEnabled(m_info.has_value());
-    m_fitButton->setEnabled(m_info.has_value());
-    for (QWidget *w : std::initializer_list<QWidget *>{m_gpuLayers, m_cpuMoe, m_context, m_typeK, m_typeV, m_flash,
-                                                       m_threads, m_batch, m_ubatch, m_loadMode})
-        w->setEnabled(m_info.has_value());
-    // The dry run measures this computer's devices; for a profile the analytic plan is all there is.
-    m_exactLabel->clear();
-    if (m_info && m_target->currentIndex() == 0)
-        m_exactDelay->start();
-    else
-        m_exactDelay->stop();
-}
-
-void OffloadPanel::startExactCheck()
-{
-    if (!m_info || m_target->currentIndex() != 0)
-        return;
-    if (m_exactWatcher.isRunning()) {
-        m_exactAgain = true;
-        return;
-    }
-    const ModelSettings s = fromWidgets();
-    const PlanSettings ps{s.load, s.context, 1};
-    const std::string path = m_path.toStdString();
-    const PlanTarget target = currentTarget();
-    m_exactLabel->setText(tr("Checking with llama.cpp's dry run…"));
-    m_exactWatcher.setFuture(QtConcurrent::run([path, ps, target] {
-        ExactCheck c;
-        auto r = exactPlan(path, ps, target);
-        c.ok = r.ok();
-        if (r)
-            c.plan = *r;
-        else
-            c.error = QString::fromStdString(r.error().detail);
-        return c;
-    }));
+    m_loadButton->setText(m_offload->isLoadedModel() ? tr("Reload") : tr("Load"));
 }
 
 void OffloadPanel::showExactCheck()
 {
-    if (m_exactAgain) {
-        m_exactAgain = false;
-        startExactCheck();
+    const auto &c = m_offload->exactCheck();
+    if (!c) {
+        m_exactLabel->setText(m_offload->exactCheckRunning() ? tr("Checking with llama.cpp's dry run…") : QString());
         return;
     }
-    const ExactCheck c = m_exactWatcher.result();
-    if (m_target->currentIndex() != 0 || !m_info) {
-        // The user switched to a profile (or away from the model) while it ran: stale.
-        m_exactLabel->clear();
+    if (!c->ok) {
+        m_exactLabel->setText(tr("llama.cpp's dry run failed: %1").arg(QString::fromStdString(c->error.detail)));
         return;
     }
-    if (!c.ok) {
-        m_exactLabel->setText(tr("llama.cpp's dry run failed: %1").arg(c.error));
-        return;
-    }
+    const MemoryPlan &planned = m_offload->plan();
     QStringList parts;
-    auto line = [&](const QString &name, quint64 exact, quint64 planned) {
-        const double diff = exact ? 100.0 * (double(planned) - double(exact)) / double(exact) : 0.0;
-        parts << tr("%1: %2 (plan %3, %4%)").arg(name, bytesText(exact), bytesText(planned)).arg(diff, 0, 'f', 1);
+    auto line = [&](const QString &name, quint64 exact, quint64 estimate) {
+        const double diff = exact ? 100.0 * (double(estimate) - double(exact)) / double(exact) : 0.0;
+        parts << tr("%1: %2 (plan %3, %4%)").arg(name, bytesText(exact), bytesText(estimate)).arg(diff, 0, 'f', 1);
     };
-    for (size_t i = 0; i < c.plan.gpus.size() && i < m_plan.gpus.size(); ++i) {
-        const auto &e = c.plan.gpus[i].use;
-        const auto &a = m_plan.gpus[i].use;
-        line(QString::fromStdString(c.plan.gpus[i].name), e.weights() + e.kv() + e.compute,
-             a.weights() + a.kv() + a.compute);
-    }
-    const auto &e = c.plan.ram.use;
-    const auto &a = m_plan.ram.use;
-    line(tr("RAM"), e.weights() + e.kv() + e.compute, a.weights() + a.kv() + a.compute);
+    auto core = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute; };
+    for (size_t i = 0; i < c->plan.gpus.size() && i < planned.gpus.size(); ++i)
+        line(QString::fromStdString(c->plan.gpus[i].name), core(c->plan.gpus[i].use), core(planned.gpus[i].use));
+    line(tr("RAM"), core(c->plan.ram.use), core(planned.ram.use));
     m_exactLabel->setText(tr("llama.cpp's dry run — %1").arg(parts.join(QStringLiteral(" · "))));
 }
 
@@ -521,8 +441,10 @@ QString OffloadPanel::exactText() const
 
 void OffloadPanel::updateGauges()
 {
+    const MemoryPlan &plan = m_offload->plan();
+    const MemoryPlan *measured = m_offload->measured();
     // Without a model there is nothing to measure: no gauges rather than empty ones.
-    const int needed = m_info ? int(m_plan.gpus.size()) + 1 : 0;
+    const int needed = m_offload->info() ? int(plan.gpus.size()) + 1 : 0;
     while (m_gauges.size() < needed) {
         auto *g = new GaugeBar(this);
         g->setObjectName(QStringLiteral("gauge%1").arg(m_gauges.size()));
@@ -537,31 +459,33 @@ void OffloadPanel::updateGauges()
                                         {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
                                         {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()}};
     };
-    for (size_t i = 0; i < m_plan.gpus.size(); ++i) {
-        const DevicePlan &d = m_plan.gpus[i];
+    for (size_t i = 0; i < plan.gpus.size() && int(i) < m_gauges.size(); ++i) {
+        const DevicePlan &d = plan.gpus[i];
         const QString title = QStringLiteral("%1 · %2").arg(QString::fromStdString(d.name),
                                                             QString::fromStdString(d.description));
         m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
-        m_gauges[int(i)]->setMeasured(m_hasMeasured && i < m_measured.gpus.size() ? m_measured.gpus[i].use.total() : 0);
+        m_gauges[int(i)]->setMeasured(measured && i < measured->gpus.size() ? measured->gpus[i].use.total() : 0);
     }
     if (m_gauges.isEmpty())
         return;
     GaugeBar *ram = m_gauges.last();
-    ram->setData(tr("RAM"), segments(m_plan.ram.use), m_plan.ram.available, m_plan.ram.capacity);
-    ram->setMeasured(m_hasMeasured ? m_measured.ram.use.total() : 0);
+    ram->setData(tr("RAM"), segments(plan.ram.use), plan.ram.available, plan.ram.capacity);
+    ram->setMeasured(measured ? measured->ram.use.total() : 0);
 }
 
 QString OffloadPanel::explanation() const
 {
-    return FitExplanation::text({&m_info, m_path, &m_lastFit, &m_plan, QString::fromStdString(currentTarget().name)});
+    return FitExplanation::text({&m_offload->info(), m_offload->modelPath(), &m_offload->lastFit(),
+                                 &m_offload->plan(), QString::fromStdString(currentTarget().name)});
 }
 
 void OffloadPanel::updateLabels()
 {
-    if (m_info) {
-        const auto &m = *m_info;
+    const auto &info = m_offload->info();
+    if (info) {
+        const auto &m = *info;
         QString text = QStringLiteral("<b>%1</b><br>%2 · %3 · %4 · %5")
-                           .arg(QString::fromStdString(m.name.empty() ? QFileInfo(m_path).fileName().toStdString()
+                           .arg(QString::fromStdString(m.name.empty() ? QFileInfo(modelPath()).fileName().toStdString()
                                                                       : m.name)
                                     .toHtmlEscaped(),
                                 QString::fromStdString(m.architecture), QString::fromStdString(m.fileTypeName),
@@ -569,16 +493,23 @@ void OffloadPanel::updateLabels()
         if (m.isMoe())
             text += QStringLiteral(" · ") + tr("%1 experts, %2 active").arg(m.expertCount).arg(m.expertUsedCount);
         m_modelLabel->setText(text);
+    } else if (m_offload->inspecting()) {
+        m_modelLabel->setText(tr("Reading %1…").arg(QFileInfo(modelPath()).fileName().toHtmlEscaped()));
+    } else if (!m_offload->inspectError().isEmpty()) {
+        m_modelLabel->setText(tr("%1 cannot be read: %2")
+                                  .arg(QFileInfo(modelPath()).fileName(), m_offload->inspectError())
+                                  .toHtmlEscaped());
     } else {
         m_modelLabel->setText(tr("No model selected."));
     }
+    const HardwareInfo &hwInfo = m_offload->hardware();
     QStringList hw;
-    for (const auto &g : m_hw.gpus)
+    for (const auto &g : hwInfo.gpus)
         hw << tr("%1: %2 free of %3")
                   .arg(QString::fromStdString(g.description), bytesText(g.freeBytes), bytesText(g.totalBytes));
-    hw << tr("RAM: %1 available of %2 · %n physical core(s)", "", m_hw.physicalCores)
-              .arg(bytesText(m_hw.ramAvailableBytes), bytesText(m_hw.ramTotalBytes));
-    if (m_hw.gpus.empty())
+    hw << tr("RAM: %1 available of %2 · %n physical core(s)", "", hwInfo.physicalCores)
+              .arg(bytesText(hwInfo.ramAvailableBytes), bytesText(hwInfo.ramTotalBytes));
+    if (hwInfo.gpus.empty())
         hw << tr("No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), "
                  "or no supported GPU was found.");
     m_hardwareLabel->setText(hw.join(QStringLiteral("<br>")));
@@ -586,57 +517,21 @@ void OffloadPanel::updateLabels()
 
 void OffloadPanel::autoFit()
 {
-    if (!m_info)
-        return;
-    const ModelSettings s = fromWidgets();
-    FitRequest r;
-    r.settings = PlanSettings{s.load, s.context, 1};
-    r.locks = s.locks;
-    r.marginBytes = quint64(m_margin->value()) * MiB;
-    if (!s.locks.contextSize)
-        r.wantedContext = std::min<uint32_t>(m_info->contextLength ? m_info->contextLength : 32768, 32768);
-    const FitResult f = shoehorn::autoFit(*m_info, r, currentTarget());
-    ModelSettings out = s;
-    if (f.ok()) {
-        out.load = f.settings.load;
-        out.context = f.settings.context;
-        toWidgets(out);
-        settingsEdited();
-    }
-    m_lastFit = f;
-    m_explanation->setText(explanation());
+    m_offload->autoFit();
 }
 
 void OffloadPanel::loadOrReload()
 {
-    if (m_path.isEmpty())
-        return;
-    settingsEdited();
-    if (m_controller->hasModel() && m_controller->model().path == m_path)
-        m_controller->reload();
-    else
-        m_controller->openModel(m_path);
+    m_offload->setSettings(fromWidgets());
+    m_offload->loadOrReload();
 }
 
 QString OffloadPanel::llamaServerCommand() const
 {
-    return ::llamaServerCommand(m_path, fromWidgets());
+    return m_offload->llamaServerCommand();
 }
 
 void OffloadPanel::copyCommand()
 {
     QApplication::clipboard()->setText(llamaServerCommand());
-}
-
-void OffloadPanel::onModelLoaded(const ModelSummary &summary)
-{
-    const bool same = summary.path == m_path && m_info.has_value();
-    if (!same)
-        setModelPath(summary.path);
-    toWidgets(m_controller->modelSettings());
-    // After loading, the gauges also show what llama.cpp really allocated.
-    m_measured = summary.measured;
-    m_hasMeasured = true;
-    updateGauges();
-    replan();
 }

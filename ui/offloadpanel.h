@@ -1,16 +1,13 @@
 #pragma once
 
-#include "autofit.h"
 #include "hardware.h"
-#include "modelinfo.h"
 #include "modelsettings.h"
+#include "planner.h"
 
 #include <QDockWidget>
-#include <QFutureWatcher>
-
-#include <optional>
 
 class ChatController;
+class OffloadController;
 class GaugeBar;
 class QCheckBox;
 class QComboBox;
@@ -18,12 +15,12 @@ class QLabel;
 class QPushButton;
 class QSlider;
 class QSpinBox;
-class QTimer;
 class QVBoxLayout;
 struct ModelSummary;
 
 // See what fits before loading: sliders for llama.cpp's placement and context settings, a
-// memory gauge per GPU and for RAM that follows them live, Auto-fit, and Load/Reload.
+// memory gauge per GPU and for RAM that follows them live, Auto-fit, and Load/Reload. Widgets
+// and wiring only: OffloadController plans, fits, runs the dry run and remembers.
 class OffloadPanel : public QDockWidget
 {
     Q_OBJECT
@@ -32,20 +29,17 @@ public:
 
     // The model the panel plans for (the loaded one, or one picked in the model browser).
     void setModelPath(const QString &path);
-    QString modelPath() const { return m_path; }
-    const shoehorn::MemoryPlan &plan() const { return m_plan; }
+    QString modelPath() const;
+    bool hasModelInfo() const; // the model's GGUF has been read (it is read in the background)
+    OffloadController *controller() const { return m_offload; }
+    const shoehorn::MemoryPlan &plan() const;
     QString explanation() const;
     QString llamaServerCommand() const;
     shoehorn::PlanTarget currentTarget() const;
-    // llama.cpp's own dry run for the current settings on this computer, run in the
-    // background a moment after the sliders stop moving.
-    struct ExactCheck {
-        bool ok = false;
-        shoehorn::MemoryPlan plan;
-        QString error;
-    };
+    // llama.cpp's own dry run for the current settings on this computer, run by the
+    // inference worker a moment after the sliders stop moving.
     QString exactText() const;
-    bool exactCheckRunning() const { return m_exactWatcher.isRunning(); }
+    bool exactCheckRunning() const;
     // Adds a what-if machine to "Plan for" (and remembers it) and selects it.
     void addCustomProfile(const shoehorn::HardwareProfile &profile);
 
@@ -64,28 +58,20 @@ protected:
 
 private:
     void buildUi();
-    void refreshHardware();
     void rebuildTargets();
     ModelSettings fromWidgets() const;
     void toWidgets(const ModelSettings &s);
-    void replan();
+    void onModelChanged();
     void settingsEdited();
+    void showPlan();
     void updateGauges();
     void updateLabels();
-    void onModelLoaded(const ModelSummary &summary);
-    void startExactCheck();
     void showExactCheck();
     uint32_t contextAt(int position) const;
     int positionOfContext(uint32_t ctx) const;
 
     ChatController *m_controller;
-    QString m_path;
-    std::optional<shoehorn::ModelInfo> m_info;
-    shoehorn::HardwareInfo m_hw;
-    shoehorn::MemoryPlan m_plan;
-    shoehorn::MemoryPlan m_measured; // after loading this model, else empty
-    bool m_hasMeasured = false;
-    std::optional<shoehorn::FitResult> m_lastFit;
+    OffloadController *m_offload;
     QList<uint32_t> m_contextStops;
     bool m_updating = false;
 
@@ -118,9 +104,5 @@ private:
     QLabel *m_explanation = nullptr;
     QPushButton *m_fitButton = nullptr;
     QPushButton *m_loadButton = nullptr;
-    QTimer *m_refresh = nullptr;
-    QTimer *m_exactDelay = nullptr;
     QLabel *m_exactLabel = nullptr;
-    QFutureWatcher<ExactCheck> m_exactWatcher;
-    bool m_exactAgain = false;
 };

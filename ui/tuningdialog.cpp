@@ -141,8 +141,8 @@ void TuningDialog::setReport(const TuneReport &report)
 {
     m_report = report;
     const auto &ms = report.result.measurements;
-    const std::string current = AutoTuner::label(PlanSettings{m_controller->modelSettings().load,
-                                                              m_controller->modelSettings().context, 1});
+    const std::string current =
+        TuningStore::label(m_controller->modelSettings().load, m_controller->modelSettings().context);
     m_table->setRowCount(int(ms.size()));
     m_chart->removeAllSeries();
     for (QAbstractAxis *a : m_chart->axes()) {

@@ -28,6 +28,12 @@ private:
         target->setCurrentIndex(target->findData(id));
         QVERIFY(target->currentIndex() > 0);
     }
+    // The panel reads the GGUF in the background: wait until it has.
+    [[nodiscard]] static bool open(OffloadPanel &p, const QString &path)
+    {
+        p.setModelPath(path);
+        return QTest::qWaitFor([&] { return p.hasModelInfo(); }, 10000);
+    }
     static GaugeBar *gauge(OffloadPanel &p, int i) { return p.findChild<GaugeBar *>(QStringLiteral("gauge%1").arg(i)); }
 
 private slots:
@@ -53,7 +59,7 @@ void TestOffloadPanel::slidersMoveTheGauges()
     ChatController c;
     OffloadPanel panel(&c);
     panel.show();
-    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "rtx3060-12g");
     auto *layers = panel.findChild<QSlider *>("gpuLayers");
     auto *experts = panel.findChild<QSlider *>("cpuMoe");
@@ -87,7 +93,7 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
     ChatController c;
     OffloadPanel panel(&c);
     panel.show();
-    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     QTest::mouseClick(panel.findChild<QPushButton *>("autoFitButton"), Qt::LeftButton);
     QCOMPARE(panel.findChild<QSlider *>("gpuLayers")->value(), 49);
@@ -104,7 +110,7 @@ void TestOffloadPanel::lockIsHonoured()
     ChatController c;
     OffloadPanel panel(&c);
     panel.show();
-    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     panel.findChild<QSlider *>("gpuLayers")->setValue(20);
     panel.findChild<QCheckBox *>("lockGpuLayers")->setChecked(true);
@@ -122,7 +128,7 @@ void TestOffloadPanel::copiesLlamaServerCommand()
 {
     ChatController c;
     OffloadPanel panel(&c);
-    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     panel.autoFit();
     QTest::mouseClick(panel.findChild<QPushButton *>("copyCommandButton"), Qt::LeftButton);
@@ -139,7 +145,7 @@ void TestOffloadPanel::settingsRememberedPerModel()
     ChatController c;
     {
         OffloadPanel panel(&c);
-        panel.setModelPath(TestFixtures::instance().qwen3_30b());
+        QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
         panel.findChild<QSlider *>("cpuMoe")->setValue(17);
         panel.findChild<QCheckBox *>("lockContext")->setChecked(true);
     }
@@ -148,7 +154,7 @@ void TestOffloadPanel::settingsRememberedPerModel()
     QCOMPARE(s.load.cpuMoeLayers, 17);
     QVERIFY(s.locks.contextSize);
     OffloadPanel again(&c);
-    again.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(again, TestFixtures::instance().qwen3_30b()));
     QCOMPARE(again.findChild<QSlider *>("cpuMoe")->value(), 17);
     QVERIFY(again.findChild<QCheckBox *>("lockContext")->isChecked());
 }
@@ -159,7 +165,7 @@ void TestOffloadPanel::measuredAfterLoad()
     ChatController c;
     OffloadPanel panel(&c);
     panel.show();
-    panel.setModelPath(TestFixtures::instance().tinyMoe());
+    QVERIFY(open(panel, TestFixtures::instance().tinyMoe()));
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
     QTest::mouseClick(panel.findChild<QPushButton *>("loadButton"), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
@@ -179,7 +185,7 @@ void TestOffloadPanel::customProfile()
 {
     ChatController c;
     OffloadPanel panel(&c);
-    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     HardwareProfile p;
     p.name = "RTX 5060 Ti 16 GB + 64 GB";
     p.gpuName = "RTX 5060 Ti";
@@ -203,7 +209,7 @@ void TestOffloadPanel::exactDryRunInTheBackground()
     ChatController c;
     OffloadPanel panel(&c);
     panel.show();
-    panel.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     panel.findChild<QSlider *>("contextSize")->setValue(4); // 8k
     QTRY_VERIFY_WITH_TIMEOUT(panel.exactText().startsWith("llama.cpp's dry run —"), 20000);
     QVERIFY2(panel.exactText().contains("RAM"), qPrintable(panel.exactText()));

@@ -1,0 +1,98 @@
+#pragma once
+
+#include "autofit.h"
+#include "chattypes.h"
+#include "hardware.h"
+#include "modelinfo.h"
+#include "modelsettings.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QTimer>
+
+#include <optional>
+
+class ChatController;
+
+// What the offload panel shows, without widgets: the model it plans for (its GGUF read off the
+// GUI thread), the machine or what-if profile it plans for, the settings being edited, the
+// analytic plan, llama.cpp's dry run (run by the inference worker a moment after the settings
+// stop changing) and Auto-fit. Settings of the loaded model go to the ChatController; those of
+// another model are remembered for that file.
+class OffloadController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit OffloadController(ChatController *chat, QObject *parent = nullptr);
+    ~OffloadController() override;
+
+    void setModelPath(const QString &path);
+    QString modelPath() const { return m_path; }
+    bool inspecting() const { return m_inspect.isRunning(); }
+    const std::optional<shoehorn::ModelInfo> &info() const { return m_info; }
+    QString inspectError() const { return m_inspectError; }
+    bool isLoadedModel() const; // the model planned for is the one loaded
+
+    const shoehorn::HardwareInfo &hardware() const;
+    // Poll free memory while someone looks.
+    void watchHardware(bool on);
+
+    // Index 0 is this computer; then the built-in and the user's profiles (names as stored).
+    QList<std::pair<QString, QString>> profiles() const; // id, name
+    int targetIndex() const { return m_targetIndex; }
+    void setTarget(int index);
+    void setVramBudgetMiB(int mib);
+    void setMarginMiB(int mib) { m_marginMiB = mib; }
+    shoehorn::PlanTarget currentTarget() const;
+    // Adds a what-if machine (and remembers it); returns its index.
+    int addCustomProfile(const shoehorn::HardwareProfile &profile);
+
+    ModelSettings settings() const { return m_settings; }
+    void setSettings(const ModelSettings &settings); // the user edited them
+    const shoehorn::MemoryPlan &plan() const { return m_plan; }
+    const shoehorn::MemoryPlan *measured() const { return m_hasMeasured ? &m_measured : nullptr; }
+    const std::optional<shoehorn::FitResult> &lastFit() const { return m_lastFit; }
+    void autoFit();
+    void loadOrReload();
+    QString llamaServerCommand() const;
+
+    bool exactCheckRunning() const { return m_exactRunning; }
+    const std::optional<ExactCheck> &exactCheck() const { return m_exact; }
+
+signals:
+    void modelChanged();    // info() (or inspectError()) is new
+    void settingsChanged(); // changed from here (first open, Auto-fit, a load), not by the user
+    void planChanged();     // plan, measured, hardware or target
+    void exactCheckChanged();
+
+private:
+    void inspected();
+    void replan();
+    void onModelLoaded(const ModelSummary &summary);
+    void onControllerSettings();
+    void startExactCheck();
+
+    ChatController *m_chat;
+    QString m_path;
+    std::optional<shoehorn::ModelInfo> m_info;
+    QString m_inspectError;
+    struct Inspected {
+        QString path;
+        std::optional<shoehorn::ModelInfo> info;
+        QString error;
+    };
+    QFutureWatcher<Inspected> m_inspect;
+    bool m_inspectAgain = false;
+    ModelSettings m_settings;
+    int m_targetIndex = 0;
+    int m_vramBudgetMiB = 0;
+    int m_marginMiB = 1024;
+    shoehorn::MemoryPlan m_plan;
+    shoehorn::MemoryPlan m_measured;
+    bool m_hasMeasured = false;
+    std::optional<shoehorn::FitResult> m_lastFit;
+    QTimer m_exactDelay;
+    bool m_exactRunning = false;
+    std::optional<ExactCheck> m_exact;
+    bool m_updating = false;
+};

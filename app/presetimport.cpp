@@ -1,0 +1,32 @@
+#include "presetimport.h"
+
+#include "appsettings.h"
+#include "presetini.h"
+
+#include <QFile>
+
+PresetImport PresetImport::fromFile(const QString &path, const ModelSettings &base)
+{
+    PresetImport out;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        out.failure = Failure::Unreadable;
+        out.error = f.errorString();
+        return out;
+    }
+    auto parsed = shoehorn::parsePresetIni(f.readAll().toStdString());
+    if (!parsed) {
+        out.failure = Failure::NotPresets;
+        out.error = QString::fromStdString(parsed.error().detail);
+        return out;
+    }
+    out.models = ModelSettingsStore::importPresets(*parsed, base);
+    for (const auto &p : parsed->models)
+        if (p.model && p.loadOnStartup.value_or(false))
+            AppSettings::setStartupModel(QString::fromStdString(*p.model));
+    out.skipped = int(parsed->models.size()) - int(out.models.size());
+    for (const auto &i : parsed->issues)
+        out.issues.append({i.line, QString::fromStdString(i.section), QString::fromStdString(i.key),
+                           QString::fromStdString(i.message)});
+    return out;
+}

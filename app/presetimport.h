@@ -1,0 +1,24 @@
+#pragma once
+
+#include "modelsettings.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+// llama-server's --models-preset INI file into per-model settings: read, parsed, remembered.
+struct PresetImport {
+    struct Issue {
+        int line = 0;
+        QString section, key, message;
+    };
+    enum class Failure { None, Unreadable, NotPresets };
+    Failure failure = Failure::None;
+    QString error;      // why, when it failed
+    QStringList models; // model files whose settings were written
+    int skipped = 0;    // sections without a model file
+    QList<Issue> issues;
+
+    // Settings start from `base`; a preset marked load-on-startup becomes the startup model.
+    static PresetImport fromFile(const QString &path, const ModelSettings &base);
+};
