@@ -2,12 +2,15 @@
 #include "chatcontroller.h"
 #include "chatmodel.h"
 #include "chatstore.h"
+#include "fakeworker.h"
 #include "inferenceworker.h"
 #include "testfixtures.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QSettings>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -23,6 +26,8 @@ private slots:
     void init();
     void loadThenStreamInOrder();
     void stopMidAnswer();
+    void fatalDecodeIsAnError();
+    void failedWritesAreReported();
     void secondTurnReusesCache();
     void badFileFailsCleanly();
     void cancelLoad();
@@ -78,10 +83,13 @@ void TestChatController::loadThenStreamInOrder()
     });
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QSignalSpy live(&c, &ChatController::generationProgress);
+    QElapsedTimer answering;
+    answering.start();
     QVERIFY(c.send(QStringLiteral("Hello there")));
     QCOMPARE(c.state(), State::Generating);
     QVERIFY(!c.send(QStringLiteral("busy"))); // one answer at a time
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    const qint64 answerMs = answering.elapsed();
     const auto stats = finished.first().first().value<shoehorn::GenerationStats>();
     QVERIFY(stats.generatedTokens > 0);
     QCOMPARE(c.state(), State::Ready);
@@ -96,31 +104,92 @@ void TestChatController::loadThenStreamInOrder()
     QVERIFY(live.count() >= 1);
     QCOMPARE(live.last().at(2).toInt(), 1024);
     QVERIFY(live.last().at(1).toInt() > 0);
-    // Batched: far fewer GUI updates than tokens when generation is this fast.
-    qInfo("%d tokens arrived in %lld GUI updates", stats.generatedTokens, qlonglong(snapshots.size()));
-    QVERIFY(snapshots.size() <= stats.generatedTokens + 1);
+    // Batched at about 30 Hz: at most one GUI update per 33 ms (plus the first and the last),
+    // however fast the tokens come. One update per token breaks this at these speeds.
+    qInfo("%d tokens arrived in %lld GUI updates over %lld ms", stats.generatedTokens, qlonglong(snapshots.size()),
+          answerMs);
+    QVERIFY(snapshots.size() <= answerMs / 33 + 2);
 }
 
 void TestChatController::stopMidAnswer()
 {
-    ChatController c;
-    configure(c, -1);
+    // A fake worker streams until it is told to stop: the answer cannot end by itself.
+    auto *worker = new FakeWorker;
+    worker->tokens = 1000000;
+    ChatController c{std::unique_ptr<Worker>(worker)};
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(TestFixtures::instance().tinyLlama());
-    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
-    // A long answer: n_ctx 1024 with no max-token limit. Stop as soon as text shows.
+    c.openModel(QStringLiteral("/models/fake.gguf"));
+    QTRY_COMPARE(loaded.count(), 1);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("Write a very long story")));
-    QTRY_VERIFY_WITH_TIMEOUT(!c.chatModel()->message(1).content.isEmpty() || finished.count() > 0, 20000);
+    QTRY_VERIFY(!c.chatModel()->message(1).content.isEmpty());
+    QElapsedTimer t;
+    t.start();
     c.stop();
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
-    const auto stats = finished.first().first().value<shoehorn::GenerationStats>();
-    if (stats.stopReason == shoehorn::StopReason::Cancelled)
-        QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
-    else
-        QVERIFY(stats.stopReason == shoehorn::StopReason::EndOfGeneration); // finished first: allowed
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 2000);
+    qInfo("stopped within %lld ms", t.elapsed());
+    QCOMPARE(finished.first().first().value<shoehorn::GenerationStats>().stopReason, shoehorn::StopReason::Cancelled);
+    QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
     QCOMPARE(c.state(), State::Ready);
-    QVERIFY(!c.chatModel()->message(1).content.isEmpty());
+    const QString kept = c.chatModel()->message(1).content;
+    QVERIFY(kept.startsWith("w0 "));
+    // Stored as stopped, with what was written.
+    const auto stored = c.store()->messages(c.currentConversation());
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored[1].state, QString("stopped"));
+    QCOMPARE(stored[1].content, kept);
+}
+
+void TestChatController::fatalDecodeIsAnError()
+{
+    auto *worker = new FakeWorker;
+    worker->failAfter = 3;
+    ChatController c{std::unique_ptr<Worker>(worker)};
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(QStringLiteral("/models/fake.gguf"));
+    QTRY_COMPARE(loaded.count(), 1);
+    QSignalSpy failed(&c, &ChatController::generationFailed);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QVERIFY(c.send(QStringLiteral("hi")));
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(finished.count(), 0);
+    QCOMPARE(failed.first().first().value<shoehorn::Error>().code, shoehorn::ErrorCode::DecodeFailed);
+    QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Failed);
+    QCOMPARE(c.chatModel()->message(1).content, QString("w0 w1 w2 ")); // what came before stays
+    QCOMPARE(c.store()->messages(c.currentConversation()).at(1).state, QString("failed"));
+    QCOMPARE(c.state(), State::Ready);
+}
+
+void TestChatController::failedWritesAreReported()
+{
+    auto *worker = new FakeWorker;
+    worker->tokens = 3;
+    ChatController c{std::unique_ptr<Worker>(worker)};
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(QStringLiteral("/models/fake.gguf"));
+    QTRY_COMPARE(loaded.count(), 1);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QVERIFY(c.send(QStringLiteral("first")));
+    QTRY_COMPARE(finished.count(), 1);
+    // The disk turns read-only under the running app.
+    QSignalSpy storage(&c, &ChatController::storageFailed);
+    for (const QString &name : QSqlDatabase::connectionNames())
+        if (name.startsWith("chatstore-"))
+            QVERIFY(QSqlQuery(QSqlDatabase::database(name)).exec("PRAGMA query_only = ON"));
+    // Regenerating writes several rows in one transaction: it fails whole and says so.
+    QVERIFY(c.regenerate(1));
+    QTRY_COMPARE(finished.count(), 2);
+    QVERIFY(storage.count() >= 1);
+    QVERIFY2(storage.first().at(1).toString().contains("readonly"), qPrintable(storage.first().at(1).toString()));
+    QCOMPARE(c.store()->messages(c.currentConversation()).at(1).versions.size(), 0); // nothing half-written
+    storage.clear();
+    QVERIFY(c.send(QStringLiteral("second")));
+    QTRY_COMPARE(finished.count(), 3);
+    QVERIFY(storage.count() >= 2); // the question and the answer
+    // Nothing is lost in the window.
+    QCOMPARE(c.chatModel()->rowCount(), 4);
+    QCOMPARE(c.chatModel()->message(1).versionCount(), 2);
+    QCOMPARE(c.chatModel()->message(2).content, QString("second"));
 }
 
 void TestChatController::secondTurnReusesCache()
@@ -193,9 +262,13 @@ void TestChatController::destroyWhileGenerating()
     c->openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     QVERIFY(c->send(QStringLiteral("go on forever")));
+    QTRY_VERIFY_WITH_TIMEOUT(c->state() == State::Generating, 5000);
     QTest::qWait(20);
-    c.reset(); // cancels, quits and joins the thread; must not hang or crash
-    QVERIFY(true);
+    QElapsedTimer t;
+    t.start();
+    c.reset(); // cancels, quits and joins the thread
+    qInfo("destroyed while generating in %lld ms", t.elapsed());
+    QVERIFY(t.elapsed() < 2000);
 }
 
 void TestChatController::openWhileLoadingLoadsTheLatest()

@@ -1,0 +1,80 @@
+#pragma once
+
+// A Worker without llama.cpp, for tests of what sits above the inference thread. It answers
+// like the real one, on the session's thread: a load succeeds unless the path contains "bad",
+// an answer streams `tokens` pieces of text `tokenMs` apart until done or cancelled.
+#include "worker.h"
+
+#include <QThread>
+
+#include <atomic>
+
+class FakeWorker : public Worker
+{
+    Q_OBJECT
+public:
+    std::atomic<int> tokens{50};
+    std::atomic<int> tokenMs{2};
+    std::atomic<int> loadMs{0};
+    std::atomic<int> loads{0};
+    std::atomic<int> exactRuns{0};
+    std::atomic<int> failAfter{-1}; // tokens, then a fatal decode error
+
+    void loadModel(const QString &path, const shoehorn::LoadSettings &load,
+                   const shoehorn::ContextSettings &context) override
+    {
+        ++loads;
+        for (int waited = 0; waited < loadMs; waited += 5) {
+            if (loadCancelled()) {
+                emit loadFailed({shoehorn::ErrorCode::Cancelled, "cancelled"});
+                return;
+            }
+            QThread::msleep(5);
+        }
+        emit loadProgress(1.0);
+        if (path.contains(QLatin1String("bad"))) {
+            emit loadFailed({shoehorn::ErrorCode::NotGguf, "not a GGUF file"});
+            return;
+        }
+        ModelSummary s;
+        s.path = path;
+        s.name = path.section(QLatin1Char('/'), -1);
+        s.contextSize = int(context.contextSize);
+        s.load = load;
+        s.context = context;
+        emit modelLoaded(s);
+    }
+
+    void generate(quint64 id, const std::vector<shoehorn::ChatMessage> &history,
+                  const shoehorn::GenerationOptions &) override
+    {
+        shoehorn::GenerationStats stats;
+        stats.promptTokens = int(history.size());
+        stats.stopReason = shoehorn::StopReason::EndOfGeneration;
+        for (int i = 0; i < tokens; ++i) {
+            if (generationCancelled()) {
+                stats.stopReason = shoehorn::StopReason::Cancelled;
+                break;
+            }
+            if (i == failAfter) {
+                emit generationFailed(id, {shoehorn::ErrorCode::DecodeFailed, "llama_decode returned -3"});
+                return;
+            }
+            emit delta(id, QStringLiteral("w%1 ").arg(i), QString());
+            ++stats.generatedTokens;
+            QThread::msleep(unsigned(tokenMs.load()));
+        }
+        emit generationFinished(id, stats);
+    }
+
+    void autoTune(const shoehorn::TuneRequest &) override { emit tuneFinished(TuneReport{}); }
+
+    void exactPlan(quint64 id, const QString &, const shoehorn::PlanSettings &, const shoehorn::PlanTarget &) override
+    {
+        ++exactRuns;
+        ExactCheck c;
+        c.requestId = id;
+        c.ok = true;
+        emit exactPlanFinished(c);
+    }
+};
