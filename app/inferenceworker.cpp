@@ -116,8 +116,7 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     used.load = s.load;
     used.context = s.context;
     // The analytic plan only lays out llama.cpp's measured totals by kind.
-    s.measured = measuredPlan(m_model->get(), m_session->context(),
-                              analyticPlan(mi, used, targetFromHardware(probeHardware())));
+    s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(probeHardware())));
     emit modelLoaded(s);
 }
 

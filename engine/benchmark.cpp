@@ -1,7 +1,10 @@
 #include "benchmark.h"
 
+#include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
+
+#include <llama-cpp.h>
 
 #include <chrono>
 #include <cmath>
@@ -102,10 +105,12 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
         bench.contextSize = static_cast<uint32_t>(std::max(tokens, 1));
         TestContext t;
         t.threads = std::make_unique<CpuThreadPools>(bench);
-        t.ctx.reset(llama_init_from_model(model->get(), contextParams(bench)));
-        if (!t.ctx)
+        t.ctx.reset(llama_init_from_model(internal::llamaModel(*model), contextParams(bench)));
+        if (!t.ctx) {
+            const std::string why = capture.lastError();
             return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
-                         capture.lastError()};
+                         why.empty() ? "llama.cpp could not create a benchmark context" : why};
+        }
         t.threads->attach(t.ctx.get());
         return t;
     };
