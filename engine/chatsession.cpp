@@ -2,6 +2,7 @@
 
 #include "candidatesampler.h"
 #include "chattemplate.h"
+#include "decodestatus.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
@@ -97,6 +98,7 @@ struct ChatSession::Impl {
     std::vector<llama_token> cached; // what the KV cache holds, positions 0..n-1
     std::string cachedText;          // their text, special tokens included
     std::atomic<const std::atomic<bool> *> cancel{nullptr};
+    internal::DecodeHook decodeHook;
 
     static bool abortCallback(void *data);
     const llama_vocab *vocab() const { return internal::llamaVocab(*model); }
@@ -161,6 +163,10 @@ bool ChatSession::Impl::abortCallback(void *data)
 
 int32_t ChatSession::Impl::decode(const llama_token *tokens, int n)
 {
+    if (decodeHook) {
+        if (const auto rc = decodeHook(n))
+            return *rc;
+    }
     // llama_batch_get_one takes a mutable pointer but only reads the tokens.
     return llama_decode(ctx.get(), llama_batch_get_one(const_cast<llama_token *>(tokens), n));
 }
@@ -302,20 +308,22 @@ std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCa
     for (size_t i = turn.keep; i < tokens.size();) {
         const int n = std::min<int>(batch, static_cast<int>(tokens.size() - i));
         const int32_t rc = decode(tokens.data() + i, n);
-        if (rc == 2 || (cancel && cancel->load())) {
-            // Aborted mid-prompt: what was decoded is unknown, so forget the cache.
+        const DecodeStatus status = decodeStatus(rc);
+        const bool cancelled =
+            status == DecodeStatus::Aborted || (status == DecodeStatus::Ok && cancel && cancel->load());
+        // Stopped or failed mid-prompt: what the cache holds is unknown (llama.h: processed
+        // micro-batches stay), so forget it.
+        if (status != DecodeStatus::Ok || cancelled)
             clearCache();
+        if (cancelled) {
             st.stopReason = StopReason::Cancelled;
             st.promptMs = msSince(t);
             return std::nullopt;
         }
-        if (rc != 0) {
-            clearCache();
-            const std::string why = capture.lastError();
-            return Error{rc == -2 || looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory
-                                                                          : ErrorCode::DecodeFailed,
-                         "llama_decode returned " + std::to_string(rc) + (why.empty() ? "" : ": " + why)};
-        }
+        if (status == DecodeStatus::NoSlot) // trimming left room, yet the cache had none
+            return Error{ErrorCode::PromptTooLong, decodeError(rc, capture).detail};
+        if (status == DecodeStatus::Failed)
+            return decodeError(rc, capture);
         cached.insert(cached.end(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
                       tokens.begin() + static_cast<std::ptrdiff_t>(i + static_cast<size_t>(n)));
         i += static_cast<size_t>(n);
@@ -329,10 +337,11 @@ std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCa
     return std::nullopt;
 }
 
-// Samples and decodes answer tokens until a stop condition.
+// Samples and decodes answer tokens until a stop condition. A full context or an abort ends
+// the answer normally; any other decode failure is an Error.
 std::optional<Error> ChatSession::Impl::answer(const ChatPrompt &prompt, const GenerationOptions &options,
                                                const StreamCallbacks &callbacks, const std::atomic<bool> *cancel,
-                                               const LogCapture &, Clock::time_point start,
+                                               const LogCapture &capture, Clock::time_point start,
                                                GenerationResult &result)
 {
     GenerationStats &st = result.stats;
@@ -368,13 +377,18 @@ std::optional<Error> ChatSession::Impl::answer(const ChatPrompt &prompt, const G
             break;
         }
         const int32_t rc = decode(&tok, 1);
-        if (rc == 2) {
+        const DecodeStatus status = decodeStatus(rc);
+        if (status == DecodeStatus::NoSlot) {
+            st.stopReason = StopReason::ContextFull;
+            break;
+        }
+        if (status == DecodeStatus::Aborted) {
             st.stopReason = StopReason::Cancelled;
             break;
         }
-        if (rc != 0) {
-            st.stopReason = StopReason::ContextFull;
-            break;
+        if (status == DecodeStatus::Failed) {
+            clearCache(); // a fatal error may leave part of the batch in the cache
+            return decodeError(rc, capture);
         }
         cached.push_back(tok);
         cachedText += llama_vocab_is_control(v, tok) ? piece(tok, true) : visible;
@@ -426,6 +440,11 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
 llama_context *internal::Access::context(const ChatSession &s)
 {
     return s.m_impl->ctx.get();
+}
+
+void internal::Access::setDecodeHook(ChatSession &s, DecodeHook hook)
+{
+    s.m_impl->decodeHook = std::move(hook);
 }
 
 } // namespace shoehorn

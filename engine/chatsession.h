@@ -64,6 +64,9 @@ public:
     ChatSession(const ChatSession &) = delete;
     ChatSession &operator=(const ChatSession &) = delete;
 
+    // A failed decode is an Error (DecodeFailed, or OutOfMemory when llama.cpp logged a failed
+    // allocation); a full context while answering stops with StopReason::ContextFull, an abort
+    // through `cancel` with StopReason::Cancelled.
     Result<GenerationResult> generate(const std::vector<ChatMessage> &history, const GenerationOptions &options,
                                       const StreamCallbacks &callbacks = {},
                                       const std::atomic<bool> *cancel = nullptr);
