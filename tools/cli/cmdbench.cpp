@@ -1,14 +1,14 @@
 #include "cmdbench.h"
 
-#include <algorithm>
-
 #include "autotune.h"
 #include "benchmark.h"
+#include "clioutput.h"
 #include "hardware.h"
 #include "model.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -134,20 +134,23 @@ Result<LlamaBench> llamaBench(const Args &a, int reps)
 int cmdBench(const Args &a)
 {
     auto r = ourBench(a, a.benchReps);
-    if (!r) {
-        std::fprintf(stderr, "error (%s): %s\n", errorCodeName(r.error().code), r.error().detail.c_str());
-        return 1;
-    }
+    if (!r)
+        return fail(r.error());
     const std::string pp = "pp" + std::to_string(a.benchPrompt), tg = "tg" + std::to_string(a.benchGenerate);
     if (a.output == "json") {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        // One row per test, with llama-bench's field names where it has them.
         auto row = [&](const std::string &test, const Stats &s) {
-            j.push_back({{"test", test}, {"avg_ts", s.mean}, {"stddev_ts", s.stddev}, {"samples", s.samples}});
+            j.push_back({{"model_filename", a.model},
+                         {"test", test},
+                         {"avg_ts", s.mean},
+                         {"stddev_ts", s.stddev},
+                         {"samples", s.samples}});
         };
         row(pp, r->promptTps);
         row(tg, r->generateTps);
         row("chat " + tg, r->chatTps);
-        std::printf("%s\n", j.dump(2).c_str());
+        printJson(j);
     } else if (a.output == "csv") {
         std::printf("test,avg_ts,stddev_ts\n%s,%.3f,%.3f\n%s,%.3f,%.3f\nchat %s,%.3f,%.3f\n", pp.c_str(),
                     r->promptTps.mean, r->promptTps.stddev, tg.c_str(), r->generateTps.mean, r->generateTps.stddev,
