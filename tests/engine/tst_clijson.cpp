@@ -1,5 +1,6 @@
 // shoehorn-cli as scripts run it: every --json output parses, also for a model whose name
-// would break hand-built JSON, and carries the values the commands computed.
+// would break hand-built JSON, and carries the values the commands computed; every error
+// message says what went wrong.
 #include "fixtures.h"
 
 #include <QJsonArray>
@@ -20,10 +21,12 @@ struct CliRun {
     QByteArray err;
 };
 
-CliRun runCli(const QStringList &args)
+CliRun runCli(const QStringList &args, const QString &program = QStringLiteral(SHOEHORN_CLI),
+             const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
-    p.start(QStringLiteral(SHOEHORN_CLI), args);
+    p.setProcessEnvironment(env);
+    p.start(program, args);
     CliRun r;
     if (!p.waitForStarted() || !p.waitForFinished(240000)) {
         p.kill();
@@ -48,6 +51,17 @@ QJsonDocument parseJson(const CliRun &r)
     return d;
 }
 
+// No "error: " line without a message after it.
+bool everyErrorSaysSomething(const QByteArray &err)
+{
+    for (const QByteArray &line : err.split('\n')) {
+        const qsizetype colon = line.indexOf(':');
+        if (line.startsWith("error") && (colon < 0 || line.mid(colon + 1).trimmed().isEmpty()))
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 class TestCliJson : public QObject
@@ -59,6 +73,11 @@ private slots:
     void plan();
     void fit();
     void bench();
+    void parityRuns();
+    void parityNamesWhatItNeeds();
+    void parityWithoutLlamaBench();
+    void errorsSaySomething_data();
+    void errorsSaySomething();
 
 private:
     QTemporaryDir m_dir;
@@ -141,6 +160,76 @@ void TestCliJson::bench()
         QVERIFY(row.value("avg_ts").toDouble() > 0);
         QCOMPARE(row.value("samples").toInt(), 2);
     }
+}
+
+void TestCliJson::parityRuns()
+{
+    // Both sides as processes, the model path (with a quote and a backslash) passed through a shell.
+    const CliRun r = runCli({QStringLiteral("parity"), m_odd, QStringLiteral("-p"), QStringLiteral("8"),
+                             QStringLiteral("-n"), QStringLiteral("4"), QStringLiteral("-r"), QStringLiteral("1"),
+                             QStringLiteral("--rounds"), QStringLiteral("1"), QStringLiteral("-t"), QStringLiteral("2"),
+                             QStringLiteral("-ngl"), QStringLiteral("0")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("| pp8 |") && r.out.contains("| tg4 |"), r.out.constData());
+}
+
+void TestCliJson::parityNamesWhatItNeeds()
+{
+    const QString missing = m_dir.filePath(QStringLiteral("no-such/llama-bench"));
+    const CliRun r = runCli({QStringLiteral("parity"), m_odd, QStringLiteral("--llama-bench"), missing});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("parity needs llama.cpp's llama-bench"), r.err.constData());
+    QVERIFY2(r.err.contains(missing.toUtf8()), r.err.constData());
+    QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
+}
+
+void TestCliJson::parityWithoutLlamaBench()
+{
+    // What an installed shoehorn-cli (no llama-bench beside it, none on PATH) says: what it
+    // needs, every place it looked, and how to get it.
+    QVERIFY(QDir(m_dir.path()).mkpath(QStringLiteral("bin")) && QDir(m_dir.path()).mkpath(QStringLiteral("empty")));
+    const QString cli = m_dir.filePath(QStringLiteral("bin/shoehorn-cli"));
+    QVERIFY(QFile::exists(cli) || QFile::copy(QStringLiteral(SHOEHORN_CLI), cli));
+    QVERIFY(QFile::setPermissions(cli, QFile::permissions(QStringLiteral(SHOEHORN_CLI))));
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("PATH"), m_dir.filePath(QStringLiteral("empty")));
+    const CliRun r = runCli({QStringLiteral("parity"), m_odd}, cli, env);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("parity needs llama.cpp's llama-bench from the same llama.cpp build"), r.err.constData());
+    QVERIFY2(r.err.contains(m_dir.filePath(QStringLiteral("bin/llama-bench")).toUtf8()), r.err.constData());
+    QVERIFY2(r.err.contains(m_dir.filePath(QStringLiteral("empty/llama-bench")).toUtf8()), r.err.constData());
+    QVERIFY2(r.err.contains("tools/dev.sh") && r.err.contains("--llama-bench PATH"), r.err.constData());
+}
+
+void TestCliJson::errorsSaySomething_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QByteArray>("message");
+    const QString missing = QStringLiteral("/nonexistent/model.gguf");
+    QTest::newRow("missing model") << QStringList{"info", missing} << QByteArray("error (file-not-found): " + missing.toUtf8());
+    QTest::newRow("no model") << QStringList{"plan"} << QByteArray("plan needs a MODEL.gguf");
+    QTest::newRow("unknown command") << QStringList{"frobnicate", missing} << QByteArray("unknown command frobnicate");
+    QTest::newRow("unknown profile") << QStringList{"fit", m_odd, "--profile", "nope"}
+                                     << QByteArray("unknown profile nope (known: gtx1060-6g");
+    QTest::newRow("bad number") << QStringList{"bench", missing, "-ngl", "many"}
+                                << QByteArray("bad value for -ngl: 'many'");
+    QTest::newRow("missing value") << QStringList{"bench", missing, "-ngl"} << QByteArray("missing value for -ngl");
+    QTest::newRow("bad output") << QStringList{"bench", missing, "-o", "xml"} << QByteArray("-o takes md, json or csv");
+    QTest::newRow("bad kv type") << QStringList{"chat", missing, "-ctk", "q9"} << QByteArray("unknown KV cache type q9");
+    QTest::newRow("chat without prompt") << QStringList{"chat", missing} << QByteArray("chat needs -p TEXT");
+    QTest::newRow("tune missing model") << QStringList{"tune", missing} << QByteArray("error (file-not-found)");
+    QTest::newRow("parity rounds") << QStringList{"parity", missing, "--rounds", "0"}
+                                   << QByteArray("--rounds must be at least 1");
+}
+
+void TestCliJson::errorsSaySomething()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, message);
+    const CliRun r = runCli(args);
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains(message), r.err.constData());
+    QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliJson)

@@ -12,7 +12,7 @@ void printJson(const nlohmann::ordered_json &j)
 
 int fail(const Error &e)
 {
-    std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), e.detail.c_str());
+    std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), errorMessage(e).c_str());
     return 1;
 }
 

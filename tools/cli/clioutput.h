@@ -11,7 +11,8 @@ namespace shoehorn::cli {
 // valid UTF-8 becomes U+FFFD instead of an exception.
 void printJson(const nlohmann::ordered_json &j);
 
-// Prints "error (code): text" to stderr and returns the exit status 1.
+// Prints "error (code): text" to stderr and returns the exit status 1. The text is never
+// empty: an Error without detail gets its code's sentence.
 int fail(const Error &e);
 
 } // namespace shoehorn::cli

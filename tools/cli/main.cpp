@@ -29,7 +29,7 @@ void usage()
                 "                                         choose the fastest settings that fit\n"
                 "  bench MODEL.gguf -p 512 -n 128 -r 5 [flags] [-o md|json|csv]\n"
                 "                                         pp/tg/chat-path tokens per second\n"
-                "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [flags]\n"
+                "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [--llama-bench PATH] [flags]\n"
                 "                                         the same against llama.cpp's llama-bench\n"
                 "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
                 "                                         find the fastest settings that fit, and the story\n"
@@ -71,7 +71,7 @@ int cmdInfo(const cli::Args &a)
 int cmdChat(const cli::Args &a)
 {
     if (a.prompt.empty()) {
-        std::fprintf(stderr, "chat needs -p TEXT\n");
+        std::fprintf(stderr, "error: chat needs -p TEXT\n");
         return 2;
     }
     auto model = Model::load(a.model, a.load);
@@ -127,11 +127,11 @@ int main(int argc, char **argv)
     cli::Args args;
     const std::string err = cli::parseArgs(argc, argv, 2, args);
     if (!err.empty()) {
-        std::fprintf(stderr, "%s\n", err.c_str());
+        std::fprintf(stderr, "error: %s\n", err.c_str());
         return 2;
     }
     if (args.model.empty()) {
-        std::fprintf(stderr, "%s needs a MODEL.gguf\n", cmd.c_str());
+        std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
         return 2;
     }
     if (cmd == "info")
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
         return cli::cmdParity(args);
     if (cmd == "tune")
         return cli::cmdTune(args);
-    std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
+    std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());
     usage();
     return 2;
 }
