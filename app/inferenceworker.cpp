@@ -117,8 +117,7 @@ ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &u
     s.load = used.load;
     s.context = used.context;
     // The analytic plan only lays out llama.cpp's measured totals by kind.
-    s.measured = measuredPlan(m_model->get(), m_session->context(),
-                              analyticPlan(mi, used, targetFromHardware(probeHardware())));
+    s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(probeHardware())));
     return s;
 }
 

@@ -294,7 +294,7 @@ TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
         auto loaded = Model::load(m_path, c.settings.load);
         ++m_loads;
         if (!loaded) {
-            m.error = loaded.error().detail;
+            m.error = errorMessage(loaded.error());
             return m;
         }
         m_model = *loaded;
@@ -306,7 +306,7 @@ TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
     r.stop = m_stop;
     auto res = runBenchmark(m_model, c.settings.context, r);
     if (!res) {
-        m.error = res.error().detail;
+        m.error = errorMessage(res.error());
         return m;
     }
     m.prompt = res->promptTps;

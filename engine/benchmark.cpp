@@ -1,7 +1,11 @@
 #include "benchmark.h"
 
+#include "decodestatus.h"
+#include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
+
+#include <llama-cpp.h>
 
 #include <chrono>
 #include <cmath>
@@ -19,8 +23,8 @@ double seconds(Clock::time_point from)
     return std::chrono::duration<double>(Clock::now() - from).count();
 }
 
-// llama-bench's test_prompt: random tokens in n_batch chunks.
-bool decodePrompt(llama_context *ctx, int n, std::mt19937 &rng)
+// llama-bench's test_prompt: random tokens in n_batch chunks. Returns llama_decode's result.
+int32_t decodePrompt(llama_context *ctx, int n, std::mt19937 &rng)
 {
     const llama_vocab *vocab = llama_model_get_vocab(llama_get_model(ctx));
     const int nVocab = llama_vocab_n_tokens(vocab);
@@ -32,27 +36,38 @@ bool decodePrompt(llama_context *ctx, int n, std::mt19937 &rng)
             tokens[static_cast<size_t>(i)] = static_cast<llama_token>(rng() % static_cast<unsigned>(nVocab));
         if (done == 0 && llama_vocab_get_add_bos(vocab))
             tokens[0] = llama_vocab_bos(vocab);
-        if (llama_decode(ctx, llama_batch_get_one(tokens.data(), count)) != 0)
-            return false;
+        if (const int32_t rc = llama_decode(ctx, llama_batch_get_one(tokens.data(), count)))
+            return rc;
         done += count;
     }
     llama_synchronize(ctx);
-    return true;
+    return 0;
 }
 
-// llama-bench's test_gen: one token at a time, no sampling.
-bool decodeTokens(llama_context *ctx, int n, std::mt19937 &rng)
+// llama-bench's test_gen: one token at a time, no sampling. Returns llama_decode's result.
+int32_t decodeTokens(llama_context *ctx, int n, std::mt19937 &rng)
 {
     const llama_vocab *vocab = llama_model_get_vocab(llama_get_model(ctx));
     const int nVocab = llama_vocab_n_tokens(vocab);
     llama_token token = llama_vocab_get_add_bos(vocab) ? llama_vocab_bos(vocab) : 0;
     for (int i = 0; i < n; ++i) {
-        if (llama_decode(ctx, llama_batch_get_one(&token, 1)) != 0)
-            return false;
+        if (const int32_t rc = llama_decode(ctx, llama_batch_get_one(&token, 1)))
+            return rc;
         llama_synchronize(ctx);
         token = static_cast<llama_token>(rng() % static_cast<unsigned>(nVocab));
     }
-    return true;
+    return 0;
+}
+
+// A benchmark run's decode that did not succeed. The contexts are sized for the test and
+// have no abort callback, so even "context full" means the measurement is broken.
+Error benchDecodeError(const char *test, int32_t rc, const LogCapture &capture)
+{
+    Error e = decodeError(rc, capture);
+    if (decodeStatus(rc) == DecodeStatus::Aborted)
+        e.code = ErrorCode::Cancelled;
+    e.detail = std::string(test) + ": " + e.detail;
+    return e;
 }
 
 } // namespace
@@ -102,10 +117,12 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
         bench.contextSize = static_cast<uint32_t>(std::max(tokens, 1));
         TestContext t;
         t.threads = std::make_unique<CpuThreadPools>(bench);
-        t.ctx.reset(llama_init_from_model(model->get(), contextParams(bench)));
-        if (!t.ctx)
+        t.ctx.reset(llama_init_from_model(internal::llamaModel(*model), contextParams(bench)));
+        if (!t.ctx) {
+            const std::string why = capture.lastError();
             return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
-                         capture.lastError()};
+                         why.empty() ? "llama.cpp could not create a benchmark context" : why};
+        }
         t.threads->attach(t.ctx.get());
         return t;
     };
@@ -128,8 +145,8 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
         while (!stop.done(out.promptRuns) && !cancelled()) {
             llama_memory_clear(mem, false);
             const auto t = Clock::now();
-            if (!decodePrompt(ctx, r.promptTokens, rng))
-                return Error{ErrorCode::DecodeFailed, "prompt decode failed: " + capture.lastError()};
+            if (const int32_t rc = decodePrompt(ctx, r.promptTokens, rng))
+                return benchDecodeError("prompt processing", rc, capture);
             out.promptRuns.push_back(r.promptTokens / seconds(t));
             if (progress)
                 progress("pp" + std::to_string(r.promptTokens) + " run " + std::to_string(out.promptRuns.size()));
@@ -145,8 +162,8 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
         while (!stop.done(out.generateRuns) && !cancelled()) {
             llama_memory_clear(mem, false);
             const auto t = Clock::now();
-            if (!decodeTokens(ctx, r.generateTokens, rng))
-                return Error{ErrorCode::DecodeFailed, "generation decode failed: " + capture.lastError()};
+            if (const int32_t rc = decodeTokens(ctx, r.generateTokens, rng))
+                return benchDecodeError("generation", rc, capture);
             out.generateRuns.push_back(r.generateTokens / seconds(t));
             if (progress)
                 progress("tg" + std::to_string(r.generateTokens) + " run " + std::to_string(out.generateRuns.size()));

@@ -4,20 +4,12 @@
 #include "model.h"
 #include "settings.h"
 
-#include <llama-cpp.h>
-
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-struct common_chat_templates;
-
-namespace shoehorn {
-class CpuThreadPools;
-}
 
 namespace shoehorn {
 
@@ -61,8 +53,9 @@ struct StreamCallbacks {
     std::function<void(int generated, int contextUsed)> onToken;
 };
 
-// One conversation's llama_context. The caller passes the whole history each turn; the
-// session finds what its KV cache already holds and decodes only the rest.
+// One conversation's llama.cpp context. The caller passes the whole history each turn; the
+// session finds what its KV cache already holds and decodes only the rest. The context,
+// templates and cache bookkeeping live behind the pointer to implementation.
 class ChatSession
 {
 public:
@@ -71,6 +64,9 @@ public:
     ChatSession(const ChatSession &) = delete;
     ChatSession &operator=(const ChatSession &) = delete;
 
+    // A failed decode is an Error (DecodeFailed, or OutOfMemory when llama.cpp logged a failed
+    // allocation); a full context while answering stops with StopReason::ContextFull, an abort
+    // through `cancel` with StopReason::Cancelled.
     Result<GenerationResult> generate(const std::vector<ChatMessage> &history, const GenerationOptions &options,
                                       const StreamCallbacks &callbacks = {},
                                       const std::atomic<bool> *cancel = nullptr);
@@ -79,30 +75,17 @@ public:
     Result<std::string> formatPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
 
     void clearCache();
-    int cachedTokens() const { return static_cast<int>(m_cached.size()); }
+    int cachedTokens() const;
     uint32_t contextSize() const;
-    const ContextSettings &settings() const { return m_settings; }
-    const std::shared_ptr<Model> &model() const { return m_model; }
-    const llama_context *context() const { return m_ctx.get(); }
+    const ContextSettings &settings() const;
+    const std::shared_ptr<Model> &model() const;
     bool templateSupportsThinking() const;
 
 private:
-    ChatSession() = default;
-    struct Prompt;
-    Result<Prompt> buildPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
-    std::vector<llama_token> tokenize(const std::string &text) const;
-    std::string piece(llama_token token, bool special) const;
-    size_t reusablePrefix(const Prompt &prompt, std::vector<llama_token> &tokens) const;
-    static bool abortCallback(void *data);
-
-    std::shared_ptr<Model> m_model;
-    ContextSettings m_settings;
-    std::unique_ptr<CpuThreadPools> m_threads; // declared before m_ctx: outlives the context
-    llama_context_ptr m_ctx;
-    std::unique_ptr<common_chat_templates, void (*)(common_chat_templates *)> m_templates{nullptr, nullptr};
-    std::vector<llama_token> m_cached; // what the KV cache holds, positions 0..n-1
-    std::string m_cachedText;          // their text, special tokens included
-    std::atomic<const std::atomic<bool> *> m_cancel{nullptr};
+    friend struct internal::Access;
+    struct Impl;
+    ChatSession();
+    std::unique_ptr<Impl> m_impl;
 };
 
 } // namespace shoehorn

@@ -27,4 +27,36 @@ const char *errorCodeName(ErrorCode code)
     return "unknown";
 }
 
+const char *errorCodeSentence(ErrorCode code)
+{
+    switch (code) {
+    case ErrorCode::None: return "No error.";
+    case ErrorCode::FileNotFound: return "The file does not exist.";
+    case ErrorCode::FileUnreadable: return "The file cannot be read.";
+    case ErrorCode::NotGguf: return "The file is not a GGUF model.";
+    case ErrorCode::UnsupportedVersion: return "This GGUF version is not supported.";
+    case ErrorCode::Truncated: return "The file is incomplete: it ends before its tensor data does.";
+    case ErrorCode::Corrupt: return "The file is damaged.";
+    case ErrorCode::SplitMissing: return "A part of the split model is missing.";
+    case ErrorCode::InvalidArgument: return "A setting has a value that cannot be used.";
+    case ErrorCode::LoadFailed: return "llama.cpp could not load the model.";
+    case ErrorCode::OutOfMemory: return "There is not enough memory for these settings.";
+    case ErrorCode::Cancelled: return "The operation was cancelled.";
+    case ErrorCode::ContextFailed: return "llama.cpp could not create the context.";
+    case ErrorCode::TemplateFailed: return "The chat template could not be applied.";
+    case ErrorCode::TokenizeFailed: return "The text could not be tokenized.";
+    case ErrorCode::DecodeFailed: return "llama.cpp could not evaluate the tokens.";
+    case ErrorCode::NoModel: return "No model is loaded.";
+    case ErrorCode::PromptTooLong: return "The prompt does not fit in the context.";
+    }
+    return "An unknown error occurred.";
+}
+
+std::string errorMessage(const Error &error)
+{
+    if (!error.detail.empty())
+        return error.detail;
+    return std::string(errorCodeSentence(error.code)) + " (No further detail was reported.)";
+}
+
 } // namespace shoehorn

@@ -37,6 +37,10 @@ struct Error {
 };
 
 const char *errorCodeName(ErrorCode code);
+// One English sentence per code, for logs and shoehorn-cli (the GUI translates its own).
+const char *errorCodeSentence(ErrorCode code);
+// The detail, or the code's sentence when a failure left none: never empty.
+std::string errorMessage(const Error &error);
 
 // A value or an Error. C++20 has no std::expected; this is the small part of it we use.
 template <typename T>

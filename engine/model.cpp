@@ -1,11 +1,20 @@
 #include "model.h"
 
+#include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
+
+#include <llama-cpp.h>
 
 #include <cstdio>
 
 namespace shoehorn {
+
+struct Model::Impl {
+    llama_model_ptr model;
+    ModelInfo info;
+    LoadSettings settings;
+};
 
 namespace {
 struct ProgressContext {
@@ -80,22 +89,35 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
     }
 
     auto model = std::shared_ptr<Model>(new Model());
-    model->m_model.reset(raw);
-    model->m_info = std::move(*info);
-    model->m_settings = settings;
+    model->m_impl->model.reset(raw);
+    model->m_impl->info = std::move(*info);
+    model->m_impl->settings = settings;
     return model;
 }
 
-const llama_vocab *Model::vocab() const
+Model::Model() : m_impl(std::make_unique<Impl>()) {}
+Model::~Model() = default;
+
+const ModelInfo &Model::info() const
 {
-    return llama_model_get_vocab(m_model.get());
+    return m_impl->info;
+}
+
+const LoadSettings &Model::settings() const
+{
+    return m_impl->settings;
 }
 
 std::string Model::description() const
 {
     char buf[256];
-    llama_model_desc(m_model.get(), buf, sizeof buf);
+    llama_model_desc(m_impl->model.get(), buf, sizeof buf);
     return buf;
+}
+
+llama_model *internal::Access::model(const Model &m)
+{
+    return m.m_impl->model.get();
 }
 
 } // namespace shoehorn

@@ -4,8 +4,6 @@
 #include "modelinfo.h"
 #include "settings.h"
 
-#include <llama-cpp.h>
-
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -14,8 +12,13 @@
 
 namespace shoehorn {
 
-// A loaded llama.cpp model and what we know of its file. Owns the llama_model (RAII) and
-// the override patterns llama.cpp keeps pointers to while loading.
+namespace internal {
+struct Access;
+}
+
+// A loaded model and what we know of its file. The llama.cpp handle lives behind the
+// pointer to implementation, so users of the engine never compile against llama.cpp;
+// engine code reaches it through internal/llamahandles.h.
 class Model
 {
 public:
@@ -25,21 +28,22 @@ public:
     static Result<std::shared_ptr<Model>> load(const std::string &path, const LoadSettings &settings,
                                                const ProgressFn &progress = {},
                                                const std::atomic<bool> *cancel = nullptr);
+    ~Model();
+    Model(const Model &) = delete;
+    Model &operator=(const Model &) = delete;
 
-    llama_model *get() const { return m_model.get(); }
-    const llama_vocab *vocab() const;
-    const ModelInfo &info() const { return m_info; }
-    const LoadSettings &settings() const { return m_settings; }
+    const ModelInfo &info() const;
+    const LoadSettings &settings() const;
     std::string description() const;
 
     // llama.cpp's --n-cpu-moe patterns for the first n layers.
     static std::vector<std::string> cpuMoePatterns(int layers);
 
 private:
-    Model() = default;
-    llama_model_ptr m_model;
-    ModelInfo m_info;
-    LoadSettings m_settings;
+    friend struct internal::Access;
+    struct Impl;
+    Model();
+    std::unique_ptr<Impl> m_impl;
 };
 
 // True if llama.cpp's log text describes a failed allocation.

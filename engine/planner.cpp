@@ -1,5 +1,7 @@
 #include "planner.h"
 
+#include "chatsession.h"
+#include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
 #include "model.h"
@@ -142,6 +144,47 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
     }
     const uint64_t outputPhase = (outputHere || !gpu) ? T * uint64_t(m.vocabSize) * 4 + T * E * 4 * 2 : 0;
     return std::max(layerPhase, outputPhase);
+}
+
+// What llama.cpp allocated (or would, for a no_alloc model) per device, laid out like `shape`.
+MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape)
+{
+    const int nDev = llama_model_n_devices(model);
+    std::vector<common_device_memory_data> data(static_cast<size_t>(nDev) + 1, common_device_memory_data{0, 0, 0, 0, 0});
+    for (const auto &[buft, mb] : llama_get_memory_breakdown(ctx)) {
+        size_t slot = data.size() - 1; // RAM
+        ggml_backend_dev_t dev = ggml_backend_buft_get_device(buft);
+        if (!ggml_backend_buft_is_host(buft) && dev && ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
+            for (int i = 0; i < nDev; ++i)
+                if (llama_model_get_device(model, i) == dev)
+                    slot = static_cast<size_t>(i);
+        }
+        data[slot].model += mb.model;
+        data[slot].context += mb.context;
+        data[slot].compute += mb.compute;
+    }
+
+    // Split the measured totals into kinds with the analytic proportions of each device.
+    MemoryPlan plan = shape;
+    plan.exact = true;
+    auto fill = [](DevicePlan &d, const common_device_memory_data &x) {
+        const MemoryUse a = d.use;
+        const double wShare = a.weights() ? double(a.weightsExperts) / double(a.weights()) : 0.0;
+        d.use = MemoryUse{};
+        d.use.weightsExperts = static_cast<uint64_t>(std::llround(double(x.model) * wShare));
+        d.use.weightsDense = x.model - d.use.weightsExperts;
+        const double kvTotal = double(a.kv());
+        if (kvTotal > 0) {
+            d.use.kvSwa = static_cast<uint64_t>(std::llround(double(x.context) * double(a.kvSwa) / kvTotal));
+            d.use.recurrent = static_cast<uint64_t>(std::llround(double(x.context) * double(a.recurrent) / kvTotal));
+        }
+        d.use.kvFull = x.context - d.use.kvSwa - d.use.recurrent;
+        d.use.compute = x.compute;
+    };
+    for (size_t i = 0; i + 1 < data.size() && i < plan.gpus.size(); ++i)
+        fill(plan.gpus[i], data[i]);
+    fill(plan.ram, data.back());
+    return plan;
 }
 
 } // namespace
@@ -290,52 +333,23 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
     mp.load_mode = LLAMA_LOAD_MODE_NONE;
     LogCapture capture;
     llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
-    if (!model)
-        return Error{ErrorCode::LoadFailed, capture.lastError()};
+    if (!model) {
+        const std::string why = capture.lastError();
+        return Error{ErrorCode::LoadFailed,
+                     "llama.cpp's dry run could not load the model" + (why.empty() ? std::string() : ": " + why)};
+    }
     llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
-    if (!ctx)
-        return Error{ErrorCode::ContextFailed, capture.lastError()};
-    return measuredPlan(model.get(), ctx.get(), analyticPlan(*info, s, t));
+    if (!ctx) {
+        const std::string why = capture.lastError();
+        return Error{ErrorCode::ContextFailed, "llama.cpp's dry run could not create the context" +
+                                                   (why.empty() ? std::string() : ": " + why)};
+    }
+    return measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t));
 }
 
-MemoryPlan measuredPlan(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape)
+MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape)
 {
-    const int nDev = llama_model_n_devices(model);
-    std::vector<common_device_memory_data> data(static_cast<size_t>(nDev) + 1, common_device_memory_data{0, 0, 0, 0, 0});
-    for (const auto &[buft, mb] : llama_get_memory_breakdown(ctx)) {
-        size_t slot = data.size() - 1; // RAM
-        ggml_backend_dev_t dev = ggml_backend_buft_get_device(buft);
-        if (!ggml_backend_buft_is_host(buft) && dev && ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
-            for (int i = 0; i < nDev; ++i)
-                if (llama_model_get_device(model, i) == dev)
-                    slot = static_cast<size_t>(i);
-        }
-        data[slot].model += mb.model;
-        data[slot].context += mb.context;
-        data[slot].compute += mb.compute;
-    }
-
-    // Split the measured totals into kinds with the analytic proportions of each device.
-    MemoryPlan plan = shape;
-    plan.exact = true;
-    auto fill = [](DevicePlan &d, const common_device_memory_data &x) {
-        const MemoryUse a = d.use;
-        const double wShare = a.weights() ? double(a.weightsExperts) / double(a.weights()) : 0.0;
-        d.use = MemoryUse{};
-        d.use.weightsExperts = static_cast<uint64_t>(std::llround(double(x.model) * wShare));
-        d.use.weightsDense = x.model - d.use.weightsExperts;
-        const double kvTotal = double(a.kv());
-        if (kvTotal > 0) {
-            d.use.kvSwa = static_cast<uint64_t>(std::llround(double(x.context) * double(a.kvSwa) / kvTotal));
-            d.use.recurrent = static_cast<uint64_t>(std::llround(double(x.context) * double(a.recurrent) / kvTotal));
-        }
-        d.use.kvFull = x.context - d.use.kvSwa - d.use.recurrent;
-        d.use.compute = x.compute;
-    };
-    for (size_t i = 0; i + 1 < data.size() && i < plan.gpus.size(); ++i)
-        fill(plan.gpus[i], data[i]);
-    fill(plan.ram, data.back());
-    return plan;
+    return measuredFromLlama(internal::llamaModel(*session.model()), internal::llamaContext(session), shape);
 }
 
 } // namespace shoehorn

@@ -9,10 +9,9 @@
 #include <string>
 #include <vector>
 
-struct llama_model;
-struct llama_context;
-
 namespace shoehorn {
+
+class ChatSession;
 
 // Everything that decides memory use.
 struct PlanSettings {
@@ -64,9 +63,9 @@ MemoryPlan analyticPlan(const ModelInfo &model, const PlanSettings &settings, co
 // GUI thread. Not thread-safe with other llama.cpp loads (it swaps llama's logger).
 Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &settings, const PlanTarget &target);
 
-// What llama.cpp allocated for this model and context (or would, for a no_alloc model), laid
-// out like `shape` (an analytic plan of the same settings, which also splits the totals into kinds).
-MemoryPlan measuredPlan(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape);
+// What llama.cpp allocated for this session's model and context, laid out like `shape` (an
+// analytic plan of the same settings, which also splits the totals into kinds).
+MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape);
 
 // Relative difference of totals, |a-b|/b, for the accuracy table.
 double planError(const MemoryPlan &analytic, const MemoryPlan &exact);

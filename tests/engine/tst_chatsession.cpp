@@ -1,5 +1,6 @@
 // Chat sessions on the tiny fixtures: determinism, streaming, stop/cancel, KV reuse, trimming.
 #include "chatsession.h"
+#include "llamahandles.h" // the decode hook (test seam) and the llama.cpp context
 #include "testfixtures.h"
 
 #include <QtTest>
@@ -61,6 +62,10 @@ private slots:
     void chatTemplateApplied();
     void thinkingKeptApart_data();
     void thinkingKeptApart();
+    void decodeResults_data();
+    void decodeResults();
+    void decodeFailureCarriesLlamaReason();
+    void decodeOutOfMemory();
 };
 
 void TestChatSession::deterministic_data()
@@ -332,6 +337,116 @@ void TestChatSession::thinkingKeptApart()
     std::vector<ChatMessage> h{{"user", "Think first", {}}, {"assistant", r->content, r->reasoning},
                                {"user", "And now?", {}}};
     QVERIFY(s->generate(h, o).ok());
+}
+
+void TestChatSession::decodeResults_data()
+{
+    // llama.h: llama_decode returns 0 on success, 1 when no KV cache slot was found (the
+    // context is full), 2 when aborted, -1 for an invalid batch and < -1 for a fatal error.
+    QTest::addColumn<bool>("inPrompt"); // the prompt's decode, or the second answer token's
+    QTest::addColumn<int>("rc");
+    QTest::addColumn<ErrorCode>("error"); // None: the turn succeeds ...
+    QTest::addColumn<StopReason>("stop"); // ... and stops for this reason
+    const auto ok = ErrorCode::None, failed = ErrorCode::DecodeFailed;
+    QTest::newRow("prompt: 1 no slot") << true << 1 << ErrorCode::PromptTooLong << StopReason::None;
+    QTest::newRow("prompt: 2 aborted") << true << 2 << ok << StopReason::Cancelled;
+    QTest::newRow("prompt: -1 invalid batch") << true << -1 << failed << StopReason::None;
+    QTest::newRow("prompt: -2 fatal") << true << -2 << failed << StopReason::None;
+    QTest::newRow("prompt: -3 fatal") << true << -3 << failed << StopReason::None;
+    QTest::newRow("prompt: 3 undocumented") << true << 3 << failed << StopReason::None;
+    QTest::newRow("answer: 0 success") << false << 0 << ok << StopReason::MaxTokens;
+    QTest::newRow("answer: 1 no slot") << false << 1 << ok << StopReason::ContextFull;
+    QTest::newRow("answer: 2 aborted") << false << 2 << ok << StopReason::Cancelled;
+    QTest::newRow("answer: -1 invalid batch") << false << -1 << failed << StopReason::None;
+    QTest::newRow("answer: -2 fatal") << false << -2 << failed << StopReason::None;
+    QTest::newRow("answer: -3 fatal") << false << -3 << failed << StopReason::None;
+    QTest::newRow("answer: -100 fatal") << false << -100 << failed << StopReason::None;
+    QTest::newRow("answer: 7 undocumented") << false << 7 << failed << StopReason::None;
+}
+
+void TestChatSession::decodeResults()
+{
+    QFETCH(bool, inPrompt);
+    QFETCH(int, rc);
+    QFETCH(ErrorCode, error);
+    QFETCH(StopReason, stop);
+    auto model = load(TestFixtures::instance().tinyMoe());
+    auto s = session(model);
+    const std::vector<ChatMessage> h{{"user", "Tell me a story", {}}};
+    // Decode 1 is the prompt (one batch); decode 2 the first answer token, 3 the second.
+    const int at = inPrompt ? 1 : 3;
+    int calls = 0;
+    internal::setDecodeHook(*s, [&](int) -> std::optional<int32_t> {
+        if (++calls == at && rc != 0)
+            return rc;
+        return std::nullopt; // the real llama_decode
+    });
+    auto r = s->generate(h, seeded(8));
+    QVERIFY2(calls >= at, "the answer ended before the decode under test");
+    if (error != ErrorCode::None) {
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, error);
+        QVERIFY2(r.error().detail.find("llama_decode returned " + std::to_string(rc)) != std::string::npos,
+                 r.error().detail.c_str());
+    } else {
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
+        QCOMPARE(r->stats.stopReason, stop);
+        if (!inPrompt && rc != 0)
+            QCOMPARE(r->stats.generatedTokens, 2); // the token whose decode ended the answer counts
+        if (inPrompt)
+            QCOMPARE(r->stats.generatedTokens, 0);
+    }
+    // Whatever happened, the cache stays consistent: the next turn equals a fresh session's.
+    internal::setDecodeHook(*s, {});
+    auto again = s->generate(h, seeded(8));
+    auto fresh = session(model)->generate(h, seeded(8));
+    QVERIFY(again.ok() && fresh.ok());
+    QCOMPARE(QString::fromStdString(again->content), QString::fromStdString(fresh->content));
+}
+
+void TestChatSession::decodeFailureCarriesLlamaReason()
+{
+    // A real invalid batch (no tokens): the Error carries what llama.cpp logged about it.
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model);
+    int calls = 0;
+    llama_context *ctx = internal::llamaContext(*s);
+    internal::setDecodeHook(*s, [&](int) -> std::optional<int32_t> {
+        if (++calls < 2)
+            return std::nullopt;
+        llama_token token = 0;
+        return llama_decode(ctx, llama_batch_get_one(&token, 0));
+    });
+    auto r = s->generate({{"user", "Hi", {}}}, seeded(8));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::DecodeFailed);
+    QVERIFY2(r.error().detail.find("llama_decode returned -1 (invalid input batch): ") == 0, r.error().detail.c_str());
+    QVERIFY2(r.error().detail.find("n_tokens == 0") != std::string::npos, r.error().detail.c_str());
+}
+
+void TestChatSession::decodeOutOfMemory()
+{
+    // A fatal result after llama.cpp logged a failed allocation is OutOfMemory, which the
+    // user can act on (fewer GPU layers, smaller context), with the log line as detail.
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model);
+    int calls = 0;
+    internal::setDecodeHook(*s, [&](int) -> std::optional<int32_t> {
+        if (++calls < 2)
+            return std::nullopt;
+        ggml_log_callback log = nullptr;
+        void *data = nullptr;
+        llama_log_get(&log, &data); // llama.cpp's logger, as its own code would call it
+        log(GGML_LOG_LEVEL_ERROR, "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 999\n",
+            data);
+        return -2;
+    });
+    auto r = s->generate({{"user", "Hi", {}}}, seeded(8));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::OutOfMemory);
+    QVERIFY2(r.error().detail.find("llama_decode returned -2 (fatal error): ") == 0, r.error().detail.c_str());
+    QVERIFY2(r.error().detail.find("failed to allocate buffer of size 999") != std::string::npos,
+             r.error().detail.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestChatSession)

@@ -5,6 +5,13 @@
 
 namespace shoehorn::cli {
 
+namespace {
+// A flag given last, without its value.
+struct MissingValue : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+} // namespace
+
 const char *commonFlagsHelp()
 {
     return "  -ngl N            GPU layers (-1: all)\n"
@@ -24,15 +31,18 @@ const char *commonFlagsHelp()
            "  --vram-budget MiB cap the usable memory of this machine's GPUs\n"
            "  --margin MiB      auto-fit safety margin per GPU (default 1024)\n"
            "  --exact           plan with llama.cpp's dry run instead of the analytic model\n"
+           "  --llama-bench PATH  parity: llama.cpp's llama-bench (default: next to shoehorn-cli, then PATH)\n"
            "  --json            machine-readable output\n";
 }
 
 std::string parseArgs(int argc, char **argv, int first, Args &a)
 {
+    std::string flag, value; // what is being parsed, for the error message
     auto need = [&](int &i) -> std::string {
         if (i + 1 >= argc)
-            throw std::invalid_argument(std::string("missing value for ") + argv[i]);
-        return argv[++i];
+            throw MissingValue("missing value for " + flag);
+        value = argv[++i];
+        return value;
     };
     auto toInt = [](const std::string &s) { return std::stoi(s); };
     auto toFloat = [](const std::string &s) { return std::stof(s); };
@@ -41,6 +51,7 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
     try {
         for (int i = first; i < argc; ++i) {
             const std::string f = argv[i];
+            flag = f;
             if (f == "-ngl" || f == "--n-gpu-layers" || f == "--gpu-layers") {
                 const std::string v = need(i);
                 a.load.gpuLayers = (v == "all" || v == "auto") ? -1 : toInt(v);
@@ -67,6 +78,7 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
             } else if (f == "-r" || f == "--repetitions") a.benchReps = toInt(need(i));
             else if (f == "--rounds") a.parityRounds = toInt(need(i));
             else if (f == "-o" || f == "--output") a.output = need(i);
+            else if (f == "--llama-bench") a.llamaBench = need(i);
             else if (f == "--temp") a.generation.sampling.temperature = toFloat(need(i));
             else if (f == "--top-k") a.generation.sampling.topK = toInt(need(i));
             else if (f == "--top-p") a.generation.sampling.topP = toFloat(need(i));
@@ -102,11 +114,15 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
             else if (!f.empty() && f[0] == '-' && f.size() > 1) return "unknown option " + f;
             else a.positional.push_back(f);
         }
-    } catch (const std::exception &e) {
-        return std::string("bad value: ") + e.what();
+    } catch (const MissingValue &e) {
+        return e.what();
+    } catch (const std::exception &) {
+        return "bad value for " + flag + ": '" + value + "' is not a number in range";
     }
+    if (a.output != "md" && a.output != "json" && a.output != "csv")
+        return "-o takes md, json or csv, not " + a.output;
     if (!isKvCacheType(a.context.typeK) || !isKvCacheType(a.context.typeV))
-        return "unknown KV cache type";
+        return "unknown KV cache type " + a.context.typeK + "/" + a.context.typeV + " (f16, q8_0, q4_0, ...)";
     if (!a.positional.empty())
         a.model = a.positional.front();
     a.generation.enableThinking = !a.noThinking;

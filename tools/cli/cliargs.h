@@ -27,6 +27,7 @@ struct Args {
     int benchReps = 5;
     int parityRounds = 3;
     std::string output = "md"; // bench -o md|json|csv
+    std::string llamaBench;    // parity: llama.cpp's llama-bench (empty: look for it)
     bool contextGiven = false;
     LoadSettings load;
     ContextSettings context;

@@ -1,5 +1,9 @@
 #include "cmdplan.h"
 
+#include "autofit.h"
+#include "clioutput.h"
+#include "hardware.h"
+#include "modelinfo.h"
 #include "planner.h"
 
 #include <nlohmann/json.hpp>
@@ -10,17 +14,41 @@ namespace shoehorn::cli {
 
 namespace {
 
-nlohmann::ordered_json useJson(const MemoryUse &u)
+using nlohmann::ordered_json;
+
+ordered_json useJson(const MemoryUse &u)
 {
     return {{"weights_dense", u.weightsDense}, {"weights_experts", u.weightsExperts}, {"kv_full", u.kvFull},
             {"kv_swa", u.kvSwa},               {"recurrent", u.recurrent},            {"compute", u.compute},
             {"overhead", u.overhead},          {"total", u.total()}};
 }
 
-nlohmann::ordered_json deviceJson(const DevicePlan &d)
+ordered_json deviceJson(const DevicePlan &d)
 {
     return {{"name", d.name},         {"description", d.description}, {"layers", d.layers},
             {"use", useJson(d.use)},  {"available", d.available},     {"capacity", d.capacity}};
+}
+
+ordered_json modelJson(const ModelInfo &m)
+{
+    return {{"path", m.path}, {"name", m.name}, {"architecture", m.architecture}};
+}
+
+ordered_json planJson(const MemoryPlan &p, const PlanTarget &t)
+{
+    ordered_json j;
+    j["target"] = t.name;
+    j["exact"] = p.exact;
+    j["gpu_layers"] = p.gpuLayers;
+    j["cpu_moe_layers"] = p.cpuMoeLayers;
+    j["context"] = p.contextSize;
+    j["gpus"] = ordered_json::array();
+    for (const auto &g : p.gpus)
+        j["gpus"].push_back(deviceJson(g));
+    j["ram"] = deviceJson(p.ram);
+    j["mmap_resident"] = p.mmapResidentBytes;
+    j["fits"] = p.fits();
+    return j;
 }
 
 void printUse(const DevicePlan &d)
@@ -33,25 +61,6 @@ void printUse(const DevicePlan &d)
                 formatBytes(d.available).c_str(), d.fits() ? "" : "  (does not fit)");
 }
 
-} // namespace
-
-std::string planToJson(const MemoryPlan &p, const PlanTarget &t)
-{
-    nlohmann::ordered_json j;
-    j["target"] = t.name;
-    j["exact"] = p.exact;
-    j["gpu_layers"] = p.gpuLayers;
-    j["cpu_moe_layers"] = p.cpuMoeLayers;
-    j["context"] = p.contextSize;
-    j["gpus"] = nlohmann::ordered_json::array();
-    for (const auto &g : p.gpus)
-        j["gpus"].push_back(deviceJson(g));
-    j["ram"] = deviceJson(p.ram);
-    j["mmap_resident"] = p.mmapResidentBytes;
-    j["fits"] = p.fits();
-    return j.dump(2);
-}
-
 void printPlan(const MemoryPlan &p, const PlanTarget &t)
 {
     std::printf("plan for %s (%s): -ngl %d --n-cpu-moe %d -c %u\n", t.name.c_str(), p.exact ? "exact" : "analytic",
@@ -61,6 +70,101 @@ void printPlan(const MemoryPlan &p, const PlanTarget &t)
     printUse(p.ram);
     if (p.mmapResidentBytes)
         std::printf("(RAM includes %s of model file pages kept by mmap)\n", formatBytes(p.mmapResidentBytes).c_str());
+}
+
+bool targetFor(const Args &a, PlanTarget &target)
+{
+    if (a.profile.empty()) {
+        target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+        return true;
+    }
+    const HardwareProfile *p = findProfile(a.profile);
+    if (!p) {
+        std::string known;
+        for (const auto &b : builtinProfiles())
+            known += (known.empty() ? "" : ", ") + b.id;
+        std::fprintf(stderr, "error: unknown profile %s (known: %s)\n", a.profile.c_str(), known.c_str());
+        return false;
+    }
+    target = targetFromProfile(*p);
+    return true;
+}
+
+} // namespace
+
+int cmdPlan(const Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info)
+        return fail(info.error());
+    PlanTarget target;
+    if (!targetFor(a, target))
+        return 2;
+    PlanSettings s;
+    s.load = a.load;
+    s.context = a.context;
+    s.parallel = a.parallel;
+    MemoryPlan plan;
+    if (a.exact) {
+        if (!a.profile.empty()) {
+            std::fprintf(stderr, "error: --exact measures this machine's devices; it cannot plan for a profile\n");
+            return 2;
+        }
+        auto e = exactPlan(a.model, s, target);
+        if (!e)
+            return fail(e.error());
+        plan = *e;
+    } else {
+        plan = analyticPlan(*info, s, target);
+    }
+    if (a.json) {
+        ordered_json j{{"model", modelJson(*info)}};
+        j.update(planJson(plan, target));
+        printJson(j);
+    } else {
+        printPlan(plan, target);
+    }
+    return 0;
+}
+
+int cmdFit(const Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info)
+        return fail(info.error());
+    PlanTarget target;
+    if (!targetFor(a, target))
+        return 2;
+    FitRequest r;
+    r.settings.load = a.load;
+    r.settings.context = a.context;
+    r.settings.parallel = a.parallel;
+    r.locks = a.locks;
+    r.marginBytes = a.marginMiB * MiB;
+    if (!a.contextGiven && !r.locks.contextSize)
+        r.settings.context.contextSize = 0; // auto-fit picks: trained length, at most 32768
+    const FitResult f = autoFit(*info, r, target);
+    const std::string why = describeFit(*info, f, target);
+    if (a.json) {
+        printJson({{"model", modelJson(*info)},
+                   {"ok", f.ok()},
+                   {"outcome", static_cast<int>(f.outcome)},
+                   {"blocking_lock", fitLockName(f.blockingLock)},
+                   {"explanation", why},
+                   {"settings",
+                    {{"gpu_layers", f.plan.gpuLayers},
+                     {"cpu_moe_layers", f.plan.cpuMoeLayers},
+                     {"context", f.plan.contextSize},
+                     {"type_k", f.settings.context.typeK},
+                     {"type_v", f.settings.context.typeV}}},
+                   {"plan", planJson(f.plan, target)}});
+    } else {
+        std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s\n", why.c_str(), f.plan.gpuLayers,
+                    f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
+                    f.settings.context.typeV.c_str());
+        printPlan(f.plan, target);
+    }
+    return f.ok() ? 0 : 1;
 }
 
 } // namespace shoehorn::cli

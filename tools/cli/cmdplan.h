@@ -1,12 +1,12 @@
 #pragma once
 
-#include "planner.h"
-
-#include <string>
+#include "cliargs.h"
 
 namespace shoehorn::cli {
 
-std::string planToJson(const MemoryPlan &plan, const PlanTarget &target);
-void printPlan(const MemoryPlan &plan, const PlanTarget &target);
+// shoehorn-cli plan: memory per device for these settings (analytic, or llama.cpp's dry run).
+int cmdPlan(const Args &args);
+// shoehorn-cli fit: the fastest settings that fit the target, and why.
+int cmdFit(const Args &args);
 
 } // namespace shoehorn::cli

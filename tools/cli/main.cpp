@@ -1,20 +1,18 @@
 // shoehorn-cli: the engine without Qt, for scripts and GPU machines.
 #include "chatsession.h"
 #include "cliargs.h"
-#include "autofit.h"
+#include "clioutput.h"
 #include "cmdbench.h"
 #include "cmdplan.h"
-#include "hardware.h"
-#include "planner.h"
 #include "model.h"
 #include "modelinfo.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 using namespace shoehorn;
+using shoehorn::cli::fail;
 
 namespace {
 
@@ -31,18 +29,12 @@ void usage()
                 "                                         choose the fastest settings that fit\n"
                 "  bench MODEL.gguf -p 512 -n 128 -r 5 [flags] [-o md|json|csv]\n"
                 "                                         pp/tg/chat-path tokens per second\n"
-                "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [flags]\n"
+                "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [--llama-bench PATH] [flags]\n"
                 "                                         the same against llama.cpp's llama-bench\n"
                 "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
                 "                                         find the fastest settings that fit, and the story\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
-}
-
-int fail(const Error &e)
-{
-    std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), e.detail.c_str());
-    return 1;
 }
 
 int cmdInfo(const cli::Args &a)
@@ -79,7 +71,7 @@ int cmdInfo(const cli::Args &a)
 int cmdChat(const cli::Args &a)
 {
     if (a.prompt.empty()) {
-        std::fprintf(stderr, "chat needs -p TEXT\n");
+        std::fprintf(stderr, "error: chat needs -p TEXT\n");
         return 2;
     }
     auto model = Model::load(a.model, a.load);
@@ -123,88 +115,6 @@ int cmdChat(const cli::Args &a)
     return 0;
 }
 
-bool targetFor(const cli::Args &a, PlanTarget &target)
-{
-    if (a.profile.empty()) {
-        target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
-        return true;
-    }
-    const HardwareProfile *p = findProfile(a.profile);
-    if (!p) {
-        std::fprintf(stderr, "unknown profile %s\n", a.profile.c_str());
-        return false;
-    }
-    target = targetFromProfile(*p);
-    return true;
-}
-
-int cmdFit(const cli::Args &a)
-{
-    auto info = inspectModel(a.model);
-    if (!info)
-        return fail(info.error());
-    PlanTarget target;
-    if (!targetFor(a, target))
-        return 2;
-    FitRequest r;
-    r.settings.load = a.load;
-    r.settings.context = a.context;
-    r.settings.parallel = a.parallel;
-    r.locks = a.locks;
-    r.marginBytes = a.marginMiB * MiB;
-    if (!a.contextGiven && !r.locks.contextSize)
-        r.settings.context.contextSize = 0; // auto-fit picks: trained length, at most 32768
-    const FitResult f = autoFit(*info, r, target);
-    const std::string why = describeFit(*info, f, target);
-    if (a.json) {
-        std::string plan = cli::planToJson(f.plan, target);
-        std::printf("{\n  \"ok\": %s,\n  \"outcome\": %d,\n  \"blocking_lock\": \"%s\",\n  \"explanation\": \"%s\",\n"
-                    "  \"settings\": {\"gpu_layers\": %d, \"cpu_moe_layers\": %d, \"context\": %u, \"type_k\": \"%s\", "
-                    "\"type_v\": \"%s\"},\n  \"plan\": %s\n}\n",
-                    f.ok() ? "true" : "false", static_cast<int>(f.outcome), fitLockName(f.blockingLock), why.c_str(),
-                    f.plan.gpuLayers, f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
-                    f.settings.context.typeV.c_str(), plan.c_str());
-    } else {
-        std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s\n", why.c_str(), f.plan.gpuLayers,
-                    f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
-                    f.settings.context.typeV.c_str());
-        cli::printPlan(f.plan, target);
-    }
-    return f.ok() ? 0 : 1;
-}
-
-int cmdPlan(const cli::Args &a)
-{
-    auto info = inspectModel(a.model);
-    if (!info)
-        return fail(info.error());
-    PlanTarget target;
-    if (!targetFor(a, target))
-        return 2;
-    PlanSettings s;
-    s.load = a.load;
-    s.context = a.context;
-    s.parallel = a.parallel;
-    MemoryPlan plan;
-    if (a.exact) {
-        if (!a.profile.empty()) {
-            std::fprintf(stderr, "--exact measures this machine's devices; it cannot plan for a profile\n");
-            return 2;
-        }
-        auto e = exactPlan(a.model, s, target);
-        if (!e)
-            return fail(e.error());
-        plan = *e;
-    } else {
-        plan = analyticPlan(*info, s, target);
-    }
-    if (a.json)
-        std::printf("%s\n", cli::planToJson(plan, target).c_str());
-    else
-        cli::printPlan(plan, target);
-    return 0;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -217,11 +127,11 @@ int main(int argc, char **argv)
     cli::Args args;
     const std::string err = cli::parseArgs(argc, argv, 2, args);
     if (!err.empty()) {
-        std::fprintf(stderr, "%s\n", err.c_str());
+        std::fprintf(stderr, "error: %s\n", err.c_str());
         return 2;
     }
     if (args.model.empty()) {
-        std::fprintf(stderr, "%s needs a MODEL.gguf\n", cmd.c_str());
+        std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
         return 2;
     }
     if (cmd == "info")
@@ -229,16 +139,16 @@ int main(int argc, char **argv)
     if (cmd == "chat")
         return cmdChat(args);
     if (cmd == "plan")
-        return cmdPlan(args);
+        return cli::cmdPlan(args);
     if (cmd == "fit")
-        return cmdFit(args);
+        return cli::cmdFit(args);
     if (cmd == "bench")
         return cli::cmdBench(args);
     if (cmd == "parity")
         return cli::cmdParity(args);
     if (cmd == "tune")
         return cli::cmdTune(args);
-    std::fprintf(stderr, "unknown command %s\n", cmd.c_str());
+    std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());
     usage();
     return 2;
 }

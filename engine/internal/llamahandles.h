@@ -1,0 +1,34 @@
+#pragma once
+
+// Engine-internal: the llama.cpp handles behind Model and ChatSession. Only engine code and
+// the engine's own tests include this (engine/internal is not on the app's include path).
+
+#include "chatsession.h"
+#include "model.h"
+
+#include <llama.h>
+
+#include <functional>
+#include <optional>
+
+namespace shoehorn::internal {
+
+// Test seam: called before each llama_decode of a session with the batch's token count. A
+// value is taken as llama_decode's result and the real call is skipped; std::nullopt lets
+// the real call run. Lets tests prove what every documented return code turns into, which
+// a real model cannot be made to return on demand.
+using DecodeHook = std::function<std::optional<int32_t>(int tokens)>;
+
+// The one friend of Model and ChatSession: keeps their llama.cpp state out of the public headers.
+struct Access {
+    static llama_model *model(const Model &m);
+    static llama_context *context(const ChatSession &s);
+    static void setDecodeHook(ChatSession &s, DecodeHook hook);
+};
+
+inline llama_model *llamaModel(const Model &m) { return Access::model(m); }
+inline const llama_vocab *llamaVocab(const Model &m) { return llama_model_get_vocab(Access::model(m)); }
+inline llama_context *llamaContext(const ChatSession &s) { return Access::context(s); }
+inline void setDecodeHook(ChatSession &s, DecodeHook hook) { Access::setDecodeHook(s, std::move(hook)); }
+
+} // namespace shoehorn::internal

@@ -1,0 +1,35 @@
+// Error texts for logs and shoehorn-cli: never empty, whatever a failure left in `detail`.
+#include "error.h"
+
+#include <QtTest>
+
+using namespace shoehorn;
+
+class TestError : public QObject
+{
+    Q_OBJECT
+private slots:
+    void everyCodeHasASentence();
+    void detailWins();
+};
+
+void TestError::everyCodeHasASentence()
+{
+    for (int c = int(ErrorCode::None); c <= int(ErrorCode::PromptTooLong); ++c) {
+        const auto code = ErrorCode(c);
+        const QString sentence = QString::fromUtf8(errorCodeSentence(code));
+        QVERIFY2(sentence.endsWith('.') && sentence.size() > 8, errorCodeName(code));
+        QVERIFY(QString::fromUtf8(errorCodeName(code)) != QStringLiteral("unknown"));
+        const std::string text = errorMessage(Error{code, {}});
+        QVERIFY2(text.rfind(errorCodeSentence(code), 0) == 0, text.c_str());
+    }
+}
+
+void TestError::detailWins()
+{
+    QCOMPARE(QString::fromStdString(errorMessage(Error{ErrorCode::DecodeFailed, "llama_decode returned -3"})),
+             QStringLiteral("llama_decode returned -3"));
+}
+
+QTEST_GUILESS_MAIN(TestError)
+#include "tst_error.moc"

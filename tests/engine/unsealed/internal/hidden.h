@@ -1,0 +1,2 @@
+#pragma once
+// An internal header that leaky.h wrongly includes.

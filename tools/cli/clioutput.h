@@ -1,0 +1,18 @@
+#pragma once
+
+#include "error.h"
+
+#include <nlohmann/json.hpp>
+
+namespace shoehorn::cli {
+
+// Every JSON document the CLI prints goes through here: nlohmann escapes names and paths
+// (a GGUF's general.name may hold quotes, backslashes and newlines), and text that is not
+// valid UTF-8 becomes U+FFFD instead of an exception.
+void printJson(const nlohmann::ordered_json &j);
+
+// Prints "error (code): text" to stderr and returns the exit status 1. The text is never
+// empty: an Error without detail gets its code's sentence.
+int fail(const Error &e);
+
+} // namespace shoehorn::cli
