@@ -39,8 +39,11 @@ private:
         std::unique_ptr<MainWindow> window;
         QStringList errors;
     };
-    static void open(Window &w, const QString &model);
-    static void sendAndWait(Window &w, const QString &text);
+    // QVERIFY and QTRY_* in a helper return from the helper only, so the helpers run their
+    // checks in a lambda and say through the result whether the test failed; every caller
+    // wraps them in QVERIFY, which ends the test at once.
+    [[nodiscard]] static bool open(Window &w, const QString &model);
+    [[nodiscard]] static bool sendAndWait(Window &w, const QString &text);
 
 private slots:
     void init();
@@ -57,15 +60,15 @@ private slots:
 void TestChatFlows::chatKeepsItsSettingsAcrossModels()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
     ConversationPanel *panel = w.window->conversationPanel();
     panel->choosePreset(2); // instruct-general: temperature 0.7
-    sendAndWait(w, "a chat on the MoE");
+    QVERIFY(sendAndWait(w, "a chat on the MoE"));
     const qint64 chat = w.controller.currentConversation();
     // A second chat on the same model with other settings: the model remembers those.
     QTest::keySequence(w.window.get(), QKeySequence::New);
     panel->choosePreset(0); // thinking-general: temperature 1.0
-    sendAndWait(w, "another chat");
+    QVERIFY(sendAndWait(w, "another chat"));
     // Then another model.
     QTest::keySequence(w.window.get(), QKeySequence::New);
     QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
@@ -89,41 +92,47 @@ void TestChatFlows::init()
     QFile::remove(ChatStore::defaultPath());
 }
 
-void TestChatFlows::open(Window &w, const QString &model)
+bool TestChatFlows::open(Window &w, const QString &model)
 {
-    auto ls = w.controller.loadSettings();
-    ls.gpuLayers = 0;
-    w.controller.setLoadSettings(ls);
-    auto cs = w.controller.contextSettings();
-    cs.contextSize = 1024;
-    cs.threads = 2;
-    w.controller.setContextSettings(cs);
-    auto o = w.controller.generationOptions();
-    o.maxTokens = 24;
-    o.sampling.seed = 5;
-    w.controller.setGenerationOptions(o);
-    w.window = std::make_unique<MainWindow>(&w.controller);
-    w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
-    w.window->setInfoPresenter([](const QString &, const QString &) {});
-    w.window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
-    QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
-    w.window->openModel(model);
-    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    [&] {
+        auto ls = w.controller.loadSettings();
+        ls.gpuLayers = 0;
+        w.controller.setLoadSettings(ls);
+        auto cs = w.controller.contextSettings();
+        cs.contextSize = 1024;
+        cs.threads = 2;
+        w.controller.setContextSettings(cs);
+        auto o = w.controller.generationOptions();
+        o.maxTokens = 24;
+        o.sampling.seed = 5;
+        w.controller.setGenerationOptions(o);
+        w.window = std::make_unique<MainWindow>(&w.controller);
+        w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
+        w.window->setInfoPresenter([](const QString &, const QString &) {});
+        w.window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
+        QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+        w.window->openModel(model);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    }();
+    return !QTest::currentTestFailed();
 }
 
-void TestChatFlows::sendAndWait(Window &w, const QString &text)
+bool TestChatFlows::sendAndWait(Window &w, const QString &text)
 {
-    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
-    QTest::keyClicks(w.window->messageInput(), text);
-    QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    [&] {
+        QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+        QTest::keyClicks(w.window->messageInput(), text);
+        QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    }();
+    return !QTest::currentTestFailed();
 }
 
 void TestChatFlows::sendThenStop()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
     auto o = w.controller.generationOptions();
     o.maxTokens = 100000; // only Stop ends it (or the context)
     w.controller.setGenerationOptions(o);
@@ -167,8 +176,8 @@ void TestChatFlows::sendThenStop()
 void TestChatFlows::regenerateAndSwitchVersions()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
-    sendAndWait(w, "Which experts are on the CPU?");
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
+    QVERIFY(sendAndWait(w, "Which experts are on the CPU?"));
     ChatModel *chat = w.controller.chatModel();
     ChatView *view = w.window->chatView();
     const QString first = chat->message(1).content;
@@ -209,9 +218,9 @@ void TestChatFlows::regenerateAndSwitchVersions()
 void TestChatFlows::editAndResend()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
-    sendAndWait(w, "first question");
-    sendAndWait(w, "second question");
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
+    QVERIFY(sendAndWait(w, "first question"));
+    QVERIFY(sendAndWait(w, "second question"));
     ChatModel *chat = w.controller.chatModel();
     QCOMPARE(chat->rowCount(), 4);
     ChatView *view = w.window->chatView();
@@ -250,8 +259,8 @@ void TestChatFlows::editAndResend()
 void TestChatFlows::deleteMessageAndNewChat()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
-    sendAndWait(w, "to be deleted");
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
+    QVERIFY(sendAndWait(w, "to be deleted"));
     ChatModel *chat = w.controller.chatModel();
     ChatView *view = w.window->chatView();
     const qint64 conv = w.controller.currentConversation();
@@ -278,9 +287,9 @@ void TestChatFlows::deleteMessageAndNewChat()
 void TestChatFlows::exportAndImport()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
     w.controller.setSystemPrompt(QStringLiteral("Be brief."));
-    sendAndWait(w, "export me");
+    QVERIFY(sendAndWait(w, "export me"));
     QTemporaryDir dir;
     QString suggested;
     w.window->setSaveChooser([&](const QString &name, const QString &) {
@@ -319,7 +328,7 @@ void TestChatFlows::exportAndImport()
 void TestChatFlows::conversationSettingsFollowTheChat()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyMoe());
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
     ConversationPanel *panel = w.window->conversationPanel();
     // Thinking-coding: the values from the model authors.
     QComboBox *preset = panel->presetBox();
@@ -339,7 +348,7 @@ void TestChatFlows::conversationSettingsFollowTheChat()
     auto *prompt = panel->findChild<QPlainTextEdit *>("systemPrompt");
     prompt->setPlainText("Answer in French.");
     QTRY_COMPARE(w.controller.systemPrompt(), QString("Answer in French."));
-    sendAndWait(w, "bonjour");
+    QVERIFY(sendAndWait(w, "bonjour"));
     const qint64 conv = w.controller.currentConversation();
     QTest::keySequence(w.window.get(), QKeySequence::New);
     QCOMPARE(w.controller.systemPrompt(), QString()); // no default for this model yet
@@ -359,7 +368,7 @@ void TestChatFlows::conversationSettingsFollowTheChat()
 void TestChatFlows::thinkingToggleReachesTemplate()
 {
     Window w;
-    open(w, TestFixtures::instance().tinyThinking());
+    QVERIFY(open(w, TestFixtures::instance().tinyThinking()));
     // The GGUF suggests sampling values: offered, and a click uses them.
     ConversationPanel *panel = w.window->conversationPanel();
     auto *suggestion = panel->findChild<QLabel *>("modelSuggestion");
@@ -375,10 +384,10 @@ void TestChatFlows::thinkingToggleReachesTemplate()
     QVERIFY(toggle->isEnabled()); // this template knows enable_thinking
     toggle->setChecked(false);
     QVERIFY(!w.controller.generationOptions().enableThinking);
-    sendAndWait(w, "no thinking please");
+    QVERIFY(sendAndWait(w, "no thinking please"));
     QVERIFY(w.controller.chatModel()->message(1).reasoning.isEmpty());
     toggle->setChecked(true);
-    sendAndWait(w, "now think");
+    QVERIFY(sendAndWait(w, "now think"));
     QVERIFY(!w.controller.chatModel()->message(3).reasoning.isEmpty());
     QVERIFY(w.window->chatView()->toPlainText().contains("Thought for"));
 }

@@ -1,0 +1,150 @@
+// Error texts: every engine error code has a title and a sentence of its own that carries the
+// detail, and every rung of the out-of-memory ladder says what failed and what comes next.
+// The codes and rungs are enumerated from the engine's names, so a new one without text fails.
+#include "errortext.h"
+
+#include "error.h"
+#include "oomladder.h"
+
+#include <QSet>
+#include <QtTest>
+
+using namespace shoehorn;
+
+namespace {
+
+// Every ErrorCode, from None until the engine no longer knows a name.
+QList<int> allErrorCodes()
+{
+    QList<int> codes;
+    for (int c = 0; c < 1000 && QByteArray(errorCodeName(ErrorCode(c))) != "unknown"; ++c)
+        codes << c;
+    return codes;
+}
+
+QList<int> allLadderSteps()
+{
+    QList<int> steps;
+    for (int s = 0; s < 100 && *ladderStepName(LadderStep(s)); ++s)
+        steps << s;
+    return steps;
+}
+
+} // namespace
+
+class TestErrorText : public QObject
+{
+    Q_OBJECT
+private slots:
+    void enumeration();
+    void everyCode_data();
+    void everyCode();
+    void messagesAreDistinct();
+    void retry_data();
+    void retry();
+};
+
+void TestErrorText::enumeration()
+{
+    // The enumeration reaches every code and rung known today (and stops).
+    QVERIFY(allErrorCodes().size() >= int(ErrorCode::PromptTooLong) + 1);
+    QVERIFY(allLadderSteps().size() >= int(LadderStep::QuantizedKv) + 1);
+}
+
+void TestErrorText::everyCode_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("title");
+    const QHash<int, QString> titles{
+        {int(ErrorCode::Cancelled), "Cancelled"},
+        {int(ErrorCode::OutOfMemory), "Not enough memory"},
+        {int(ErrorCode::FileNotFound), "Cannot open this model"},
+        {int(ErrorCode::FileUnreadable), "Cannot open this model"},
+        {int(ErrorCode::NotGguf), "Cannot open this model"},
+        {int(ErrorCode::UnsupportedVersion), "Cannot open this model"},
+        {int(ErrorCode::Truncated), "Cannot open this model"},
+        {int(ErrorCode::Corrupt), "Cannot open this model"},
+        {int(ErrorCode::SplitMissing), "Cannot open this model"},
+    };
+    for (int code : allErrorCodes())
+        QTest::addRow("%s", errorCodeName(ErrorCode(code))) << code << titles.value(code, "Something went wrong");
+}
+
+void TestErrorText::everyCode()
+{
+    QFETCH(int, code);
+    QFETCH(QString, title);
+    QCOMPARE(ErrorText::title(code), title);
+    const QString plain = ErrorText::message(code, QString());
+    QVERIFY2(plain.trimmed().size() > 5, qPrintable(QString("no sentence for code %1").arg(code)));
+    QVERIFY(!plain.contains("Details"));
+    QVERIFY2(QStringLiteral(".?").contains(plain.back()), qPrintable(plain)); // whole sentences
+    // The detail (llama.cpp's own words, any characters) follows the sentence verbatim.
+    const QString detail = "ggml_backend_cuda_buffer_type_alloc_buffer: 5120.00 MiB %1 %2 — 显存不足 <b>&amp;";
+    const QString full = ErrorText::message(code, detail);
+    QVERIFY2(full.startsWith(plain), qPrintable(full));
+    QVERIFY2(full.endsWith(detail), qPrintable(full));
+    QVERIFY(full.size() > plain.size() + detail.size());
+}
+
+void TestErrorText::messagesAreDistinct()
+{
+    QHash<QString, int> seen;
+    for (int code : allErrorCodes()) {
+        const QString text = ErrorText::message(code, {});
+        QVERIFY2(!seen.contains(text), qPrintable(QString("codes %1 and %2 share \"%3\"")
+                                                      .arg(errorCodeName(ErrorCode(seen.value(text))),
+                                                           errorCodeName(ErrorCode(code)), text)));
+        seen.insert(text, code);
+    }
+}
+
+void TestErrorText::retry_data()
+{
+    QTest::addColumn<int>("step");
+    QTest::addColumn<QString>("buffer");
+    QTest::addColumn<quint64>("bytes");
+    QTest::addColumn<QString>("failed");
+    QTest::addColumn<QString>("next");
+    const QHash<int, QString> next{
+        {int(LadderStep::MoreExpertsOnCpu), "Retrying with the experts of 37 layers on the CPU."},
+        {int(LadderStep::FewerGpuLayers), "Retrying with 21 layers on the GPU."},
+        {int(LadderStep::SmallerContext), "Retrying with a context of 12288 tokens."},
+        {int(LadderStep::QuantizedKv), "Retrying with a q8_0 KV cache."},
+    };
+    for (int step : allLadderSteps()) {
+        const char *name = ladderStepName(LadderStep(step));
+        QTest::addRow("%s, buffer known", name) << step << "CUDA0" << quint64(5 * GiB)
+                                                << "Out of memory: the CUDA0 buffer needed 5.00 GiB."
+                                                << next.value(step);
+        QTest::addRow("%s, size unknown", name) << step << "CPU" << quint64(0) << "Out of memory while loading."
+                                                << next.value(step);
+        QTest::addRow("%s, buffer unknown", name) << step << "" << quint64(512 * MiB)
+                                                  << "Out of memory while loading." << next.value(step);
+    }
+}
+
+void TestErrorText::retry()
+{
+    QFETCH(int, step);
+    QFETCH(QString, buffer);
+    QFETCH(quint64, bytes);
+    QFETCH(QString, failed);
+    QFETCH(QString, next);
+    QVERIFY2(!next.isEmpty(), "a ladder step this test has no expected text for");
+    OomRetry r;
+    r.failure = {buffer.toStdString(), bytes};
+    r.step = LadderStep(step);
+    r.before.load.gpuLayers = 48;
+    r.before.load.cpuMoeLayers = 30;
+    r.before.context.contextSize = 32768;
+    r.after = r.before;
+    r.after.load.cpuMoeLayers = 37;
+    r.after.load.gpuLayers = 21;
+    r.after.context.contextSize = 12288;
+    r.after.context.typeK = r.after.context.typeV = "q8_0";
+    QCOMPARE(ErrorText::retry(r), failed + ' ' + next);
+}
+
+QTEST_GUILESS_MAIN(TestErrorText)
+#include "tst_errortext.moc"
