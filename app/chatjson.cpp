@@ -174,29 +174,100 @@ bool readFile(const QString &path, QByteArray &out, QString *error)
     return true;
 }
 
+namespace {
+
+// Why the messages of a chat export cannot be imported, or empty when they can.
+QString checkMessages(const QJsonValue &messages)
+{
+    if (!messages.isArray())
+        return QStringLiteral("\"messages\" is not a list");
+    int number = 0;
+    for (const QJsonValue &v : messages.toArray()) {
+        ++number;
+        if (!v.isObject())
+            return QStringLiteral("message %1 is not an object").arg(number);
+        const QJsonObject o = v.toObject();
+        ChatModel::Author author;
+        if (!ChatModel::authorFromName(o.value("role").toString(), author))
+            return QStringLiteral("message %1 has the unknown role \"%2\"").arg(number).arg(o.value("role").toString().left(40));
+        for (const char *key : {"content", "reasoning"})
+            if (o.contains(QLatin1String(key)) && !o.value(QLatin1String(key)).isString())
+                return QStringLiteral("the %1 of message %2 is not text").arg(QLatin1String(key)).arg(number);
+        const QJsonValue versions = o.value("versions");
+        if (!versions.isUndefined() && !versions.isArray())
+            return QStringLiteral("the versions of message %1 are not a list").arg(number);
+        const int count = int(versions.toArray().size());
+        for (const QJsonValue &ver : versions.toArray())
+            if (!ver.isObject() || !ver.toObject().value("content").isString())
+                return QStringLiteral("a version of message %1 has no text").arg(number);
+        const int shown = o.value("shownVersion").toInt(0);
+        if (count > 0 && (shown < 0 || shown >= count))
+            return QStringLiteral("message %1 shows version %2 of %3").arg(number).arg(shown + 1).arg(count);
+    }
+    return {};
+}
+
+QString statsJson(const QJsonObject &o)
+{
+    const QJsonObject stats = o.value("stats").toObject();
+    return stats.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(stats).toJson(QJsonDocument::Compact));
+}
+
+QString storedState(const QJsonObject &o)
+{
+    // An answer exported mid-stream reads as stopped.
+    return ChatModel::stateName(ChatModel::stateFromStored(o.value("state").toString(QStringLiteral("done"))));
+}
+
+// One checked message (see checkMessages) with its versions.
+bool importMessage(ChatStore &store, qint64 conversation, const QJsonObject &o)
+{
+    ChatStore::Message m = ChatStore::message(conversation, o.value("role").toString(), o.value("content").toString(),
+                                              storedState(o));
+    m.reasoning = o.value("reasoning").toString();
+    const qint64 mid = store.appendMessage(conversation, m);
+    if (!mid)
+        return false;
+    const QString stats = statsJson(o);
+    if (!stats.isEmpty() && !store.updateMessage(mid, m.content, m.reasoning, m.state, stats))
+        return false;
+    const QJsonArray versions = o.value("versions").toArray();
+    for (const QJsonValue &ver : versions) {
+        const QJsonObject vo = ver.toObject();
+        if (!store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(),
+                                       storedState(vo), statsJson(vo)}))
+            return false;
+    }
+    return versions.isEmpty() || store.setShownVersion(mid, o.value("shownVersion").toInt());
+}
+
+} // namespace
+
 qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
 {
     QJsonParseError parse;
     const QJsonObject root = QJsonDocument::fromJson(json, &parse).object();
-    if (parse.error != QJsonParseError::NoError || root.value("format").toString() != QLatin1String("shoehorn-chat")) {
+    QString why;
+    if (parse.error != QJsonParseError::NoError)
+        why = parse.errorString();
+    else if (root.value("format").toString() != QLatin1String("shoehorn-chat"))
+        why = QStringLiteral("not a Shoehorn chat");
+    else
+        why = checkMessages(root.value("messages"));
+    if (!why.isEmpty()) {
         if (error)
-            *error = parse.error != QJsonParseError::NoError ? parse.errorString() : QStringLiteral("not a Shoehorn chat");
+            *error = why;
         return 0;
     }
-    auto statsJson = [](const QJsonObject &o) {
-        QJsonObject stats = o.value("stats").toObject();
-        return stats.isEmpty() ? QString() : QString::fromUtf8(QJsonDocument(stats).toJson(QJsonDocument::Compact));
-    };
     // One transaction: a chat is imported whole or not at all.
     if (!store.transaction()) {
         if (error)
             *error = store.lastError();
         return 0;
     }
-    QString why;
     auto fail = [&] {
         if (error)
-            *error = why.isEmpty() ? store.lastError() : why;
+            *error = store.lastError();
         store.rollback();
         return qint64(0);
     };
@@ -209,41 +280,9 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
         !store.setConversationSettings(id, root.value("systemPrompt").toString(),
                                        QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact))))
         return fail();
-    int number = 0;
-    for (const QJsonValue &v : root.value("messages").toArray()) {
-        ++number;
-        const QJsonObject o = v.toObject();
-        ChatModel::Author author;
-        if (!ChatModel::authorFromName(o.value("role").toString(), author)) {
-            why = QStringLiteral("message %1 has the unknown role \"%2\"")
-                      .arg(number)
-                      .arg(o.value("role").toString().left(40));
+    for (const QJsonValue &v : root.value("messages").toArray())
+        if (!importMessage(store, id, v.toObject()))
             return fail();
-        }
-        // The stored name of the state; an answer exported mid-stream reads as stopped.
-        const QString state =
-            ChatModel::stateName(ChatModel::stateFromStored(o.value("state").toString(QStringLiteral("done"))));
-        ChatStore::Message m =
-            ChatStore::message(id, ChatModel::authorName(author), o.value("content").toString(), state);
-        m.reasoning = o.value("reasoning").toString();
-        const qint64 mid = store.appendMessage(id, m);
-        if (!mid)
-            return fail();
-        const QString stats = statsJson(o);
-        if (!stats.isEmpty() && !store.updateMessage(mid, m.content, m.reasoning, m.state, stats))
-            return fail();
-        const QJsonArray versions = o.value("versions").toArray();
-        for (const QJsonValue &ver : versions) {
-            const QJsonObject vo = ver.toObject();
-            const QString vstate =
-                ChatModel::stateName(ChatModel::stateFromStored(vo.value("state").toString(QStringLiteral("done"))));
-            if (!store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(), vstate,
-                                           statsJson(vo)}))
-                return fail();
-        }
-        if (!versions.isEmpty() && !store.setShownVersion(mid, o.value("shownVersion").toInt()))
-            return fail();
-    }
     if (!store.commit())
         return fail();
     return id;

@@ -54,9 +54,15 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     s.load.cpuMoeLayers = j.value("cpuMoeLayers").toInt(s.load.cpuMoeLayers);
     s.load.mainGpu = j.value("mainGpu").toInt(s.load.mainGpu);
     parseLoadMode(j.value("loadMode").toString().toStdString(), s.load.loadMode);
-    s.context.contextSize = uint32_t(j.value("contextSize").toInteger(s.context.contextSize));
-    s.context.batchSize = uint32_t(j.value("batchSize").toInteger(s.context.batchSize));
-    s.context.ubatchSize = uint32_t(j.value("ubatchSize").toInteger(s.context.ubatchSize));
+    // A size that is not a count (negative, or past 32 bits) keeps what was there.
+    auto size = [&j](const char *key, uint32_t &out) {
+        const qint64 v = j.value(QLatin1String(key)).toInteger(-1);
+        if (v >= 0 && v <= qint64(UINT32_MAX))
+            out = uint32_t(v);
+    };
+    size("contextSize", s.context.contextSize);
+    size("batchSize", s.context.batchSize);
+    size("ubatchSize", s.context.ubatchSize);
     const std::string k = j.value("typeK").toString().toStdString();
     const std::string v = j.value("typeV").toString().toStdString();
     if (isKvCacheType(k))
@@ -107,6 +113,11 @@ void generationFromJson(const QJsonObject &j, GenerationOptions &g)
     sm.seed = uint32_t(j.value("seed").toInteger(sm.seed));
     g.maxTokens = j.value("maxTokens").toInt(g.maxTokens);
     g.enableThinking = j.value("enableThinking").toBool(g.enableThinking);
+    // Stored arguments replace the current ones: another model's (e.g. reasoning_effort) must
+    // not carry over. Without the key (older entries) the current ones stay.
+    if (!j.value("templateKwargs").isObject())
+        return;
+    g.templateKwargs.clear();
     const QJsonObject kw = j.value("templateKwargs").toObject();
     for (auto it = kw.begin(); it != kw.end(); ++it)
         g.templateKwargs[it.key().toStdString()] = it.value().toString().toStdString();

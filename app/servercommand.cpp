@@ -1,13 +1,27 @@
 #include "servercommand.h"
 
+#include <QRegularExpression>
 #include <QStringList>
 
 using namespace shoehorn;
 
+namespace {
+// A shell word for any path: as it is when it holds only safe characters, else in single
+// quotes, where nothing is special but the quote itself ('\'' closes, escapes and reopens).
+QString shellQuoted(const QString &path)
+{
+    static const QRegularExpression safe(QStringLiteral("^[A-Za-z0-9_./+:,@%=-]+$"));
+    if (safe.match(path).hasMatch())
+        return path;
+    QString q = path;
+    q.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + q + QLatin1Char('\'');
+}
+} // namespace
+
 QString llamaServerCommand(const QString &modelPath, const ModelSettings &s)
 {
-    QStringList a{QStringLiteral("llama-server"), QStringLiteral("-m"),
-                  modelPath.contains(QLatin1Char(' ')) ? QLatin1Char('"') + modelPath + QLatin1Char('"') : modelPath};
+    QStringList a{QStringLiteral("llama-server"), QStringLiteral("-m"), shellQuoted(modelPath)};
     a << QStringLiteral("-ngl") << (s.load.gpuLayers < 0 ? QStringLiteral("99") : QString::number(s.load.gpuLayers));
     if (s.load.cpuMoeLayers > 0)
         a << QStringLiteral("--n-cpu-moe") << QString::number(s.load.cpuMoeLayers);

@@ -106,6 +106,7 @@ private:
     QString m_settingsDir;
 
 private slots:
+    void templateArgumentsDoNotCarryOver();
     void initTestCase();
     void init();
     void settingsStayInTheTestDirectory();
@@ -282,8 +283,6 @@ void TestModelSettings::invalidValuesKeepDefaults()
 
     ModelSettings loaded;
     QVERIFY(ModelSettingsStore::load(path, loaded));
-    QEXPECT_FAIL("contextSize negative", "sizes are read with uint32_t(toInteger()): -1 becomes 4294967295", Abort);
-    QEXPECT_FAIL("ubatchSize negative", "sizes are read with uint32_t(toInteger()): -512 wraps around", Abort);
     QCOMPARE(describe(loaded), describe(stored));
 }
 
@@ -476,6 +475,22 @@ void TestModelSettings::importPresets()
     expectC.generation.enableThinking = false;
     expectC.generation.templateKwargs = {{"reasoning_effort", "\"low\""}};
     QCOMPARE(describe(c), describe(expectC));
+}
+
+void TestModelSettings::templateArgumentsDoNotCarryOver()
+{
+    // One model's template arguments, then another model's stored settings are read over them.
+    shoehorn::GenerationOptions g;
+    g.templateKwargs = {{"reasoning_effort", "\"low\""}};
+    generationFromJson(QJsonObject{{"templateKwargs", QJsonObject{{"enable_x", "true"}}}}, g);
+    QCOMPARE(g.templateKwargs.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(g.templateKwargs.at("enable_x")), QString("true"));
+    generationFromJson(QJsonObject{{"templateKwargs", QJsonObject{}}}, g);
+    QVERIFY(g.templateKwargs.empty());
+    // An entry written before template arguments were stored leaves them as they are.
+    g.templateKwargs = {{"reasoning_effort", "\"low\""}};
+    generationFromJson(QJsonObject{{"temperature", 0.5}}, g);
+    QCOMPARE(g.templateKwargs.size(), size_t(1));
 }
 
 QTEST_GUILESS_MAIN(TestModelSettings)

@@ -74,14 +74,14 @@ void TestErrorText::everyCode()
 {
     QFETCH(int, code);
     QFETCH(QString, title);
-    QCOMPARE(ErrorText::title(code), title);
-    const QString plain = ErrorText::message(code, QString());
+    QCOMPARE(ErrorText::title(ErrorCode(code)), title);
+    const QString plain = ErrorText::message({ErrorCode(code), {}});
     QVERIFY2(plain.trimmed().size() > 5, qPrintable(QString("no sentence for code %1").arg(code)));
     QVERIFY(!plain.contains("Details"));
     QVERIFY2(QStringLiteral(".?").contains(plain.back()), qPrintable(plain)); // whole sentences
     // The detail (llama.cpp's own words, any characters) follows the sentence verbatim.
     const QString detail = "ggml_backend_cuda_buffer_type_alloc_buffer: 5120.00 MiB %1 %2 — 显存不足 <b>&amp;";
-    const QString full = ErrorText::message(code, detail);
+    const QString full = ErrorText::message({ErrorCode(code), detail.toStdString()});
     QVERIFY2(full.startsWith(plain), qPrintable(full));
     QVERIFY2(full.endsWith(detail), qPrintable(full));
     QVERIFY(full.size() > plain.size() + detail.size());
@@ -91,7 +91,7 @@ void TestErrorText::messagesAreDistinct()
 {
     QHash<QString, int> seen;
     for (int code : allErrorCodes()) {
-        const QString text = ErrorText::message(code, {});
+        const QString text = ErrorText::message({ErrorCode(code), {}});
         QVERIFY2(!seen.contains(text), qPrintable(QString("codes %1 and %2 share \"%3\"")
                                                       .arg(errorCodeName(ErrorCode(seen.value(text))),
                                                            errorCodeName(ErrorCode(code)), text)));
