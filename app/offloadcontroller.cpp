@@ -19,8 +19,11 @@ OffloadController::OffloadController(ChatController *chat, QObject *parent)
     connect(&m_exactDelay, &QTimer::timeout, this, &OffloadController::startExactCheck);
     connect(&m_inspect, &QFutureWatcher<Inspected>::finished, this, &OffloadController::inspected);
     connect(m_chat->hardware(), &HardwareMonitor::changed, this, [this] {
-        if (m_targetIndex == 0)
-            replan();
+        if (m_targetIndex != 0)
+            return;
+        replan();
+        if (!std::exchange(m_probed, true))
+            emit targetChanged(); // not on every probe: free memory moves all the time
     });
     connect(m_chat, &ChatController::modelLoaded, this, &OffloadController::onModelLoaded);
     connect(m_chat, &ChatController::modelSettingsChanged, this, &OffloadController::onControllerSettings);
@@ -117,12 +120,14 @@ void OffloadController::setTarget(int index)
 {
     m_targetIndex = std::max(0, index);
     replan();
+    emit targetChanged();
 }
 
 void OffloadController::setVramBudgetMiB(int mib)
 {
     m_vramBudgetMiB = mib;
     replan();
+    emit targetChanged();
 }
 
 PlanTarget OffloadController::currentTarget() const

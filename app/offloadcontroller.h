@@ -64,6 +64,8 @@ signals:
     void settingsChanged(); // changed from here (first open, Auto-fit, a load), not by the user
     void planChanged();     // plan, measured, hardware or target
     void exactCheckChanged();
+    // What is planned for changed: another profile, the VRAM budget, or this machine was probed.
+    void targetChanged();
 
 private:
     void inspected();
@@ -95,4 +97,5 @@ private:
     bool m_exactRunning = false;
     std::optional<ExactCheck> m_exact;
     bool m_updating = false;
+    bool m_probed = false;
 };

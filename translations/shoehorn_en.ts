@@ -225,6 +225,68 @@
     </message>
   </context>
   <context>
+    <name>ConversationRepository</name>
+    <message>
+      <source>the new chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the chat's settings</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the chat's new name</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>deleting the chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the chat's model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>your message</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the answer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the new version of the answer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the edited message</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>deleting the message</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the version shown</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>EmptyPage</name>
+    <message>
+      <source>Drop a .gguf model here or choose a model file</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Choose a model…</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ErrorText</name>
     <message>
       <source>Cancelled</source>
@@ -430,6 +492,48 @@
     </message>
   </context>
   <context>
+    <name>GaugeStack</name>
+    <message>
+      <source>weights</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>experts</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>compute</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>LanguageMenu</name>
+    <message>
+      <source>&amp;Language</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>System language</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Language</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shoehorn will use the new language the next time it starts.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <source>Shoehorn</source>
@@ -445,18 +549,6 @@
     </message>
     <message>
       <source>Cancel</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Drop a .gguf model here or choose a model file</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Choose a model…</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -489,22 +581,6 @@
     </message>
     <message>
       <source>Loading cancelled.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>%1 tok/s · context %2 / %3</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>No model loaded</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>%1 · %2 · context %3</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Writing…</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -562,30 +638,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>The model is busy: auto-tune is running.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Reading the prompt: %1% (%2 s left)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Reading the prompt: %1%</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Writing · %1 tok/s</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>context %1 / %2</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>context</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Export chat</source>
       <translation type="unfinished" />
     </message>
@@ -623,22 +675,6 @@
     </message>
     <message>
       <source>Import Chat…</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>&amp;Language</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>System language</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Language</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Shoehorn will use the new language the next time it starts.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -683,6 +719,14 @@
     </message>
     <message>
       <source>%1 is not a chat Shoehorn can read: %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shoehorn could not save %1 in the chat history: %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Chat history not saved</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -828,6 +872,13 @@
     </message>
   </context>
   <context>
+    <name>OffloadController</name>
+    <message>
+      <source>this computer</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>OffloadPanel</name>
     <message>
       <source>Lock</source>
@@ -954,18 +1005,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>weights</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>experts</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>compute</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Auto-fit</source>
       <translation type="unfinished" />
     </message>
@@ -979,10 +1018,6 @@
     </message>
     <message>
       <source>This computer</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>this computer</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1055,6 +1090,14 @@
       <source>Measure the configurations that fit this computer and keep the fastest.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Reading %1…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 cannot be read: %2</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>
@@ -1088,6 +1131,49 @@
     </message>
     <message>
       <source>Custom</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>StatusStrip</name>
+    <message>
+      <source>context</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Writing · %1 tok/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 tok/s · context %2 / %3</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The model is busy: auto-tune is running.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Writing…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reading the prompt: %1% (%2 s left)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reading the prompt: %1%</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>context %1 / %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No model loaded</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 · %2 · context %3</source>
       <translation type="unfinished" />
     </message>
   </context>

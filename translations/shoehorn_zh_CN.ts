@@ -223,6 +223,68 @@
     </message>
   </context>
   <context>
+    <name>ConversationRepository</name>
+    <message>
+      <source>the new chat</source>
+      <translation>新对话</translation>
+    </message>
+    <message>
+      <source>the chat's settings</source>
+      <translation>对话的设置</translation>
+    </message>
+    <message>
+      <source>the chat's new name</source>
+      <translation>对话的新名称</translation>
+    </message>
+    <message>
+      <source>deleting the chat</source>
+      <translation>删除对话</translation>
+    </message>
+    <message>
+      <source>the chat's model</source>
+      <translation>对话的模型</translation>
+    </message>
+    <message>
+      <source>your message</source>
+      <translation>你的消息</translation>
+    </message>
+    <message>
+      <source>the answer</source>
+      <translation>回答</translation>
+    </message>
+    <message>
+      <source>the new version of the answer</source>
+      <translation>回答的新版本</translation>
+    </message>
+    <message>
+      <source>the edited message</source>
+      <translation>编辑后的消息</translation>
+    </message>
+    <message>
+      <source>deleting the message</source>
+      <translation>删除消息</translation>
+    </message>
+    <message>
+      <source>the version shown</source>
+      <translation>显示的版本</translation>
+    </message>
+  </context>
+  <context>
+    <name>EmptyPage</name>
+    <message>
+      <source>Drop a .gguf model here or choose a model file</source>
+      <translation>将 .gguf 模型拖到这里，或选择模型文件</translation>
+    </message>
+    <message>
+      <source>Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU.</source>
+      <translation>Shoehorn 使用 llama.cpp 在本地运行 GGUF 模型，在 GPU 与 CPU 之间分配计算。</translation>
+    </message>
+    <message>
+      <source>Choose a model…</source>
+      <translation>选择模型…</translation>
+    </message>
+  </context>
+  <context>
     <name>ErrorText</name>
     <message>
       <source>Cancelled</source>
@@ -428,6 +490,48 @@
     </message>
   </context>
   <context>
+    <name>GaugeStack</name>
+    <message>
+      <source>weights</source>
+      <translation>权重</translation>
+    </message>
+    <message>
+      <source>experts</source>
+      <translation>专家</translation>
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation>KV 缓存</translation>
+    </message>
+    <message>
+      <source>compute</source>
+      <translation>计算缓冲</translation>
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation>内存</translation>
+    </message>
+  </context>
+  <context>
+    <name>LanguageMenu</name>
+    <message>
+      <source>&amp;Language</source>
+      <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+      <source>System language</source>
+      <translation>系统语言</translation>
+    </message>
+    <message>
+      <source>Language</source>
+      <translation>语言</translation>
+    </message>
+    <message>
+      <source>Shoehorn will use the new language the next time it starts.</source>
+      <translation>Shoehorn 下次启动时将使用新语言。</translation>
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <source>Shoehorn</source>
@@ -444,18 +548,6 @@
     <message>
       <source>Cancel</source>
       <translation>取消</translation>
-    </message>
-    <message>
-      <source>Drop a .gguf model here or choose a model file</source>
-      <translation>将 .gguf 模型拖到这里，或选择模型文件</translation>
-    </message>
-    <message>
-      <source>Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU.</source>
-      <translation>Shoehorn 使用 llama.cpp 在本地运行 GGUF 模型，在 GPU 与 CPU 之间分配计算。</translation>
-    </message>
-    <message>
-      <source>Choose a model…</source>
-      <translation>选择模型…</translation>
     </message>
     <message>
       <source>Send</source>
@@ -488,22 +580,6 @@
     <message>
       <source>Loading cancelled.</source>
       <translation>已取消加载。</translation>
-    </message>
-    <message>
-      <source>%1 tok/s · context %2 / %3</source>
-      <translation>%1 tok/s · 上下文 %2 / %3</translation>
-    </message>
-    <message>
-      <source>No model loaded</source>
-      <translation>未加载模型</translation>
-    </message>
-    <message>
-      <source>%1 · %2 · context %3</source>
-      <translation>%1 · %2 · 上下文 %3</translation>
-    </message>
-    <message>
-      <source>Writing…</source>
-      <translation>正在生成…</translation>
     </message>
     <message>
       <source>&amp;View</source>
@@ -558,30 +634,6 @@
       <translation>预设已导入</translation>
     </message>
     <message>
-      <source>The model is busy: auto-tune is running.</source>
-      <translation>模型正忙：正在自动调优。</translation>
-    </message>
-    <message>
-      <source>Reading the prompt: %1% (%2 s left)</source>
-      <translation>正在读取提示词：%1%（剩余 %2 秒）</translation>
-    </message>
-    <message>
-      <source>Reading the prompt: %1%</source>
-      <translation>正在读取提示词：%1%</translation>
-    </message>
-    <message>
-      <source>Writing · %1 tok/s</source>
-      <translation>正在生成 · %1 tok/s</translation>
-    </message>
-    <message>
-      <source>context %1 / %2</source>
-      <translation>上下文 %1 / %2</translation>
-    </message>
-    <message>
-      <source>context</source>
-      <translation>上下文</translation>
-    </message>
-    <message>
       <source>Export chat</source>
       <translation>导出对话</translation>
     </message>
@@ -620,22 +672,6 @@
     <message>
       <source>Import Chat…</source>
       <translation>导入对话…</translation>
-    </message>
-    <message>
-      <source>&amp;Language</source>
-      <translation>语言(&amp;L)</translation>
-    </message>
-    <message>
-      <source>System language</source>
-      <translation>系统语言</translation>
-    </message>
-    <message>
-      <source>Language</source>
-      <translation>语言</translation>
-    </message>
-    <message>
-      <source>Shoehorn will use the new language the next time it starts.</source>
-      <translation>Shoehorn 下次启动时将使用新语言。</translation>
     </message>
     <message>
       <source>There is nothing to export yet: this chat has no messages.</source>
@@ -680,6 +716,14 @@
     <message>
       <source>%1 is not a chat Shoehorn can read: %2</source>
       <translation>%1 不是 Shoehorn 能读取的对话：%2</translation>
+    </message>
+    <message>
+      <source>Shoehorn could not save %1 in the chat history: %2</source>
+      <translation>Shoehorn 无法将%1保存到聊天记录：%2</translation>
+    </message>
+    <message>
+      <source>Chat history not saved</source>
+      <translation>聊天记录未保存</translation>
     </message>
   </context>
   <context>
@@ -824,6 +868,13 @@
     </message>
   </context>
   <context>
+    <name>OffloadController</name>
+    <message>
+      <source>this computer</source>
+      <translation>本机</translation>
+    </message>
+  </context>
+  <context>
     <name>OffloadPanel</name>
     <message>
       <source>Lock</source>
@@ -950,18 +1001,6 @@
       <translation>加载方式</translation>
     </message>
     <message>
-      <source>weights</source>
-      <translation>权重</translation>
-    </message>
-    <message>
-      <source>experts</source>
-      <translation>专家</translation>
-    </message>
-    <message>
-      <source>compute</source>
-      <translation>计算缓冲</translation>
-    </message>
-    <message>
       <source>Auto-fit</source>
       <translation>自动适配</translation>
     </message>
@@ -975,10 +1014,6 @@
     </message>
     <message>
       <source>This computer</source>
-      <translation>本机</translation>
-    </message>
-    <message>
-      <source>this computer</source>
       <translation>本机</translation>
     </message>
     <message>
@@ -1049,6 +1084,14 @@
       <source>Measure the configurations that fit this computer and keep the fastest.</source>
       <translation>测量本机能放下的各种配置，保留最快的一个。</translation>
     </message>
+    <message>
+      <source>Reading %1…</source>
+      <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+      <source>%1 cannot be read: %2</source>
+      <translation>无法读取 %1：%2</translation>
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>
@@ -1083,6 +1126,49 @@
     <message>
       <source>Custom</source>
       <translation>自定义</translation>
+    </message>
+  </context>
+  <context>
+    <name>StatusStrip</name>
+    <message>
+      <source>context</source>
+      <translation>上下文</translation>
+    </message>
+    <message>
+      <source>Writing · %1 tok/s</source>
+      <translation>正在生成 · %1 tok/s</translation>
+    </message>
+    <message>
+      <source>%1 tok/s · context %2 / %3</source>
+      <translation>%1 tok/s · 上下文 %2 / %3</translation>
+    </message>
+    <message>
+      <source>The model is busy: auto-tune is running.</source>
+      <translation>模型正忙：正在自动调优。</translation>
+    </message>
+    <message>
+      <source>Writing…</source>
+      <translation>正在生成…</translation>
+    </message>
+    <message>
+      <source>Reading the prompt: %1% (%2 s left)</source>
+      <translation>正在读取提示词：%1%（剩余 %2 秒）</translation>
+    </message>
+    <message>
+      <source>Reading the prompt: %1%</source>
+      <translation>正在读取提示词：%1%</translation>
+    </message>
+    <message>
+      <source>context %1 / %2</source>
+      <translation>上下文 %1 / %2</translation>
+    </message>
+    <message>
+      <source>No model loaded</source>
+      <translation>未加载模型</translation>
+    </message>
+    <message>
+      <source>%1 · %2 · context %3</source>
+      <translation>%1 · %2 · 上下文 %3</translation>
     </message>
   </context>
   <context>

@@ -45,7 +45,25 @@ ConversationPanel::ConversationPanel(ChatController *controller, QWidget *parent
     m_saveDefault = new QPushButton(tr("Use for new chats with this model"), body);
     m_saveDefault->setObjectName(QStringLiteral("saveDefaultPrompt"));
     layout->addWidget(m_saveDefault);
+    layout->addLayout(buildSamplingForm(body));
+    m_thinking = new QCheckBox(tr("Let the model think before answering"), body);
+    m_thinking->setObjectName(QStringLiteral("enableThinking"));
+    layout->addWidget(m_thinking);
+    m_suggestion = new QLabel(body);
+    m_suggestion->setWordWrap(true);
+    m_suggestion->setObjectName(QStringLiteral("modelSuggestion"));
+    layout->addWidget(m_suggestion);
+    m_useSuggestion = new QPushButton(tr("Use the model's suggestion"), body);
+    layout->addWidget(m_useSuggestion);
+    layout->addStretch(1);
+    scroll->setWidget(body);
+    setWidget(scroll);
+    connectWidgets();
+    refresh();
+}
 
+QFormLayout *ConversationPanel::buildSamplingForm(QWidget *body)
+{
     auto *form = new QFormLayout;
     m_preset = new QComboBox(body);
     m_preset->setObjectName(QStringLiteral("samplingPreset"));
@@ -80,21 +98,11 @@ ConversationPanel::ConversationPanel(ChatController *controller, QWidget *parent
     m_maxTokens->setSpecialValueText(tr("no limit"));
     m_maxTokens->setSingleStep(256);
     form->addRow(tr("Answer length limit"), m_maxTokens);
-    layout->addLayout(form);
+    return form;
+}
 
-    m_thinking = new QCheckBox(tr("Let the model think before answering"), body);
-    m_thinking->setObjectName(QStringLiteral("enableThinking"));
-    layout->addWidget(m_thinking);
-    m_suggestion = new QLabel(body);
-    m_suggestion->setWordWrap(true);
-    m_suggestion->setObjectName(QStringLiteral("modelSuggestion"));
-    layout->addWidget(m_suggestion);
-    m_useSuggestion = new QPushButton(tr("Use the model's suggestion"), body);
-    layout->addWidget(m_useSuggestion);
-    layout->addStretch(1);
-    scroll->setWidget(body);
-    setWidget(scroll);
-
+void ConversationPanel::connectWidgets()
+{
     m_promptTimer->setSingleShot(true);
     m_promptTimer->setInterval(400);
     connect(m_promptTimer, &QTimer::timeout, this, &ConversationPanel::applySystemPrompt);
@@ -110,10 +118,9 @@ ConversationPanel::ConversationPanel(ChatController *controller, QWidget *parent
         connect(s, &QSpinBox::valueChanged, this, &ConversationPanel::applyValues);
     connect(m_thinking, &QCheckBox::toggled, this, &ConversationPanel::applyValues);
     connect(m_useSuggestion, &QPushButton::clicked, this, &ConversationPanel::useModelSuggestion);
-    connect(controller, &ChatController::conversationChanged, this, &ConversationPanel::refresh);
-    connect(controller, &ChatController::modelSettingsChanged, this, &ConversationPanel::refresh);
-    connect(controller, &ChatController::modelLoaded, this, &ConversationPanel::refresh);
-    refresh();
+    connect(m_controller, &ChatController::conversationChanged, this, &ConversationPanel::refresh);
+    connect(m_controller, &ChatController::modelSettingsChanged, this, &ConversationPanel::refresh);
+    connect(m_controller, &ChatController::modelLoaded, this, &ConversationPanel::refresh);
 }
 
 void ConversationPanel::refresh()

@@ -5,6 +5,7 @@
 class ChatController;
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QDoubleSpinBox;
 class QLabel;
 class QPlainTextEdit;
@@ -29,6 +30,8 @@ public slots:
     void refresh(); // from the controller's current chat and model
 
 private:
+    QFormLayout *buildSamplingForm(QWidget *body);
+    void connectWidgets();
     void applyValues();
     void applySystemPrompt();
     void saveDefaultPrompt();

@@ -6,11 +6,14 @@
 #include "chatjson.h"
 #include "chatview.h"
 #include "conversationpanel.h"
+#include "emptypage.h"
 #include "errortext.h"
+#include "languagemenu.h"
 #include "messageinput.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
 #include "offloadpanel.h"
+#include "statusstrip.h"
 #include "presetimport.h"
 
 #include <QActionGroup>
@@ -40,6 +43,22 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Shoehorn"));
     setAcceptDrops(true);
+    installDialogs();
+    buildUi();
+    buildMenus();
+    restoreGeometry(AppSettings::windowGeometry());
+    if (!restoreState(AppSettings::windowState())) {
+        // First start: room for the model table and the offload panel beside the chat.
+        resize(1400, 860);
+        resizeDocks({m_chats, m_offload}, {430, 390}, Qt::Horizontal);
+        m_offload->raise();
+    }
+    connectController();
+    onStateChanged(m_controller->state());
+}
+
+void MainWindow::installDialogs()
+{
     m_showError = [this](const QString &title, const QString &text) { QMessageBox::warning(this, title, text); };
     m_chooseFile = [this] {
         return QFileDialog::getOpenFileName(this, tr("Open a GGUF model"), QString(),
@@ -64,16 +83,10 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         return QFileDialog::getOpenFileName(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
                                             tr("GGUF models (*.gguf);;All files (*)"));
     };
-    buildUi();
-    buildMenus();
-    restoreGeometry(AppSettings::windowGeometry());
-    if (!restoreState(AppSettings::windowState())) {
-        // First start: room for the model table and the offload panel beside the chat.
-        resize(1400, 860);
-        resizeDocks({m_chats, m_offload}, {430, 390}, Qt::Horizontal);
-        m_offload->raise();
-    }
+}
 
+void MainWindow::connectController()
+{
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_controller, &ChatController::loadFailed, this, &MainWindow::onLoadFailed);
@@ -82,7 +95,6 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     connect(m_controller, &ChatController::generationFailed, this, [this](const shoehorn::Error &e) {
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
-    connect(m_controller, &ChatController::answerFinished, this, &MainWindow::onAnswerFinished);
     connect(m_controller, &ChatController::storageFailed, this, [this](const QString &what, const QString &why) {
         const QString text = tr("Shoehorn could not save %1 in the chat history: %2").arg(what, why);
         statusBar()->showMessage(text, 10000);
@@ -93,29 +105,6 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
         m_loadLabel->setText(ErrorText::retry(r));
         m_retryNotes << ErrorText::retry(r);
     });
-    // Status strip: prompt reading with percent and time left, then live speed and context use.
-    connect(m_controller, &ChatController::prefillProgress, this, [this](int done, int total) {
-        if (done < total) {
-            if (!m_prefillTimer.isValid() || done == 0)
-                m_prefillTimer.start();
-            const double rate = m_prefillTimer.elapsed() > 0 ? done * 1000.0 / double(m_prefillTimer.elapsed()) : 0;
-            const int left = rate > 0 ? int((total - done) / rate + 0.5) : -1;
-            m_statsLabel->setText(left >= 0 ? tr("Reading the prompt: %1% (%2 s left)")
-                                                  .arg(total ? 100 * done / total : 0)
-                                                  .arg(left)
-                                            : tr("Reading the prompt: %1%").arg(total ? 100 * done / total : 0));
-        } else {
-            m_prefillTimer.invalidate();
-            m_statsLabel->setText(tr("Writing…"));
-        }
-    });
-    connect(m_controller, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
-        m_statsLabel->setText(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
-        m_contextBar->setRange(0, std::max(size, 1));
-        m_contextBar->setValue(used);
-        m_contextBar->setFormat(tr("context %1 / %2").arg(used).arg(size));
-    });
-    onStateChanged(m_controller->state());
 }
 
 void MainWindow::buildUi()
@@ -141,34 +130,19 @@ void MainWindow::buildUi()
 
     m_pages = new QStackedWidget(central);
     outer->addWidget(m_pages, 1);
-
-    // Empty state: says what to do.
-    m_emptyPage = new QWidget(m_pages);
-    auto *empty = new QVBoxLayout(m_emptyPage);
-    empty->addStretch(2);
-    auto *hint = new QLabel(tr("Drop a .gguf model here or choose a model file"), m_emptyPage);
-    hint->setObjectName(QStringLiteral("emptyHint"));
-    hint->setAlignment(Qt::AlignCenter);
-    QFont big = hint->font();
-    big.setPointSizeF(big.pointSizeF() * 1.5);
-    hint->setFont(big);
-    auto *sub = new QLabel(tr("Shoehorn runs GGUF models locally with llama.cpp, split between GPU and CPU."),
-                           m_emptyPage);
-    sub->setAlignment(Qt::AlignCenter);
-    sub->setWordWrap(true);
-    auto *open = new QPushButton(tr("Choose a model…"), m_emptyPage);
-    open->setObjectName(QStringLiteral("openModelButton"));
-    connect(open, &QPushButton::clicked, this, &MainWindow::openModelDialog);
-    empty->addWidget(hint);
-    empty->addWidget(sub);
-    auto *row = new QHBoxLayout;
-    row->addStretch();
-    row->addWidget(open);
-    row->addStretch();
-    empty->addLayout(row);
-    empty->addStretch(3);
+    auto *emptyPage = new EmptyPage(m_pages);
+    connect(emptyPage, &EmptyPage::openRequested, this, &MainWindow::openModelDialog);
+    m_emptyPage = emptyPage;
     m_pages->addWidget(m_emptyPage);
+    buildChatPage();
+    setCentralWidget(central);
+    buildDocks();
+    m_status = new StatusStrip(m_controller, this);
+    statusBar()->addWidget(m_status, 1);
+}
 
+void MainWindow::buildChatPage()
+{
     // Chat: the conversation and the input row.
     m_chatPage = new QWidget(m_pages);
     auto *chat = new QVBoxLayout(m_chatPage);
@@ -206,9 +180,10 @@ void MainWindow::buildUi()
     m_pages->addWidget(m_chatPage);
     connect(m_input, &MessageInput::submitted, this, &MainWindow::sendOrStop);
     connect(m_sendButton, &QPushButton::clicked, this, &MainWindow::sendOrStop);
+}
 
-    setCentralWidget(central);
-
+void MainWindow::buildDocks()
+{
     m_chats = new ChatList(m_controller, this);
     addDockWidget(Qt::LeftDockWidgetArea, m_chats);
     // A stored chat continues with its own model: load it if another one (or none) is loaded.
@@ -242,22 +217,6 @@ void MainWindow::buildUi()
     // The Fit column answers for the machine the panel plans for.
     connect(m_offload, &OffloadPanel::targetChanged, this, [this] { m_library->setTarget(m_offload->currentTarget()); });
     m_library->setTarget(m_offload->currentTarget());
-
-    m_modelLabel = new QLabel(this);
-    m_modelLabel->setObjectName(QStringLiteral("modelLabel"));
-    m_statsLabel = new QLabel(this);
-    m_statsLabel->setObjectName(QStringLiteral("statsLabel"));
-    m_contextBar = new QProgressBar(this);
-    m_contextBar->setObjectName(QStringLiteral("contextBar"));
-    m_contextBar->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("context 262144 / 262144")) + 24);
-    m_contextBar->setMaximumWidth(m_contextBar->minimumWidth());
-    m_contextBar->setTextVisible(true);
-    m_contextBar->setRange(0, 1);
-    m_contextBar->setValue(0);
-    m_contextBar->setFormat(tr("context"));
-    statusBar()->addWidget(m_modelLabel, 1);
-    statusBar()->addPermanentWidget(m_statsLabel);
-    statusBar()->addPermanentWidget(m_contextBar);
 }
 
 void MainWindow::buildMenus()
@@ -282,7 +241,8 @@ void MainWindow::buildMenus()
     view->addAction(m_conversation->toggleViewAction());
     view->addAction(m_chats->toggleViewAction());
     view->addSeparator();
-    buildLanguageMenu(view->addMenu(tr("&Language")));
+    view->addMenu(new LanguageMenu([this](const QString &title, const QString &text) { m_showInfo(title, text); },
+                                   this));
     QAction *quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -294,30 +254,6 @@ void MainWindow::buildMenus()
         m_controller->stop();
     });
     addAction(stop);
-}
-
-void MainWindow::buildLanguageMenu(QMenu *menu)
-{
-    // Takes effect at the next start: every window would otherwise need retranslating.
-    auto *group = new QActionGroup(menu);
-    const QString current = AppSettings::language();
-    const QList<QPair<QString, QString>> choices{{QString(), tr("System language")},
-                                                 {QStringLiteral("en"), QStringLiteral("English")},
-                                                 {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
-    for (const auto &[code, name] : choices) {
-        QAction *a = menu->addAction(name);
-        a->setCheckable(true);
-        a->setChecked(code == current);
-        a->setData(code);
-        a->setObjectName(QStringLiteral("language_") + (code.isEmpty() ? QStringLiteral("system") : code));
-        group->addAction(a);
-        connect(a, &QAction::triggered, this, [this, code = code] {
-            if (AppSettings::language() == code)
-                return;
-            AppSettings::setLanguage(code);
-            m_showInfo(tr("Language"), tr("Shoehorn will use the new language the next time it starts."));
-        });
-    }
 }
 
 void MainWindow::offerLocate(const QString &missingPath)
@@ -516,12 +452,10 @@ void MainWindow::onStateChanged(ChatController::State state)
     }
     const bool chatting = m_controller->hasModel() && state != ChatController::State::NoModel;
     m_pages->setCurrentWidget(chatting || m_controller->chatModel()->rowCount() > 0 ? m_chatPage : m_emptyPage);
-    if (state == ChatController::State::Tuning)
-        m_statsLabel->setText(tr("The model is busy: auto-tune is running."));
     const bool generating = state == ChatController::State::Generating;
     m_sendButton->setText(generating ? tr("Stop") : tr("Send"));
     m_sendButton->setEnabled(generating || state == ChatController::State::Ready);
-    updateModelLabel();
+    m_status->updateModel();
 }
 
 void MainWindow::onModelLoaded(const ModelSummary &summary)
@@ -532,34 +466,18 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
         statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(m_retryNotes.last()), 15000);
         m_retryNotes.clear();
     }
-    updateModelLabel();
-    m_statsLabel->clear();
-    m_contextBar->setRange(0, std::max(summary.contextSize, 1));
-    m_contextBar->setValue(0);
-    m_contextBar->setFormat(tr("context %1 / %2").arg(0).arg(summary.contextSize));
     m_input->setFocus();
 }
 
 void MainWindow::onLoadFailed(const shoehorn::Error &error)
 {
     m_retryNotes.clear();
-    updateModelLabel();
+    m_status->updateModel();
     if (error.code == shoehorn::ErrorCode::Cancelled) {
         statusBar()->showMessage(tr("Loading cancelled."), 4000);
         return;
     }
     m_showError(ErrorText::title(error.code), ErrorText::message(error));
-}
-
-void MainWindow::onAnswerFinished(const shoehorn::GenerationStats &s)
-{
-    m_contextBar->setRange(0, std::max(s.contextSize, 1));
-    m_contextBar->setValue(s.contextUsed);
-    m_contextBar->setFormat(tr("context %1 / %2").arg(s.contextUsed).arg(s.contextSize));
-    m_statsLabel->setText(tr("%1 tok/s · context %2 / %3")
-                              .arg(s.generationTokensPerSecond, 0, 'f', 1)
-                              .arg(s.contextUsed)
-                              .arg(s.contextSize));
 }
 
 void MainWindow::sendOrStop()
@@ -578,14 +496,4 @@ void MainWindow::sendOrStop()
     }
     if (m_controller->send(m_input->toPlainText()))
         m_input->clear();
-}
-
-void MainWindow::updateModelLabel()
-{
-    if (!m_controller->hasModel()) {
-        m_modelLabel->setText(tr("No model loaded"));
-        return;
-    }
-    const ModelSummary &m = m_controller->model();
-    m_modelLabel->setText(tr("%1 · %2 · context %3").arg(m.name, m.quantization).arg(m.contextSize));
 }

@@ -17,6 +17,7 @@ class MessageInput;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class StatusStrip;
 class QPushButton;
 class QStackedWidget;
 
@@ -72,16 +73,17 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    void installDialogs();
+    void connectController();
     void buildUi();
+    void buildChatPage();
+    void buildDocks();
     void buildMenus();
     void onStateChanged(ChatController::State state);
     void onModelLoaded(const ModelSummary &summary);
     void onLoadFailed(const shoehorn::Error &error);
-    void onAnswerFinished(const shoehorn::GenerationStats &stats);
     void sendOrStop();
-    void updateModelLabel();
     void offerLocate(const QString &missingPath);
-    void buildLanguageMenu(QMenu *menu);
 
     ChatController *m_controller;
     bool m_storageWarned = false;
@@ -101,10 +103,7 @@ private:
     QWidget *m_loadStrip = nullptr;
     QLabel *m_loadLabel = nullptr;
     QProgressBar *m_loadBar = nullptr;
-    QLabel *m_modelLabel = nullptr;
-    QLabel *m_statsLabel = nullptr;
-    QProgressBar *m_contextBar = nullptr;
-    QElapsedTimer m_prefillTimer;
+    StatusStrip *m_status = nullptr;
     QString m_loadingPath;
     QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;

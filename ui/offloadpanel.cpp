@@ -2,7 +2,7 @@
 
 #include "chatcontroller.h"
 #include "fitexplanation.h"
-#include "gaugebar.h"
+#include "gaugestack.h"
 #include "offloadcontroller.h"
 #include "profiledialog.h"
 #include "tuningdialog.h"
@@ -68,7 +68,19 @@ void OffloadPanel::buildUi()
     m_modelLabel->setObjectName(QStringLiteral("offloadModelLabel"));
     m_modelLabel->setWordWrap(true);
     outer->addWidget(m_modelLabel);
+    buildTargetForm(body, outer);
+    outer->addLayout(buildSettingsGrid(body));
+    m_gaugeStack = new GaugeStack(body);
+    outer->addWidget(m_gaugeStack);
+    buildResultsAndButtons(body, outer);
+    outer->addStretch(1);
+    scroll->setWidget(body);
+    setWidget(scroll);
+    connectWidgets();
+}
 
+void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
+{
     auto *targetForm = new QFormLayout;
     m_target = new QComboBox(body);
     m_target->setObjectName(QStringLiteral("planFor"));
@@ -101,7 +113,10 @@ void OffloadPanel::buildUi()
     m_hardwareLabel->setObjectName(QStringLiteral("hardwareLabel"));
     m_hardwareLabel->setWordWrap(true);
     outer->addWidget(m_hardwareLabel);
+}
 
+QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
+{
     auto *grid = new QGridLayout;
     int row = 0;
     auto addSlider = [&](const QString &label, const QString &name, QSlider *&slider, QLabel *&value,
@@ -169,18 +184,11 @@ void OffloadPanel::buildUi()
     grid->addWidget(new QLabel(tr("Loading"), body), row, 0);
     grid->addWidget(m_loadMode, row++, 1, 1, 2);
     grid->setColumnStretch(1, 1);
-    outer->addLayout(grid);
+    return grid;
+}
 
-    m_gaugeBox = new QVBoxLayout;
-    outer->addLayout(m_gaugeBox);
-    auto *legend = new QLabel(body);
-    legend->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp; <span style='color:%3'>■</span> %4 &nbsp; "
-                                   "<span style='color:%5'>■</span> %6 &nbsp; <span style='color:%7'>■</span> %8")
-                        .arg(GaugeBar::colorDense().name(), tr("weights"), GaugeBar::colorExperts().name(),
-                             tr("experts"), GaugeBar::colorKv().name(), tr("KV cache"),
-                             GaugeBar::colorCompute().name(), tr("compute")));
-    outer->addWidget(legend);
-
+void OffloadPanel::buildResultsAndButtons(QWidget *body, QVBoxLayout *outer)
+{
     m_explanation = new QLabel(body);
     m_explanation->setObjectName(QStringLiteral("fitExplanation"));
     m_explanation->setWordWrap(true);
@@ -214,13 +222,13 @@ void OffloadPanel::buildUi()
     tune->setEnabled(m_controller->state() == ChatController::State::Ready);
     outer->addWidget(tune);
     outer->addWidget(copy);
-    outer->addStretch(1);
-    scroll->setWidget(body);
-    setWidget(scroll);
-
     connect(m_fitButton, &QPushButton::clicked, this, &OffloadPanel::autoFit);
     connect(m_loadButton, &QPushButton::clicked, this, &OffloadPanel::loadOrReload);
     connect(copy, &QPushButton::clicked, this, &OffloadPanel::copyCommand);
+}
+
+void OffloadPanel::connectWidgets()
+{
     for (QSlider *s : {m_gpuLayers, m_cpuMoe, m_context})
         connect(s, &QSlider::valueChanged, this, &OffloadPanel::settingsEdited);
     for (QComboBox *c : {m_typeK, m_typeV, m_flash, m_batch, m_ubatch, m_loadMode})
@@ -228,14 +236,9 @@ void OffloadPanel::buildUi()
     for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
         connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
     connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
-    connect(m_target, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_offload->setTarget(i);
-        emit targetChanged();
-    });
-    connect(m_vramBudget, &QSpinBox::valueChanged, this, [this](int mib) {
-        m_offload->setVramBudgetMiB(mib);
-        emit targetChanged();
-    });
+    connect(m_target, &QComboBox::currentIndexChanged, m_offload, &OffloadController::setTarget);
+    connect(m_vramBudget, &QSpinBox::valueChanged, m_offload, &OffloadController::setVramBudgetMiB);
+    connect(m_offload, &OffloadController::targetChanged, this, &OffloadPanel::targetChanged);
     connect(m_margin, &QSpinBox::valueChanged, m_offload, &OffloadController::setMarginMiB);
 }
 
@@ -441,36 +444,7 @@ QString OffloadPanel::exactText() const
 
 void OffloadPanel::updateGauges()
 {
-    const MemoryPlan &plan = m_offload->plan();
-    const MemoryPlan *measured = m_offload->measured();
-    // Without a model there is nothing to measure: no gauges rather than empty ones.
-    const int needed = m_offload->info() ? int(plan.gpus.size()) + 1 : 0;
-    while (m_gauges.size() < needed) {
-        auto *g = new GaugeBar(this);
-        g->setObjectName(QStringLiteral("gauge%1").arg(m_gauges.size()));
-        m_gaugeBox->addWidget(g);
-        m_gauges << g;
-    }
-    while (m_gauges.size() > needed)
-        delete m_gauges.takeLast();
-    auto segments = [](const MemoryUse &u) {
-        return QList<GaugeBar::Segment>{{tr("weights"), u.weightsDense, GaugeBar::colorDense()},
-                                        {tr("experts"), u.weightsExperts, GaugeBar::colorExperts()},
-                                        {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
-                                        {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()}};
-    };
-    for (size_t i = 0; i < plan.gpus.size() && int(i) < m_gauges.size(); ++i) {
-        const DevicePlan &d = plan.gpus[i];
-        const QString title = QStringLiteral("%1 · %2").arg(QString::fromStdString(d.name),
-                                                            QString::fromStdString(d.description));
-        m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
-        m_gauges[int(i)]->setMeasured(measured && i < measured->gpus.size() ? measured->gpus[i].use.total() : 0);
-    }
-    if (m_gauges.isEmpty())
-        return;
-    GaugeBar *ram = m_gauges.last();
-    ram->setData(tr("RAM"), segments(plan.ram.use), plan.ram.available, plan.ram.capacity);
-    ram->setMeasured(measured ? measured->ram.use.total() : 0);
+    m_gaugeStack->show(m_offload->info() ? &m_offload->plan() : nullptr, m_offload->measured());
 }
 
 QString OffloadPanel::explanation() const

@@ -8,9 +8,10 @@
 
 class ChatController;
 class OffloadController;
-class GaugeBar;
+class GaugeStack;
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -58,6 +59,10 @@ protected:
 
 private:
     void buildUi();
+    void buildTargetForm(QWidget *body, QVBoxLayout *outer);
+    QGridLayout *buildSettingsGrid(QWidget *body);
+    void buildResultsAndButtons(QWidget *body, QVBoxLayout *outer);
+    void connectWidgets();
     void rebuildTargets();
     ModelSettings fromWidgets() const;
     void toWidgets(const ModelSettings &s);
@@ -99,8 +104,7 @@ private:
     QComboBox *m_batch = nullptr;
     QComboBox *m_ubatch = nullptr;
     QComboBox *m_loadMode = nullptr;
-    QVBoxLayout *m_gaugeBox = nullptr;
-    QList<GaugeBar *> m_gauges;
+    GaugeStack *m_gaugeStack = nullptr;
     QLabel *m_explanation = nullptr;
     QPushButton *m_fitButton = nullptr;
     QPushButton *m_loadButton = nullptr;

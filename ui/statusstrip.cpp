@@ -1,0 +1,84 @@
+#include "statusstrip.h"
+
+#include "chatcontroller.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+
+StatusStrip::StatusStrip(ChatController *controller, QWidget *parent)
+    : QWidget(parent), m_controller(controller), m_model(new QLabel(this)), m_stats(new QLabel(this)),
+      m_context(new QProgressBar(this))
+{
+    m_model->setObjectName(QStringLiteral("modelLabel"));
+    m_stats->setObjectName(QStringLiteral("statsLabel"));
+    m_context->setObjectName(QStringLiteral("contextBar"));
+    m_context->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("context 262144 / 262144")) + 24);
+    m_context->setMaximumWidth(m_context->minimumWidth());
+    m_context->setTextVisible(true);
+    m_context->setRange(0, 1);
+    m_context->setValue(0);
+    m_context->setFormat(tr("context"));
+    auto *row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(m_model, 1);
+    row->addWidget(m_stats);
+    row->addWidget(m_context);
+
+    connect(controller, &ChatController::prefillProgress, this, &StatusStrip::onPrefill);
+    connect(controller, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
+        m_stats->setText(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
+        setContext(used, size);
+    });
+    connect(controller, &ChatController::answerFinished, this, [this](const shoehorn::GenerationStats &s) {
+        setContext(s.contextUsed, s.contextSize);
+        m_stats->setText(tr("%1 tok/s · context %2 / %3")
+                             .arg(s.generationTokensPerSecond, 0, 'f', 1)
+                             .arg(s.contextUsed)
+                             .arg(s.contextSize));
+    });
+    connect(controller, &ChatController::modelLoaded, this, [this](const ModelSummary &summary) {
+        m_stats->clear();
+        setContext(0, summary.contextSize);
+        updateModel();
+    });
+    connect(controller, &ChatController::stateChanged, this, [this](ChatController::State state) {
+        if (state == ChatController::State::Tuning)
+            m_stats->setText(tr("The model is busy: auto-tune is running."));
+        updateModel();
+    });
+    updateModel();
+}
+
+void StatusStrip::onPrefill(int done, int total)
+{
+    if (done >= total) {
+        m_prefillTimer.invalidate();
+        m_stats->setText(tr("Writing…"));
+        return;
+    }
+    if (!m_prefillTimer.isValid() || done == 0)
+        m_prefillTimer.start();
+    const double rate = m_prefillTimer.elapsed() > 0 ? done * 1000.0 / double(m_prefillTimer.elapsed()) : 0;
+    const int left = rate > 0 ? int((total - done) / rate + 0.5) : -1;
+    const int percent = total ? 100 * done / total : 0;
+    m_stats->setText(left >= 0 ? tr("Reading the prompt: %1% (%2 s left)").arg(percent).arg(left)
+                               : tr("Reading the prompt: %1%").arg(percent));
+}
+
+void StatusStrip::setContext(int used, int size)
+{
+    m_context->setRange(0, std::max(size, 1));
+    m_context->setValue(used);
+    m_context->setFormat(tr("context %1 / %2").arg(used).arg(size));
+}
+
+void StatusStrip::updateModel()
+{
+    if (!m_controller->hasModel()) {
+        m_model->setText(tr("No model loaded"));
+        return;
+    }
+    const ModelSummary &m = m_controller->model();
+    m_model->setText(tr("%1 · %2 · context %3").arg(m.name, m.quantization).arg(m.contextSize));
+}
