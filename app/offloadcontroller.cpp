@@ -21,7 +21,8 @@ OffloadController::OffloadController(ChatController *chat, QObject *parent)
     connect(m_chat->hardware(), &HardwareMonitor::changed, this, [this] {
         if (m_targetIndex != 0)
             return;
-        replan();
+        // Free memory moved: the gauges follow; llama.cpp's buffer sizes (the dry run) did not.
+        replan(false);
         if (!std::exchange(m_probed, true))
             emit targetChanged(); // not on every probe: free memory moves all the time
     });
@@ -181,10 +182,14 @@ void OffloadController::onControllerSettings()
     replan();
 }
 
-void OffloadController::replan()
+void OffloadController::replan(bool checkAgain)
 {
     m_plan = m_info ? analyticPlan(*m_info, PlanSettings{m_settings.load, m_settings.context, 1}, currentTarget())
                     : MemoryPlan{};
+    if (!checkAgain) {
+        emit planChanged();
+        return;
+    }
     // The dry run measures this computer's devices; for a profile the analytic plan is all there is.
     m_exact.reset();
     if (m_info && m_targetIndex == 0)

@@ -69,7 +69,7 @@ signals:
 
 private:
     void inspected();
-    void replan();
+    void replan(bool checkAgain = true); // checkAgain: the dry run is out of date
     void onModelLoaded(const ModelSummary &summary);
     void onControllerSettings();
     void startExactCheck();

@@ -1,6 +1,7 @@
 // The offload panel drives the planner: sliders move the gauges, Auto-fit moves the sliders.
 #include "chatcontroller.h"
 #include "gaugebar.h"
+#include "hardwaremonitor.h"
 #include "modelsettings.h"
 #include "offloadpanel.h"
 #include "testfixtures.h"
@@ -214,6 +215,11 @@ void TestOffloadPanel::exactDryRunInTheBackground()
     QTRY_VERIFY_WITH_TIMEOUT(panel.exactText().startsWith("llama.cpp's dry run —"), 20000);
     QVERIFY2(panel.exactText().contains("RAM"), qPrintable(panel.exactText()));
     qInfo("%s", qPrintable(panel.exactText()));
+    // Free memory is probed again every second: the gauges follow, the dry run stays.
+    QSignalSpy probed(c.hardware(), &HardwareMonitor::changed);
+    c.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    QVERIFY2(panel.exactText().startsWith("llama.cpp's dry run —"), qPrintable(panel.exactText()));
     // A profile has no real device to measure: no dry run.
     auto *target = panel.findChild<QComboBox *>("planFor");
     target->setCurrentIndex(1);
