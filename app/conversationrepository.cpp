@@ -37,11 +37,11 @@ qint64 ConversationRepository::createConversation(const QString &title, const QS
                                                   const QString &systemPrompt, const QString &settingsJson)
 {
     qint64 id = 0;
-    inTransaction(tr("the new chat"), [&] {
+    const bool ok = inTransaction(tr("the new chat"), [&] {
         id = m_store.createConversation(title, modelPath, systemPrompt);
         return id && m_store.setConversationSettings(id, systemPrompt, settingsJson);
     });
-    return id;
+    return ok ? id : 0; // rolled back: the id names nothing
 }
 
 ChatStore::Conversation ConversationRepository::conversation(qint64 id) const
@@ -139,7 +139,7 @@ qint64 ConversationRepository::beginVersion(qint64 messageId, const ChatModel::V
     if (!m_open || !messageId)
         return 0;
     // All versions live in message_versions; the message row mirrors the one shown.
-    inTransaction(tr("the new version of the answer"), [&] {
+    const bool ok = inTransaction(tr("the new version of the answer"), [&] {
         if (firstVersion &&
             !m_store.appendVersion(messageId, {0, firstVersion->content, firstVersion->reasoning,
                                                ChatModel::stateName(firstVersion->state),
@@ -148,7 +148,7 @@ qint64 ConversationRepository::beginVersion(qint64 messageId, const ChatModel::V
         id = m_store.appendVersion(messageId, {0, {}, {}, ChatModel::stateName(State::Streaming), {}});
         return id && m_store.setShownVersion(messageId, shownIndex);
     });
-    return id;
+    return ok ? id : 0;
 }
 
 bool ConversationRepository::editQuestion(qint64 conversationId, qint64 messageId, const QString &text)

@@ -1,0 +1,150 @@
+// The chats as the controller writes them: typed, and several writes all or nothing.
+#include "conversationrepository.h"
+#include "testsettings.h"
+
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using Author = ChatModel::Author;
+using State = ChatModel::State;
+
+class TestConversationRepository : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_path;
+    void refuse(const QString &trigger); // a trigger in the database that refuses a write
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+    void init();
+    void typedRoundTrip();
+    void regenerateKeepsTheShownAnswer();
+    void failedEditChangesNothing();
+    void failedVersionChangesNothing();
+    void unopenedRepositoryWritesNothing();
+};
+
+void TestConversationRepository::init()
+{
+    m_path = m_dir.filePath(QString("chats-%1.sqlite").arg(QTest::currentTestFunction()));
+    QFile::remove(m_path);
+}
+
+void TestConversationRepository::refuse(const QString &trigger)
+{
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "refuse");
+        db.setDatabaseName(m_path);
+        QVERIFY(db.open());
+        QVERIFY2(QSqlQuery(db).exec(trigger), qPrintable(trigger));
+    }
+    QSqlDatabase::removeDatabase("refuse");
+}
+
+void TestConversationRepository::typedRoundTrip()
+{
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    const qint64 c = r.createConversation("t", "/m/a.gguf", "Be brief.", "{}");
+    QVERIFY(c > 0);
+    QVERIFY(r.appendMessage(c, Author::User, "q", State::Done) > 0);
+    const qint64 a = r.appendMessage(c, Author::Assistant, {}, State::Streaming);
+    ChatModel::Version answer;
+    answer.content = "partial";
+    answer.state = State::Stopped;
+    QVERIFY(r.saveAnswer(a, 0, answer));
+    const auto msgs = r.messages(c);
+    QCOMPARE(msgs.size(), 2);
+    QCOMPARE(msgs[0].author, Author::User);
+    QCOMPARE(msgs[1].author, Author::Assistant);
+    QCOMPARE(msgs[1].state, State::Stopped);
+    QCOMPARE(msgs[1].content, QString("partial"));
+    QCOMPARE(r.store()->messages(c).at(1).state, QString("stopped")); // the stored name
+    QCOMPARE(r.conversation(c).systemPrompt, QString("Be brief."));
+}
+
+void TestConversationRepository::regenerateKeepsTheShownAnswer()
+{
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    const qint64 c = r.createConversation("t", {}, {}, {});
+    r.appendMessage(c, Author::User, "q", State::Done);
+    const qint64 a = r.appendMessage(c, Author::Assistant, "first", State::Done);
+    ChatModel::Version first;
+    first.content = "first";
+    const qint64 v = r.beginVersion(a, &first, 1);
+    QVERIFY(v > 0);
+    ChatModel::Version second;
+    second.content = "second";
+    QVERIFY(r.saveAnswer(a, v, second));
+    const auto msgs = r.messages(c);
+    QCOMPARE(msgs[1].versionCount(), 2);
+    QCOMPARE(msgs[1].versions[0].content, QString("first"));
+    QCOMPARE(msgs[1].versions[1].content, QString("second"));
+    QCOMPARE(msgs[1].current, 1);
+}
+
+void TestConversationRepository::failedEditChangesNothing()
+{
+    {
+        ConversationRepository r;
+        QVERIFY(r.open(m_path));
+        const qint64 c = r.createConversation("t", {}, {}, {});
+        r.appendMessage(c, Author::User, "q1", State::Done);
+        r.appendMessage(c, Author::Assistant, "a1", State::Done);
+    }
+    refuse("CREATE TRIGGER no_edit BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    const qint64 c = r.store()->conversations().first().id;
+    const qint64 q = r.store()->messages(c).first().id;
+    QSignalSpy failed(&r, &ConversationRepository::failed);
+    QVERIFY(!r.editQuestion(c, q, "q1 edited"));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.first().at(1).toString().contains("disk says no"));
+    // The delete of the answer that preceded the refused update is rolled back.
+    const auto msgs = r.messages(c);
+    QCOMPARE(msgs.size(), 2);
+    QCOMPARE(msgs[0].content, QString("q1"));
+    QCOMPARE(msgs[1].content, QString("a1"));
+}
+
+void TestConversationRepository::failedVersionChangesNothing()
+{
+    qint64 a = 0;
+    {
+        ConversationRepository r;
+        QVERIFY(r.open(m_path));
+        const qint64 c = r.createConversation("t", {}, {}, {});
+        r.appendMessage(c, Author::User, "q", State::Done);
+        a = r.appendMessage(c, Author::Assistant, "first", State::Done);
+    }
+    refuse("CREATE TRIGGER no_shown BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    QSignalSpy failed(&r, &ConversationRepository::failed);
+    ChatModel::Version first;
+    first.content = "first";
+    QCOMPARE(r.beginVersion(a, &first, 1), qint64(0));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(r.store()->versions(a).isEmpty()); // both version rows rolled back
+}
+
+void TestConversationRepository::unopenedRepositoryWritesNothing()
+{
+    ConversationRepository r;
+    QVERIFY(!r.store());
+    QCOMPARE(r.createConversation("t", {}, {}, {}), qint64(0));
+    QCOMPARE(r.appendMessage(1, Author::User, "q", State::Done), qint64(0));
+    QVERIFY(r.messages(1).isEmpty());
+    QString error;
+    QCOMPARE(r.importJson("{}", &error), qint64(0));
+}
+
+QTEST_GUILESS_MAIN(TestConversationRepository)
+#include "tst_conversationrepository.moc"

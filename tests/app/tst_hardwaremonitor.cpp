@@ -1,0 +1,105 @@
+// Free memory is probed off the GUI thread, also while the inference worker generates.
+#include "chatcontroller.h"
+#include "hardwaremonitor.h"
+#include "testfixtures.h"
+#include "testsettings.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <atomic>
+
+class TestHardwareMonitor : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { isolateSettings(); }
+    void probesOffTheGuiThread();
+    void pollsOnlyWhileWatched();
+    void probesWhileTheWorkerGenerates();
+};
+
+void TestHardwareMonitor::probesOffTheGuiThread()
+{
+    HardwareMonitor m;
+    std::atomic<QThread *> where{nullptr};
+    m.setProbe([&] {
+        where = QThread::currentThread();
+        shoehorn::HardwareInfo hw;
+        hw.ramTotalBytes = 64ull << 30;
+        hw.ramAvailableBytes = 40ull << 30;
+        hw.physicalCores = 8;
+        return hw;
+    });
+    QVERIFY(!m.hasProbed());
+    QSignalSpy changed(&m, &HardwareMonitor::changed);
+    m.refresh();
+    QTRY_COMPARE(changed.count(), 1);
+    QVERIFY(where.load() != nullptr);
+    QVERIFY(where.load() != QThread::currentThread());
+    QVERIFY(m.hasProbed());
+    QCOMPARE(m.current().ramAvailableBytes, 40ull << 30);
+    QCOMPARE(m.target().ramAvailableBytes, 40ull << 30);
+    QVERIFY(m.machineId().contains("ram:64"));
+}
+
+void TestHardwareMonitor::pollsOnlyWhileWatched()
+{
+    HardwareMonitor m;
+    std::atomic<int> probes{0};
+    m.setProbe([&] {
+        ++probes;
+        return shoehorn::HardwareInfo{};
+    });
+    m.watch(true);
+    m.watch(true); // two panels
+    QTRY_VERIFY_WITH_TIMEOUT(probes >= 3, 4000); // about once a second
+    m.watch(false);
+    QTest::qWait(1300);
+    QVERIFY(probes >= 4); // one panel still watches
+    m.watch(false);
+    QTest::qWait(100);
+    const int stopped = probes;
+    QTest::qWait(1500);
+    QCOMPARE(probes.load(), stopped);
+}
+
+void TestHardwareMonitor::probesWhileTheWorkerGenerates()
+{
+    // Why the probe may run beside the worker: it must not wait for an answer, and the answer
+    // must not suffer from it. The real probe, the real worker, a long answer.
+    ChatController c;
+    auto ls = c.loadSettings();
+    ls.gpuLayers = 0;
+    c.setLoadSettings(ls);
+    auto cs = c.contextSettings();
+    cs.contextSize = 1024;
+    c.setContextSettings(cs);
+    auto o = c.generationOptions();
+    o.maxTokens = 600;
+    o.sampling.seed = 7;
+    c.setGenerationOptions(o);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(TestFixtures::instance().tinyLlama());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QSignalSpy changed(c.hardware(), &HardwareMonitor::changed);
+    int duringAnswer = 0;
+    connect(c.hardware(), &HardwareMonitor::changed, this, [&] {
+        if (c.state() == ChatController::State::Generating)
+            ++duringAnswer;
+    });
+    QVERIFY(c.send(QStringLiteral("Tell me a long story")));
+    while (finished.isEmpty() && duringAnswer < 3) {
+        c.hardware()->refresh();
+        QTest::qWait(5);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    qInfo("%d probes arrived while the answer streamed", duringAnswer);
+    QVERIFY(duringAnswer >= 1);
+    QVERIFY(c.hardware()->current().ramTotalBytes > 0);
+    QVERIFY(!c.chatModel()->message(1).content.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestHardwareMonitor)
+#include "tst_hardwaremonitor.moc"
