@@ -47,21 +47,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Stopped</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Failed</source>
-      <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-      <source>%n older message(s) left out to fit the context</source>
-      <translation>
-        <numerusform>%n older message left out to fit the context</numerusform>
-        <numerusform>%n older messages left out to fit the context</numerusform>
-      </translation>
-    </message>
-    <message>
       <source>Thought for %1 s</source>
       <translation type="unfinished" />
     </message>
@@ -73,55 +58,8 @@
       <source>Thoughts</source>
       <translation type="unfinished" />
     </message>
-    <message numerus="yes">
-      <source>%n token(s)</source>
-      <translation>
-        <numerusform>%n token</numerusform>
-        <numerusform>%n tokens</numerusform>
-      </translation>
-    </message>
-    <message>
-      <source>%1 tok/s</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>first token %1 ms</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>finished</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>stop string</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>token limit reached</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>context full</source>
-      <translation type="unfinished" />
-    </message>
     <message>
       <source>Copy</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Edit</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Regenerate</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Delete</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Answer</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -727,6 +665,75 @@
     </message>
     <message>
       <source>Chat history not saved</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>MessageFooter</name>
+    <message>
+      <source>Stopped</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Failed</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>%n token(s)</source>
+      <translation>
+        <numerusform>%n token</numerusform>
+        <numerusform>%n tokens</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>%1 tok/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>first token %1 ms</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>finished</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>stop string</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>token limit reached</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>context full</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>%n older message(s) left out to fit the context</source>
+      <translation>
+        <numerusform>%n older message left out to fit the context</numerusform>
+        <numerusform>%n older messages left out to fit the context</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Regenerate</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Answer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Delete</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -47,20 +47,6 @@
       <translation>系统</translation>
     </message>
     <message>
-      <source>Stopped</source>
-      <translation>已停止</translation>
-    </message>
-    <message>
-      <source>Failed</source>
-      <translation>失败</translation>
-    </message>
-    <message numerus="yes">
-      <source>%n older message(s) left out to fit the context</source>
-      <translation>
-        <numerusform>为适应上下文，省略了 %n 条较早的消息</numerusform>
-      </translation>
-    </message>
-    <message>
       <source>Thought for %1 s</source>
       <translation>思考了 %1 秒</translation>
     </message>
@@ -72,55 +58,9 @@
       <source>Thoughts</source>
       <translation>思考过程</translation>
     </message>
-    <message numerus="yes">
-      <source>%n token(s)</source>
-      <translation>
-        <numerusform>%n 个词元</numerusform>
-      </translation>
-    </message>
-    <message>
-      <source>%1 tok/s</source>
-      <translation>%1 词元/秒</translation>
-    </message>
-    <message>
-      <source>first token %1 ms</source>
-      <translation>首词元 %1 毫秒</translation>
-    </message>
-    <message>
-      <source>finished</source>
-      <translation>已完成</translation>
-    </message>
-    <message>
-      <source>stop string</source>
-      <translation>遇到停止字符串</translation>
-    </message>
-    <message>
-      <source>token limit reached</source>
-      <translation>达到长度上限</translation>
-    </message>
-    <message>
-      <source>context full</source>
-      <translation>上下文已满</translation>
-    </message>
     <message>
       <source>Copy</source>
       <translation>复制</translation>
-    </message>
-    <message>
-      <source>Edit</source>
-      <translation>编辑</translation>
-    </message>
-    <message>
-      <source>Regenerate</source>
-      <translation>重新生成</translation>
-    </message>
-    <message>
-      <source>Delete</source>
-      <translation>删除</translation>
-    </message>
-    <message>
-      <source>Answer</source>
-      <translation>回答</translation>
     </message>
   </context>
   <context>
@@ -724,6 +664,73 @@
     <message>
       <source>Chat history not saved</source>
       <translation>聊天记录未保存</translation>
+    </message>
+  </context>
+  <context>
+    <name>MessageFooter</name>
+    <message>
+      <source>Stopped</source>
+      <translation>已停止</translation>
+    </message>
+    <message>
+      <source>Failed</source>
+      <translation>失败</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n token(s)</source>
+      <translation>
+        <numerusform>%n 个词元</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>%1 tok/s</source>
+      <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+      <source>first token %1 ms</source>
+      <translation>首词元 %1 毫秒</translation>
+    </message>
+    <message>
+      <source>finished</source>
+      <translation>已完成</translation>
+    </message>
+    <message>
+      <source>stop string</source>
+      <translation>遇到停止字符串</translation>
+    </message>
+    <message>
+      <source>token limit reached</source>
+      <translation>达到长度上限</translation>
+    </message>
+    <message>
+      <source>context full</source>
+      <translation>上下文已满</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n older message(s) left out to fit the context</source>
+      <translation>
+        <numerusform>为适应上下文，省略了 %n 条较早的消息</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>Edit</source>
+      <translation>编辑</translation>
+    </message>
+    <message>
+      <source>Regenerate</source>
+      <translation>重新生成</translation>
+    </message>
+    <message>
+      <source>Answer</source>
+      <translation>回答</translation>
+    </message>
+    <message>
+      <source>Delete</source>
+      <translation>删除</translation>
     </message>
   </context>
   <context>

@@ -1,6 +1,7 @@
 #include "chatview.h"
 
 #include "chatmodel.h"
+#include "messagefooter.h"
 #include "messagewriter.h"
 
 #include <QClipboard>
@@ -43,18 +44,17 @@ bool isDark(const QPalette &p)
 }
 } // namespace
 
-ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_highlighter(new CodeHighlighter(this))
+ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_code(new CodeBlocks(this))
 {
     setOpenLinks(false);
     setReadOnly(true);
     document()->setDocumentMargin(12);
     document()->setUndoRedoEnabled(false);
     m_writer = std::make_unique<MessageWriter>(palette(), font());
-    m_highlighter->setDarkTheme(isDark(palette()));
+    m_code->setDarkTheme(isDark(palette()));
     m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
-    connect(m_highlighter, &CodeHighlighter::highlighted, this, &ChatView::onHighlighted);
-    connect(m_highlighter, &CodeHighlighter::failed, this, [this](int ticket) { m_pendingHighlight.remove(ticket); });
+    connect(m_code, &CodeBlocks::ready, this, &ChatView::onHighlighted);
 }
 
 ChatView::~ChatView() = default;
@@ -78,7 +78,7 @@ void ChatView::changeEvent(QEvent *event)
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
         // Light and dark follow the system: restyle and lay the chat out again.
         m_writer = std::make_unique<MessageWriter>(palette(), font());
-        m_highlighter->setDarkTheme(isDark(palette()));
+        m_code->setDarkTheme(isDark(palette()));
         if (m_model)
             rebuild();
     }
@@ -103,8 +103,7 @@ void ChatView::rebuild()
     thin.setLineHeight(1, QTextBlockFormat::FixedHeight);
     first.setBlockFormat(thin);
     m_rendered.clear();
-    m_codeBlocks.clear();
-    m_pendingHighlight.clear();
+    m_code->clear();
     if (!m_model)
         return;
     for (int r = 0; r < m_model->rowCount(); ++r)
@@ -314,9 +313,9 @@ void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segme
         if (s.kind == MarkdownSplit::Segment::Markdown) {
             m_writer->markdown(c, s.text);
         } else {
-            const int index = int(m_codeBlocks.size());
+            const int index = m_code->count();
             QTextFrame *f = m_writer->codeBlock(c, s.language, displayedCode(s.text), QStringLiteral("copy:%1").arg(index));
-            addCodeBlock(f, s.language, s.text);
+            m_code->add(f, s.language, s.text);
         }
         ++r.chunkSegments;
     }
@@ -362,31 +361,12 @@ void ChatView::writeTail(int row)
     r.tailIsCode = code;
 }
 
-int ChatView::addCodeBlock(QTextFrame *frame, const QString &language, const QString &code)
+void ChatView::onHighlighted(int index, const CodeHighlighter::Result &result)
 {
-    const int index = int(m_codeBlocks.size());
-    m_codeBlocks.append({frame, code, false});
-    m_pendingHighlight.insert(m_highlighter->request(language, displayedCode(code)), index);
-    return index;
-}
-
-void ChatView::onHighlighted(int ticket, const CodeHighlighter::Result &result)
-{
-    // A ticket from before a rebuild is no longer known: its block is gone.
-    const auto pending = m_pendingHighlight.find(ticket);
-    if (pending == m_pendingHighlight.end())
-        return;
-    const int index = pending.value();
-    m_pendingHighlight.erase(pending);
-    if (index < 0 || index >= m_codeBlocks.size() || !m_codeBlocks[index].frame)
-        return;
-    CodeBlock &b = m_codeBlocks[index];
-    if (result.text != displayedCode(b.code) && result.text != b.code)
-        return;
     QScrollBar *bar = verticalScrollBar();
     const bool follow = bar->value() >= bar->maximum() - 4;
-    m_writer->applyHighlight(b.frame, result, b.code);
-    b.highlighted = true;
+    m_writer->applyHighlight(m_code->frame(index), result, m_code->code(index));
+    m_code->setHighlighted(index);
     followIfAtBottom(follow);
     emit codeHighlighted(index);
 }
@@ -394,56 +374,10 @@ void ChatView::onHighlighted(int ticket, const CodeHighlighter::Result &result)
 void ChatView::writeFooter(int row)
 {
     Rendered &r = m_rendered[row];
-    const auto &m = m_model->message(row);
     const int before = r.frame->lastPosition();
     QTextCursor c = frameEnd(r);
-    const QTextCharFormat note = m_writer->noteFormat();
-    QStringList parts;
-    if (m.state == ChatModel::State::Stopped)
-        parts << tr("Stopped");
-    else if (m.state == ChatModel::State::Failed)
-        parts << tr("Failed");
-    if (m.hasStats && m.author == ChatModel::Author::Assistant) {
-        const auto &s = m.stats;
-        parts << tr("%n token(s)", "", s.generatedTokens) << tr("%1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1)
-              << tr("first token %1 ms").arg(s.timeToFirstTokenMs, 0, 'f', 0);
-        switch (s.stopReason) {
-        case shoehorn::StopReason::EndOfGeneration: parts << tr("finished"); break;
-        case shoehorn::StopReason::StopString: parts << tr("stop string"); break;
-        case shoehorn::StopReason::MaxTokens: parts << tr("token limit reached"); break;
-        case shoehorn::StopReason::ContextFull: parts << tr("context full"); break;
-        case shoehorn::StopReason::Cancelled: break; // "Stopped" says it already
-        case shoehorn::StopReason::None: break;
-        }
-        if (s.trimmedMessages > 0)
-            parts << tr("%n older message(s) left out to fit the context", "", s.trimmedMessages);
-    }
-    MessageWriter::newBlock(c);
-    if (!parts.isEmpty()) {
-        c.insertText(parts.join(QStringLiteral(" · ")), note);
-        c.insertBlock(QTextBlockFormat(), QTextCharFormat());
-    }
-    // The actions, as links: copy, edit, regenerate, versions, delete.
-    const bool last = row == m_model->rowCount() - 1;
-    auto link = [&](const QString &text, const QString &action) {
-        c.insertText(text, m_writer->linkFormat(actionHref(row, action)));
-        c.insertText(QStringLiteral("   "), note);
-    };
-    if (m.versionCount() > 1) {
-        if (m.current > 0)
-            link(QStringLiteral("‹"), QStringLiteral("prev"));
-        c.insertText(QStringLiteral("%1/%2   ").arg(m.current + 1).arg(m.versionCount()), note);
-        if (m.current + 1 < m.versionCount())
-            link(QStringLiteral("›"), QStringLiteral("next"));
-    }
-    link(tr("Copy"), QStringLiteral("copy"));
-    if (m.author == ChatModel::Author::User)
-        link(tr("Edit"), QStringLiteral("edit"));
-    if (last && m.author == ChatModel::Author::Assistant)
-        link(tr("Regenerate"), QStringLiteral("regenerate"));
-    else if (last && m.author == ChatModel::Author::User)
-        link(tr("Answer"), QStringLiteral("regenerate"));
-    link(tr("Delete"), QStringLiteral("delete"));
+    MessageFooter::write(c, *m_writer, m_model->message(row), row == m_model->rowCount() - 1,
+                         [&](const QString &action) { return actionHref(row, action); });
     r.footerChars = r.frame->lastPosition() - before;
 }
 
@@ -511,8 +445,8 @@ void ChatView::activate(const QString &href)
     const QString scheme = parts.value(0);
     if (scheme == QLatin1String("copy")) {
         const int index = parts.value(1).toInt();
-        if (index >= 0 && index < m_codeBlocks.size())
-            QGuiApplication::clipboard()->setText(displayedCode(m_codeBlocks[index].code));
+        if (index >= 0 && index < m_code->count())
+            QGuiApplication::clipboard()->setText(m_code->text(index));
         return;
     }
     if (scheme == QLatin1String("think")) {
@@ -560,17 +494,22 @@ void ChatView::setThinkingExpanded(int row, bool expanded)
     renderRow(row);
 }
 
+int ChatView::codeBlockCount() const
+{
+    return m_code->count();
+}
+
 QString ChatView::codeBlockText(int index) const
 {
-    return index >= 0 && index < m_codeBlocks.size() ? displayedCode(m_codeBlocks[index].code) : QString();
+    return m_code->text(index);
 }
 
 bool ChatView::codeBlockHighlighted(int index) const
 {
-    return index >= 0 && index < m_codeBlocks.size() && m_codeBlocks[index].highlighted;
+    return m_code->highlighted(index);
 }
 
 QTextFrame *ChatView::codeBlockFrame(int index) const
 {
-    return index >= 0 && index < m_codeBlocks.size() ? m_codeBlocks[index].frame.data() : nullptr;
+    return m_code->frame(index);
 }

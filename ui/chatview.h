@@ -1,7 +1,7 @@
 #pragma once
 
 #include "chatmodel.h"
-#include "codehighlighter.h"
+#include "codeblocks.h"
 #include "markdownsplit.h"
 
 #include <QHash>
@@ -36,7 +36,7 @@ public:
 
     bool isThinkingExpanded(int row) const;
     void setThinkingExpanded(int row, bool expanded);
-    int codeBlockCount() const { return int(m_codeBlocks.size()); }
+    int codeBlockCount() const;
     QString codeBlockText(int index) const;     // by order of appearance
     bool codeBlockHighlighted(int index) const;
     QTextFrame *codeBlockFrame(int index) const;
@@ -53,11 +53,6 @@ protected:
 
 private:
     struct Rendered;
-    struct CodeBlock {
-        QPointer<QTextFrame> frame;
-        QString code;
-        bool highlighted = false;
-    };
     void rebuild();
     void insertRow(int row);
     void renderRow(int row);
@@ -72,8 +67,7 @@ private:
     void updateThinkingHeader(int row);
     void writeFooter(int row);
     void removeFooter(Rendered &r);
-    int addCodeBlock(QTextFrame *frame, const QString &language, const QString &code);
-    void onHighlighted(int ticket, const CodeHighlighter::Result &result);
+    void onHighlighted(int index, const CodeHighlighter::Result &result);
     int rowOfKey(int key) const;
     QString roleTitle(ChatModel::Author author) const;
     QTextCursor frameEnd(const Rendered &r) const;
@@ -81,10 +75,8 @@ private:
 
     ChatModel *m_model = nullptr;
     std::unique_ptr<MessageWriter> m_writer;
-    CodeHighlighter *m_highlighter;
+    CodeBlocks *m_code;
     QList<Rendered> m_rendered;
-    QList<CodeBlock> m_codeBlocks;
-    QHash<int, int> m_pendingHighlight; // highlighter ticket -> code block
     int m_nextKey = 1;
     UrlOpener m_openUrl;
 };
