@@ -124,17 +124,16 @@ void TestAutoTune::realMeasurementsOnFixture()
                 best, sweep.measurements[size_t(sweep.best)].candidate.label.c_str(), sweep.measurements.size(),
                 found, tuned.measurements[size_t(tuned.best)].candidate.label.c_str(), tuned.measurements.size(),
                 found / best, measure.loads());
-    // One run of each is noisy on a shared 2-core machine: measure the two winners again,
-    // interleaved, and compare those means.
-    const TuneCandidate &sweepBest = sweep.measurements[size_t(sweep.best)].candidate;
-    const TuneCandidate &searchBest = tuned.measurements[size_t(tuned.best)].candidate;
-    double a = 0, b = 0;
-    for (int round = 0; round < 3; ++round) {
-        a += measure(sweepBest).generate.mean;
-        b += measure(searchBest).generate.mean;
-    }
-    std::printf("re-measured: sweep's best %.0f t/s, search's best %.0f t/s (ratio %.3f)\n", a / 3, b / 3, b / a);
-    QVERIFY(b >= a * 0.8);
+    // Real measurements, really taken: every configuration was measured and is positive. How
+    // good the search is, is proven without timing by searchMatchesSweep (a synthetic grid);
+    // a speed comparison here would be a timed unit test, noisy on a shared 2-core machine.
+    for (const TuneResult *t : {&sweep, &tuned})
+        for (const auto &m : t->measurements) {
+            QVERIFY2(m.ok && m.generate.mean > 0 && m.prompt.mean > 0, m.candidate.label.c_str());
+            QVERIFY(m.generate.samples >= 3); // EarlyStop{3, 3}: exactly three runs
+        }
+    QCOMPARE(sweep.measurements.size(), size_t(8)); // threads {1, 2} x ubatch {128, 512} x flash attention on/off
+    QVERIFY(tuned.measurements.size() <= sweep.measurements.size());
     QCOMPARE(measure.loads(), 1); // one placement: the weights were loaded once
 }
 
