@@ -25,6 +25,7 @@ public:
     ~HardwareMonitor() override;
 
     void setProbe(Probe probe) { m_probe = std::move(probe); } // test seam
+    void setInterval(int ms) { m_timer.setInterval(ms); }      // default: a second
     bool hasProbed() const { return m_probed; }
     const shoehorn::HardwareInfo &current() const { return m_current; }
     // Polls while at least one watcher is active (a visible panel); refresh() probes once.
