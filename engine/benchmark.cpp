@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 
 namespace shoehorn {
@@ -70,6 +71,122 @@ Error benchDecodeError(const char *test, int32_t rc, const LogCapture &capture)
     return e;
 }
 
+// Like llama-bench, each test gets a context (and CPU thread pool) of its own, sized as
+// llama-bench sizes it: n_prompt for pp, n_gen for tg. The chat path gets the user's.
+struct TestContext {
+    std::unique_ptr<CpuThreadPools> threads; // before ctx: must outlive it
+    llama_context_ptr ctx;
+};
+
+// What the tests of one runBenchmark() call share: the model, the settings, when to stop,
+// the random tokens and the log capture that explains a failure.
+struct BenchRun {
+    const std::shared_ptr<Model> &model;
+    const ContextSettings &context;
+    const BenchRequest &request;
+    EarlyStop stop;
+    const std::atomic<bool> *cancel;
+    const std::function<void(const std::string &)> &progress;
+    const LogCapture &capture;
+    std::mt19937 rng{1234};
+
+    bool cancelled() const { return cancel && cancel->load(); }
+    void report(const std::string &what) const
+    {
+        if (progress)
+            progress(what);
+    }
+};
+
+Result<TestContext> makeTestContext(const BenchRun &run, int tokens)
+{
+    ContextSettings bench = run.context;
+    bench.contextSize = static_cast<uint32_t>(std::max(tokens, 1));
+    TestContext t;
+    t.threads = std::make_unique<CpuThreadPools>(bench);
+    t.ctx.reset(llama_init_from_model(internal::llamaModel(*run.model), contextParams(bench)));
+    if (!t.ctx) {
+        const std::string why = run.capture.lastError();
+        return Error{looksLikeOutOfMemory(run.capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
+                     why.empty() ? "llama.cpp could not create a benchmark context" : why};
+    }
+    t.threads->attach(t.ctx.get());
+    return t;
+}
+
+// pp: prompt processing of request.promptTokens random tokens, after a warm-up run.
+std::optional<Error> timePrompt(BenchRun &run, std::vector<double> &runs)
+{
+    const int n = run.request.promptTokens;
+    auto test = makeTestContext(run, n);
+    if (!test)
+        return test.error();
+    llama_context *ctx = test->ctx.get();
+    llama_memory_t mem = llama_get_memory(ctx);
+    decodePrompt(ctx, n, run.rng); // warm-up
+    while (!run.stop.done(runs) && !run.cancelled()) {
+        llama_memory_clear(mem, false);
+        const auto t = Clock::now();
+        if (const int32_t rc = decodePrompt(ctx, n, run.rng))
+            return benchDecodeError("prompt processing", rc, run.capture);
+        runs.push_back(n / seconds(t));
+        run.report("pp" + std::to_string(n) + " run " + std::to_string(runs.size()));
+    }
+    return std::nullopt;
+}
+
+// tg: request.generateTokens single-token decodes, after a one-token warm-up.
+std::optional<Error> timeGeneration(BenchRun &run, std::vector<double> &runs)
+{
+    const int n = run.request.generateTokens;
+    auto test = makeTestContext(run, n);
+    if (!test)
+        return test.error();
+    llama_context *ctx = test->ctx.get();
+    llama_memory_t mem = llama_get_memory(ctx);
+    decodeTokens(ctx, 1, run.rng); // warm-up
+    while (!run.stop.done(runs) && !run.cancelled()) {
+        llama_memory_clear(mem, false);
+        const auto t = Clock::now();
+        if (const int32_t rc = decodeTokens(ctx, n, run.rng))
+            return benchDecodeError("generation", rc, run.capture);
+        runs.push_back(n / seconds(t));
+        run.report("tg" + std::to_string(n) + " run " + std::to_string(runs.size()));
+    }
+    return std::nullopt;
+}
+
+// The chat path: whole answers through a ChatSession in the user's context (made big
+// enough for the answer), after a warm-up answer.
+std::optional<Error> timeChatPath(BenchRun &run, std::vector<double> &runs)
+{
+    ContextSettings cs = run.context;
+    cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(run.request.generateTokens + 256));
+    auto session = ChatSession::create(run.model, cs);
+    if (!session)
+        return session.error();
+    GenerationOptions o;
+    o.maxTokens = run.request.generateTokens;
+    o.sampling.seed = 42;
+    // A forced long answer: the benchmark must not end early on an end-of-generation token.
+    o.stop.clear();
+    size_t bytes = 0;
+    StreamCallbacks cb;
+    cb.onDelta = [&](std::string_view c, std::string_view rs) { bytes += c.size() + rs.size(); };
+    (*session)->generate({{"user", "Warm up.", {}}}, o, cb, run.cancel);
+    while (!run.stop.done(runs) && !run.cancelled()) {
+        (*session)->clearCache();
+        auto res = (*session)->generate({{"user", "Tell me about memory on small GPUs.", {}}}, o, cb, run.cancel);
+        if (!res)
+            return res.error();
+        if (res->stats.generatedTokens == 0)
+            break;
+        runs.push_back(res->stats.generationTokensPerSecond);
+        run.report("chat run " + std::to_string(runs.size()));
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 Stats summarize(const std::vector<double> &v)
@@ -106,93 +223,22 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
     if (!model)
         return Error{ErrorCode::NoModel, "no model"};
     LogCapture capture;
-    // Like llama-bench, each test gets a context (and CPU thread pool) of its own, sized as
-    // llama-bench sizes it: n_prompt for pp, n_gen for tg. The chat path gets the user's.
-    struct TestContext {
-        std::unique_ptr<CpuThreadPools> threads; // before ctx: must outlive it
-        llama_context_ptr ctx;
-    };
-    auto makeContext = [&](int tokens) -> Result<TestContext> {
-        ContextSettings bench = context;
-        bench.contextSize = static_cast<uint32_t>(std::max(tokens, 1));
-        TestContext t;
-        t.threads = std::make_unique<CpuThreadPools>(bench);
-        t.ctx.reset(llama_init_from_model(internal::llamaModel(*model), contextParams(bench)));
-        if (!t.ctx) {
-            const std::string why = capture.lastError();
-            return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed,
-                         why.empty() ? "llama.cpp could not create a benchmark context" : why};
-        }
-        t.threads->attach(t.ctx.get());
-        return t;
-    };
-    ContextSettings cs = context;
-    cs.contextSize = std::max<uint32_t>(cs.contextSize, static_cast<uint32_t>(r.generateTokens + 256));
-    std::mt19937 rng(1234);
-    BenchResult out;
     const EarlyStop stop = r.stop.maxSamples > 0 && r.stop.relativeError > 0
                                ? r.stop
                                : EarlyStop{r.repetitions, r.repetitions, 0.0};
-    auto cancelled = [&] { return cancel && cancel->load(); };
-
+    BenchRun run{model, context, r, stop, cancel, progress, capture};
+    BenchResult out;
     if (r.promptTokens > 0) {
-        auto test = makeContext(r.promptTokens);
-        if (!test)
-            return test.error();
-        llama_context *ctx = test->ctx.get();
-        llama_memory_t mem = llama_get_memory(ctx);
-        decodePrompt(ctx, r.promptTokens, rng); // warm-up
-        while (!stop.done(out.promptRuns) && !cancelled()) {
-            llama_memory_clear(mem, false);
-            const auto t = Clock::now();
-            if (const int32_t rc = decodePrompt(ctx, r.promptTokens, rng))
-                return benchDecodeError("prompt processing", rc, capture);
-            out.promptRuns.push_back(r.promptTokens / seconds(t));
-            if (progress)
-                progress("pp" + std::to_string(r.promptTokens) + " run " + std::to_string(out.promptRuns.size()));
-        }
+        if (auto e = timePrompt(run, out.promptRuns))
+            return *e;
     }
     if (r.generateTokens > 0) {
-        auto test = makeContext(r.generateTokens);
-        if (!test)
-            return test.error();
-        llama_context *ctx = test->ctx.get();
-        llama_memory_t mem = llama_get_memory(ctx);
-        decodeTokens(ctx, 1, rng); // warm-up
-        while (!stop.done(out.generateRuns) && !cancelled()) {
-            llama_memory_clear(mem, false);
-            const auto t = Clock::now();
-            if (const int32_t rc = decodeTokens(ctx, r.generateTokens, rng))
-                return benchDecodeError("generation", rc, capture);
-            out.generateRuns.push_back(r.generateTokens / seconds(t));
-            if (progress)
-                progress("tg" + std::to_string(r.generateTokens) + " run " + std::to_string(out.generateRuns.size()));
-        }
+        if (auto e = timeGeneration(run, out.generateRuns))
+            return *e;
     }
     if (r.generateTokens > 0 && r.chatPath) {
-        auto session = ChatSession::create(model, cs);
-        if (!session)
-            return session.error();
-        GenerationOptions o;
-        o.maxTokens = r.generateTokens;
-        o.sampling.seed = 42;
-        // A forced long answer: the benchmark must not end early on an end-of-generation token.
-        o.stop.clear();
-        size_t bytes = 0;
-        StreamCallbacks cb;
-        cb.onDelta = [&](std::string_view c, std::string_view rs) { bytes += c.size() + rs.size(); };
-        (*session)->generate({{"user", "Warm up.", {}}}, o, cb, cancel);
-        while (!stop.done(out.chatRuns) && !cancelled()) {
-            (*session)->clearCache();
-            auto res = (*session)->generate({{"user", "Tell me about memory on small GPUs.", {}}}, o, cb, cancel);
-            if (!res)
-                return res.error();
-            if (res->stats.generatedTokens == 0)
-                break;
-            out.chatRuns.push_back(res->stats.generationTokensPerSecond);
-            if (progress)
-                progress("chat run " + std::to_string(out.chatRuns.size()));
-        }
+        if (auto e = timeChatPath(run, out.chatRuns))
+            return *e;
     }
     out.promptTps = summarize(out.promptRuns);
     out.generateTps = summarize(out.generateRuns);

@@ -187,6 +187,120 @@ MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx,
     return plan;
 }
 
+DevicePlan &deviceFor(MemoryPlan &plan, int d)
+{
+    return d < 0 ? plan.ram : plan.gpus[static_cast<size_t>(d)];
+}
+
+// The target's GPUs and its RAM, with nothing on them yet.
+void addDevices(MemoryPlan &plan, const PlanTarget &t)
+{
+    for (const auto &g : t.gpus) {
+        DevicePlan d;
+        d.name = g.name;
+        d.description = g.description;
+        d.available = g.freeBytes;
+        d.capacity = g.totalBytes;
+        plan.gpus.push_back(d);
+    }
+    plan.ram.name = "RAM";
+    plan.ram.available = t.ramAvailableBytes;
+    plan.ram.capacity = t.ramTotalBytes;
+}
+
+// Tied embeddings: the output layer gets its own copy of token_embd on its device (on
+// the CPU too, where the matmul copy is repacked apart from the row-lookup one).
+void addTiedOutput(MemoryPlan &plan, int outputDevice, uint64_t embd, const TensorInfo *embdTensor, bool amx)
+{
+    uint64_t copy = embd;
+    if (outputDevice < 0 && embdTensor) { // the copy is a matrix-multiplied output: AMX may pack it
+        TensorInfo asOutput = *embdTensor;
+        asOutput.role = TensorRole::Output;
+        copy = cpuWeightBytes(asOutput, amx);
+    }
+    deviceFor(plan, outputDevice).use.weightsDense += copy;
+}
+
+// Every weight on the device of its layer (the experts of the first cpuMoeLayers layers stay
+// in RAM). Returns what the file holds of the CPU-side weights (AMX packs them larger).
+uint64_t addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, bool amx)
+{
+    const int nLayer = static_cast<int>(m.layerCount);
+    bool hasOutput = false;
+    uint64_t embd = 0;
+    const TensorInfo *embdTensor = nullptr;
+    uint64_t ramFileBytes = 0;
+    for (const auto &ti : m.tensors) {
+        int d = -1;
+        if (ti.layer >= 0 && ti.layer < nLayer) {
+            d = p.deviceOf(ti.layer);
+            if (ti.role == TensorRole::Expert && ti.layer < plan.cpuMoeLayers)
+                d = -1;
+        } else if (ti.role == TensorRole::Output) {
+            d = p.deviceOf(nLayer);
+            hasOutput |= ti.name == "output.weight";
+        } else if (ti.role == TensorRole::Embedding) {
+            embd += ti.name == "token_embd.weight" ? ti.bytes : 0;
+            embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
+        }
+        const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, amx) : ti.bytes;
+        ramFileBytes += d < 0 ? ti.bytes : 0;
+        MemoryUse &use = deviceFor(plan, d).use;
+        (ti.role == TensorRole::Expert ? use.weightsExperts : use.weightsDense) += bytes;
+    }
+    if (!hasOutput)
+        addTiedOutput(plan, p.deviceOf(nLayer), embd, embdTensor, amx);
+    return ramFileBytes;
+}
+
+// KV cache and recurrent state, on the device of their layer (offload_kqv is on).
+void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p)
+{
+    const ggml_type tk = kvCacheType(s.context.typeK);
+    const ggml_type tv = kvCacheType(s.context.typeV);
+    const uint64_t nSeq = static_cast<uint64_t>(std::max(1, s.parallel));
+    const uint64_t swaCells =
+        m.slidingWindow > 0 ? std::min<uint64_t>(plan.contextSize, pad(m.slidingWindow * nSeq + s.context.ubatchSize, 256))
+                            : plan.contextSize;
+    for (const auto &l : m.layers) {
+        DevicePlan &d = deviceFor(plan, p.deviceOf(l.index));
+        if (l.hasAttention) {
+            const uint64_t kvHeads = l.index < static_cast<int>(m.headCountKvPerLayer.size()) &&
+                                             m.headCountKvPerLayer.size() > 1
+                                         ? static_cast<uint64_t>(m.headCountKvPerLayer[static_cast<size_t>(l.index)])
+                                         : m.headCountKv;
+            const uint64_t layerCells = l.slidingWindow ? swaCells : plan.contextSize;
+            const uint64_t bytes = typeBytes(tk, layerCells * kvHeads * m.headSizeK) + typeBytes(tv, layerCells * kvHeads * m.headSizeV);
+            (l.slidingWindow ? d.use.kvSwa : d.use.kvFull) += bytes;
+        }
+        if (l.hasRecurrent) {
+            const uint64_t conv = m.ssmConvKernel > 0 ? m.ssmConvKernel - 1 : 0;
+            const uint64_t r = conv * (m.ssmInnerSize + 2ull * m.ssmGroupCount * m.ssmStateSize);
+            const uint64_t st = uint64_t(m.ssmStateSize) * m.ssmInnerSize;
+            d.use.recurrent += (r + st) * 4 * nSeq;
+        }
+    }
+}
+
+// Compute buffers of every device that runs layers or the output, and the driver overhead of
+// each GPU in use.
+void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p,
+                const ContextCells &cells)
+{
+    const int outDev = p.deviceOf(static_cast<int>(m.layerCount));
+    for (size_t g = 0; g < plan.gpus.size(); ++g) {
+        if (plan.gpus[g].layers > 0 || outDev == static_cast<int>(g))
+            plan.gpus[g].use.compute =
+                computeEstimate(m, s, cells.perSequence, true, plan.gpus[g].layers, outDev == static_cast<int>(g));
+    }
+    plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, plan.ram.layers, outDev < 0);
+    // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
+    // llama.cpp does not count in its buffers.
+    for (auto &g : plan.gpus)
+        if (g.use.weights() + g.use.compute > 0)
+            g.use.overhead = kGpuDriverOverhead;
+}
+
 } // namespace
 
 bool MemoryPlan::fits(uint64_t gpuMargin) const
@@ -206,96 +320,12 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     plan.cpuMoeLayers = std::clamp(s.load.cpuMoeLayers, 0, nLayer);
     const ContextCells cells = effectiveContext(m, s.context, s.parallel);
     plan.contextSize = cells.total;
-    for (const auto &g : t.gpus) {
-        DevicePlan d;
-        d.name = g.name;
-        d.description = g.description;
-        d.available = g.freeBytes;
-        d.capacity = g.totalBytes;
-        plan.gpus.push_back(d);
-    }
-    plan.ram.name = "RAM";
-    plan.ram.available = t.ramAvailableBytes;
-    plan.ram.capacity = t.ramTotalBytes;
-    auto dev = [&](int d) -> DevicePlan & { return d < 0 ? plan.ram : plan.gpus[static_cast<size_t>(d)]; };
-
-    // Weights.
-    bool hasOutput = false;
-    uint64_t embd = 0;
-    const TensorInfo *embdTensor = nullptr;
-    uint64_t ramFileBytes = 0; // of the CPU-side weights, what the file holds (AMX packs larger)
-    for (const auto &ti : m.tensors) {
-        int d = -1;
-        if (ti.layer >= 0 && ti.layer < nLayer) {
-            d = p.deviceOf(ti.layer);
-            if (ti.role == TensorRole::Expert && ti.layer < plan.cpuMoeLayers)
-                d = -1;
-        } else if (ti.role == TensorRole::Output) {
-            d = p.deviceOf(nLayer);
-            hasOutput |= ti.name == "output.weight";
-        } else if (ti.role == TensorRole::Embedding) {
-            embd += ti.name == "token_embd.weight" ? ti.bytes : 0;
-            embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
-        }
-        const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
-        ramFileBytes += d < 0 ? ti.bytes : 0;
-        (ti.role == TensorRole::Expert ? dev(d).use.weightsExperts : dev(d).use.weightsDense) += bytes;
-    }
-    // Tied embeddings: the output layer gets its own copy of token_embd on its device (on
-    // the CPU too, where the matmul copy is repacked apart from the row-lookup one).
-    if (!hasOutput) {
-        const int d = p.deviceOf(nLayer);
-        uint64_t copy = embd;
-        if (d < 0 && embdTensor) { // the copy is a matrix-multiplied output: AMX may pack it
-            TensorInfo asOutput = *embdTensor;
-            asOutput.role = TensorRole::Output;
-            copy = cpuWeightBytes(asOutput, t.cpuAmx);
-        }
-        dev(d).use.weightsDense += copy;
-    }
+    addDevices(plan, t);
+    const uint64_t ramFileBytes = addWeights(plan, m, p, t.cpuAmx);
     for (int il = 0; il < nLayer; ++il)
-        ++dev(p.deviceOf(il)).layers;
-
-    // KV cache and recurrent state, on the device of their layer (offload_kqv is on).
-    const ggml_type tk = kvCacheType(s.context.typeK);
-    const ggml_type tv = kvCacheType(s.context.typeV);
-    const uint64_t nSeq = static_cast<uint64_t>(std::max(1, s.parallel));
-    const uint64_t swaCells =
-        m.slidingWindow > 0 ? std::min<uint64_t>(plan.contextSize, pad(m.slidingWindow * nSeq + s.context.ubatchSize, 256))
-                            : plan.contextSize;
-    for (const auto &l : m.layers) {
-        DevicePlan &d = dev(p.deviceOf(l.index));
-        if (l.hasAttention) {
-            const uint64_t kvHeads = l.index < static_cast<int>(m.headCountKvPerLayer.size()) &&
-                                             m.headCountKvPerLayer.size() > 1
-                                         ? static_cast<uint64_t>(m.headCountKvPerLayer[static_cast<size_t>(l.index)])
-                                         : m.headCountKv;
-            const uint64_t layerCells = l.slidingWindow ? swaCells : plan.contextSize;
-            const uint64_t bytes = typeBytes(tk, layerCells * kvHeads * m.headSizeK) + typeBytes(tv, layerCells * kvHeads * m.headSizeV);
-            (l.slidingWindow ? d.use.kvSwa : d.use.kvFull) += bytes;
-        }
-        if (l.hasRecurrent) {
-            const uint64_t conv = m.ssmConvKernel > 0 ? m.ssmConvKernel - 1 : 0;
-            const uint64_t r = conv * (m.ssmInnerSize + 2ull * m.ssmGroupCount * m.ssmStateSize);
-            const uint64_t st = uint64_t(m.ssmStateSize) * m.ssmInnerSize;
-            d.use.recurrent += (r + st) * 4 * nSeq;
-        }
-    }
-
-    // Compute buffers.
-    const int outDev = p.deviceOf(nLayer);
-    for (size_t g = 0; g < plan.gpus.size(); ++g) {
-        if (plan.gpus[g].layers > 0 || outDev == static_cast<int>(g))
-            plan.gpus[g].use.compute =
-                computeEstimate(m, s, cells.perSequence, true, plan.gpus[g].layers, outDev == static_cast<int>(g));
-    }
-    plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, plan.ram.layers, outDev < 0);
-    // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
-    // llama.cpp does not count in its buffers.
-    for (auto &g : plan.gpus)
-        if (g.use.weights() + g.use.compute > 0)
-            g.use.overhead = kGpuDriverOverhead;
-
+        ++deviceFor(plan, p.deviceOf(il)).layers;
+    addCache(plan, m, s, p);
+    addCompute(plan, m, s, p, cells);
     // With mmap the CPU-side weights are file pages in RAM; they count as RAM needed.
     if (s.load.loadMode != LoadMode::NoMmap)
         plan.mmapResidentBytes = ramFileBytes;

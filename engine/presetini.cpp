@@ -43,6 +43,53 @@ bool parseNumber(const std::string &v, T &out)
     return !in.fail() && in.eof();
 }
 
+// The keys whose value needs more than a number or a boolean. Each takes the key (returns
+// true) and sets `error` when the value is bad.
+bool applyCacheType(ModelPreset &p, const std::string &key, const std::string &value, std::string &error)
+{
+    if (!isKvCacheType(value)) {
+        error = "unknown KV cache type: " + value;
+        return true;
+    }
+    (key == "ctk" || key == "cache-type-k" ? p.typeK : p.typeV) = value;
+    return true;
+}
+
+bool applyFlashAttention(ModelPreset &p, const std::string &value, std::string &error)
+{
+    FlashAttention f;
+    if (!parseFlashAttention(value, f))
+        error = "flash-attn takes on, off or auto: " + value;
+    else
+        p.flashAttention = f;
+    return true;
+}
+
+bool applyLoadMode(ModelPreset &p, const std::string &key, const std::string &value, std::string &error)
+{
+    bool b = false;
+    if (!parseBool(value, b)) {
+        error = "not a boolean: " + value;
+        return true;
+    }
+    if (key == "mlock" && b) p.loadMode = LoadMode::Mlock;
+    else if (key == "no-mmap") p.loadMode = b ? LoadMode::NoMmap : LoadMode::Mmap;
+    else if (key == "mmap") p.loadMode = b ? LoadMode::Mmap : LoadMode::NoMmap;
+    return true;
+}
+
+bool applyTemplateKwargs(ModelPreset &p, const std::string &value, std::string &error)
+{
+    const auto j = nlohmann::json::parse(value, nullptr, false);
+    if (!j.is_object()) {
+        error = "chat-template-kwargs is not a JSON object";
+        return true;
+    }
+    for (const auto &[k, v] : j.items())
+        p.templateKwargs[k] = v.dump();
+    return true;
+}
+
 // llama-server flag names (long and short) a preset may use, mapped to one setter each.
 bool applyKey(ModelPreset &p, const std::string &key, const std::string &value, std::string &error)
 {
@@ -85,43 +132,14 @@ bool applyKey(ModelPreset &p, const std::string &key, const std::string &value, 
     if (key == "presence-penalty") return num(p.presencePenalty);
     if (key == "repeat-penalty") return num(p.repeatPenalty);
     if (key == "s" || key == "seed") return num(p.seed);
-    if (key == "ctk" || key == "cache-type-k" || key == "ctv" || key == "cache-type-v") {
-        if (!isKvCacheType(value)) {
-            error = "unknown KV cache type: " + value;
-            return true;
-        }
-        (key == "ctk" || key == "cache-type-k" ? p.typeK : p.typeV) = value;
-        return true;
-    }
-    if (key == "fa" || key == "flash-attn") {
-        FlashAttention f;
-        if (!parseFlashAttention(value, f))
-            error = "flash-attn takes on, off or auto: " + value;
-        else
-            p.flashAttention = f;
-        return true;
-    }
-    if (key == "mlock" || key == "no-mmap" || key == "mmap") {
-        bool b = false;
-        if (!parseBool(value, b)) {
-            error = "not a boolean: " + value;
-            return true;
-        }
-        if (key == "mlock" && b) p.loadMode = LoadMode::Mlock;
-        else if (key == "no-mmap") p.loadMode = b ? LoadMode::NoMmap : LoadMode::Mmap;
-        else if (key == "mmap") p.loadMode = b ? LoadMode::Mmap : LoadMode::NoMmap;
-        return true;
-    }
-    if (key == "chat-template-kwargs") {
-        const auto j = nlohmann::json::parse(value, nullptr, false);
-        if (!j.is_object()) {
-            error = "chat-template-kwargs is not a JSON object";
-            return true;
-        }
-        for (const auto &[k, v] : j.items())
-            p.templateKwargs[k] = v.dump();
-        return true;
-    }
+    if (key == "ctk" || key == "cache-type-k" || key == "ctv" || key == "cache-type-v")
+        return applyCacheType(p, key, value, error);
+    if (key == "fa" || key == "flash-attn")
+        return applyFlashAttention(p, value, error);
+    if (key == "mlock" || key == "no-mmap" || key == "mmap")
+        return applyLoadMode(p, key, value, error);
+    if (key == "chat-template-kwargs")
+        return applyTemplateKwargs(p, value, error);
     return false;
 }
 

@@ -1,0 +1,162 @@
+// The presets: tiny models that run end to end, and full-size shape fixtures that copy a
+// named real model's tensor shapes and quantization mix.
+#include "fixtures.h"
+
+namespace shoehorn::fixtures {
+
+Spec tinyLlama()
+{
+    Spec s;
+    s.arch = "llama";
+    s.name = "Shoehorn Tiny Llama";
+    return s;
+}
+
+Spec tinyQwen3Moe()
+{
+    Spec s;
+    s.arch = "qwen3moe";
+    s.name = "Shoehorn Tiny Qwen3 MoE";
+    s.experts = 8;
+    s.expertsUsed = 2;
+    s.expertFf = 32;
+    s.ff = 128;
+    return s;
+}
+
+Spec tinyThinking()
+{
+    Spec s = tinyQwen3Moe();
+    s.name = "Shoehorn Tiny Thinking MoE";
+    s.thinkingTemplate = true;
+    s.samplingDefaults = true; // like Qwen's own GGUFs
+    return s;
+}
+
+Spec qwen3_30b_a3b()
+{
+    Spec s;
+    s.arch = "qwen3moe";
+    s.name = "Qwen3-30B-A3B (shape fixture)";
+    s.layers = 48;
+    s.embd = 2048;
+    s.heads = 32;
+    s.headsKv = 4;
+    s.headDim = 128;
+    s.ff = 6144;
+    s.experts = 128;
+    s.expertsUsed = 8;
+    s.expertFf = 768;
+    s.contextLength = 40960;
+    s.vocab = 151936;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
+Spec qwen3_30b_a3b_random()
+{
+    Spec s = qwen3_30b_a3b();
+    s.name = "Qwen3-30B-A3B (random weights)";
+    s.fill = Fill::Fast;
+    return s;
+}
+
+Spec llama3_8b()
+{
+    Spec s;
+    s.arch = "llama";
+    s.name = "Llama-3.1-8B (shape fixture)";
+    s.layers = 32;
+    s.embd = 4096;
+    s.heads = 32;
+    s.headsKv = 8;
+    s.headDim = 128;
+    s.ff = 14336;
+    s.contextLength = 131072;
+    s.vocab = 128256;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
+Spec qwen35_35b_a3b()
+{
+    Spec s;
+    s.arch = "qwen35moe";
+    s.name = "Qwen3.5-35B-A3B (shape fixture)";
+    s.layers = 40;
+    s.embd = 2048;
+    s.heads = 16;
+    s.headsKv = 2;
+    s.headDim = 256;
+    s.ropeDims = 64;
+    s.ff = 512;
+    s.experts = 256;
+    s.expertsUsed = 8;
+    s.expertFf = 512;
+    s.sharedExpertFf = 512;
+    s.ssmConvKernel = 4;
+    s.ssmStateSize = 128;
+    s.ssmGroupCount = 16;
+    s.ssmTimeStepRank = 32;
+    s.fullAttentionInterval = 4;
+    s.contextLength = 262144;
+    s.vocab = 248320;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
+Spec gemma3_12b()
+{
+    Spec s;
+    s.arch = "gemma3";
+    s.name = "Gemma-3-12B (shape fixture)";
+    s.layers = 48;
+    s.embd = 3840;
+    s.heads = 16;
+    s.headsKv = 8;
+    s.headDim = 256;
+    s.ff = 15360;
+    s.slidingWindow = 1024;
+    s.contextLength = 131072;
+    s.vocab = 262144;
+    s.quant = "q4_k_m";
+    s.fill = Fill::Sparse;
+    return s;
+}
+
+Spec benchQwen3Moe()
+{
+    Spec s = qwen3_30b_a3b();
+    s.name = "Shoehorn bench MoE (Qwen3-30B-A3B layer shapes, 2 layers)";
+    s.layers = 2; // about 700 MB: big enough that a measurement is not noise, small enough to write
+    s.vocab = 32000;
+    s.fill = Fill::Random;
+    s.weightScale = 0.02f;
+    return s;
+}
+
+std::vector<std::string> presetNames()
+{
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
+            "gemma3-12b", "llama3-8b", "bench-qwen3moe"};
+}
+
+bool presetByName(const std::string &name, Spec &out)
+{
+    if (name == "tiny-llama") out = tinyLlama();
+    else if (name == "tiny-qwen3moe") out = tinyQwen3Moe();
+    else if (name == "tiny-thinking") out = tinyThinking();
+    else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
+    else if (name == "qwen3-30b-a3b-random") out = qwen3_30b_a3b_random();
+    else if (name == "llama3-8b") out = llama3_8b();
+    else if (name == "qwen35-35b-a3b") out = qwen35_35b_a3b();
+    else if (name == "gemma3-12b") out = gemma3_12b();
+    else if (name == "bench-qwen3moe") out = benchQwen3Moe();
+    else return false;
+    return true;
+}
+
+} // namespace shoehorn::fixtures
