@@ -37,7 +37,7 @@ function(shoehorn_fetch_llama out_dir)
 
     if(NOT EXISTS "${tgz}")
         message(STATUS "Fetching ${SHOEHORN_LLAMA_NPM_PACKAGE} with npm pack")
-        execute_process(COMMAND "${NPM_EXECUTABLE}" pack "${SHOEHORN_LLAMA_NPM_PACKAGE}" --silent
+        execute_process(COMMAND "${NPM_EXECUTABLE}" pack "${SHOEHORN_LLAMA_NPM_PACKAGE}" --loglevel=error
                         WORKING_DIRECTORY "${dl}" RESULT_VARIABLE rc OUTPUT_QUIET)
         if(NOT rc EQUAL 0 OR NOT EXISTS "${tgz}")
             message(FATAL_ERROR "npm pack ${SHOEHORN_LLAMA_NPM_PACKAGE} failed (${rc}). "
@@ -61,7 +61,7 @@ function(shoehorn_fetch_llama out_dir)
     endif()
 
     file(REMOVE_RECURSE "${src}")
-    execute_process(COMMAND "${GIT_EXECUTABLE}" clone --quiet
+    execute_process(COMMAND "${GIT_EXECUTABLE}" -c advice.detachedHead=false clone --quiet
                             "${unpack}/package/llama/gitRelease.bundle" "${src}"
                     RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)

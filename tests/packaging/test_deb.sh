@@ -86,7 +86,7 @@ export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" SHOEHORN_INSTAN
 conf="$XDG_CONFIG_HOME/Shoehorn/Shoehorn.conf"
 "$root/usr/bin/shoehorn" "$work/some.gguf" > "$work/first.log" 2>&1 &
 first=$!
-trap 'kill $first 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $first 2>/dev/null || true; rm -rf "$work" "${TMPDIR:-/tmp}/$SHOEHORN_INSTANCE_NAME"' EXIT
 recent_first() { sed -n 's/^recent=//p' "$conf" 2>/dev/null | cut -d, -f1; }
 for _ in $(seq 100); do [ "$(recent_first)" = "$work/some.gguf" ] && break; sleep 0.1; done
 [ "$(recent_first)" = "$work/some.gguf" ] || { cat "$work/first.log"; fail "first instance did not load some.gguf"; }
