@@ -29,6 +29,7 @@ struct ModelSummary {
     shoehorn::LoadSettings load;       // what was used (after any out-of-memory retries)
     shoehorn::ContextSettings context;
     shoehorn::MemoryPlan measured; // what llama.cpp actually allocated
+    shoehorn::HeldMemory held;     // what the load took from the machine (plans count it as free)
 };
 
 // llama.cpp's dry run of one set of settings (Worker::exactPlan), for the offload panel.

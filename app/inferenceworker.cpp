@@ -56,6 +56,8 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     // Free the old model first: two large models rarely fit at once.
     m_session.reset();
     m_model.reset();
+    m_held = {};
+    const HardwareInfo hwBefore = probeHardware();
 
     PlanSettings settings;
     settings.load = load;
@@ -89,13 +91,15 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
         settings = next->after;
     }
 
+    const HardwareInfo hwAfter = probeHardware();
+    m_held = heldBetween(hwBefore, hwAfter);
     PlanSettings used;
     used.load = settings.load;
     used.context = m_session->settings();
-    emit modelLoaded(summary(path, used));
+    emit modelLoaded(summary(path, used, hwAfter));
 }
 
-ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &used) const
+ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &used, const HardwareInfo &hw) const
 {
     const ModelInfo &mi = m_model->info();
     ModelSummary s;
@@ -117,7 +121,8 @@ ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &u
     s.load = used.load;
     s.context = used.context;
     // The analytic plan only lays out llama.cpp's measured totals by kind.
-    s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(probeHardware())));
+    s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(hw)));
+    s.held = m_held;
     return s;
 }
 
@@ -180,8 +185,10 @@ void InferenceWorker::autoTune(const TuneRequest &request)
     // This machine, probed here: the worker is where llama.cpp's devices are asked.
     const HardwareInfo hw = probeHardware();
     TuneRequest r = request;
-    if (r.target.name.empty())
+    if (r.target.name.empty()) {
         r.target = targetFromHardware(hw);
+        addHeldMemory(r.target, m_held, hw.process); // the loaded model's own memory is free for it
+    }
     report.machine = TuningStore::machineId(hw);
     AutoTuner tuner(m_model->info(), r);
     BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, m_model);

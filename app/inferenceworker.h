@@ -37,10 +37,12 @@ public:
 
 private:
     shoehorn::Result<bool> tryLoad(const QString &path, const shoehorn::PlanSettings &settings);
-    ModelSummary summary(const QString &path, const shoehorn::PlanSettings &used) const;
+    ModelSummary summary(const QString &path, const shoehorn::PlanSettings &used,
+                         const shoehorn::HardwareInfo &hw) const;
 
     FailureInjector m_inject;
     std::shared_ptr<shoehorn::Model> m_model;
     QString m_path;
     std::unique_ptr<shoehorn::ChatSession> m_session;
+    shoehorn::HeldMemory m_held; // what the loaded model took from the machine
 };

@@ -102,6 +102,11 @@ const HardwareInfo &OffloadController::hardware() const
     return m_chat->hardware()->current();
 }
 
+quint64 OffloadController::heldRamBytes() const
+{
+    return m_chat->hasModel() ? m_chat->model().held.ramBytes(hardware().process) : 0;
+}
+
 void OffloadController::watchHardware(bool on)
 {
     m_chat->hardware()->watch(on);
@@ -144,6 +149,9 @@ PlanTarget OffloadController::currentTarget() const
         }
     }
     PlanTarget t = m_chat->hardware()->target(quint64(m_vramBudgetMiB) * MiB);
+    // What the loaded model holds is free for any plan: a load frees the old model first.
+    if (m_chat->hasModel())
+        addHeldMemory(t, m_chat->model().held, m_chat->hardware()->current().process);
     t.name = tr("this computer").toStdString();
     return t;
 }

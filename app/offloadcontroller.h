@@ -34,6 +34,8 @@ public:
     bool isLoadedModel() const; // the model planned for is the one loaded
 
     const shoehorn::HardwareInfo &hardware() const;
+    // RAM the loaded model holds now; plans count it as free (a load frees the old model first).
+    quint64 heldRamBytes() const;
     // Poll free memory while someone looks.
     void watchHardware(bool on);
 

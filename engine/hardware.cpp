@@ -69,9 +69,59 @@ HardwareInfo probeHardware()
             hw.cpuWeightBuffers.emplace_back(ggml_backend_buft_name(*b));
     }
     readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);
+    hw.process = processMemory();
     hw.physicalCores = physicalCoreCount();
     hw.logicalCores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     return hw;
+}
+
+ProcessMemory processMemory()
+{
+    ProcessMemory m;
+    std::ifstream in("/proc/self/smaps_rollup");
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    uint64_t rss = 0;
+    std::getline(in, unit); // "<range> ---p 00000000 00:00 0 [rollup]"
+    while (in >> key >> kb) {
+        std::getline(in, unit);
+        if (key == "Rss:") {
+            rss = kb * 1024;
+            m.known = true;
+        } else if (key == "Anonymous:") {
+            m.anonymousBytes = kb * 1024;
+        }
+    }
+    m.fileBytes = rss > m.anonymousBytes ? rss - m.anonymousBytes : 0;
+    return m;
+}
+
+HeldMemory heldBetween(const HardwareInfo &before, const HardwareInfo &after)
+{
+    HeldMemory h;
+    h.before = before.process;
+    for (size_t i = 0; i < after.gpus.size() && i < before.gpus.size(); ++i) {
+        const uint64_t a = before.gpus[i].freeBytes, b = after.gpus[i].freeBytes;
+        h.gpuBytes.push_back(a > b ? a - b : 0);
+    }
+    return h;
+}
+
+uint64_t HeldMemory::ramBytes(const ProcessMemory &now) const
+{
+    return before.known && now.known && now.anonymousBytes > before.anonymousBytes
+               ? now.anonymousBytes - before.anonymousBytes
+               : 0;
+}
+
+void addHeldMemory(PlanTarget &target, const HeldMemory &held, const ProcessMemory &now)
+{
+    target.ramAvailableBytes = std::min(target.ramTotalBytes, target.ramAvailableBytes + held.ramBytes(now));
+    for (size_t i = 0; i < target.gpus.size() && i < held.gpuBytes.size(); ++i) {
+        GpuInfo &g = target.gpus[i];
+        g.freeBytes = std::min(g.totalBytes, g.freeBytes + held.gpuBytes[i]);
+    }
 }
 
 const std::vector<HardwareProfile> &builtinProfiles()

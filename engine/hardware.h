@@ -13,6 +13,14 @@ struct GpuInfo {
     uint64_t freeBytes = 0;  // what other programs leave us
 };
 
+// This process's resident memory (/proc/self/smaps_rollup): anonymous (malloc, KV cache,
+// repacked or --no-mmap weights) and file-backed (mapped model files, libraries).
+struct ProcessMemory {
+    uint64_t anonymousBytes = 0;
+    uint64_t fileBytes = 0;
+    bool known = false;
+};
+
 struct HardwareInfo {
     std::vector<GpuInfo> gpus;
     uint64_t ramTotalBytes = 0;
@@ -24,10 +32,26 @@ struct HardwareInfo {
     // weights in them are repacked into anonymous memory, AMX ones in a larger layout.
     std::vector<std::string> cpuWeightBuffers;
     std::string whyNoGpu;              // set when gpus is empty
+    ProcessMemory process;             // Shoehorn's own, at the same moment
 };
 
 // Asks ggml's backend registry and /proc/meminfo. Cheap enough to call every second.
 HardwareInfo probeHardware();
+
+ProcessMemory processMemory();
+
+// What a loaded model holds, so that plans made while it is loaded count it as free (loading
+// another model, or this one again, frees it first). GPU memory is taken at load; RAM pages
+// only once touched (the KV cache fills as the chat grows), so RAM is measured against the
+// process's anonymous memory just before the load.
+struct HeldMemory {
+    ProcessMemory before;           // the process just before the load (old model freed)
+    std::vector<uint64_t> gpuBytes; // per GPU, the free memory the load took
+    // RAM the model holds now, given the process's memory now.
+    uint64_t ramBytes(const ProcessMemory &now) const;
+};
+// Probes just before and just after a load.
+HeldMemory heldBetween(const HardwareInfo &before, const HardwareInfo &after);
 
 // What to plan for: the real machine (optionally with a VRAM budget) or a what-if profile.
 struct PlanTarget {
@@ -61,5 +85,9 @@ const HardwareProfile *findProfile(const std::string &id, const std::vector<Hard
 PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes = 0);
 // A profile: a card with that much VRAM, minus what a desktop typically holds on it.
 PlanTarget targetFromProfile(const HardwareProfile &p);
+
+// `target` for this machine with the memory `held` counted as available again (capped at the
+// device's usable size); `now` is the process's memory when the target's RAM was read.
+void addHeldMemory(PlanTarget &target, const HeldMemory &held, const ProcessMemory &now);
 
 } // namespace shoehorn

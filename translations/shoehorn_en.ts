@@ -1105,6 +1105,10 @@
       <source>%1 cannot be read: %2</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The loaded model holds %1 more; plans count it as free.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>

@@ -1099,6 +1099,10 @@
       <source>%1 cannot be read: %2</source>
       <translation>无法读取 %1：%2</translation>
     </message>
+    <message>
+      <source>The loaded model holds %1 more; plans count it as free.</source>
+      <translation>已加载的模型另占用 %1；规划时把它算作可用内存。</translation>
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>

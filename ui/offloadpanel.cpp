@@ -483,6 +483,8 @@ void OffloadPanel::updateLabels()
                   .arg(QString::fromStdString(g.description), bytesText(g.freeBytes), bytesText(g.totalBytes));
     hw << tr("RAM: %1 available of %2 · %n physical core(s)", "", hwInfo.physicalCores)
               .arg(bytesText(hwInfo.ramAvailableBytes), bytesText(hwInfo.ramTotalBytes));
+    if (const quint64 held = m_offload->heldRamBytes())
+        hw << tr("The loaded model holds %1 more; plans count it as free.").arg(bytesText(held));
     if (hwInfo.gpus.empty())
         hw << tr("No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), "
                  "or no supported GPU was found.");

@@ -19,6 +19,7 @@ public:
     std::atomic<int> loads{0};
     std::atomic<int> exactRuns{0};
     std::atomic<int> failAfter{-1}; // tokens, then a fatal decode error
+    shoehorn::HeldMemory held;      // what a load reports (set before loading)
 
     void loadModel(const QString &path, const shoehorn::LoadSettings &load,
                    const shoehorn::ContextSettings &context) override
@@ -42,6 +43,7 @@ public:
         s.contextSize = int(context.contextSize);
         s.load = load;
         s.context = context;
+        s.held = held;
         emit modelLoaded(s);
     }
 

@@ -1,0 +1,124 @@
+// Planning without widgets: the GGUF read off the GUI thread, the machine's memory with what
+// the loaded model holds counted as free, settings per model.
+#include "chatcontroller.h"
+#include "fakeworker.h"
+#include "hardwaremonitor.h"
+#include "offloadcontroller.h"
+#include "testfixtures.h"
+#include "testsettings.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <atomic>
+
+using namespace shoehorn;
+
+class TestOffloadController : public QObject
+{
+    Q_OBJECT
+private:
+    static HardwareInfo machine(uint64_t totalGiB, uint64_t availableGiB, uint64_t ownGiB)
+    {
+        HardwareInfo hw;
+        hw.ramTotalBytes = totalGiB * GiB;
+        hw.ramAvailableBytes = availableGiB * GiB;
+        hw.physicalCores = 8;
+        hw.process = {ownGiB * GiB, 0, true};
+        return hw;
+    }
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+    void readsTheModelInTheBackground();
+    void loadedModelDoesNotCountAgainstItself();
+    void heldMemoryIsMeasuredOnARealLoad();
+};
+
+void TestOffloadController::readsTheModelInTheBackground()
+{
+    ChatController chat{std::make_unique<FakeWorker>()};
+    OffloadController c(&chat);
+    QSignalSpy changed(&c, &OffloadController::modelChanged);
+    c.setModelPath(TestFixtures::instance().qwen3_30b());
+    QVERIFY(c.inspecting() || c.info()); // asked, not necessarily answered yet
+    QTRY_VERIFY(c.info().has_value());
+    QCOMPARE(QString::fromStdString(c.info()->architecture), QString("qwen3moe"));
+    QVERIFY(changed.count() >= 1);
+    c.setModelPath(TestFixtures::instance().dir() + "/does-not-exist.gguf");
+    QTRY_VERIFY(!c.inspecting());
+    QVERIFY(!c.info());
+    QVERIFY(!c.inspectError().isEmpty());
+}
+
+void TestOffloadController::loadedModelDoesNotCountAgainstItself()
+{
+    // The 30B shape needs about 18 GiB of RAM. The machine has 64 GiB, of which 4 GiB are
+    // available once the model is loaded: this process held 1 GiB before the load and 21 GiB
+    // since, so the model holds 20 GiB.
+    auto *worker = new FakeWorker;
+    worker->held.before = {1 * GiB, 0, true};
+    ChatController chat{std::unique_ptr<Worker>(worker)};
+    std::atomic<uint64_t> own{1};
+    chat.hardware()->setProbe([&own] { return machine(64, 4, own); });
+    QSignalSpy probed(chat.hardware(), &HardwareMonitor::changed);
+    chat.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    OffloadController c(&chat);
+    const QString path = TestFixtures::instance().qwen3_30b();
+    c.setModelPath(path);
+    QTRY_VERIFY(c.info().has_value());
+    ModelSettings s = c.settings();
+    s.load.gpuLayers = 0;
+    s.context.contextSize = 4096;
+    c.setSettings(s);
+    QCOMPARE(c.currentTarget().ramAvailableBytes, 4 * GiB);
+    QVERIFY(!c.plan().fits()); // not loaded: 4 GiB is all there is
+
+    QSignalSpy loaded(&chat, &ChatController::modelLoaded);
+    c.loadOrReload();
+    QTRY_COMPARE(loaded.count(), 1);
+    QVERIFY(c.isLoadedModel());
+    own = 21;
+    probed.clear();
+    chat.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    QCOMPARE(c.currentTarget().ramAvailableBytes, 24 * GiB);
+    QVERIFY2(c.plan().fits(), "the loaded model shows as not fitting");
+    // Capped at what the machine has.
+    own = 100;
+    probed.clear();
+    chat.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    QCOMPARE(c.currentTarget().ramAvailableBytes, 64 * GiB);
+}
+
+void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
+{
+    // The real worker notes the process's memory before the load; once an answer has used the
+    // compute buffers and the KV cache, the model's pages are resident and counted as held.
+    ChatController chat;
+    auto ls = chat.loadSettings();
+    ls.loadMode = LoadMode::NoMmap; // the weights too are anonymous memory
+    chat.setLoadSettings(ls);
+    auto o = chat.generationOptions();
+    o.maxTokens = 16;
+    chat.setGenerationOptions(o);
+    QSignalSpy loaded(&chat, &ChatController::modelLoaded);
+    chat.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    const auto summary = loaded.first().first().value<ModelSummary>();
+    QVERIFY(summary.held.before.known);
+    QSignalSpy finished(&chat, &ChatController::answerFinished);
+    QVERIFY(chat.send("hello"));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    const uint64_t held = summary.held.ramBytes(processMemory());
+    const uint64_t weights = summary.measured.ram.use.weights();
+    qInfo("held %llu bytes; llama.cpp: weights %llu, KV %llu, compute %llu", qulonglong(held), qulonglong(weights),
+          qulonglong(summary.measured.ram.use.kv()), qulonglong(summary.measured.ram.use.compute));
+    QVERIFY(held >= weights); // read into anonymous memory (--no-mmap)
+}
+
+QTEST_GUILESS_MAIN(TestOffloadController)
+#include "tst_offloadcontroller.moc"
