@@ -1,5 +1,7 @@
 #include "autofit.h"
 
+#include "validate.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -31,7 +33,7 @@ double cpuBytesPerToken(const ModelInfo &m, const MemoryPlan &p)
 bool kvTypeUsable(const ModelInfo &m, const std::string &type)
 {
     // Quantized KV needs head sizes that are whole blocks (llama.cpp refuses the context otherwise).
-    return type == "f16" || type == "f32" || type == "bf16" || (m.headSizeK % 32 == 0 && m.headSizeV % 32 == 0);
+    return !isQuantizedKvType(type) || (m.headSizeK % 32 == 0 && m.headSizeV % 32 == 0);
 }
 
 // The fastest placement at a fixed context and KV type: most layers on the GPU, then the
@@ -87,6 +89,10 @@ std::optional<Candidate> fitAtContext(const ModelInfo &m, const FitRequest &r, c
         k.context.typeK = kv;
         if (kv != r.settings.context.typeK)
             k.context.typeV = kv;
+        // Without flash attention llama.cpp refuses a quantized V cache: V stays f16 there
+        // (a locked KV type is the user's call, and validate() tells them).
+        if (!r.locks.kvType)
+            k.context.typeV = allowedTypeV(k.context.typeV, k.context.flashAttention);
         auto c = bestPlacement(m, r, t, k);
         // q8_0 only when it buys speed: it lets more weights onto the GPU.
         if (c && (!best || c->cpuBytesPerToken < best->cpuBytesPerToken * 0.999)) {
@@ -176,8 +182,10 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
     char buf[512];
     const int layers = static_cast<int>(m.layerCount) + 1;
     const auto &p = f.plan;
-    const std::string ctx = std::to_string(f.settings.context.contextSize) + " context, " +
-                            f.settings.context.typeK + " KV" + (f.reducedContext ? " (context reduced to fit)" : "");
+    const ContextSettings &c = f.settings.context;
+    const std::string kv = c.typeK == c.typeV ? c.typeK + " KV" : c.typeK + " K and " + c.typeV + " V cache";
+    const std::string ctx = std::to_string(c.contextSize) + " context, " + kv +
+                            (f.reducedContext ? " (context reduced to fit)" : "");
     std::string gpu;
     if (!p.gpus.empty())
         gpu = "; GPU " + formatBytes(p.gpus[0].use.total()) + " of " + formatBytes(p.gpus[0].available);

@@ -1,5 +1,7 @@
 #include "autotune.h"
 
+#include "validate.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -122,8 +124,8 @@ std::vector<TuneCandidate> AutoTuner::grid() const
                     // q4_0 is offered for K only; V stays at q8_0 there (its quality cost is
                     // in K, and a quantized V needs flash attention anyway).
                     s.context.typeV = k == "q4_0" ? "q8_0" : k;
-                    if (s.context.typeV != "f16" && fa == FlashAttention::Off)
-                        continue; // llama.cpp needs flash attention for a quantized V cache
+                    if (validate(s))
+                        continue; // e.g. a quantized V cache without flash attention: llama.cpp refuses it
                     if (k != "f16" && (m_model.headSizeK % 32 != 0 || m_model.headSizeV % 32 != 0))
                         continue;
                     if (fits(s))

@@ -4,6 +4,7 @@
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
+#include "validate.h"
 
 #include <llama-cpp.h>
 
@@ -222,6 +223,8 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
 {
     if (!model)
         return Error{ErrorCode::NoModel, "no model"};
+    if (Error e = validate(context))
+        return e;
     LogCapture capture;
     const EarlyStop stop = r.stop.maxSamples > 0 && r.stop.relativeError > 0
                                ? r.stop

@@ -7,6 +7,7 @@
 #include "llamaparams.h"
 #include "logcapture.h"
 #include "textstream.h"
+#include "validate.h"
 
 #include <common.h>
 #include <llama-cpp.h>
@@ -120,8 +121,8 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
 {
     if (!model)
         return Error{ErrorCode::NoModel, "no model loaded"};
-    if (!isKvCacheType(settings.typeK) || !isKvCacheType(settings.typeV))
-        return Error{ErrorCode::InvalidArgument, "unknown KV cache type " + settings.typeK + "/" + settings.typeV};
+    if (Error e = validate(settings))
+        return e;
 
     LogCapture capture;
     llama_context_params cp = contextParams(settings);

@@ -1,6 +1,7 @@
 // Auto-fit on the Qwen3-30B-A3B shape for the 6 GB and 12 GB profiles, locks, and the edges.
 #include "autofit.h"
 #include "testfixtures.h"
+#include "validate.h"
 
 #include <QtTest>
 
@@ -32,6 +33,8 @@ private slots:
     void denseModelDropsWholeLayers();
     void cpuOnlyTarget();
     void doesNotFit();
+    void neverRecommendsWhatLlamaRefuses_data();
+    void neverRecommendsWhatLlamaRefuses();
 };
 
 void TestAutoFit::initTestCase()
@@ -202,6 +205,36 @@ void TestAutoFit::doesNotFit()
     QVERIFY(!f.ok());
     QCOMPARE(f.outcome, FitOutcome::DoesNotFit);
     QCOMPARE(f.blockingLock, FitLock::None);
+}
+
+void TestAutoFit::neverRecommendsWhatLlamaRefuses_data()
+{
+    QTest::addColumn<QString>("profileId");
+    QTest::addColumn<bool>("dense");
+    QTest::addColumn<int>("fa");
+    for (const char *id : {"gtx1060-6g", "rtx3060-12g"})
+        for (bool dense : {false, true})
+            for (FlashAttention fa : {FlashAttention::Off, FlashAttention::On, FlashAttention::Auto})
+                QTest::addRow("%s %s fa %s", id, dense ? "llama3-8b" : "qwen3-30b", flashAttentionName(fa))
+                    << QString(id) << dense << int(fa);
+}
+
+void TestAutoFit::neverRecommendsWhatLlamaRefuses()
+{
+    // -fa off: llama.cpp refuses a quantized V cache, so auto-fit keeps V at f16 (K may be q8_0).
+    QFETCH(QString, profileId);
+    QFETCH(bool, dense);
+    QFETCH(int, fa);
+    const ModelInfo &m = dense ? m_llama8b : m_q30;
+    const PlanTarget t = profile(profileId.toUtf8().constData());
+    FitRequest r = request();
+    r.settings.context.flashAttention = FlashAttention(fa);
+    const FitResult f = autoFit(m, r, t);
+    QVERIFY2(f.ok(), describeFit(m, f, t).c_str());
+    const Error e = validate(f.settings);
+    QVERIFY2(!e, e.detail.c_str());
+    if (FlashAttention(fa) == FlashAttention::Off)
+        QCOMPARE(f.settings.context.typeV, std::string("f16"));
 }
 
 QTEST_GUILESS_MAIN(TestAutoFit)

@@ -1,6 +1,7 @@
 // Auto-tune: the coordinate search against an exhaustive sweep, cancel, and the tuning story.
 #include "autotune.h"
 #include "testfixtures.h"
+#include "validate.h"
 
 #include <QtTest>
 
@@ -66,6 +67,7 @@ void TestAutoTune::gridFitsAndFlagsQuality()
         sawQ4 |= c.lowerQuality;
         if (c.settings.context.typeV != "f16")
             QCOMPARE(c.settings.context.flashAttention, FlashAttention::On);
+        QVERIFY(!validate(c.settings)); // nothing llama.cpp refuses
         // auto-fit's placement, or one of its safer neighbours
         QVERIFY(c.settings.load.gpuLayers == 49 || c.settings.load.gpuLayers == 45);
     }

@@ -2,6 +2,7 @@
 // would break hand-built JSON, and carries the values the commands computed; every error
 // message says what went wrong.
 #include "fixtures.h"
+#include "testfixtures.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -78,6 +79,13 @@ private slots:
     void parityWithoutLlamaBench();
     void errorsSaySomething_data();
     void errorsSaySomething();
+    void badFlagValues_data();
+    void badFlagValues();
+    void goodFlagValues_data();
+    void goodFlagValues();
+    void fitWithoutFlashAttention();
+    void contextAboveTrained_data();
+    void contextAboveTrained();
 
 private:
     QTemporaryDir m_dir;
@@ -212,14 +220,15 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("unknown profile") << QStringList{"fit", m_odd, "--profile", "nope"}
                                      << QByteArray("unknown profile nope (known: gtx1060-6g");
     QTest::newRow("bad number") << QStringList{"bench", missing, "-ngl", "many"}
-                                << QByteArray("bad value for -ngl: 'many'");
+                                << QByteArray("-ngl takes a whole number from -1 to 2147483647 (-1, all, or more "
+                                              "than the model has: all layers), not 'many'");
     QTest::newRow("missing value") << QStringList{"bench", missing, "-ngl"} << QByteArray("missing value for -ngl");
     QTest::newRow("bad output") << QStringList{"bench", missing, "-o", "xml"} << QByteArray("-o takes md, json or csv");
-    QTest::newRow("bad kv type") << QStringList{"chat", missing, "-ctk", "q9"} << QByteArray("unknown KV cache type q9");
+    QTest::newRow("bad kv type") << QStringList{"chat", missing, "-ctk", "q9"} << QByteArray("-ctk takes f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1, not 'q9'");
     QTest::newRow("chat without prompt") << QStringList{"chat", missing} << QByteArray("chat needs -p TEXT");
     QTest::newRow("tune missing model") << QStringList{"tune", missing} << QByteArray("error (file-not-found)");
     QTest::newRow("parity rounds") << QStringList{"parity", missing, "--rounds", "0"}
-                                   << QByteArray("--rounds must be at least 1");
+                                   << QByteArray("--rounds takes a whole number from 1 to 1000, not '0'");
 }
 
 void TestCliJson::errorsSaySomething()
@@ -230,6 +239,158 @@ void TestCliJson::errorsSaySomething()
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains(message), r.err.constData());
     QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
+}
+
+void TestCliJson::badFlagValues_data()
+{
+    // One row per flag and bad value: refused before anything loads (exit 2), with a message
+    // that names the flag, what it takes and the value given.
+    QTest::addColumn<QStringList>("args"); // the model goes after the command
+    QTest::addColumn<QByteArray>("message");
+    auto row = [](const char *cmd, const char *flag, const char *value, const char *takes) {
+        QTest::addRow("%s %s %s", cmd, flag, value)
+            << QStringList{cmd, flag, value} << (QByteArray(flag) + " takes " + takes + ", not '" + value + "'");
+    };
+    const char *ctx = "a whole number from 0 to 2147483647 (0: the model's trained length)";
+    row("plan", "-c", "-1", ctx);
+    row("plan", "-c", "-256", ctx);
+    row("plan", "-c", "99999999999", ctx);
+    row("chat", "-c", "4k", ctx);
+    const char *ngl = "a whole number from -1 to 2147483647 (-1, all, or more than the model has: all layers)";
+    row("plan", "-ngl", "-5", ngl);
+    row("chat", "-ngl", "1.5", ngl);
+    row("plan", "--n-cpu-moe", "-3", "a whole number from 0 to 2147483647 (the layer count or more: all)");
+    row("plan", "-mg", "-1", "a whole number from 0 to 255");
+    row("plan", "-t", "-1", "a whole number from 0 to 512 (0: the physical cores)");
+    row("bench", "-t", "513", "a whole number from 0 to 512 (0: the physical cores)");
+    row("plan", "-tb", "-2", "a whole number from 0 to 512 (0: as -t)");
+    row("plan", "-b", "0", "a whole number from 1 to 2147483647");
+    row("plan", "-ub", "-512", "a whole number from 1 to 2147483647");
+    row("chat", "-n", "0", "a whole number from -1 to 2147483647 except 0 (-1: until the answer ends)");
+    row("chat", "-n", "-2", "a whole number from -1 to 2147483647 except 0 (-1: until the answer ends)");
+    row("chat", "--seed", "-2", "a whole number from -1 to 4294967295 (-1: random)");
+    row("chat", "--seed", "4294967296", "a whole number from -1 to 4294967295 (-1: random)");
+    row("chat", "--temp", "-0.5", "a number from 0 to 100 (0: greedy)");
+    row("chat", "--temp", "nan", "a number from 0 to 100 (0: greedy)");
+    row("chat", "--top-k", "-1", "a whole number from 0 to 2147483647 (0: off)");
+    row("chat", "--top-p", "1.5", "a number from 0 to 1 (1: off)");
+    row("chat", "--top-p", "-0.1", "a number from 0 to 1 (1: off)");
+    row("chat", "--min-p", "2", "a number from 0 to 1 (0: off)");
+    row("chat", "--repeat-penalty", "0", "a number above 0, up to 100 (1: off)");
+    row("chat", "--presence-penalty", "3", "a number from -2 to 2 (0: off)");
+    row("plan", "-np", "0", "a whole number from 1 to 256");
+    row("plan", "-np", "300", "a whole number from 1 to 256");
+    row("plan", "--vram-budget", "0", "a whole number from 1 to 16777216 (MiB)");
+    row("fit", "--vram-budget", "-5", "a whole number from 1 to 16777216 (MiB)");
+    row("fit", "--margin", "-1", "a whole number from 0 to 16777216 (MiB)");
+    row("bench", "-r", "0", "a whole number from 1 to 10000");
+    row("parity", "--rounds", "-1", "a whole number from 1 to 1000");
+    row("bench", "-p", "0", "a whole number of prompt tokens from 1 to 1048576 for bench");
+    row("tune", "-p", "-5", "a whole number of prompt tokens from 1 to 1048576 for tune");
+    row("parity", "-p", "hello", "a whole number of prompt tokens from 1 to 1048576 for parity");
+    row("bench", "-n", "-1", "a whole number of generated tokens from 1 to 1048576 for bench");
+    const char *kv = "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1";
+    row("plan", "-ctk", "q9", kv);
+    row("chat", "-ctv", "Q8_0", kv);
+    row("plan", "-fa", "maybe", "auto, on or off");
+    QTest::newRow("bench -o xml") << QStringList{"bench", "-o", "xml"} << QByteArray("-o takes md, json or csv, not xml");
+    // A quantized V cache without flash attention: llama.cpp refuses it, so every command does.
+    for (const char *cmd : {"plan", "fit", "chat", "bench", "tune"})
+        QTest::addRow("%s -fa off -ctv q8_0", cmd)
+            << QStringList{cmd, "-fa", "off", "-ctk", "q8_0", "-ctv", "q8_0", "-p", "8"}
+            << QByteArray("-ctv q8_0 needs flash attention (-fa on or auto); llama.cpp refuses a quantized V cache "
+                          "without it");
+}
+
+void TestCliJson::badFlagValues()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, message);
+    args.insert(1, m_odd);
+    const CliRun r = runCli(args);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("error: " + message), r.err.constData());
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestCliJson::goodFlagValues_data()
+{
+    // What llama.cpp takes stays taken.
+    QTest::addColumn<QStringList>("args");
+    QTest::newRow("-ngl 99") << QStringList{"-ngl", "99"};
+    QTest::newRow("-ngl all") << QStringList{"-ngl", "all"};
+    QTest::newRow("-ngl -1") << QStringList{"-ngl", "-1"};
+    QTest::newRow("-c 0") << QStringList{"-c", "0"};
+    QTest::newRow("--n-cpu-moe 999") << QStringList{"--n-cpu-moe", "999"};
+    QTest::newRow("-t 0") << QStringList{"-t", "0"};
+    QTest::newRow("--seed -1") << QStringList{"--seed", "-1"};
+    QTest::newRow("-n -1") << QStringList{"-n", "-1"};
+    QTest::newRow("--temp 0") << QStringList{"--temp", "0"};
+    QTest::newRow("--presence-penalty -1.5") << QStringList{"--presence-penalty", "-1.5"};
+    QTest::newRow("-fa off -ctk q8_0") << QStringList{"-fa", "off", "-ctk", "q8_0"};
+    QTest::newRow("-fa auto -ctv q8_0") << QStringList{"-fa", "auto", "-ctk", "q8_0", "-ctv", "q8_0"};
+}
+
+void TestCliJson::goodFlagValues()
+{
+    QFETCH(QStringList, args);
+    const CliRun r = runCli(QStringList{"plan", m_odd, "-c", "1024"} + args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+}
+
+void TestCliJson::fitWithoutFlashAttention()
+{
+    // Qwen3-30B-A3B on 6 GB wants a q8_0 cache; with -fa off only K may be quantized.
+    const QString q30 = TestFixtures::instance().qwen3_30b();
+    const CliRun r = runCli({"fit", q30, "--profile", "gtx1060-6g", "-fa", "off", "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject s = parseJson(r).object().value("settings").toObject();
+    QCOMPARE(s.value("type_v").toString(), QStringLiteral("f16"));
+    // What fit recommends, plan takes.
+    const CliRun p = runCli({"plan", q30, "--profile", "gtx1060-6g", "-fa", "off", "-ngl",
+                             QString::number(s.value("gpu_layers").toInt()), "--n-cpu-moe",
+                             QString::number(s.value("cpu_moe_layers").toInt()), "-c",
+                             QString::number(s.value("context").toInt()), "-ctk", s.value("type_k").toString(), "-ctv",
+                             s.value("type_v").toString(), "--json"});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    QVERIFY(parseJson(p).object().value("fits").toBool());
+}
+
+void TestCliJson::contextAboveTrained_data()
+{
+    // The tiny model is trained for 2048 tokens.
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QByteArray>("warning"); // empty: none
+    const QByteArray overflow = "warning: -c 8192 is above the model's trained context of 2048 tokens: llama.cpp warns "
+                                "of a possible training context overflow and uses 8192 as given";
+    QTest::newRow("plan") << QStringList{"plan", "-c", "8192"} << overflow;
+    QTest::newRow("plan within") << QStringList{"plan", "-c", "2048"} << QByteArray();
+    QTest::newRow("fit locked") << QStringList{"fit", "-c", "8192", "--lock-ctx"} << overflow;
+    QTest::newRow("fit") << QStringList{"fit", "-c", "8192"}
+                         << QByteArray("warning: -c 8192 is above the model's trained context of 2048 tokens: fit "
+                                       "plans for at most 2048 (--lock-ctx keeps -c as given)");
+    QTest::newRow("chat") << QStringList{"chat", "-c", "8192", "-p", "Hi", "-n", "1", "-t", "2"} << overflow;
+}
+
+void TestCliJson::contextAboveTrained()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, warning);
+    args.insert(1, m_odd);
+    const CliRun r = runCli(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    if (warning.isEmpty())
+        QVERIFY2(!r.err.contains("warning"), r.err.constData());
+    else
+        QVERIFY2(r.err.contains(warning), r.err.constData());
+    if (args.front() == "chat")
+        return;
+    // --json carries the same sentences.
+    const CliRun j = runCli(args + QStringList{"--json"});
+    const QJsonArray warnings = parseJson(j).object().value("warnings").toArray();
+    QCOMPARE(warnings.isEmpty(), warning.isEmpty());
+    if (!warning.isEmpty())
+        QVERIFY(warning.contains(warnings.at(0).toString().left(60).toUtf8()));
 }
 
 QTEST_GUILESS_MAIN(TestCliJson)

@@ -1,6 +1,10 @@
 #include "cliargs.h"
 
-#include <cstdlib>
+#include "validate.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace shoehorn::cli {
@@ -9,6 +13,11 @@ namespace {
 
 // A flag given last, without its value.
 struct MissingValue : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A value outside what the flag takes; the text names the flag, what it takes and the value.
+struct BadValue : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
@@ -29,14 +38,58 @@ struct Cursor {
     }
 };
 
-int toInt(const std::string &s)
+constexpr long long kIntMax = INT32_MAX;
+const IntRange kContext{0, kIntMax, "0: the model's trained length"};
+const IntRange kGpuLayers{-1, kIntMax, "-1, all, or more than the model has: all layers"};
+const IntRange kCpuMoe{0, kIntMax, "the layer count or more: all"};
+const IntRange kThreads{0, 512, "0: the physical cores"};
+const IntRange kThreadsBatch{0, 512, "0: as -t"};
+const IntRange kMaxTokens{-1, kIntMax, "-1: until the answer ends", true};
+const IntRange kSeed{-1, 4294967295LL, "-1: random"};
+const IntRange kRepetitions{1, 10000};
+const IntRange kRounds{1, 1000};
+const IntRange kMiB{1, 16777216, "MiB"};
+const IntRange kBenchTokens{1, 1048576};
+
+bool inRange(long long n, const IntRange &r)
 {
-    return std::stoi(s);
+    return n >= r.lo && n <= r.hi && !(r.skipZero && n == 0);
 }
 
-float toFloat(const std::string &s)
+long long readLong(Cursor &c, const IntRange &r)
 {
-    return std::stof(s);
+    const std::string v = c.next();
+    const std::optional<long long> n = parseWholeNumber(v);
+    if (!n || !inRange(*n, r))
+        throw BadValue(c.flag + " takes a whole number " + rangeText(r) + ", not '" + v + "'");
+    return *n;
+}
+
+int readInt(Cursor &c, const IntRange &r)
+{
+    return static_cast<int>(readLong(c, r)); // every int range is within int
+}
+
+// -ngl N, or all / auto (llama.cpp's words for every layer).
+int readGpuLayers(Cursor &c)
+{
+    const char *v = c.i + 1 < c.argc ? c.argv[c.i + 1] : "";
+    if (!std::strcmp(v, "all") || !std::strcmp(v, "auto")) {
+        c.next();
+        return -1;
+    }
+    return readInt(c, kGpuLayers);
+}
+
+float readFloat(Cursor &c, const FloatRange &r)
+{
+    const std::string v = c.next();
+    double d = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+    const bool inRange = r.aboveLo ? d > r.lo : d >= r.lo;
+    if (ec != std::errc() || end != v.data() + v.size() || !(inRange && d <= r.hi))
+        throw BadValue(c.flag + " takes a number " + rangeText(r) + ", not '" + v + "'");
+    return static_cast<float>(d);
 }
 
 // Each parse*Flag() below knows one group of flags: it returns false for a flag of another
@@ -46,10 +99,9 @@ float toFloat(const std::string &s)
 bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
 {
     if (f == "-ngl" || f == "--n-gpu-layers" || f == "--gpu-layers") {
-        const std::string v = c.next();
-        a.load.gpuLayers = (v == "all" || v == "auto") ? -1 : toInt(v);
-    } else if (f == "--n-cpu-moe" || f == "-ncmoe") a.load.cpuMoeLayers = toInt(c.next());
-    else if (f == "-mg" || f == "--main-gpu") a.load.mainGpu = toInt(c.next());
+        a.load.gpuLayers = readGpuLayers(c);
+    } else if (f == "--n-cpu-moe" || f == "-ncmoe") a.load.cpuMoeLayers = readInt(c, kCpuMoe);
+    else if (f == "-mg" || f == "--main-gpu") a.load.mainGpu = readInt(c, {0, 255});
     else if (f == "--mlock") a.load.loadMode = LoadMode::Mlock;
     else if (f == "--no-mmap") a.load.loadMode = LoadMode::NoMmap;
     else return false;
@@ -60,18 +112,18 @@ bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
 bool parseContextFlag(const std::string &f, Cursor &c, Args &a, std::string &error)
 {
     if (f == "-c" || f == "--ctx-size") {
-        a.context.contextSize = static_cast<uint32_t>(toInt(c.next()));
+        a.context.contextSize = static_cast<uint32_t>(readInt(c, kContext));
         a.contextGiven = true;
     }
-    else if (f == "-b" || f == "--batch-size") a.context.batchSize = static_cast<uint32_t>(toInt(c.next()));
-    else if (f == "-ub" || f == "--ubatch-size") a.context.ubatchSize = static_cast<uint32_t>(toInt(c.next()));
+    else if (f == "-b" || f == "--batch-size") a.context.batchSize = static_cast<uint32_t>(readInt(c, {1, kIntMax}));
+    else if (f == "-ub" || f == "--ubatch-size") a.context.ubatchSize = static_cast<uint32_t>(readInt(c, {1, kIntMax}));
     else if (f == "-ctk" || f == "--cache-type-k") a.context.typeK = c.next();
     else if (f == "-ctv" || f == "--cache-type-v") a.context.typeV = c.next();
     else if (f == "-fa" || f == "--flash-attn") {
         if (!parseFlashAttention(c.next(), a.context.flashAttention))
-            error = "-fa takes auto, on or off";
-    } else if (f == "-t" || f == "--threads") a.context.threads = toInt(c.next());
-    else if (f == "-tb" || f == "--threads-batch") a.context.threadsBatch = toInt(c.next());
+            error = f + " takes auto, on or off, not '" + c.value + "'";
+    } else if (f == "-t" || f == "--threads") a.context.threads = readInt(c, kThreads);
+    else if (f == "-tb" || f == "--threads-batch") a.context.threadsBatch = readInt(c, kThreadsBatch);
     else return false;
     return true;
 }
@@ -80,15 +132,15 @@ bool parseContextFlag(const std::string &f, Cursor &c, Args &a, std::string &err
 bool parseGenerationFlag(const std::string &f, Cursor &c, Args &a)
 {
     if (f == "-n" || f == "--n-predict") {
-        a.generation.maxTokens = toInt(c.next());
+        a.generation.maxTokens = readInt(c, kMaxTokens);
         a.benchGenerate = a.generation.maxTokens;
-    } else if (f == "--temp") a.generation.sampling.temperature = toFloat(c.next());
-    else if (f == "--top-k") a.generation.sampling.topK = toInt(c.next());
-    else if (f == "--top-p") a.generation.sampling.topP = toFloat(c.next());
-    else if (f == "--min-p") a.generation.sampling.minP = toFloat(c.next());
-    else if (f == "--repeat-penalty") a.generation.sampling.repeatPenalty = toFloat(c.next());
-    else if (f == "--presence-penalty") a.generation.sampling.presencePenalty = toFloat(c.next());
-    else if (f == "--seed" || f == "-s") a.generation.sampling.seed = static_cast<uint32_t>(std::stoul(c.next()));
+    } else if (f == "--temp") a.generation.sampling.temperature = readFloat(c, {0, 100, false, "0: greedy"});
+    else if (f == "--top-k") a.generation.sampling.topK = readInt(c, {0, kIntMax, "0: off"});
+    else if (f == "--top-p") a.generation.sampling.topP = readFloat(c, {0, 1, false, "1: off"});
+    else if (f == "--min-p") a.generation.sampling.minP = readFloat(c, {0, 1, false, "0: off"});
+    else if (f == "--repeat-penalty") a.generation.sampling.repeatPenalty = readFloat(c, {0, 100, true, "1: off"});
+    else if (f == "--presence-penalty") a.generation.sampling.presencePenalty = readFloat(c, {-2, 2, false, "0: off"});
+    else if (f == "--seed" || f == "-s") a.generation.sampling.seed = static_cast<uint32_t>(readLong(c, kSeed));
     else if (f == "--reverse-prompt") a.generation.stop.push_back(c.next());
     else return false;
     return true;
@@ -97,17 +149,7 @@ bool parseGenerationFlag(const std::string &f, Cursor &c, Args &a)
 // The conversation: prompt, system prompt, thinking.
 bool parsePromptFlag(const std::string &f, Cursor &c, Args &a)
 {
-    if (f == "-p" || f == "--prompt") {
-        a.prompt = c.next();
-        // bench takes -p N (prompt tokens) like llama-bench; chat takes -p TEXT.
-        try {
-            size_t used = 0;
-            const int n = std::stoi(a.prompt, &used);
-            if (used == a.prompt.size())
-                a.benchPrompt = n;
-        } catch (const std::exception &) {
-        }
-    }
+    if (f == "-p" || f == "--prompt") a.prompt = c.next(); // bench: tokens, see checkForCommand()
     else if (f == "-sys" || f == "--system-prompt") a.system = c.next();
     else if (f == "--no-think") a.noThinking = true;
     else return false;
@@ -117,8 +159,8 @@ bool parsePromptFlag(const std::string &f, Cursor &c, Args &a)
 // bench, parity, plan, fit and info: repetitions, output, target machine, locks.
 bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
 {
-    if (f == "-r" || f == "--repetitions") a.benchReps = toInt(c.next());
-    else if (f == "--rounds") a.parityRounds = toInt(c.next());
+    if (f == "-r" || f == "--repetitions") a.benchReps = readInt(c, kRepetitions);
+    else if (f == "--rounds") a.parityRounds = readInt(c, kRounds);
     else if (f == "-o" || f == "--output") a.output = c.next();
     else if (f == "--llama-bench") a.llamaBench = c.next();
     else if (f == "--json") a.json = true;
@@ -127,10 +169,10 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--lock-ncmoe") a.locks.cpuMoeLayers = true;
     else if (f == "--lock-ctx") a.locks.contextSize = true;
     else if (f == "--lock-kv") a.locks.kvType = true;
-    else if (f == "-np" || f == "--parallel") a.parallel = toInt(c.next());
+    else if (f == "-np" || f == "--parallel") a.parallel = readInt(c, {1, 256});
     else if (f == "--profile") a.profile = c.next();
-    else if (f == "--vram-budget") a.vramBudgetMiB = std::stoull(c.next());
-    else if (f == "--margin") a.marginMiB = std::stoull(c.next());
+    else if (f == "--vram-budget") a.vramBudgetMiB = static_cast<uint64_t>(readLong(c, kMiB));
+    else if (f == "--margin") a.marginMiB = static_cast<uint64_t>(readLong(c, {0, kMiB.hi, "MiB"}));
     else if (f == "--tensors") a.tensors = true;
     else return false;
     return true;
@@ -161,8 +203,9 @@ std::string finish(Args &a)
 {
     if (a.output != "md" && a.output != "json" && a.output != "csv")
         return "-o takes md, json or csv, not " + a.output;
-    if (!isKvCacheType(a.context.typeK) || !isKvCacheType(a.context.typeV))
-        return "unknown KV cache type " + a.context.typeK + "/" + a.context.typeV + " (f16, q8_0, q4_0, ...)";
+    PlanSettings s{a.load, a.context, a.parallel};
+    if (const Error e = validate(s))
+        return e.detail;
     if (!a.positional.empty())
         a.model = a.positional.front();
     a.generation.enableThinking = !a.noThinking;
@@ -171,18 +214,60 @@ std::string finish(Args &a)
 
 } // namespace
 
+std::optional<long long> parseWholeNumber(const std::string &s)
+{
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+        return std::nullopt;
+    return n;
+}
+
+std::string rangeText(const IntRange &r)
+{
+    std::string s = "from " + std::to_string(r.lo) + " to " + std::to_string(r.hi);
+    if (r.skipZero)
+        s += " except 0";
+    return r.note ? s + " (" + r.note + ")" : s;
+}
+
+std::string rangeText(const FloatRange &r)
+{
+    char buf[96];
+    std::snprintf(buf, sizeof buf, r.aboveLo ? "above %g, up to %g" : "from %g to %g", r.lo, r.hi);
+    return r.note ? std::string(buf) + " (" + r.note + ")" : std::string(buf);
+}
+
+std::string checkForCommand(const std::string &command, Args &a)
+{
+    if (command != "bench" && command != "parity" && command != "tune")
+        return {};
+    // llama-bench's -p N and -n N: prompt and generated tokens per test.
+    if (!a.prompt.empty()) {
+        const std::optional<long long> n = parseWholeNumber(a.prompt);
+        if (!n || !inRange(*n, kBenchTokens))
+            return "-p takes a whole number of prompt tokens " + rangeText(kBenchTokens) + " for " + command +
+                   ", not '" + a.prompt + "'";
+        a.benchPrompt = static_cast<int>(*n);
+    }
+    if (!inRange(a.benchGenerate, kBenchTokens))
+        return "-n takes a whole number of generated tokens " + rangeText(kBenchTokens) + " for " + command +
+               ", not '" + std::to_string(a.benchGenerate) + "'";
+    return {};
+}
+
 const char *commonFlagsHelp()
 {
-    return "  -ngl N            GPU layers (-1: all)\n"
+    return "  -ngl N|all        GPU layers (-1 or all: all)\n"
            "  --n-cpu-moe N     keep the experts of the first N layers in RAM\n"
            "  -mg N             main GPU\n"
            "  --mlock | --no-mmap\n"
-           "  -c N              context size\n"
+           "  -c N              context size (0: the model's trained length)\n"
            "  -b N, -ub N       batch and micro-batch size\n"
-           "  -ctk T, -ctv T    K/V cache type (f16, q8_0, q4_0)\n"
+           "  -ctk T, -ctv T    K/V cache type (f16, q8_0, q4_0, ...; a quantized V needs -fa on or auto)\n"
            "  -fa auto|on|off   flash attention\n"
-           "  -t N, -tb N       threads, batch threads\n"
-           "  -n N              max tokens\n"
+           "  -t N, -tb N       threads, batch threads (0: the physical cores)\n"
+           "  -n N              max tokens (-1: until the answer ends)\n"
            "  --temp F --top-k N --top-p F --min-p F --repeat-penalty F --presence-penalty F --seed N\n"
            "  -p TEXT           user message, -sys TEXT system prompt, --no-think\n"
            "  -np N             parallel sequences\n"
@@ -204,6 +289,8 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
         if (!error.empty())
             return error;
     } catch (const MissingValue &e) {
+        return e.what();
+    } catch (const BadValue &e) {
         return e.what();
     } catch (const std::exception &) {
         return "bad value for " + c.flag + ": '" + c.value + "' is not a number in range";

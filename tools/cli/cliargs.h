@@ -3,6 +3,7 @@
 #include "autofit.h"
 #include "settings.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,32 @@ struct Args {
     std::vector<std::string> raw; // the arguments as given, after the command name
 };
 
-// Parses argv[first..]. Returns an empty string or the error.
+// What a numeric flag takes, for parsing and for the message when a value is outside it.
+struct IntRange {
+    long long lo;
+    long long hi;
+    const char *note = nullptr; // what special values mean, e.g. "0: the model's trained length"
+    bool skipZero = false;      // 0 is inside lo..hi but means nothing
+};
+struct FloatRange {
+    double lo;
+    double hi;
+    bool aboveLo = false;       // lo itself is not taken
+    const char *note = nullptr;
+};
+
+// "from 0 to 512 (0: the physical cores)", "above 0, up to 100 (1: off)".
+std::string rangeText(const IntRange &r);
+std::string rangeText(const FloatRange &r);
+// The whole string as a whole number in long long's range, or nothing.
+std::optional<long long> parseWholeNumber(const std::string &s);
+
+// Parses argv[first..]. Returns an empty string or the error: a missing value, a value outside
+// the flag's range (naming the flag, the range and the value), or settings llama.cpp refuses
+// (validate()).
 std::string parseArgs(int argc, char **argv, int first, Args &out);
+// What only `command` needs: bench, parity and tune take -p and -n as token counts.
+std::string checkForCommand(const std::string &command, Args &a);
 const char *commonFlagsHelp();
 
 } // namespace shoehorn::cli

@@ -1,5 +1,7 @@
 #include "clioutput.h"
 
+#include "validate.h"
+
 #include <cstdio>
 
 namespace shoehorn::cli {
@@ -14,6 +16,14 @@ int fail(const Error &e)
 {
     std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), errorMessage(e).c_str());
     return 1;
+}
+
+std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)
+{
+    const std::string w = contextWarning(model, contextSize);
+    if (!w.empty())
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
+    return w;
 }
 
 } // namespace shoehorn::cli

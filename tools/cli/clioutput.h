@@ -1,6 +1,7 @@
 #pragma once
 
 #include "error.h"
+#include "modelinfo.h"
 
 #include <nlohmann/json.hpp>
 
@@ -14,5 +15,9 @@ void printJson(const nlohmann::ordered_json &j);
 // Prints "error (code): text" to stderr and returns the exit status 1. The text is never
 // empty: an Error without detail gets its code's sentence.
 int fail(const Error &e);
+
+// A context above the model's trained length: prints "warning: ..." (what llama.cpp does with
+// it) to stderr and returns the sentence; empty and silent when the context is within it.
+std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize);
 
 } // namespace shoehorn::cli

@@ -212,10 +212,6 @@ void add(Series &s, double ours, double ref)
 
 int cmdParity(const Args &a)
 {
-    if (a.parityRounds < 1) {
-        std::fprintf(stderr, "error: --rounds must be at least 1\n");
-        return 2;
-    }
     const auto bin = findLlamaBench(a);
     if (!bin)
         return fail(bin.error());

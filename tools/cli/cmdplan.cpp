@@ -90,6 +90,24 @@ bool targetFor(const Args &a, PlanTarget &target)
     return true;
 }
 
+// A -c above the trained length: fit plans for the trained length unless --lock-ctx keeps it,
+// and then llama.cpp takes it as given. Printed to stderr, returned for --json.
+ordered_json fitWarnings(const ModelInfo &m, const Args &a, const FitResult &f)
+{
+    ordered_json out = ordered_json::array();
+    if (a.contextGiven && !a.locks.contextSize && m.contextLength && a.context.contextSize > m.contextLength) {
+        const std::string w = "-c " + std::to_string(a.context.contextSize) +
+                              " is above the model's trained context of " + std::to_string(m.contextLength) +
+                              " tokens: fit plans for at most " + std::to_string(m.contextLength) +
+                              " (--lock-ctx keeps -c as given)";
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
+        out.push_back(w);
+    }
+    if (const std::string w = warnAboutContext(m, f.settings.context.contextSize); !w.empty())
+        out.push_back(w);
+    return out;
+}
+
 } // namespace
 
 int cmdPlan(const Args &a)
@@ -117,9 +135,11 @@ int cmdPlan(const Args &a)
     } else {
         plan = analyticPlan(*info, s, target);
     }
+    const std::string warning = warnAboutContext(*info, s.context.contextSize);
     if (a.json) {
         ordered_json j{{"model", modelJson(*info)}};
         j.update(planJson(plan, target));
+        j["warnings"] = warning.empty() ? ordered_json::array() : ordered_json::array({warning});
         printJson(j);
     } else {
         printPlan(plan, target);
@@ -145,8 +165,10 @@ int cmdFit(const Args &a)
         r.settings.context.contextSize = 0; // auto-fit picks: trained length, at most 32768
     const FitResult f = autoFit(*info, r, target);
     const std::string why = describeFit(*info, f, target);
+    const ordered_json warnings = fitWarnings(*info, a, f);
     if (a.json) {
         printJson({{"model", modelJson(*info)},
+                   {"warnings", warnings},
                    {"ok", f.ok()},
                    {"outcome", static_cast<int>(f.outcome)},
                    {"blocking_lock", fitLockName(f.blockingLock)},

@@ -77,6 +77,7 @@ int cmdChat(const cli::Args &a)
     auto model = Model::load(a.model, a.load);
     if (!model)
         return fail(model.error());
+    cli::warnAboutContext((*model)->info(), a.context.contextSize);
     auto session = ChatSession::create(*model, a.context);
     if (!session)
         return fail(session.error());
@@ -125,7 +126,9 @@ int main(int argc, char **argv)
     }
     const std::string cmd = argv[1];
     cli::Args args;
-    const std::string err = cli::parseArgs(argc, argv, 2, args);
+    std::string err = cli::parseArgs(argc, argv, 2, args);
+    if (err.empty())
+        err = cli::checkForCommand(cmd, args);
     if (!err.empty()) {
         std::fprintf(stderr, "error: %s\n", err.c_str());
         return 2;

@@ -1,0 +1,98 @@
+#include "validate.h"
+
+#include <array>
+
+namespace shoehorn {
+
+namespace {
+
+constexpr std::array kKvTypes{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
+constexpr int kMaxThreads = 512;  // GGML_MAX_N_THREADS
+constexpr int kMaxSequences = 256; // LLAMA_MAX_SEQ
+
+Error invalid(std::string detail)
+{
+    return Error{ErrorCode::InvalidArgument, std::move(detail)};
+}
+
+Error checkKvType(const char *flag, const std::string &type)
+{
+    if (isKvCacheType(type))
+        return {};
+    return invalid(std::string(flag) + " takes " + kvCacheTypeList() + ", not '" + type + "'");
+}
+
+// "-t must be from 0 to 512 (0: ...), not -3": the flag, its range and what was given.
+Error checkRange(const char *flag, long long value, long long lo, long long hi, const char *note = nullptr)
+{
+    if (value >= lo && value <= hi)
+        return {};
+    std::string s = std::string(flag) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi);
+    if (note)
+        s += std::string(" (") + note + ")";
+    return invalid(s + ", not " + std::to_string(value));
+}
+
+} // namespace
+
+std::string kvCacheTypeList()
+{
+    std::string out;
+    for (const char *t : kKvTypes)
+        out += (out.empty() ? "" : ", ") + std::string(t);
+    return out;
+}
+
+bool isQuantizedKvType(const std::string &type)
+{
+    return isKvCacheType(type) && type != "f32" && type != "f16" && type != "bf16";
+}
+
+Error validate(const ContextSettings &c)
+{
+    if (Error e = checkKvType("-ctk", c.typeK))
+        return e;
+    if (Error e = checkKvType("-ctv", c.typeV))
+        return e;
+    if (isQuantizedKvType(c.typeV) && c.flashAttention == FlashAttention::Off)
+        return invalid("-ctv " + c.typeV +
+                       " needs flash attention (-fa on or auto); llama.cpp refuses a quantized V cache without it");
+    if (Error e = checkRange("-b", c.batchSize, 1, INT32_MAX))
+        return e;
+    if (Error e = checkRange("-ub", c.ubatchSize, 1, INT32_MAX))
+        return e;
+    if (Error e = checkRange("-t", c.threads, 0, kMaxThreads, "0: the physical cores"))
+        return e;
+    return checkRange("-tb", c.threadsBatch, 0, kMaxThreads, "0: as -t");
+}
+
+Error validate(const PlanSettings &s)
+{
+    if (Error e = checkRange("-ngl", s.load.gpuLayers, -1, INT32_MAX, "-1: all layers"))
+        return e;
+    if (Error e = checkRange("--n-cpu-moe", s.load.cpuMoeLayers, 0, INT32_MAX))
+        return e;
+    if (Error e = checkRange("-mg", s.load.mainGpu, 0, 255))
+        return e;
+    if (Error e = checkRange("-np", s.parallel, 1, kMaxSequences))
+        return e;
+    return validate(s.context);
+}
+
+std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention)
+{
+    return flashAttention == FlashAttention::Off && isQuantizedKvType(wantedV) ? "f16" : wantedV;
+}
+
+std::string contextWarning(const ModelInfo &m, uint32_t contextSize)
+{
+    const uint32_t trained = m.contextLength;
+    if (trained == 0 || contextSize <= trained)
+        return {};
+    return "-c " + std::to_string(contextSize) + " is above the model's trained context of " +
+           std::to_string(trained) + " tokens: llama.cpp warns of a possible training context overflow and uses " +
+           std::to_string(contextSize) + " as given (answers past " + std::to_string(trained) +
+           " tokens may degrade); the Shoehorn app caps the context at " + std::to_string(trained) + ".";
+}
+
+} // namespace shoehorn

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "error.h"
+#include "modelinfo.h"
+#include "planner.h"
+#include "settings.h"
+
+#include <cstdint>
+#include <string>
+
+namespace shoehorn {
+
+// The KV cache types llama.cpp takes, as one list for messages: "f32, f16, bf16, q8_0, ...".
+std::string kvCacheTypeList();
+// A block-quantized type (q8_0, q4_0, iq4_nl, ...), as llama.cpp's ggml_is_quantized() says.
+bool isQuantizedKvType(const std::string &type);
+
+// Settings llama.cpp would refuse or misread, found before anything loads: an unknown KV cache
+// type, a quantized V cache without flash attention (llama.cpp: "quantized V cache requires
+// flash_attn"; a quantized K cache is fine without it), and counts out of their range. Returns
+// InvalidArgument with one sentence that names the llama.cpp-style flag, or no error. Every
+// shoehorn-cli command and ChatSession::create use it.
+Error validate(const ContextSettings &context);
+Error validate(const PlanSettings &settings);
+
+// The V cache type llama.cpp takes for a wanted one under this flash-attention setting: the
+// wanted type, except that without flash attention a quantized V becomes f16.
+std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention);
+
+// A context above the model's trained length: one English sentence that says what llama.cpp
+// does with it (it warns of a "training context overflow" and uses the value as given) and
+// that the Shoehorn app caps it at the trained length. Empty when the context is within it or
+// the model does not say its trained length. `contextSize` 0 means the trained length.
+std::string contextWarning(const ModelInfo &model, uint32_t contextSize);
+
+} // namespace shoehorn
