@@ -1,5 +1,7 @@
 #include "oomladder.h"
 
+#include "validate.h"
+
 #include <algorithm>
 #include <cmath>
 #include <regex>
@@ -38,9 +40,13 @@ std::optional<OomRetry> nextSaferSettings(const ModelInfo &m, const PlanSettings
         return r;
     }
     const bool blocksFit = m.headSizeK % 32 == 0 && m.headSizeV % 32 == 0; // llama.cpp needs whole q8_0 blocks
-    if (blocksFit && (failed.context.typeK == "f16" || failed.context.typeV == "f16")) {
+    // Without flash attention llama.cpp refuses a quantized V cache: then only K is quantized.
+    const std::string typeV = allowedTypeV("q8_0", failed.context.flashAttention);
+    const bool changes = failed.context.typeK == "f16" || (failed.context.typeV == "f16" && typeV != "f16");
+    if (blocksFit && changes) {
         r.step = LadderStep::QuantizedKv;
-        r.after.context.typeK = r.after.context.typeV = "q8_0";
+        r.after.context.typeK = "q8_0";
+        r.after.context.typeV = failed.context.typeV == "f16" ? typeV : failed.context.typeV;
         return r;
     }
     return std::nullopt;

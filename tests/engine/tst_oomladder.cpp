@@ -1,10 +1,13 @@
 // The out-of-memory ladder: order of the rungs, termination, and reading llama.cpp's failure.
 #include "oomladder.h"
 #include "testfixtures.h"
+#include "validate.h"
 
 #include <QtTest>
 
 using namespace shoehorn;
+
+Q_DECLARE_METATYPE(shoehorn::FlashAttention)
 
 class TestOomLadder : public QObject
 {
@@ -20,19 +23,25 @@ void TestOomLadder::walksDownInOrder_data()
 {
     QTest::addColumn<QString>("path");
     QTest::addColumn<bool>("moe");
-    QTest::newRow("Qwen3-30B-A3B") << TestFixtures::instance().qwen3_30b() << true;
-    QTest::newRow("Llama-3.1-8B") << TestFixtures::instance().llama3_8b() << false;
+    QTest::addColumn<FlashAttention>("fa");
+    for (FlashAttention fa : {FlashAttention::Auto, FlashAttention::Off}) {
+        const char *f = fa == FlashAttention::Off ? "fa off" : "fa auto";
+        QTest::addRow("Qwen3-30B-A3B, %s", f) << TestFixtures::instance().qwen3_30b() << true << fa;
+        QTest::addRow("Llama-3.1-8B, %s", f) << TestFixtures::instance().llama3_8b() << false << fa;
+    }
 }
 
 void TestOomLadder::walksDownInOrder()
 {
     QFETCH(QString, path);
     QFETCH(bool, moe);
+    QFETCH(FlashAttention, fa);
     auto info = inspectModel(path.toStdString());
     QVERIFY(info.ok());
     PlanSettings s;
     s.load.gpuLayers = -1;
     s.context.contextSize = 32768;
+    s.context.flashAttention = fa;
     int lastStep = -1;
     QList<int> counts(4, 0);
     int rungs = 0;
@@ -41,6 +50,9 @@ void TestOomLadder::walksDownInOrder()
         QVERIFY2(step >= lastStep, "the ladder never goes back up a rung kind");
         lastStep = step;
         ++counts[step];
+        // Never a rung llama.cpp refuses (a quantized V cache without flash attention).
+        const Error refused = validate(next->after);
+        QVERIFY2(!refused, refused.detail.c_str());
         // Every rung is strictly safer in exactly its own dimension.
         switch (next->step) {
         case LadderStep::MoreExpertsOnCpu:
@@ -70,6 +82,8 @@ void TestOomLadder::walksDownInOrder()
     // At the bottom: CPU only, the smallest context, q8_0.
     QCOMPARE(s.load.gpuLayers, 0);
     QCOMPARE(s.context.contextSize, 2048u);
+    QCOMPARE(QString::fromStdString(s.context.typeK), QString("q8_0"));
+    QCOMPARE(QString::fromStdString(s.context.typeV), QString(fa == FlashAttention::Off ? "f16" : "q8_0"));
 }
 
 void TestOomLadder::parsesFailures_data()
