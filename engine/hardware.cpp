@@ -3,6 +3,7 @@
 #include "settings.h"
 
 #include <ggml-backend.h>
+#include <ggml.h>
 #include <llama.h>
 
 #include <algorithm>
@@ -26,6 +27,47 @@ void readMeminfo(uint64_t &total, uint64_t &available)
             total = value * 1024;
         else if (key == "MemAvailable:")
             available = value * 1024;
+    }
+}
+
+// Asks CPU_REPACK what llama.cpp's weight_buft_supported() (llama-model-loader.cpp) asks for each
+// weight: would it run a MUL_MAT of a 2-D weight of this type held in its buffer? The answer
+// depends only on the CPU, so it is asked once.
+std::vector<int> probeRepackTypes(ggml_backend_dev_t cpu, ggml_backend_buffer_type_t repack)
+{
+    static const ggml_type candidates[] = {GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1,
+                                           GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,   GGML_TYPE_Q2_K,
+                                           GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,
+                                           GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4};
+    std::vector<int> types;
+    for (const ggml_type type : candidates) {
+        ggml_init_params params{ggml_tensor_overhead() * 4, nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        ggml_tensor *w = ggml_new_tensor_2d(ctx, type, 4096, 4096);
+        ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4096, 512);
+        ggml_tensor *op = ggml_mul_mat(ctx, w, b);
+        w->buffer = ggml_backend_buft_alloc_buffer(repack, 0);
+        if (ggml_backend_dev_supports_op(cpu, op))
+            types.push_back(type);
+        ggml_backend_buffer_free(w->buffer);
+        ggml_free(ctx);
+    }
+    return types;
+}
+
+void probeCpuWeightBuffers(HardwareInfo &hw)
+{
+    ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    if (!cpu)
+        return;
+    auto extra = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(
+        ggml_backend_reg_get_proc_address(ggml_backend_dev_backend_reg(cpu), "ggml_backend_dev_get_extra_bufts"));
+    for (ggml_backend_buffer_type_t *b = extra ? extra(cpu) : nullptr; b && *b; ++b) {
+        hw.cpuWeightBuffers.emplace_back(ggml_backend_buft_name(*b));
+        if (hw.cpuWeightBuffers.back() == "CPU_REPACK") {
+            static const std::vector<int> repackTypes = probeRepackTypes(cpu, *b);
+            hw.cpuRepackTypes = repackTypes;
+        }
     }
 }
 
@@ -62,12 +104,7 @@ HardwareInfo probeHardware()
                                  : "this build of Shoehorn has no GPU backend (built for CPU only; see "
                                    "SHOEHORN_CUDA)";
     }
-    if (ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)) {
-        auto extra = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(ggml_backend_reg_get_proc_address(
-            ggml_backend_dev_backend_reg(cpu), "ggml_backend_dev_get_extra_bufts"));
-        for (ggml_backend_buffer_type_t *b = extra ? extra(cpu) : nullptr; b && *b; ++b)
-            hw.cpuWeightBuffers.emplace_back(ggml_backend_buft_name(*b));
-    }
+    probeCpuWeightBuffers(hw);
     readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);
     hw.process = processMemory();
     hw.physicalCores = physicalCoreCount();
@@ -161,6 +198,7 @@ PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes)
     t.ramAvailableBytes = hw.ramAvailableBytes;
     t.physicalCores = hw.physicalCores;
     t.cpuAmx = std::find(hw.cpuWeightBuffers.begin(), hw.cpuWeightBuffers.end(), "AMX") != hw.cpuWeightBuffers.end();
+    t.cpuRepackTypes = hw.cpuRepackTypes;
     return t;
 }
 

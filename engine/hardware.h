@@ -31,6 +31,9 @@ struct HardwareInfo {
     // The CPU backend's extra weight buffer types on this CPU, e.g. {"AMX", "CPU_REPACK"}:
     // weights in them are repacked into anonymous memory, AMX ones in a larger layout.
     std::vector<std::string> cpuWeightBuffers;
+    // The ggml types (ggml_type values) whose 2-D matrix-multiplied weights CPU_REPACK takes
+    // on this CPU (x86 with AVX2: Q4_0, Q4_K, IQ4_NL, MXFP4; Q6_K only on ARM).
+    std::vector<int> cpuRepackTypes;
     std::string whyNoGpu;              // set when gpus is empty
     ProcessMemory process;             // Shoehorn's own, at the same moment
 };
@@ -60,7 +63,9 @@ struct PlanTarget {
     uint64_t ramTotalBytes = 0;
     uint64_t ramAvailableBytes = 0;
     int physicalCores = 0;
-    bool cpuAmx = false; // llama.cpp packs CPU weights for AMX (see amxWeightBytes)
+    bool cpuAmx = false; // llama.cpp packs CPU weights for AMX (see cpuWeightBytes in planner.cpp)
+    std::vector<int> cpuRepackTypes; // HardwareInfo::cpuRepackTypes; with cpuAmx false and this
+                                     // empty, the CPU repacks nothing (llama.cpp's use_extra_bufts off)
     bool isProfile = false;
 };
 

@@ -28,33 +28,48 @@ uint64_t pad(uint64_t v, uint64_t to)
     return (v + to - 1) / to * to;
 }
 
-// Bytes of `n` elements of a (possibly block-quantized) type.
+// The row alignment AMX needs for a weight type, 0 for a type it does not take (ggml-cpu/amx/
+// amx.cpp, extra_buffer_type::supports_op: MUL_MAT only, src0->ne[0] a multiple of this and
+// the output rows, src0->ne[1], a multiple of TILE_N * 2 = 32).
+int64_t amxAlignment(ggml_type type)
+{
+    switch (type) {
+    case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q8_0: return 32;
+    case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: case GGML_TYPE_Q6_K: case GGML_TYPE_IQ4_XS: return 256;
+    case GGML_TYPE_F16: return 16;
+    default: return 0;
+    }
+}
+
+bool amxTakes(const TensorInfo &ti)
+{
+    const int64_t align = amxAlignment(static_cast<ggml_type>(ti.typeId));
+    return align > 0 && ti.shape[2] == 1 && ti.shape[3] == 1 && ti.shape[1] % 32 == 0 && ti.shape[0] % align == 0;
+}
+
 // What a weight takes on the CPU when llama.cpp's AMX buffer type holds it (ggml-cpu/amx:
 // weight_buft_supported() tries AMX first for matrix-multiplied 2-D weights; the packed rows of
-// q8_0, q4_K, q5_K and iq4_xs carry extra per-block sums). Row lookups (token_embd) and
-// MUL_MAT_ID experts stay in the plain buffer.
+// q8_0, q4_K, q5_K and iq4_xs carry extra per-block sums, amx/mmq.cpp get_row_size()). Row
+// lookups (token_embd) and MUL_MAT_ID experts stay in the plain or the repack buffer, whose
+// tensors keep their file size.
 uint64_t cpuWeightBytes(const TensorInfo &ti, bool amx)
 {
     const auto type = static_cast<ggml_type>(ti.typeId);
-    if (!amx || ti.role == TensorRole::Expert || ti.role == TensorRole::Embedding || ti.shape[2] != 1 ||
-        ti.shape[3] != 1)
+    if (!amx || ti.role == TensorRole::Expert || ti.role == TensorRole::Embedding || !amxTakes(ti))
         return ti.bytes;
-    int64_t align = 0, extraPerBlock = 0;
+    int64_t extraPerBlock = 0;
     switch (type) {
-    case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: align = 32; break;
-    case GGML_TYPE_Q8_0: align = 32; extraPerBlock = 4; break;
-    case GGML_TYPE_Q6_K: align = 256; break;
-    case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: align = 256; extraPerBlock = 4; break;
-    case GGML_TYPE_IQ4_XS: align = 256; extraPerBlock = 2; break;
-    default: return ti.bytes;
+    case GGML_TYPE_Q4_0: case GGML_TYPE_Q4_1: case GGML_TYPE_Q6_K: break;
+    case GGML_TYPE_Q8_0: case GGML_TYPE_Q4_K: case GGML_TYPE_Q5_K: extraPerBlock = 4; break;
+    case GGML_TYPE_IQ4_XS: extraPerBlock = 2; break;
+    default: return ti.bytes; // f16: not packed
     }
     const int64_t k = ti.shape[0], n = ti.shape[1];
-    if (n % 32 != 0 || k % align != 0)
-        return ti.bytes;
     const int64_t blocks = k / ggml_blck_size(type);
     return static_cast<uint64_t>(n * (blocks * static_cast<int64_t>(ggml_type_size(type)) + blocks * extraPerBlock));
 }
 
+// Bytes of `n` elements of a (possibly block-quantized) type.
 uint64_t typeBytes(ggml_type t, uint64_t n)
 {
     return n / static_cast<uint64_t>(ggml_blck_size(t)) * ggml_type_size(t);
@@ -118,6 +133,20 @@ Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
     return p;
 }
 
+// A quantized KV cache is written and read rotated: llama-kv-cache.cpp sets attn_rot_k/attn_rot_v
+// for a quantized type_k/type_v when the head size is a multiple of 64 (unless
+// LLAMA_ATTN_ROT_DISABLE), and build_attn() (llama-graph.cpp) then multiplies q, k and v (and
+// the attention output, for V) by a Hadamard matrix (llama_mul_mat_hadamard, llama-impl.h): a
+// new f32 tensor while its input is still alive. The largest of them, q or the output, is
+// T x heads x head size.
+uint64_t rotationEstimate(const ModelInfo &m, const PlanSettings &s, uint64_t T)
+{
+    const bool rotK = ggml_is_quantized(kvCacheType(s.context.typeK)) && m.headSizeK % 64 == 0;
+    const bool rotV = ggml_is_quantized(kvCacheType(s.context.typeV)) && m.headSizeV % 64 == 0;
+    const uint64_t head = std::max(rotK ? m.headSizeK : 0u, rotV ? m.headSizeV : 0u);
+    return T * m.headCount * head * 4;
+}
+
 // The graph allocator's peak for one worst-case ubatch of T tokens. Tensors are freed after
 // their last use, so there are two phases: the layers (attention mask, then the larger of the
 // attention scores and the FFN activations, plus the residual stream and projections) and the
@@ -134,15 +163,19 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
     const bool fa = s.context.flashAttention != FlashAttention::Off;
     const uint64_t ff = m.isMoe() ? uint64_t(m.expertUsedCount) * std::max(m.expertFeedForwardSize, 1u)
                                   : m.feedForwardSize;
+    const uint64_t rotation = rotationEstimate(m, s, T);
     uint64_t layerPhase = 0;
     if (layersHere > 0) {
         const uint64_t mask = T * nCtx * (fa ? 2 : 4);
         const uint64_t proj = T * (H * m.headSizeK + Hkv * (m.headSizeK + m.headSizeV)) * 4;
         const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * H * 4; // softmax works in place
         const uint64_t ffn = T * ff * 3 * 4 + (m.isMoe() ? T * m.expertCount * 4 * 2 : 0);
-        layerPhase = mask + std::max(scores + proj, ffn) + T * E * 4 * 3;
+        layerPhase = mask + std::max(scores + proj + rotation, ffn) + T * E * 4 * 3;
     }
-    const uint64_t outputPhase = (outputHere || !gpu) ? T * uint64_t(m.vocabSize) * 4 + T * E * 4 * 2 : 0;
+    // Measured: the output phase grows by the rotation block too where the layers ran (the graph
+    // allocator places the logits past it), by up to 8 MiB at T = 512 on the fixtures.
+    const uint64_t outputPhase =
+        (outputHere || !gpu) ? T * uint64_t(m.vocabSize) * 4 + T * E * 4 * 2 + (layersHere > 0 ? rotation : 0) : 0;
     return std::max(layerPhase, outputPhase);
 }
 
@@ -208,26 +241,43 @@ void addDevices(MemoryPlan &plan, const PlanTarget &t)
     plan.ram.capacity = t.ramTotalBytes;
 }
 
-// Tied embeddings: the output layer gets its own copy of token_embd on its device (on
-// the CPU too, where the matmul copy is repacked apart from the row-lookup one).
-void addTiedOutput(MemoryPlan &plan, int outputDevice, uint64_t embd, const TensorInfo *embdTensor, bool amx)
+// The copy of a tied token_embd that llama.cpp makes for the output layer on the CPU, 0 if
+// none. The output loads token_embd again with TENSOR_DUPLICATED as an LLM_TENSOR_OUTPUT
+// (llama-model.cpp; llama-model-loader.cpp create_tensor() then takes the output's buffer
+// list), and select_weight_buft() gives it the first of AMX, CPU_REPACK and CPU
+// (make_cpu_buft_list()) that runs its MUL_MAT. token_embd itself (GET_ROWS) is in the plain CPU
+// buffer, and create_tensor() returns the existing tensor when the duplicate's buffer type is
+// the same: so there is a second copy only when AMX or CPU_REPACK takes the type.
+uint64_t cpuTiedOutputCopy(const TensorInfo &embd, const PlanTarget &t)
 {
-    uint64_t copy = embd;
-    if (outputDevice < 0 && embdTensor) { // the copy is a matrix-multiplied output: AMX may pack it
-        TensorInfo asOutput = *embdTensor;
-        asOutput.role = TensorRole::Output;
-        copy = cpuWeightBytes(asOutput, amx);
-    }
-    deviceFor(plan, outputDevice).use.weightsDense += copy;
+    TensorInfo asOutput = embd;
+    asOutput.role = TensorRole::Output;
+    if (t.cpuAmx && amxTakes(asOutput))
+        return cpuWeightBytes(asOutput, true);
+    // ggml-cpu/repack.cpp ggml_repack_get_optimal_repack_type(): rows in groups of 8 on x86, of 4
+    // for some ARM kernels; 4 errs on the safe side (a copy planned that x86 would not make).
+    const bool repacked = std::find(t.cpuRepackTypes.begin(), t.cpuRepackTypes.end(), embd.typeId) !=
+                          t.cpuRepackTypes.end();
+    if (repacked && embd.shape[1] % 4 == 0)
+        return embd.bytes;
+    return 0;
+}
+
+// Tied embeddings: the output layer of a GPU gets its own copy of token_embd there (token_embd
+// stays in RAM), the CPU one only where the CPU repacks it (cpuTiedOutputCopy).
+void addTiedOutput(MemoryPlan &plan, int outputDevice, const TensorInfo *embd, const PlanTarget &t)
+{
+    if (!embd)
+        return;
+    deviceFor(plan, outputDevice).use.weightsDense += outputDevice < 0 ? cpuTiedOutputCopy(*embd, t) : embd->bytes;
 }
 
 // Every weight on the device of its layer (the experts of the first cpuMoeLayers layers stay
 // in RAM). Returns what the file holds of the CPU-side weights (AMX packs them larger).
-uint64_t addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, bool amx)
+uint64_t addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t)
 {
     const int nLayer = static_cast<int>(m.layerCount);
     bool hasOutput = false;
-    uint64_t embd = 0;
     const TensorInfo *embdTensor = nullptr;
     uint64_t ramFileBytes = 0;
     for (const auto &ti : m.tensors) {
@@ -240,16 +290,15 @@ uint64_t addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, bo
             d = p.deviceOf(nLayer);
             hasOutput |= ti.name == "output.weight";
         } else if (ti.role == TensorRole::Embedding) {
-            embd += ti.name == "token_embd.weight" ? ti.bytes : 0;
             embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
         }
-        const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, amx) : ti.bytes;
+        const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
         ramFileBytes += d < 0 ? ti.bytes : 0;
         MemoryUse &use = deviceFor(plan, d).use;
         (ti.role == TensorRole::Expert ? use.weightsExperts : use.weightsDense) += bytes;
     }
     if (!hasOutput)
-        addTiedOutput(plan, p.deviceOf(nLayer), embd, embdTensor, amx);
+        addTiedOutput(plan, p.deviceOf(nLayer), embdTensor, t);
     return ramFileBytes;
 }
 
@@ -321,7 +370,7 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     const ContextCells cells = effectiveContext(m, s.context, s.parallel);
     plan.contextSize = cells.total;
     addDevices(plan, t);
-    const uint64_t ramFileBytes = addWeights(plan, m, p, t.cpuAmx);
+    const uint64_t ramFileBytes = addWeights(plan, m, p, t);
     for (int il = 0; il < nLayer; ++il)
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);
@@ -361,6 +410,9 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
     // matters when fitting GPUs, while we plan RAM too.
     mp.no_alloc = true;
     mp.load_mode = LLAMA_LOAD_MODE_NONE;
+    // A target whose CPU repacks nothing (see PlanTarget::cpuRepackTypes): no AMX or CPU_REPACK.
+    if (!t.cpuAmx && t.cpuRepackTypes.empty())
+        mp.use_extra_bufts = false;
     LogCapture capture;
     llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
     if (!model) {

@@ -5,6 +5,11 @@
 
 #include <QtTest>
 
+#include <ggml.h>
+
+#include <cmath>
+#include <cstdio>
+
 using namespace shoehorn;
 
 namespace {
@@ -12,9 +17,21 @@ PlanTarget cpuOnly()
 {
     PlanTarget t;
     t.name = "cpu";
-    t.cpuAmx = targetFromHardware(probeHardware()).cpuAmx; // this CPU's weight packing
+    const PlanTarget machine = targetFromHardware(probeHardware());
+    t.cpuAmx = machine.cpuAmx; // this CPU's weight packing
+    t.cpuRepackTypes = machine.cpuRepackTypes;
     t.ramAvailableBytes = 64 * GiB;
     t.ramTotalBytes = 64 * GiB;
+    return t;
+}
+
+// A CPU that repacks nothing (no AMX, no CPU_REPACK types): exactPlan() turns llama.cpp's extra
+// buffer types off for it, which is what a CPU without them gets.
+PlanTarget plainCpu()
+{
+    PlanTarget t = cpuOnly();
+    t.cpuAmx = false;
+    t.cpuRepackTypes.clear();
     return t;
 }
 
@@ -30,71 +47,132 @@ PlanSettings settings(uint32_t ctx, FlashAttention fa, const char *kv = "f16", u
     s.parallel = parallel;
     return s;
 }
+
+QString fixture(const QString &name)
+{
+    auto &f = TestFixtures::instance();
+    if (name == "tiny-llama") return f.tinyLlama();
+    if (name == "tiny-qwen3moe") return f.tinyMoe();
+    if (name == "llama3-8b") return f.llama3_8b();
+    if (name == "llama32-3b") return f.llama32_3b();
+    if (name == "qwen3-30b-a3b") return f.qwen3_30b();
+    if (name == "qwen35-35b-a3b") return f.qwen35_35b();
+    if (name == "gemma3-12b") return f.gemma3_12b();
+    if (name == "gemma3-12b-q4k-embd") return f.gemma3_12b_q4kEmbd();
+    qFatal("unknown fixture");
+}
+
+double relError(uint64_t a, uint64_t e)
+{
+    return e ? std::fabs(double(a) - double(e)) / double(e) : (a ? 1.0 : 0.0);
+}
+
+QString mib(uint64_t b)
+{
+    return QString::number(double(b) / double(MiB), 'f', 1);
+}
 } // namespace
 
 class TestPlanner : public QObject
 {
     Q_OBJECT
 private slots:
-    void accuracyTable();
+    void initTestCase();
+    void accuracy_data();
+    void accuracy();
+    void quantizedKvNeedsBlockHeads();
     void gpuPlacement_data();
     void gpuPlacement();
     void kvCacheFormula();
+    void tiedOutputCopy();
     void mmapCountsAsRam();
     void profilesAndBudget();
     void probeIsSane();
 };
 
-void TestPlanner::accuracyTable()
+void TestPlanner::initTestCase()
 {
-    // What this machine can check: every buffer on the CPU (there is no GPU here).
-    struct Case {
+    std::printf("\n| fixture | embedding | settings | CPU | analytic MiB | llama.cpp MiB | total err | compute "
+                "analytic | compute llama.cpp | compute err |\n|---|---|---|---|--:|--:|--:|--:|--:|--:|\n");
+}
+
+// Analytic against llama.cpp's dry run on this machine (every buffer on the CPU: no GPU here), one
+// row per family x embedding x KV type: weights and KV must be exact, compute and total within 3 %.
+void TestPlanner::accuracy_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("embedding");
+    QTest::addColumn<uint32_t>("ctx");
+    QTest::addColumn<int>("fa"); // FlashAttention
+    QTest::addColumn<QString>("kv");
+    QTest::addColumn<uint32_t>("ubatch");
+    QTest::addColumn<int>("parallel");
+    QTest::addColumn<bool>("repack"); // false: a CPU that repacks nothing (plainCpu)
+    const int on = int(FlashAttention::On), off = int(FlashAttention::Off), autoFa = int(FlashAttention::Auto);
+    struct Family {
         const char *model;
-        QString path;
+        const char *embedding;
     };
-    const QList<Case> models = {{"tiny llama", TestFixtures::instance().tinyLlama()},
-                                {"tiny qwen3moe", TestFixtures::instance().tinyMoe()},
-                                {"Llama-3.1-8B shape", TestFixtures::instance().llama3_8b()},
-                                {"Qwen3-30B-A3B shape", TestFixtures::instance().qwen3_30b()},
-                                {"Qwen3.5-35B-A3B hybrid", TestFixtures::instance().qwen35_35b()},
-                                {"Gemma-3-12B SWA", TestFixtures::instance().gemma3_12b()}};
-    struct Setting {
-        const char *name;
-        PlanSettings s;
-    };
-    const QList<Setting> grid = {
-        {"c512 fa-on", settings(512, FlashAttention::On)},
-        {"c4096 fa-off", settings(4096, FlashAttention::Off)},
-        {"c8192 fa-on q8_0", settings(8192, FlashAttention::On, "q8_0")},
-        {"c16384 fa-off ub256", settings(16384, FlashAttention::Off, "f16", 256)},
-        {"c32768 fa-on q4_0", settings(32768, FlashAttention::On, "q4_0")},
-        {"c4096 fa-on np4", settings(4096, FlashAttention::On, "f16", 512, 4)},
-        {"c8192 fa-auto", settings(8192, FlashAttention::Auto)},
-    };
-    double worst = 0;
-    std::printf("\n%-22s %-22s %14s %14s %8s\n", "model", "settings", "analytic", "llama.cpp", "error");
-    for (const auto &m : models) {
-        auto info = inspectModel(m.path.toStdString());
-        QVERIFY(info.ok());
-        for (const auto &g : grid) {
-            if (g.s.context.typeK != "f16" && info->headSizeK % 32 != 0) {
-                // llama.cpp refuses quantized KV when the head size is not a multiple of the block.
-                QVERIFY(!exactPlan(m.path.toStdString(), g.s, cpuOnly()).ok());
-                continue;
-            }
-            const MemoryPlan a = analyticPlan(*info, g.s, cpuOnly());
-            auto e = exactPlan(m.path.toStdString(), g.s, cpuOnly());
-            QVERIFY2(e.ok(), e.ok() ? "" : e.error().detail.c_str());
-            const double err = planError(a, *e);
-            worst = std::max(worst, err);
-            std::printf("%-22s %-22s %14s %14s %7.2f%%\n", m.model, g.name, formatBytes(a.ram.use.total()).c_str(),
-                        formatBytes(e->ram.use.total()).c_str(), err * 100);
-            // Weights and KV are computed exactly; only compute buffers are estimated.
-            QCOMPARE(a.ram.use.weights(), e->ram.use.weights());
-        }
+    const Family families[] = {{"llama3-8b", "untied"},      {"llama32-3b", "tied Q6_K"},
+                               {"qwen3-30b-a3b", "untied"},  {"qwen35-35b-a3b", "untied"},
+                               {"gemma3-12b", "tied Q6_K"}, {"gemma3-12b-q4k-embd", "tied Q4_K"}};
+    for (const auto &f : families) {
+        auto row = [&](const char *what) -> QTestData & { return QTest::addRow("%s %s %s", f.model, f.embedding, what); };
+        row("c4096 fa-off f16") << f.model << f.embedding << 4096u << off << "f16" << 512u << 1 << true;
+        row("c8192 fa-on q8_0") << f.model << f.embedding << 8192u << on << "q8_0" << 512u << 1 << true;
+        row("c32768 fa-on q4_0") << f.model << f.embedding << 32768u << on << "q4_0" << 512u << 1 << true;
+        row("c16384 fa-auto q8_0 ub256") << f.model << f.embedding << 16384u << autoFa << "q8_0" << 256u << 1 << true;
+        row("c4096 fa-on f16 np4") << f.model << f.embedding << 4096u << on << "f16" << 512u << 4 << true;
+        row("c8192 fa-on f16 no-repack") << f.model << f.embedding << 8192u << on << "f16" << 512u << 1 << false;
     }
-    std::printf("worst error: %.2f%% (target <= 3%%)\n", worst * 100);
-    QVERIFY(worst <= 0.03);
+    // The small models of the other tests, at f16 (their head size refuses quantized KV).
+    for (const char *tiny : {"tiny-llama", "tiny-qwen3moe"}) {
+        QTest::addRow("%s untied c512 fa-on f16", tiny) << tiny << "untied" << 512u << on << "f16" << 512u << 1 << true;
+        QTest::addRow("%s untied c16384 fa-off f16 ub256", tiny) << tiny << "untied" << 16384u << off << "f16" << 256u << 1 << true;
+    }
+}
+
+void TestPlanner::accuracy()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, embedding);
+    QFETCH(uint32_t, ctx);
+    QFETCH(int, fa);
+    QFETCH(QString, kv);
+    QFETCH(uint32_t, ubatch);
+    QFETCH(int, parallel);
+    QFETCH(bool, repack);
+    const std::string path = fixture(model).toStdString();
+    auto info = inspectModel(path);
+    QVERIFY(info.ok());
+    const PlanSettings s = settings(ctx, FlashAttention(fa), kv.toUtf8().constData(), ubatch, parallel);
+    const PlanTarget t = repack ? cpuOnly() : plainCpu();
+    const MemoryUse a = analyticPlan(*info, s, t).ram.use;
+    auto exact = exactPlan(path, s, t);
+    QVERIFY2(exact.ok(), exact.ok() ? "" : exact.error().detail.c_str());
+    const MemoryUse e = exact->ram.use;
+    const QString tag = QString::fromUtf8(QTest::currentDataTag());
+    const QString setting = tag.mid(tag.indexOf(embedding) + embedding.size() + 1);
+    std::printf("| %s | %s | %s | %s | %s | %s | %+.2f%% | %s | %s | %+.2f%% |\n", qPrintable(model),
+                qPrintable(embedding), qPrintable(setting), repack ? "AMX" : "plain", qPrintable(mib(a.total())),
+                qPrintable(mib(e.total())), (double(a.total()) / double(e.total()) - 1) * 100,
+                qPrintable(mib(a.compute)), qPrintable(mib(e.compute)),
+                (double(a.compute) / double(e.compute) - 1) * 100);
+    QCOMPARE(a.weights(), e.weights());
+    QCOMPARE(a.kv(), e.kv());
+    QVERIFY2(relError(a.compute, e.compute) <= 0.03, "compute buffer off by more than 3 %");
+    QVERIFY2(relError(a.total(), e.total()) <= 0.03, "total off by more than 3 %");
+}
+
+void TestPlanner::quantizedKvNeedsBlockHeads()
+{
+    // llama.cpp refuses quantized KV when the head size is not a multiple of the block.
+    auto info = inspectModel(TestFixtures::instance().tinyLlama().toStdString());
+    QVERIFY(info.ok());
+    QVERIFY(info->headSizeK % 32 != 0);
+    QVERIFY(!exactPlan(TestFixtures::instance().tinyLlama().toStdString(), settings(8192, FlashAttention::On, "q8_0"),
+                       cpuOnly())
+                 .ok());
 }
 
 void TestPlanner::gpuPlacement_data()
@@ -155,6 +233,33 @@ void TestPlanner::kvCacheFormula()
     QCOMPARE(q8.ram.use.kvFull, 32768ull * 48 * 4 * 128 * 2 * 34 / 32);
     // Context is padded to 256 like llama.cpp does.
     QCOMPARE(analyticPlan(*info, settings(1000, FlashAttention::On), cpuOnly()).contextSize, 1024u);
+}
+
+void TestPlanner::tiedOutputCopy()
+{
+    // The tied Q6_K embedding of Gemma 3 12B (262144 x 3840): a second copy for the output only
+    // where the CPU repacks Q6_K for matrix multiplication (AMX here; CPU_REPACK only on ARM).
+    auto info = inspectModel(TestFixtures::instance().gemma3_12b().toStdString());
+    QVERIFY(info.ok());
+    const PlanSettings s = settings(4096, FlashAttention::On);
+    PlanTarget amx = plainCpu();
+    amx.cpuAmx = true;
+    PlanTarget avx2 = plainCpu();
+    avx2.cpuRepackTypes = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
+    PlanTarget arm = plainCpu();
+    arm.cpuRepackTypes = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_Q8_0};
+    const uint64_t q6kEmbd = 262144ull * 3840 / 256 * 210;
+    QCOMPARE(info->embeddingBytes, q6kEmbd);
+    const uint64_t plain = analyticPlan(*info, s, plainCpu()).ram.use.weights();
+    QCOMPARE(plain, info->tensorBytes);
+    QCOMPARE(analyticPlan(*info, s, avx2).ram.use.weights(), plain);
+    QCOMPARE(analyticPlan(*info, s, arm).ram.use.weights(), plain + q6kEmbd);
+    QVERIFY(analyticPlan(*info, s, amx).ram.use.weights() > plain + q6kEmbd); // copy and packed Q4_K
+    // The Q4_K variant: AVX2's CPU_REPACK takes it, so there is a copy.
+    auto q4k = inspectModel(TestFixtures::instance().gemma3_12b_q4kEmbd().toStdString());
+    QVERIFY(q4k.ok());
+    QCOMPARE(analyticPlan(*q4k, s, avx2).ram.use.weights(), q4k->tensorBytes + q4k->embeddingBytes);
+    QCOMPARE(analyticPlan(*q4k, s, plainCpu()).ram.use.weights(), q4k->tensorBytes);
 }
 
 void TestPlanner::mmapCountsAsRam()

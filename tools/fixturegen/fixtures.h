@@ -42,6 +42,11 @@ struct Spec {
     uint32_t ssmGroupCount = 0;
     uint32_t ssmTimeStepRank = 0;
     uint32_t fullAttentionInterval = 4;
+    // No output.weight: the output layer reuses token_embd. With tiedEmbeddingType, token_embd
+    // gets the type output.weight would have had (Q6_K in Q4_K_M), as llama.cpp's quantizer
+    // does for tied models (llama-quant.cpp: has_tied_embeddings); without it, the usual type.
+    bool tiedOutput = false;
+    bool tiedEmbeddingType = true;
     bool thinkingTemplate = false; // Qwen3.5-style <think> template instead of plain ChatML
     uint32_t splits = 1;         // >1: NAME-0000k-of-0000N.gguf parts, as gguf-split writes them
     float weightScale = 0.08f;   // std dev of the random weights
@@ -52,7 +57,9 @@ Spec tinyQwen3Moe();
 Spec tinyThinking();           // tiny MoE whose template opens a <think> block
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
 Spec qwen35_35b_a3b();        // Qwen3.5-35B-A3B: hybrid attention + gated delta net, sparse
-Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied output, sparse
+Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied Q6_K embedding, sparse
+Spec gemma3_12b_q4kEmbd();    // the same with a tied Q4_K embedding (fixtures before 2026-12)
+Spec llama32_3b();             // Llama-3.2-3B, Q4_K_M, sparse: a dense model with tied Q6_K embedding
 Spec llama3_8b();              // Llama-3.1-8B, Q4_K_M, sparse (a dense full-shape model)
 Spec qwen3_30b_a3b_random(); // Qwen3-30B-A3B Q4_K_M with fast random data, for GPU speed checks
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks

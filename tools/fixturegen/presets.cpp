@@ -124,6 +124,28 @@ Spec gemma3_12b()
     s.vocab = 262144;
     s.quant = "q4_k_m";
     s.fill = Fill::Sparse;
+    s.tiedOutput = true; // like the real files: token_embd is Q6_K and there is no output.weight
+    return s;
+}
+
+Spec gemma3_12b_q4kEmbd()
+{
+    Spec s = gemma3_12b();
+    s.name = "Gemma-3-12B, tied Q4_K embedding (shape fixture)";
+    s.tiedEmbeddingType = false;
+    return s;
+}
+
+Spec llama32_3b()
+{
+    Spec s = llama3_8b();
+    s.name = "Llama-3.2-3B (shape fixture)";
+    s.layers = 28;
+    s.embd = 3072;
+    s.heads = 24;
+    s.headsKv = 8;
+    s.ff = 8192;
+    s.tiedOutput = true;
     return s;
 }
 
@@ -141,7 +163,7 @@ Spec benchQwen3Moe()
 std::vector<std::string> presetNames()
 {
     return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
-            "gemma3-12b", "llama3-8b", "bench-qwen3moe"};
+            "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe"};
 }
 
 bool presetByName(const std::string &name, Spec &out)
@@ -154,6 +176,8 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "llama3-8b") out = llama3_8b();
     else if (name == "qwen35-35b-a3b") out = qwen35_35b_a3b();
     else if (name == "gemma3-12b") out = gemma3_12b();
+    else if (name == "gemma3-12b-q4k-embd") out = gemma3_12b_q4kEmbd();
+    else if (name == "llama32-3b") out = llama32_3b();
     else if (name == "bench-qwen3moe") out = benchQwen3Moe();
     else return false;
     return true;

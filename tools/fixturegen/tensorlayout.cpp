@@ -26,7 +26,7 @@ ggml_type typeFor(const Spec &s, const std::string &name, uint32_t layer, int64_
         return GGML_TYPE_F32;
     if (ne0 % 256 != 0)
         return GGML_TYPE_Q8_0;
-    if (name == "output.weight")
+    if (name == "output.weight" || (name == "token_embd.weight" && s.tiedOutput && s.tiedEmbeddingType))
         return GGML_TYPE_Q6_K;
     if ((name.find("attn_v") != std::string::npos || name.find("ffn_down") != std::string::npos) &&
         useMoreBits(layer, s.layers))
@@ -102,7 +102,7 @@ std::vector<TensorDef> tensorDefs(const Spec &s, uint32_t nVocab)
     const int64_t E = s.embd;
     d.push_back({"token_embd.weight", {E, nVocab, 1}, 2, 0});
     d.push_back({"output_norm.weight", {E, 1, 1}, 1, 0});
-    if (s.arch != "gemma3") // gemma3 ties the output to the embeddings
+    if (!s.tiedOutput)
         d.push_back({"output.weight", {E, nVocab, 1}, 2, s.layers});
     for (uint32_t i = 0; i < s.layers; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
