@@ -33,7 +33,11 @@ void ChatController::connectSession()
     connect(m_session, &InferenceSession::modelLoaded, this, &ChatController::onLoaded);
     connect(m_session, &InferenceSession::loadFailed, this, &ChatController::loadFailed);
     connect(m_session, &InferenceSession::delta, this, &ChatController::onDelta);
-    connect(m_session, &InferenceSession::prefillProgress, this, &ChatController::prefillProgress);
+    connect(m_session, &InferenceSession::prefillProgress, this, [this](int done, int total) {
+        if (m_answerRow >= 0) // the answer being written says what it waits for
+            m_chat->setNote(m_answerRow, m_prompt.update(done, total));
+        emit prefillProgress(done, total);
+    });
     connect(m_session, &InferenceSession::generationProgress, this, &ChatController::generationProgress);
     connect(m_session, &InferenceSession::generationFinished, this, &ChatController::onFinished);
     connect(m_session, &InferenceSession::generationFailed, this, &ChatController::onFailed);
@@ -173,6 +177,7 @@ void ChatController::ensureConversation(const QString &firstText)
 void ChatController::startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history)
 {
     m_answerRow = row;
+    m_chat->setNote(row, PromptProgress::starting());
     m_sinceCheckpoint.start();
     m_session->generate(history, m_settings.generation);
 }

@@ -5,6 +5,7 @@
 #include "chattypes.h"
 #include "inferencesession.h"
 #include "modelsettings.h"
+#include "promptprogress.h"
 #include "tuningstore.h"
 
 #include <QElapsedTimer>
@@ -135,4 +136,5 @@ private:
     qint64 m_answerMessage = 0;
     qint64 m_answerVersion = 0; // message_versions row of a regenerated answer
     QElapsedTimer m_sinceCheckpoint;
+    PromptProgress m_prompt;
 };

@@ -24,6 +24,7 @@ QVariant ChatModel::data(const QModelIndex &index, int role) const
     case VersionRole: return m.current;
     case VersionCountRole: return m.versionCount();
     case ReasoningMsRole: return m.reasoningMs;
+    case NoteRole: return m.note;
     default: return {};
     }
 }
@@ -32,7 +33,7 @@ QHash<int, QByteArray> ChatModel::roleNames() const
 {
     return {{RoleRole, "role"},         {ContentRole, "content"},       {ReasoningRole, "reasoning"},
             {StateRole, "state"},       {StatsRole, "stats"},           {VersionRole, "version"},
-            {VersionCountRole, "versionCount"}, {ReasoningMsRole, "reasoningMs"}};
+            {VersionCountRole, "versionCount"}, {ReasoningMsRole, "reasoningMs"}, {NoteRole, "note"}};
 }
 
 ChatModel::Message ChatModel::make(Author author, const QString &content, State state)
@@ -124,13 +125,22 @@ void ChatModel::appendText(int row, const QString &contentIn, const QString &rea
         emit dataChanged(index(row), index(row), roles);
 }
 
+void ChatModel::setNote(int row, const QString &note)
+{
+    if (row < 0 || row >= m_messages.size() || m_messages[row].note == note)
+        return;
+    m_messages[row].note = note;
+    emit dataChanged(index(row), index(row), {NoteRole});
+}
+
 void ChatModel::finish(int row, State state, const shoehorn::GenerationStats *stats)
 {
     if (row < 0 || row >= m_messages.size())
         return;
     Message &m = m_messages[row];
     m.state = state;
-    QList<int> roles{StateRole, StatsRole};
+    m.note.clear();
+    QList<int> roles{StateRole, StatsRole, NoteRole};
     if (m.reasoningMs < 0 && !m.reasoning.isEmpty() && m_thinking.isValid()) {
         m.reasoningMs = m_thinking.elapsed();
         roles << ReasoningMsRole;

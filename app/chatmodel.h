@@ -24,6 +24,7 @@ public:
         VersionRole,      // index of the version shown
         VersionCountRole, // 1 when never regenerated
         ReasoningMsRole,  // how long the thinking took; -1 unknown or still thinking
+        NoteRole,         // what a streaming answer waits for ("Reading the prompt: 40%"); not stored
     };
     enum class State { Done, Streaming, Stopped, Failed };
     Q_ENUM(State)
@@ -41,6 +42,7 @@ public:
     struct Message : Version {
         Author author = Author::User;
         qint64 storeId = 0;      // row in ChatStore, 0 when not stored
+        QString note;            // see NoteRole
         QList<Version> versions; // empty, or every version (the shown one may be stale there)
         int current = 0;
         int versionCount() const { return versions.isEmpty() ? 1 : int(versions.size()); }
@@ -70,6 +72,7 @@ public:
     void setCurrentVersion(int row, int version);
     void setContent(int row, const QString &content); // edit
     void setStoreId(int row, qint64 id);
+    void setNote(int row, const QString &note);
     void removeMessage(int row);
     void truncate(int fromRow); // drops fromRow and everything after it
     void clear();

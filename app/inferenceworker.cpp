@@ -158,7 +158,7 @@ void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage>
     QElapsedTimer sincePrefill;
     sincePrefill.start();
     cb.onPrefill = [&](int done, int total) {
-        if (sincePrefill.elapsed() >= 100 || done == total) {
+        if (sincePrefill.elapsed() >= 100 || done == 0 || done == total) {
             emit prefillProgress(requestId, done, total);
             sincePrefill.restart();
         }

@@ -297,7 +297,9 @@ void ChatSession::Impl::rollBackTo(size_t &keep)
     cachedText.clear(); // valid again once the prompt is in
 }
 
-// Decodes the prompt after what the cache holds, in n_batch chunks.
+// Decodes the prompt after what the cache holds, one micro-batch (n_ubatch) per llama_decode:
+// llama.cpp computes a batch in micro-batches anyway, and this way progress and Stop come
+// after each of them, not only after a whole n_batch (a long prompt's first seconds).
 std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCallbacks &callbacks,
                                                 const std::atomic<bool> *cancel, const LogCapture &capture,
                                                 GenerationStats &st)
@@ -305,7 +307,9 @@ std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCa
     const auto t = Clock::now();
     const std::vector<llama_token> &tokens = turn.tokens;
     const int total = static_cast<int>(tokens.size() - turn.keep);
-    const int batch = static_cast<int>(llama_n_batch(ctx.get()));
+    const int batch = static_cast<int>(llama_n_ubatch(ctx.get()));
+    if (callbacks.onPrefill)
+        callbacks.onPrefill(0, total);
     for (size_t i = turn.keep; i < tokens.size();) {
         const int n = std::min<int>(batch, static_cast<int>(tokens.size() - i));
         const int32_t rc = decode(tokens.data() + i, n);

@@ -1146,6 +1146,25 @@
     </message>
   </context>
   <context>
+    <name>PromptProgress</name>
+    <message>
+      <source>Reading the prompt…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Writing…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reading the prompt: %1% (%2 s left)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reading the prompt: %1%</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>StatusStrip</name>
     <message>
       <source>context</source>
@@ -1161,18 +1180,6 @@
     </message>
     <message>
       <source>The model is busy: auto-tune is running.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Writing…</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Reading the prompt: %1% (%2 s left)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Reading the prompt: %1%</source>
       <translation type="unfinished" />
     </message>
     <message>

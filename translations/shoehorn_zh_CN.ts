@@ -1140,6 +1140,25 @@
     </message>
   </context>
   <context>
+    <name>PromptProgress</name>
+    <message>
+      <source>Reading the prompt…</source>
+      <translation>正在读取提示词…</translation>
+    </message>
+    <message>
+      <source>Writing…</source>
+      <translation>正在生成…</translation>
+    </message>
+    <message>
+      <source>Reading the prompt: %1% (%2 s left)</source>
+      <translation>正在读取提示词：%1%（剩余 %2 秒）</translation>
+    </message>
+    <message>
+      <source>Reading the prompt: %1%</source>
+      <translation>正在读取提示词：%1%</translation>
+    </message>
+  </context>
+  <context>
     <name>StatusStrip</name>
     <message>
       <source>context</source>
@@ -1156,18 +1175,6 @@
     <message>
       <source>The model is busy: auto-tune is running.</source>
       <translation>模型正忙：正在自动调优。</translation>
-    </message>
-    <message>
-      <source>Writing…</source>
-      <translation>正在生成…</translation>
-    </message>
-    <message>
-      <source>Reading the prompt: %1% (%2 s left)</source>
-      <translation>正在读取提示词：%1%（剩余 %2 秒）</translation>
-    </message>
-    <message>
-      <source>Reading the prompt: %1%</source>
-      <translation>正在读取提示词：%1%</translation>
     </message>
     <message>
       <source>context %1 / %2</source>

@@ -19,6 +19,7 @@ struct ChatView::Rendered {
     int tailChars = 0;           // document characters of the open tail at the frame's end
     QString tailText;            // what the tail shows
     bool tailIsCode = false;
+    bool tailIsNote = false;     // the tail is the answer's note ("Reading the prompt: 40%")
     QPointer<QTextFrame> tailCode;
     bool thinkingOpen = false;
     bool hasThinkingHeader = false;
@@ -287,6 +288,7 @@ void ChatView::removeTail(Rendered &r)
     r.tailText.clear();
     r.tailCode = nullptr;
     r.tailIsCode = false;
+    r.tailIsNote = false;
 }
 
 void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segments)
@@ -326,12 +328,16 @@ void ChatView::writeTail(int row)
     Rendered &r = m_rendered[row];
     const auto &m = m_model->message(row);
     const bool code = r.split.inCode();
-    const QString text =
+    QString text =
         code ? displayedCode(m.content.mid(r.split.codeStart())) : m.content.mid(r.split.boundary()).trimmed();
-    if (text == r.tailText && code == r.tailIsCode)
+    // Nothing written yet: the note says what the answer waits for (the prompt being read).
+    const bool note = text.isEmpty() && !code && m.content.isEmpty() && m.reasoning.isEmpty() && !m.note.isEmpty();
+    if (note)
+        text = m.note;
+    if (text == r.tailText && code == r.tailIsCode && note == r.tailIsNote)
         return;
     // Same kind and it only grew: append the new characters.
-    if (r.tailChars > 0 && code == r.tailIsCode && text.startsWith(r.tailText)) {
+    if (r.tailChars > 0 && !note && !r.tailIsNote && code == r.tailIsCode && text.startsWith(r.tailText)) {
         const QString add = text.mid(r.tailText.size());
         // Counted in the document: Qt turns "\r\n" into one paragraph break, for example.
         const int before = r.frame->lastPosition();
@@ -354,11 +360,14 @@ void ChatView::writeTail(int row)
     QTextCursor c = frameEnd(r);
     if (code)
         r.tailCode = m_writer->codeBlock(c, r.split.codeLanguage(), text, QString());
+    else if (note)
+        c.insertText(text, m_writer->noteFormat());
     else
         m_writer->plain(c, text);
     r.tailChars = r.frame->lastPosition() - before;
     r.tailText = text;
     r.tailIsCode = code;
+    r.tailIsNote = note;
 }
 
 void ChatView::onHighlighted(int index, const CodeHighlighter::Result &result)

@@ -45,6 +45,8 @@ StatusStrip::StatusStrip(ChatController *controller, QWidget *parent)
     connect(controller, &ChatController::stateChanged, this, [this](ChatController::State state) {
         if (state == ChatController::State::Tuning)
             m_stats->setText(tr("The model is busy: auto-tune is running."));
+        else if (state == ChatController::State::Generating)
+            m_stats->setText(PromptProgress::starting()); // at once, before the template is even applied
         updateModel();
     });
     updateModel();
@@ -52,18 +54,7 @@ StatusStrip::StatusStrip(ChatController *controller, QWidget *parent)
 
 void StatusStrip::onPrefill(int done, int total)
 {
-    if (done >= total) {
-        m_prefillTimer.invalidate();
-        m_stats->setText(tr("Writing…"));
-        return;
-    }
-    if (!m_prefillTimer.isValid() || done == 0)
-        m_prefillTimer.start();
-    const double rate = m_prefillTimer.elapsed() > 0 ? done * 1000.0 / double(m_prefillTimer.elapsed()) : 0;
-    const int left = rate > 0 ? int((total - done) / rate + 0.5) : -1;
-    const int percent = total ? 100 * done / total : 0;
-    m_stats->setText(left >= 0 ? tr("Reading the prompt: %1% (%2 s left)").arg(percent).arg(left)
-                               : tr("Reading the prompt: %1%").arg(percent));
+    m_stats->setText(m_prompt.update(done, total));
 }
 
 void StatusStrip::setContext(int used, int size)

@@ -1,6 +1,7 @@
 #pragma once
 
-#include <QElapsedTimer>
+#include "promptprogress.h"
+
 #include <QWidget>
 
 class ChatController;
@@ -24,5 +25,5 @@ private:
     QLabel *m_model;
     QLabel *m_stats;
     QProgressBar *m_context;
-    QElapsedTimer m_prefillTimer;
+    PromptProgress m_prompt;
 };

@@ -122,6 +122,8 @@ void TestChatController::stopMidAnswer()
     QTRY_COMPARE(loaded.count(), 1);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("Write a very long story")));
+    // At once, before the worker has done anything: the answer says what it waits for.
+    QCOMPARE(c.chatModel()->message(1).note, QString("Reading the prompt…"));
     QTRY_VERIFY(!c.chatModel()->message(1).content.isEmpty());
     QElapsedTimer t;
     t.start();

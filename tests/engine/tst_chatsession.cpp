@@ -66,6 +66,7 @@ private slots:
     void decodeResults();
     void decodeFailureCarriesLlamaReason();
     void decodeOutOfMemory();
+    void promptProgressPerMicroBatch();
 };
 
 void TestChatSession::deterministic_data()
@@ -447,6 +448,35 @@ void TestChatSession::decodeOutOfMemory()
     QVERIFY2(r.error().detail.find("llama_decode returned -2 (fatal error): ") == 0, r.error().detail.c_str());
     QVERIFY2(r.error().detail.find("failed to allocate buffer of size 999") != std::string::npos,
              r.error().detail.c_str());
+}
+
+void TestChatSession::promptProgressPerMicroBatch()
+{
+    // Progress from the start (0 of N before the first decode) and after every micro-batch,
+    // so a long prompt shows movement within its first seconds and Stop is seen between them.
+    auto model = load(TestFixtures::instance().tinyLlama());
+    ContextSettings cs;
+    cs.contextSize = 2048;
+    cs.threads = 2;
+    cs.batchSize = 2048;
+    cs.ubatchSize = 64;
+    auto s = ChatSession::create(model, cs);
+    QVERIFY(s.ok());
+    QList<QPair<int, int>> calls;
+    StreamCallbacks cb;
+    cb.onPrefill = [&](int done, int total) { calls.append({done, total}); };
+    QString question;
+    for (int i = 0; i < 60; ++i)
+        question += QStringLiteral("word%1 ").arg(i);
+    auto r = (*s)->generate({{"user", question.toStdString(), {}}}, seeded(1), cb);
+    QVERIFY(r.ok());
+    const int total = r->stats.promptEvaluated;
+    QVERIFY2(total > 3 * 64, qPrintable(QString::number(total)));
+    QCOMPARE(calls.first(), qMakePair(0, total));
+    QCOMPARE(calls.last(), qMakePair(total, total));
+    QCOMPARE(calls.size(), 1 + (total + 63) / 64);
+    for (int i = 1; i < calls.size(); ++i)
+        QCOMPARE(calls[i].first - calls[i - 1].first, std::min(64, total - calls[i - 1].first));
 }
 
 QTEST_GUILESS_MAIN(TestChatSession)

@@ -59,7 +59,31 @@ private slots:
     void parseHighlighterHtml();
     void followsPaletteChange();
     void streamedLineEndsAndCodeLines();
+    void noteUntilTheFirstText();
 };
+
+void TestChatView::noteUntilTheFirstText()
+{
+    // While the prompt is read the answer being written says so; its first text replaces it.
+    ChatModel model;
+    ChatView view;
+    view.setChatModel(&model);
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
+    model.setNote(row, "Reading the prompt: 10%");
+    QVERIFY(view.document()->toPlainText().contains("Reading the prompt: 10%"));
+    model.setNote(row, "Reading the prompt: 55% (3 s left)");
+    QString text = view.document()->toPlainText();
+    QVERIFY2(text.contains("Reading the prompt: 55% (3 s left)") && !text.contains("10%"), qPrintable(text));
+    model.appendText(row, QStringLiteral("Hello"), {});
+    text = view.document()->toPlainText();
+    QVERIFY2(text.contains("Hello") && !text.contains("Reading the prompt"), qPrintable(text));
+    model.appendText(row, QStringLiteral(" world"), {});
+    model.finish(row, State::Done, nullptr);
+    text = view.document()->toPlainText();
+    QVERIFY2(text.contains("Hello world") && !text.contains("Reading"), qPrintable(text));
+    QVERIFY(model.message(row).note.isEmpty());
+}
 
 void TestChatView::streamedLineEndsAndCodeLines()
 {
