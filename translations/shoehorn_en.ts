@@ -667,6 +667,10 @@
       <source>Chat history not saved</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Loading %1… %2% · about %3 s left</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

@@ -665,6 +665,10 @@
       <source>Chat history not saved</source>
       <translation>聊天记录未保存</translation>
     </message>
+    <message>
+      <source>Loading %1… %2% · about %3 s left</source>
+      <translation>正在加载 %1… %2% · 约剩 %3 秒</translation>
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

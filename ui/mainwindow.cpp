@@ -90,8 +90,7 @@ void MainWindow::connectController()
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_controller, &ChatController::loadFailed, this, &MainWindow::onLoadFailed);
-    connect(m_controller, &ChatController::loadProgress, this,
-            [this](double f) { m_loadBar->setValue(int(f * 1000)); });
+    connect(m_controller, &ChatController::loadProgress, this, &MainWindow::onLoadProgress);
     connect(m_controller, &ChatController::generationFailed, this, [this](const shoehorn::Error &e) {
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
@@ -448,6 +447,7 @@ void MainWindow::onStateChanged(ChatController::State state)
     m_loadStrip->setVisible(loading);
     if (loading) {
         m_loadBar->setValue(0);
+        m_loadTimer.start();
         m_loadLabel->setText(tr("Loading %1…").arg(QFileInfo(m_loadingPath).fileName()));
     }
     const bool chatting = m_controller->hasModel() && state != ChatController::State::NoModel;
@@ -456,6 +456,18 @@ void MainWindow::onStateChanged(ChatController::State state)
     m_sendButton->setText(generating ? tr("Stop") : tr("Send"));
     m_sendButton->setEnabled(generating || state == ChatController::State::Ready);
     m_status->updateModel();
+}
+
+void MainWindow::onLoadProgress(double fraction)
+{
+    m_loadBar->setValue(int(fraction * 1000));
+    const qint64 ms = m_loadTimer.isValid() ? m_loadTimer.elapsed() : 0;
+    const QString name = QFileInfo(m_loadingPath).fileName();
+    // The time left from the rate so far, once there is a rate to speak of.
+    if (fraction > 0.02 && fraction < 1.0 && ms > 1000) {
+        const int left = int(double(ms) * (1.0 - fraction) / fraction / 1000.0 + 0.5);
+        m_loadLabel->setText(tr("Loading %1… %2% · about %3 s left").arg(name).arg(int(fraction * 100)).arg(left));
+    }
 }
 
 void MainWindow::onModelLoaded(const ModelSummary &summary)

@@ -82,11 +82,13 @@ private:
     void onStateChanged(ChatController::State state);
     void onModelLoaded(const ModelSummary &summary);
     void onLoadFailed(const shoehorn::Error &error);
+    void onLoadProgress(double fraction);
     void sendOrStop();
     void offerLocate(const QString &missingPath);
 
     ChatController *m_controller;
     bool m_storageWarned = false;
+    QElapsedTimer m_loadTimer;
     ModelLibrary *m_library = nullptr;
     ModelBrowser *m_browser = nullptr;
     ChatList *m_chats = nullptr;

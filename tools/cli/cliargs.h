@@ -15,6 +15,7 @@ struct Args {
     std::string prompt;
     std::string system;
     bool json = false;
+    bool progress = false; // chat: load progress on stderr
     bool tensors = false;
     bool noThinking = false;
     bool exact = false;

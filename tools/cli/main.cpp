@@ -7,6 +7,7 @@
 #include "model.h"
 #include "modelinfo.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -21,7 +22,7 @@ void usage()
     std::printf("usage: shoehorn-cli COMMAND MODEL.gguf [flags]\n"
                 "commands:\n"
                 "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
-                "  chat MODEL.gguf -p TEXT [flags]        stream an answer, then stats\n"
+                "  chat MODEL.gguf -p TEXT [flags] [--progress]  stream an answer, then stats\n"
                 "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
                 "                                         memory per device for these settings\n"
                 "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
@@ -74,7 +75,16 @@ int cmdChat(const cli::Args &a)
         std::fprintf(stderr, "error: chat needs -p TEXT\n");
         return 2;
     }
-    auto model = Model::load(a.model, a.load);
+    const auto start = std::chrono::steady_clock::now();
+    int shown = -1;
+    auto model = Model::load(a.model, a.load, [&](float p) {
+        const int percent = static_cast<int>(p * 100.0f);
+        if (!a.progress || percent == shown)
+            return;
+        shown = percent;
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::fprintf(stderr, "loading: %3d %% after %.1f s\n", percent, s);
+    });
     if (!model)
         return fail(model.error());
     cli::warnAboutContext((*model)->info(), a.context.contextSize);
