@@ -109,6 +109,19 @@ if(SHOEHORN_CUDA)
 endif()
 
 add_subdirectory("${LLAMA_CPP_DIR}" "${CMAKE_BINARY_DIR}/llama.cpp" EXCLUDE_FROM_ALL SYSTEM)
+
+# ggml's AMX matmul (compiled in by -march=native on Xeons with AMX) crashes in the first
+# decode of Q4_K_M MoE models in this llama.cpp (ggml_backend_amx_mul_mat; reproduced here on the
+# Qwen3-30B-A3B shape; upstream llama.cpp issue 20824). Off by default: those CPUs then use
+# CPU_REPACK like every other x86 CPU. SHOEHORN_CPU_AMX=ON builds it in again.
+option(SHOEHORN_CPU_AMX "Build ggml's AMX kernels (see cmake/LlamaCpp.cmake for why it is off)" OFF)
+if(NOT SHOEHORN_CPU_AMX AND TARGET ggml-cpu AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    include(CheckCXXCompilerFlag)
+    check_cxx_compiler_flag(-mno-amx-int8 SHOEHORN_HAVE_NO_AMX_FLAG)
+    if(SHOEHORN_HAVE_NO_AMX_FLAG)
+        target_compile_options(ggml-cpu PRIVATE -mno-amx-int8 -mno-amx-tile -mno-amx-bf16)
+    endif()
+endif()
 add_subdirectory("${LLAMA_CPP_DIR}/tools/llama-bench" "${CMAKE_BINARY_DIR}/llama.cpp/tools/llama-bench"
                  EXCLUDE_FROM_ALL SYSTEM)
 set_target_properties(llama-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
