@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "cmdbench.h"
 #include "cmdplan.h"
+#include "memreport.h"
 #include "model.h"
 #include "modelinfo.h"
 
@@ -21,7 +22,8 @@ void usage()
     std::printf("usage: shoehorn-cli COMMAND MODEL.gguf [flags]\n"
                 "commands:\n"
                 "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
-                "  chat MODEL.gguf -p TEXT [flags]        stream an answer, then stats\n"
+                "  chat MODEL.gguf -p TEXT [--memory-report] [flags]\n"
+                "                                         stream an answer, then stats (and RAM: plan vs actual)\n"
                 "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
                 "                                         memory per device for these settings\n"
                 "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
@@ -74,6 +76,7 @@ int cmdChat(const cli::Args &a)
         std::fprintf(stderr, "error: chat needs -p TEXT\n");
         return 2;
     }
+    cli::MemoryReport memory(a);
     auto model = Model::load(a.model, a.load);
     if (!model)
         return fail(model.error());
@@ -81,6 +84,7 @@ int cmdChat(const cli::Args &a)
     auto session = ChatSession::create(*model, a.context);
     if (!session)
         return fail(session.error());
+    memory.afterLoad();
     std::vector<ChatMessage> history;
     if (!a.system.empty())
         history.push_back({"system", a.system, {}});
@@ -113,6 +117,7 @@ int cmdChat(const cli::Args &a)
                  s.promptTokens, s.reusedTokens, s.promptEvaluated, s.promptTokensPerSecond, s.generatedTokens,
                  s.generationTokensPerSecond, s.timeToFirstTokenMs, stopReasonName(s.stopReason), s.contextUsed,
                  s.contextSize, s.trimmedMessages ? " (trimmed)" : "");
+    memory.afterAnswer();
     return 0;
 }
 
