@@ -20,10 +20,10 @@ uint64_t growth(uint64_t now, uint64_t before)
     return now > before ? now - before : 0;
 }
 
-void printPart(const char *part, uint64_t planned, uint64_t actual)
+void printPart(const char *when, const char *part, uint64_t planned, uint64_t actual)
 {
     const double err = planned ? 100.0 * (double(actual) - double(planned)) / double(planned) : 0.0;
-    std::fprintf(stderr, "memory: part=%s planned=%llu actual=%llu error_pct=%+.1f (%s planned, %s actual)\n", part,
+    std::fprintf(stderr, "memory: part=%s/%s planned=%llu actual=%llu error_pct=%+.1f (%s planned, %s actual)\n", part, when,
                  static_cast<unsigned long long>(planned), static_cast<unsigned long long>(actual), err,
                  formatBytes(planned).c_str(), formatBytes(actual).c_str());
 }
@@ -55,6 +55,9 @@ void MemoryReport::afterLoad()
         return;
     m_loaded = processMemory();
     printProcess("after-load", m_loaded);
+    // Compute buffers are allocated but mostly untouched yet; mapped weights not read yet.
+    printPart("after-load", "anonymous", m_plan.anonymousBytes(), growth(m_loaded.anonymousBytes, m_before.anonymousBytes));
+    printPart("after-load", "file_pages", m_plan.mmapResidentBytes, growth(m_loaded.fileBytes, m_before.fileBytes));
 }
 
 // Actual = growth from just before the load to just after the answer: KV and compute pages are
@@ -67,8 +70,8 @@ void MemoryReport::afterAnswer() const
         return;
     const ProcessMemory now = processMemory();
     printProcess("after-answer", now);
-    printPart("anonymous", m_plan.anonymousBytes(), growth(now.anonymousBytes, m_before.anonymousBytes));
-    printPart("file_pages", m_plan.mmapResidentBytes, growth(now.fileBytes, m_before.fileBytes));
+    printPart("after-answer", "anonymous", m_plan.anonymousBytes(), growth(now.anonymousBytes, m_before.anonymousBytes));
+    printPart("after-answer", "file_pages", m_plan.mmapResidentBytes, growth(now.fileBytes, m_before.fileBytes));
 }
 
 } // namespace shoehorn::cli
