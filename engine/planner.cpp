@@ -217,6 +217,7 @@ MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx,
     for (size_t i = 0; i + 1 < data.size() && i < plan.gpus.size(); ++i)
         fill(plan.gpus[i], data[i]);
     fill(plan.ram, data.back());
+    plan.ram.use.overhead += plan.mlockCopiedBytes; // not a llama.cpp buffer (setFilePages)
     return plan;
 }
 
@@ -272,15 +273,68 @@ void addTiedOutput(MemoryPlan &plan, int outputDevice, const TensorInfo *embd, c
     deviceFor(plan, outputDevice).use.weightsDense += outputDevice < 0 ? cpuTiedOutputCopy(*embd, t) : embd->bytes;
 }
 
+// Whether this CPU copies a CPU-side weight into one of its extra buffer types (AMX or
+// CPU_REPACK) instead of using it where it lies: llama.cpp's select_weight_buft() tries AMX
+// (2-D MUL_MAT, amxTakes) and then CPU_REPACK (ggml-cpu/repack.cpp supports_op(): a 2-D MUL_MAT
+// or 3-D MUL_MAT_ID weight of a type ggml_repack_get_optimal_repack_type() takes, rows in groups
+// of 8 on x86, of 4 on some ARM: 4, as in cpuTiedOutputCopy). Row lookups (token_embd) and 1-D
+// norms stay in the plain buffer.
+bool cpuRepacks(const TensorInfo &ti, const PlanTarget &t)
+{
+    if (ti.role == TensorRole::Embedding)
+        return false;
+    if (t.cpuAmx && ti.role != TensorRole::Expert && amxTakes(ti))
+        return true;
+    const bool type = std::find(t.cpuRepackTypes.begin(), t.cpuRepackTypes.end(), ti.typeId) != t.cpuRepackTypes.end();
+    const bool matrix = ti.shape[3] == 1 && ti.shape[1] > 1 && (ti.role == TensorRole::Expert) == (ti.shape[2] > 1);
+    return type && matrix && ti.shape[1] % 4 == 0;
+}
+
+// What the file holds of the CPU-side weights, split by where llama.cpp puts them.
+struct RamFileBytes {
+    uint64_t plain = 0;    // in the plain CPU buffer: with mmap, the file's own pages
+    uint64_t repacked = 0; // read once into AMX/CPU_REPACK (anonymous) buffers
+    uint64_t lockSpan = 0; // --mlock: per file, from the first to the end of the last plain weight
+};
+
+// --mlock locks each mapping from its start up to the end of the last weight in the mmap
+// buffer (llama_mlock::grow_to() in load_all_data()), and load_all_data() then unmaps what lies
+// before the first and after the last of them (unmap_fragment): what stays locked is the span
+// between, with the repacked and GPU weights that lie inside it. Tensor data follows the tensor
+// table's order in GGUF files (ModelInfo::tensors keeps it).
+uint64_t mlockSpan(const ModelInfo &m, const std::vector<bool> &plainCpu)
+{
+    uint64_t span = 0;
+    int split = -1;
+    uint64_t run = 0, pending = 0; // this file's span so far, and weights after its last plain one
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+        const TensorInfo &ti = m.tensors[i];
+        if (ti.split != split) {
+            span += run;
+            split = ti.split;
+            run = pending = 0;
+        }
+        if (plainCpu[i]) {
+            run += pending + ti.bytes;
+            pending = 0;
+        } else if (run > 0) {
+            pending += ti.bytes;
+        }
+    }
+    return span + run;
+}
+
 // Every weight on the device of its layer (the experts of the first cpuMoeLayers layers stay
 // in RAM). Returns what the file holds of the CPU-side weights (AMX packs them larger).
-uint64_t addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t)
+RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t)
 {
     const int nLayer = static_cast<int>(m.layerCount);
     bool hasOutput = false;
     const TensorInfo *embdTensor = nullptr;
-    uint64_t ramFileBytes = 0;
-    for (const auto &ti : m.tensors) {
+    RamFileBytes file;
+    std::vector<bool> plainCpu(m.tensors.size(), false);
+    for (size_t i = 0; i < m.tensors.size(); ++i) {
+        const TensorInfo &ti = m.tensors[i];
         int d = -1;
         if (ti.layer >= 0 && ti.layer < nLayer) {
             d = p.deviceOf(ti.layer);
@@ -293,13 +347,17 @@ uint64_t addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, co
             embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
         }
         const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
-        ramFileBytes += d < 0 ? ti.bytes : 0;
+        if (d < 0) {
+            plainCpu[i] = !cpuRepacks(ti, t);
+            (plainCpu[i] ? file.plain : file.repacked) += ti.bytes;
+        }
         MemoryUse &use = deviceFor(plan, d).use;
         (ti.role == TensorRole::Expert ? use.weightsExperts : use.weightsDense) += bytes;
     }
     if (!hasOutput)
         addTiedOutput(plan, p.deviceOf(nLayer), embdTensor, t);
-    return ramFileBytes;
+    file.lockSpan = mlockSpan(m, plainCpu);
+    return file;
 }
 
 // KV cache and recurrent state, on the device of their layer (offload_kqv is on).
@@ -350,7 +408,33 @@ void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, con
             g.use.overhead = kGpuDriverOverhead;
 }
 
+// RAM in two parts (MemoryPlan::mmapResidentBytes, anonymousBytes()). With mmap the plain CPU
+// weights are file pages of the mapping; repacked ones are copied into anonymous buffers (their
+// file pages are read once and stay mapped but unused: clean, reclaimable page cache that the
+// plan does not count). --no-mmap reads every weight into anonymous buffers. --mlock keeps the
+// file pages, locked: the span mlockSpan() finds, repacked weights inside it included, so the
+// locked part can exceed the plain weights; the excess (file pages of weights that also have a
+// copy) is in ram.use.overhead.
+void setFilePages(MemoryPlan &plan, LoadMode mode, const RamFileBytes &file)
+{
+    plan.mmapLocked = mode == LoadMode::Mlock;
+    if (mode == LoadMode::NoMmap)
+        return;
+    plan.mmapResidentBytes = file.plain;
+    if (mode == LoadMode::Mlock && file.lockSpan > file.plain) {
+        plan.mlockCopiedBytes = file.lockSpan - file.plain;
+        plan.mmapResidentBytes = file.lockSpan;
+        plan.ram.use.overhead += plan.mlockCopiedBytes;
+    }
+}
+
 } // namespace
+
+uint64_t MemoryPlan::anonymousBytes() const
+{
+    const uint64_t total = ram.use.total();
+    return total > mmapResidentBytes ? total - mmapResidentBytes : 0;
+}
 
 bool MemoryPlan::fits(uint64_t gpuMargin) const
 {
@@ -370,14 +454,12 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     const ContextCells cells = effectiveContext(m, s.context, s.parallel);
     plan.contextSize = cells.total;
     addDevices(plan, t);
-    const uint64_t ramFileBytes = addWeights(plan, m, p, t);
+    const RamFileBytes file = addWeights(plan, m, p, t);
     for (int il = 0; il < nLayer; ++il)
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);
     addCompute(plan, m, s, p, cells);
-    // With mmap the CPU-side weights are file pages in RAM; they count as RAM needed.
-    if (s.load.loadMode != LoadMode::NoMmap)
-        plan.mmapResidentBytes = ramFileBytes;
+    setFilePages(plan, s.load.loadMode, file);
     return plan;
 }
 

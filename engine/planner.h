@@ -44,15 +44,31 @@ struct DevicePlan {
     bool fits(uint64_t margin = 0) const { return use.total() + margin <= available; }
 };
 
+// RAM comes in two parts: ram.use.total() == anonymousBytes() + mmapResidentBytes.
+//  - mmapResidentBytes, "file pages": the model file's own pages that the mapping keeps in RAM
+//    for the weights the CPU uses where they lie (plain CPU buffer). Page cache: the kernel can
+//    drop them under pressure and read them again (slowly), except with --mlock, where they are
+//    locked (mmapLocked) and also cover the file pages of copied weights between them
+//    (mlockCopiedBytes). 0 with --no-mmap.
+//  - anonymousBytes(), "anonymous": memory only this process holds: weights this CPU repacks
+//    into AMX/CPU_REPACK buffers (PlanTarget::cpuAmx, cpuRepackTypes), all weights with
+//    --no-mmap, the KV cache, compute buffers. The repacked weights' file pages are read once
+//    at load and stay mapped but unused (clean page cache the kernel reclaims first): no part.
+// These compare with ProcessMemory (anonymousBytes, fileBytes) growth over a load.
 struct MemoryPlan {
     std::vector<DevicePlan> gpus;
     DevicePlan ram;
     uint64_t mmapResidentBytes = 0; // of ram.use: model file pages mmap keeps in RAM
+    uint64_t mlockCopiedBytes = 0;  // of mmapResidentBytes (and of ram.use.overhead): --mlock's
+                                    // locked file pages of weights that also have a copy
+    bool mmapLocked = false;        // --mlock: the file pages are locked, not reclaimable
     int gpuLayers = 0;              // effective (0..layers+1)
     int cpuMoeLayers = 0;           // effective
     uint32_t contextSize = 0;       // effective (padded, clamped)
     bool exact = false;             // from llama.cpp's dry run
     bool fits(uint64_t gpuMargin = 0) const;
+    // Of ram.use.total(): what only this process holds (everything but mmapResidentBytes).
+    uint64_t anonymousBytes() const;
 };
 
 // Fast: from the tensor table and hyperparameters, for live feedback (microseconds).

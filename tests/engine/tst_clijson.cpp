@@ -72,6 +72,8 @@ private slots:
     void initTestCase();
     void info();
     void plan();
+    void planRamParts_data();
+    void planRamParts();
     void fit();
     void bench();
     void parityRuns();
@@ -131,6 +133,43 @@ void TestCliJson::plan()
     QVERIFY(o.value("fits").toBool());
 }
 
+void TestCliJson::planRamParts_data()
+{
+    QTest::addColumn<QString>("mode");
+    QTest::newRow("mmap") << QString();
+    QTest::newRow("no-mmap") << QStringLiteral("--no-mmap");
+    QTest::newRow("mlock") << QStringLiteral("--mlock");
+}
+
+// RAM in two parts: anonymous + file_pages == use.total, this machine's CPU, all in RAM.
+void TestCliJson::planRamParts()
+{
+    QFETCH(QString, mode);
+    QStringList args{QStringLiteral("plan"), m_odd, QStringLiteral("-ngl"), QStringLiteral("0"), QStringLiteral("--json")};
+    if (!mode.isEmpty())
+        args << mode;
+    const CliRun r = runCli(args);
+    QCOMPARE(r.exitCode, 0);
+    const QJsonObject o = parseJson(r).object();
+    const QJsonObject ram = o.value("ram").toObject();
+    const double anonymous = ram.value("anonymous").toDouble(-1);
+    const double filePages = ram.value("file_pages").toDouble(-1);
+    QVERIFY(anonymous > 0);
+    QVERIFY(filePages >= 0);
+    QCOMPARE(anonymous + filePages, ram.value("use").toObject().value("total").toDouble());
+    QCOMPARE(o.value("mmap_resident").toDouble(), filePages);
+    QCOMPARE(ram.value("file_pages_locked").toBool(), mode == QStringLiteral("--mlock"));
+    if (mode == QStringLiteral("--no-mmap"))
+        QCOMPARE(filePages, 0.0);
+    else
+        QVERIFY(filePages > 0); // norms and token_embd stay in the file on every CPU
+    const CliRun text = runCli(QStringList{QStringLiteral("plan"), m_odd, QStringLiteral("-ngl"), QStringLiteral("0")} +
+                               (mode.isEmpty() ? QStringList{} : QStringList{mode}));
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains("RAM    anonymous "));
+    QVERIFY(text.out.contains(" + file pages "));
+}
+
 void TestCliJson::fit()
 {
     const CliRun r = runCli({QStringLiteral("fit"), m_odd, QStringLiteral("--profile"), QStringLiteral("gtx1060-6g"),
@@ -149,6 +188,9 @@ void TestCliJson::fit()
     const QJsonObject p = o.value("plan").toObject();
     QVERIFY(p.value("fits").toBool());
     QCOMPARE(p.value("gpu_layers").toInt(), 5);
+    const QJsonObject ram = p.value("ram").toObject();
+    QCOMPARE(ram.value("anonymous").toDouble() + ram.value("file_pages").toDouble(),
+             ram.value("use").toObject().value("total").toDouble());
 }
 
 void TestCliJson::bench()

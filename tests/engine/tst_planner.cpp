@@ -85,7 +85,8 @@ private slots:
     void gpuPlacement();
     void kvCacheFormula();
     void tiedOutputCopy();
-    void mmapCountsAsRam();
+    void ramParts_data();
+    void ramParts();
     void profilesAndBudget();
     void probeIsSane();
 };
@@ -262,16 +263,70 @@ void TestPlanner::tiedOutputCopy()
     QCOMPARE(analyticPlan(*q4k, s, plainCpu()).ram.use.weights(), q4k->tensorBytes);
 }
 
-void TestPlanner::mmapCountsAsRam()
+// The file bytes of the weights a target leaves where they lie, by the fixtures' layout: 1-D
+// norms, f32 router weights and token_embd everywhere; AVX2's CPU_REPACK takes the q4_K matrices
+// (experts too) and AMX the 2-D quantized ones (not the experts, not token_embd).
+uint64_t expectedFilePages(const ModelInfo &m, const QString &cpu)
 {
-    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    uint64_t bytes = 0;
+    for (const auto &ti : m.tensors) {
+        const bool lookup = ti.role == TensorRole::Embedding || ti.typeId == GGML_TYPE_F32;
+        const bool avx2 = cpu == "avx2" && ti.typeId == GGML_TYPE_Q4_K;
+        const bool amx = cpu == "amx" && ti.shape[2] == 1;
+        bytes += lookup || !(avx2 || amx) ? ti.bytes : 0;
+    }
+    return bytes;
+}
+
+void TestPlanner::ramParts_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("cpu");
+    QTest::addColumn<int>("mode");
+    for (const char *model : {"qwen3-30b-a3b", "llama3-8b"})
+        for (const char *cpu : {"plain", "avx2", "amx"})
+            for (LoadMode mode : {LoadMode::Mmap, LoadMode::NoMmap, LoadMode::Mlock})
+                QTest::addRow("%s %s %s", model, cpu, loadModeName(mode)) << model << cpu << int(mode);
+}
+
+void TestPlanner::ramParts()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, cpu);
+    QFETCH(int, mode);
+    auto info = inspectModel(fixture(model).toStdString());
+    QVERIFY(info.ok());
+    PlanTarget t = plainCpu();
+    t.cpuAmx = cpu == "amx";
+    if (cpu == "avx2")
+        t.cpuRepackTypes = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
     PlanSettings s = settings(4096, FlashAttention::On);
-    const MemoryPlan mmap = analyticPlan(*info, s, cpuOnly());
-    QCOMPARE(mmap.mmapResidentBytes, info->tensorBytes);
+    s.load.loadMode = static_cast<LoadMode>(mode);
+    const MemoryPlan p = analyticPlan(*info, s, t);
+    QCOMPARE(p.anonymousBytes() + p.mmapResidentBytes, p.ram.use.total());
+    QCOMPARE(p.mmapLocked, s.load.loadMode == LoadMode::Mlock);
+    const uint64_t noCopies = p.ram.use.kv() + p.ram.use.compute + p.ram.use.weights() - p.mmapResidentBytes;
+    switch (s.load.loadMode) {
+    case LoadMode::NoMmap:
+        QCOMPARE(p.mmapResidentBytes, 0ull);
+        QCOMPARE(p.anonymousBytes(), p.ram.use.total());
+        break;
+    case LoadMode::Mmap:
+        QCOMPARE(p.mmapResidentBytes, expectedFilePages(*info, cpu));
+        QCOMPARE(p.anonymousBytes(), noCopies); // repacked weights, KV, compute
+        break;
+    case LoadMode::Mlock:
+        // Locked from the first to the last plain weight: the copied ones between come too.
+        QVERIFY(p.mmapResidentBytes >= expectedFilePages(*info, cpu));
+        QCOMPARE(p.mmapResidentBytes - p.mlockCopiedBytes, expectedFilePages(*info, cpu));
+        QCOMPARE(p.mlockCopiedBytes == 0, cpu == "plain");
+        break;
+    }
+    if (cpu == "plain" && s.load.loadMode != LoadMode::NoMmap)
+        QCOMPARE(p.mmapResidentBytes, info->tensorBytes);
+    // RAM needed is the same with and without mmap (unless --mlock locks copied weights' pages).
     s.load.loadMode = LoadMode::NoMmap;
-    const MemoryPlan alloc = analyticPlan(*info, s, cpuOnly());
-    QCOMPARE(alloc.mmapResidentBytes, 0ull);
-    QCOMPARE(alloc.ram.use.total(), mmap.ram.use.total()); // RAM needed either way
+    QCOMPARE(analyticPlan(*info, s, t).ram.use.total(), p.ram.use.total() - p.mlockCopiedBytes);
 }
 
 void TestPlanner::profilesAndBudget()

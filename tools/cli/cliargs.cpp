@@ -175,6 +175,7 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--margin") a.marginMiB = static_cast<uint64_t>(readLong(c, {0, kMiB.hi, "MiB"}));
     else if (f == "--tensors") a.tensors = true;
     else if (f == "--progress") a.progress = true;
+    else if (f == "--memory-report") a.memoryReport = true;
     else return false;
     return true;
 }

@@ -19,6 +19,7 @@ struct Args {
     bool tensors = false;
     bool noThinking = false;
     bool exact = false;
+    bool memoryReport = false; // chat: process memory around the load, against the plan
     int parallel = 1;
     std::string profile;         // plan for a what-if profile
     uint64_t vramBudgetMiB = 0;  // cap the real GPUs

@@ -46,6 +46,10 @@ ordered_json planJson(const MemoryPlan &p, const PlanTarget &t)
     for (const auto &g : p.gpus)
         j["gpus"].push_back(deviceJson(g));
     j["ram"] = deviceJson(p.ram);
+    // RAM in two parts (MemoryPlan): anonymous + file_pages == use.total.
+    j["ram"]["anonymous"] = p.anonymousBytes();
+    j["ram"]["file_pages"] = p.mmapResidentBytes;
+    j["ram"]["file_pages_locked"] = p.mmapLocked;
     j["mmap_resident"] = p.mmapResidentBytes;
     j["fits"] = p.fits();
     return j;
@@ -61,6 +65,19 @@ void printUse(const DevicePlan &d)
                 formatBytes(d.available).c_str(), d.fits() ? "" : "  (does not fit)");
 }
 
+// RAM in two parts (MemoryPlan::anonymousBytes(), mmapResidentBytes).
+void printRamParts(const MemoryPlan &p)
+{
+    std::printf("RAM    anonymous %s (only this process: repacked%s weights, KV, compute) + file pages %s",
+                formatBytes(p.anonymousBytes()).c_str(), p.mmapResidentBytes || p.mmapLocked ? "" : " and read-in",
+                formatBytes(p.mmapResidentBytes).c_str());
+    if (p.mmapLocked)
+        std::printf(" (locked by --mlock%s)\n",
+                    p.mlockCopiedBytes ? (", " + formatBytes(p.mlockCopiedBytes) + " of them of repacked weights").c_str() : "");
+    else
+        std::printf("%s\n", p.mmapResidentBytes ? " (model file kept by mmap, reclaimable)" : "");
+}
+
 void printPlan(const MemoryPlan &p, const PlanTarget &t)
 {
     std::printf("plan for %s (%s): -ngl %d --n-cpu-moe %d -c %u\n", t.name.c_str(), p.exact ? "exact" : "analytic",
@@ -68,8 +85,7 @@ void printPlan(const MemoryPlan &p, const PlanTarget &t)
     for (const auto &g : p.gpus)
         printUse(g);
     printUse(p.ram);
-    if (p.mmapResidentBytes)
-        std::printf("(RAM includes %s of model file pages kept by mmap)\n", formatBytes(p.mmapResidentBytes).c_str());
+    printRamParts(p);
 }
 
 bool targetFor(const Args &a, PlanTarget &target)

@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "cmdbench.h"
 #include "cmdplan.h"
+#include "memreport.h"
 #include "model.h"
 #include "modelinfo.h"
 
@@ -22,7 +23,8 @@ void usage()
     std::printf("usage: shoehorn-cli COMMAND MODEL.gguf [flags]\n"
                 "commands:\n"
                 "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
-                "  chat MODEL.gguf -p TEXT [flags] [--progress]  stream an answer, then stats\n"
+                "  chat MODEL.gguf -p TEXT [--progress] [--memory-report] [flags]\n"
+                "                                         stream an answer, then stats (and RAM: plan vs actual)\n"
                 "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
                 "                                         memory per device for these settings\n"
                 "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
@@ -75,6 +77,7 @@ int cmdChat(const cli::Args &a)
         std::fprintf(stderr, "error: chat needs -p TEXT\n");
         return 2;
     }
+    cli::MemoryReport memory(a);
     const auto start = std::chrono::steady_clock::now();
     int shown = -1;
     auto model = Model::load(a.model, a.load, [&](float p) {
@@ -91,6 +94,7 @@ int cmdChat(const cli::Args &a)
     auto session = ChatSession::create(*model, a.context);
     if (!session)
         return fail(session.error());
+    memory.afterLoad();
     std::vector<ChatMessage> history;
     if (!a.system.empty())
         history.push_back({"system", a.system, {}});
@@ -123,6 +127,7 @@ int cmdChat(const cli::Args &a)
                  s.promptTokens, s.reusedTokens, s.promptEvaluated, s.promptTokensPerSecond, s.generatedTokens,
                  s.generationTokensPerSecond, s.timeToFirstTokenMs, stopReasonName(s.stopReason), s.contextUsed,
                  s.contextSize, s.trimmedMessages ? " (trimmed)" : "");
+    memory.afterAnswer();
     return 0;
 }
 

@@ -1,0 +1,77 @@
+#include "memreport.h"
+
+#include "modelinfo.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace shoehorn::cli {
+
+namespace {
+
+void printProcess(const char *when, const ProcessMemory &m)
+{
+    std::fprintf(stderr, "memory: %s anonymous=%llu file=%llu\n", when,
+                 static_cast<unsigned long long>(m.anonymousBytes), static_cast<unsigned long long>(m.fileBytes));
+}
+
+uint64_t growth(uint64_t now, uint64_t before)
+{
+    return now > before ? now - before : 0;
+}
+
+void printPart(const char *when, const char *part, uint64_t planned, uint64_t actual)
+{
+    const double err = planned ? 100.0 * (double(actual) - double(planned)) / double(planned) : 0.0;
+    std::fprintf(stderr, "memory: part=%s/%s planned=%llu actual=%llu error_pct=%+.1f (%s planned, %s actual)\n", part, when,
+                 static_cast<unsigned long long>(planned), static_cast<unsigned long long>(actual), err,
+                 formatBytes(planned).c_str(), formatBytes(actual).c_str());
+}
+
+} // namespace
+
+MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
+{
+    if (!m_on)
+        return;
+    auto info = inspectModel(a.model);
+    if (info) {
+        PlanSettings s;
+        s.load = a.load;
+        s.context = a.context;
+        s.parallel = a.parallel;
+        m_plan = analyticPlan(*info, s, targetFromHardware(probeHardware()));
+    }
+    std::fprintf(stderr, "memory: plan anonymous=%llu file_pages=%llu locked=%d\n",
+                 static_cast<unsigned long long>(m_plan.anonymousBytes()),
+                 static_cast<unsigned long long>(m_plan.mmapResidentBytes), m_plan.mmapLocked ? 1 : 0);
+    m_before = processMemory();
+    printProcess("before-load", m_before);
+}
+
+void MemoryReport::afterLoad()
+{
+    if (!m_on)
+        return;
+    m_loaded = processMemory();
+    printProcess("after-load", m_loaded);
+    // Compute buffers are allocated but mostly untouched yet; mapped weights not read yet.
+    printPart("after-load", "anonymous", m_plan.anonymousBytes(), growth(m_loaded.anonymousBytes, m_before.anonymousBytes));
+    printPart("after-load", "file_pages", m_plan.mmapResidentBytes, growth(m_loaded.fileBytes, m_before.fileBytes));
+}
+
+// Actual = growth from just before the load to just after the answer: KV and compute pages are
+// touched by then, and mapped weights only where the answer read them (the plan's file pages
+// are every plain weight resident); file growth also holds the repacked weights' file pages,
+// read once at load and left mapped until the kernel reclaims them.
+void MemoryReport::afterAnswer() const
+{
+    if (!m_on)
+        return;
+    const ProcessMemory now = processMemory();
+    printProcess("after-answer", now);
+    printPart("after-answer", "anonymous", m_plan.anonymousBytes(), growth(now.anonymousBytes, m_before.anonymousBytes));
+    printPart("after-answer", "file_pages", m_plan.mmapResidentBytes, growth(now.fileBytes, m_before.fileBytes));
+}
+
+} // namespace shoehorn::cli

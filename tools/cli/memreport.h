@@ -1,0 +1,27 @@
+#pragma once
+
+#include "cliargs.h"
+#include "hardware.h"
+#include "planner.h"
+
+namespace shoehorn::cli {
+
+// chat --memory-report: this process's anonymous and file-backed resident memory
+// (processMemory()) before the load, after the load (model and context) and after the answer,
+// against the plan's two RAM parts (MemoryPlan::anonymousBytes(), mmapResidentBytes).
+// "memory:" lines on stderr, one `key=bytes` per field, for tools/ram-parts.sh.
+class MemoryReport
+{
+public:
+    explicit MemoryReport(const Args &a); // plans, then reads the process before the load
+    void afterLoad();
+    void afterAnswer() const; // prints the comparison
+
+private:
+    bool m_on = false;
+    MemoryPlan m_plan;
+    ProcessMemory m_before;
+    ProcessMemory m_loaded;
+};
+
+} // namespace shoehorn::cli
