@@ -78,9 +78,12 @@ void TestChatController::loadThenStreamInOrder()
 
     // Record every change to the answer row as it happens on the GUI thread.
     QStringList snapshots;
-    connect(c.chatModel(), &QAbstractItemModel::dataChanged, this, [&](const QModelIndex &i) {
-        snapshots << c.chatModel()->message(i.row()).content;
-    });
+    // Text updates only: the note ("Reading the prompt…") and the final state change the row too.
+    connect(c.chatModel(), &QAbstractItemModel::dataChanged, this,
+            [&](const QModelIndex &i, const QModelIndex &, const QList<int> &roles) {
+                if (roles.contains(ChatModel::ContentRole))
+                    snapshots << c.chatModel()->message(i.row()).content;
+            });
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QSignalSpy live(&c, &ChatController::generationProgress);
     QElapsedTimer answering;

@@ -74,10 +74,10 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
     ls.gpuLayers = 0;
     c.setLoadSettings(ls);
     auto cs = c.contextSettings();
-    cs.contextSize = 1024;
+    cs.contextSize = 2048;
     c.setContextSettings(cs);
     auto o = c.generationOptions();
-    o.maxTokens = 600;
+    o.maxTokens = 1900; // long enough for probes to land meanwhile, also on a fast CPU
     o.sampling.seed = 7;
     c.setGenerationOptions(o);
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -90,11 +90,14 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
         if (c.state() == ChatController::State::Generating)
             ++duringAnswer;
     });
+    QElapsedTimer t;
+    t.start();
     QVERIFY(c.send(QStringLiteral("Tell me a long story")));
     while (finished.isEmpty() && duringAnswer < 3) {
         c.hardware()->refresh();
         QTest::qWait(5);
     }
+    qInfo("the answer took %lld ms", t.elapsed());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
     qInfo("%d probes arrived while the answer streamed", duringAnswer);
     QVERIFY(duringAnswer >= 1);
