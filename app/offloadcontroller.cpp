@@ -107,6 +107,23 @@ quint64 OffloadController::heldRamBytes() const
     return m_chat->hasModel() ? m_chat->model().held.ramBytes(hardware().process) : 0;
 }
 
+OffloadController::RamParts OffloadController::ramParts() const
+{
+    RamParts r;
+    if (!m_info)
+        return r;
+    r.plannedAnonymous = m_plan.anonymousBytes();
+    r.plannedFile = m_plan.mmapResidentBytes;
+    const ProcessMemory &now = hardware().process;
+    const HeldMemory &held = m_chat->model().held;
+    if (isLoadedModel() && now.known && held.before.known) {
+        r.loaded = true;
+        r.actualAnonymous = held.ramBytes(now);
+        r.actualFile = now.fileBytes > held.before.fileBytes ? now.fileBytes - held.before.fileBytes : 0;
+    }
+    return r;
+}
+
 void OffloadController::watchHardware(bool on)
 {
     m_chat->hardware()->watch(on);

@@ -36,6 +36,16 @@ public:
     const shoehorn::HardwareInfo &hardware() const;
     // RAM the loaded model holds now; plans count it as free (a load frees the old model first).
     quint64 heldRamBytes() const;
+    // RAM in its two parts: what only Shoehorn holds (anonymous) and model file pages kept by
+    // mmap (reclaimable), planned, and, for the loaded model, what the process really grew by.
+    struct RamParts {
+        quint64 plannedAnonymous = 0;
+        quint64 plannedFile = 0;
+        bool loaded = false;
+        quint64 actualAnonymous = 0;
+        quint64 actualFile = 0;
+    };
+    RamParts ramParts() const;
     // Poll free memory while someone looks.
     void watchHardware(bool on);
 

@@ -1113,6 +1113,14 @@
       <source>The loaded model holds %1 more; plans count it as free.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · %2 model file pages kept by mmap (the system can reclaim them).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far (plan up to %5).</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>

@@ -1107,6 +1107,14 @@
       <source>The loaded model holds %1 more; plans count it as free.</source>
       <translation>已加载的模型另占用 %1；规划时把它算作可用内存。</translation>
     </message>
+    <message>
+      <source>RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · %2 model file pages kept by mmap (the system can reclaim them).</source>
+      <translation>内存：%1 仅由 Shoehorn 占用（KV 缓存、计算缓冲、读入或重排到内存中的权重）· %2 为 mmap 保留的模型文件页（系统可回收）。</translation>
+    </message>
+    <message>
+      <source>Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far (plan up to %5).</source>
+      <translation>已加载：Shoehorn 为它占用 %1（规划 %2，%3%）；模型文件目前有 %4 在内存中（规划最多 %5）。</translation>
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>

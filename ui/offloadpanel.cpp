@@ -72,6 +72,10 @@ void OffloadPanel::buildUi()
     outer->addLayout(buildSettingsGrid(body));
     m_gaugeStack = new GaugeStack(body);
     outer->addWidget(m_gaugeStack);
+    m_ramParts = new QLabel(body);
+    m_ramParts->setObjectName(QStringLiteral("ramParts"));
+    m_ramParts->setWordWrap(true);
+    outer->addWidget(m_ramParts);
     buildResultsAndButtons(body, outer);
     outer->addStretch(1);
     scroll->setWidget(body);
@@ -445,6 +449,26 @@ QString OffloadPanel::exactText() const
 void OffloadPanel::updateGauges()
 {
     m_gaugeStack->show(m_offload->info() ? &m_offload->plan() : nullptr, m_offload->measured());
+    const OffloadController::RamParts r = m_offload->ramParts();
+    if (!m_offload->info()) {
+        m_ramParts->clear();
+        return;
+    }
+    QString text = tr("RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · "
+                      "%2 model file pages kept by mmap (the system can reclaim them).")
+                       .arg(bytesText(r.plannedAnonymous), bytesText(r.plannedFile));
+    if (r.loaded) {
+        auto diff = [](quint64 actual, quint64 planned) {
+            return planned ? 100.0 * (double(actual) - double(planned)) / double(planned) : 0.0;
+        };
+        // Like with like: the process's own growth since just before the load, per part.
+        text += QLatin1Char('\n') + tr("Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file "
+                                        "is in memory so far (plan up to %5).")
+                                        .arg(bytesText(r.actualAnonymous), bytesText(r.plannedAnonymous))
+                                        .arg(diff(r.actualAnonymous, r.plannedAnonymous), 0, 'f', 1)
+                                        .arg(bytesText(r.actualFile), bytesText(r.plannedFile));
+    }
+    m_ramParts->setText(text);
 }
 
 QString OffloadPanel::explanation() const

@@ -109,4 +109,5 @@ private:
     QPushButton *m_fitButton = nullptr;
     QPushButton *m_loadButton = nullptr;
     QLabel *m_exactLabel = nullptr;
+    QLabel *m_ramParts = nullptr;
 };

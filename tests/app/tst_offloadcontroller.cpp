@@ -86,6 +86,12 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     QTRY_VERIFY(probed.count() >= 1);
     QCOMPARE(c.currentTarget().ramAvailableBytes, 24 * GiB);
     QVERIFY2(c.plan().fits(), "the loaded model shows as not fitting");
+    // The two parts of RAM: planned, and the process's growth since just before the load.
+    const auto parts = c.ramParts();
+    QVERIFY(parts.loaded);
+    QCOMPARE(parts.actualAnonymous, 20 * GiB);
+    QCOMPARE(parts.plannedAnonymous + parts.plannedFile, c.plan().ram.use.total());
+    QVERIFY(parts.plannedFile > 0); // mmap: the weights used in place are file pages
     // Capped at what the machine has.
     own = 100;
     probed.clear();
@@ -118,6 +124,18 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     qInfo("held %llu bytes; llama.cpp: weights %llu, KV %llu, compute %llu", qulonglong(held), qulonglong(weights),
           qulonglong(summary.measured.ram.use.kv()), qulonglong(summary.measured.ram.use.compute));
     QVERIFY(held >= weights); // read into anonymous memory (--no-mmap)
+    // Through the planning core, as the panel shows it: no file pages with --no-mmap.
+    OffloadController c(&chat);
+    QSignalSpy probed(chat.hardware(), &HardwareMonitor::changed);
+    chat.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    c.setModelPath(TestFixtures::instance().tinyMoe());
+    QTRY_VERIFY(c.info().has_value());
+    const auto parts = c.ramParts();
+    QVERIFY(parts.loaded);
+    QCOMPARE(parts.plannedFile, 0ull);
+    QVERIFY(parts.actualAnonymous >= weights);
+    qInfo("planned %llu anonymous, actual %llu", qulonglong(parts.plannedAnonymous), qulonglong(parts.actualAnonymous));
 }
 
 QTEST_GUILESS_MAIN(TestOffloadController)
