@@ -1035,10 +1035,6 @@
       <source>Reload</source>
       <translation type="unfinished" />
     </message>
-    <message>
-      <source>RAM</source>
-      <translation type="unfinished" />
-    </message>
     <message numerus="yes">
       <source>%n layer(s)</source>
       <translation>
@@ -1055,42 +1051,11 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>%1: %2 free of %3</source>
-      <translation type="unfinished" />
-    </message>
-    <message numerus="yes">
-      <source>RAM: %1 available of %2 · %n physical core(s)</source>
-      <translation>
-        <numerusform>RAM: %1 available of %2 · %n physical core</numerusform>
-        <numerusform>RAM: %1 available of %2 · %n physical cores</numerusform>
-      </translation>
-    </message>
-    <message>
-      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Add…</source>
       <translation type="unfinished" />
     </message>
     <message>
       <source>Add a what-if machine: a card and RAM size to plan for.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Checking with llama.cpp's dry run…</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>llama.cpp's dry run failed: %1</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>%1: %2 (plan %3, %4%)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>llama.cpp's dry run — %1</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1109,8 +1074,26 @@
       <source>%1 cannot be read: %2</source>
       <translation type="unfinished" />
     </message>
+  </context>
+  <context>
+    <name>OffloadTexts</name>
+    <message>
+      <source>%1: %2 free of %3</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>RAM: %1 available of %2 · %n physical core(s)</source>
+      <translation>
+        <numerusform>RAM: %1 available of %2 · %n physical core</numerusform>
+        <numerusform>RAM: %1 available of %2 · %n physical cores</numerusform>
+      </translation>
+    </message>
     <message>
       <source>The loaded model holds %1 more; plans count it as free.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1119,6 +1102,26 @@
     </message>
     <message>
       <source>Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far (plan up to %5).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Checking with llama.cpp's dry run…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>llama.cpp's dry run failed: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1: %2 (plan %3, %4%)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>llama.cpp's dry run — %1</source>
       <translation type="unfinished" />
     </message>
   </context>

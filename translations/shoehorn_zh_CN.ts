@@ -1031,10 +1031,6 @@
       <source>Reload</source>
       <translation>重新加载</translation>
     </message>
-    <message>
-      <source>RAM</source>
-      <translation>内存</translation>
-    </message>
     <message numerus="yes">
       <source>%n layer(s)</source>
       <translation>
@@ -1050,42 +1046,12 @@
       <translation>未选择模型。</translation>
     </message>
     <message>
-      <source>%1: %2 free of %3</source>
-      <translation>%1：空闲 %2 / %3</translation>
-    </message>
-    <message numerus="yes">
-      <source>RAM: %1 available of %2 · %n physical core(s)</source>
-      <translation>
-        <numerusform>内存：可用 %1 / %2 · %n 个物理核心</numerusform>
-      </translation>
-    </message>
-    <message>
-      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
-      <translation>没有 GPU：此版本的 Shoehorn 只支持 CPU（NVIDIA 显卡请用 SHOEHORN_CUDA=ON 构建），或未找到受支持的 GPU。</translation>
-    </message>
-    <message>
       <source>Add…</source>
       <translation>添加…</translation>
     </message>
     <message>
       <source>Add a what-if machine: a card and RAM size to plan for.</source>
       <translation>添加一台假想的机器：指定显卡和内存大小来做规划。</translation>
-    </message>
-    <message>
-      <source>Checking with llama.cpp's dry run…</source>
-      <translation>正在用 llama.cpp 试运行核对…</translation>
-    </message>
-    <message>
-      <source>llama.cpp's dry run failed: %1</source>
-      <translation>llama.cpp 试运行失败：%1</translation>
-    </message>
-    <message>
-      <source>%1: %2 (plan %3, %4%)</source>
-      <translation>%1：%2（规划 %3，%4%）</translation>
-    </message>
-    <message>
-      <source>llama.cpp's dry run — %1</source>
-      <translation>llama.cpp 试运行 — %1</translation>
     </message>
     <message>
       <source>Auto-tune speed…</source>
@@ -1103,9 +1069,26 @@
       <source>%1 cannot be read: %2</source>
       <translation>无法读取 %1：%2</translation>
     </message>
+  </context>
+  <context>
+    <name>OffloadTexts</name>
+    <message>
+      <source>%1: %2 free of %3</source>
+      <translation>%1：空闲 %2 / %3</translation>
+    </message>
+    <message numerus="yes">
+      <source>RAM: %1 available of %2 · %n physical core(s)</source>
+      <translation>
+        <numerusform>内存：可用 %1 / %2 · %n 个物理核心</numerusform>
+      </translation>
+    </message>
     <message>
       <source>The loaded model holds %1 more; plans count it as free.</source>
       <translation>已加载的模型另占用 %1；规划时把它算作可用内存。</translation>
+    </message>
+    <message>
+      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
+      <translation>没有 GPU：此版本的 Shoehorn 只支持 CPU（NVIDIA 显卡请用 SHOEHORN_CUDA=ON 构建），或未找到受支持的 GPU。</translation>
     </message>
     <message>
       <source>RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · %2 model file pages kept by mmap (the system can reclaim them).</source>
@@ -1114,6 +1097,26 @@
     <message>
       <source>Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far (plan up to %5).</source>
       <translation>已加载：Shoehorn 为它占用 %1（规划 %2，%3%）；模型文件目前有 %4 在内存中（规划最多 %5）。</translation>
+    </message>
+    <message>
+      <source>Checking with llama.cpp's dry run…</source>
+      <translation>正在用 llama.cpp 试运行核对…</translation>
+    </message>
+    <message>
+      <source>llama.cpp's dry run failed: %1</source>
+      <translation>llama.cpp 试运行失败：%1</translation>
+    </message>
+    <message>
+      <source>%1: %2 (plan %3, %4%)</source>
+      <translation>%1：%2（规划 %3，%4%）</translation>
+    </message>
+    <message>
+      <source>RAM</source>
+      <translation>内存</translation>
+    </message>
+    <message>
+      <source>llama.cpp's dry run — %1</source>
+      <translation>llama.cpp 试运行 — %1</translation>
     </message>
   </context>
   <context>

@@ -4,6 +4,7 @@
 #include "fitexplanation.h"
 #include "gaugestack.h"
 #include "offloadcontroller.h"
+#include "offloadtexts.h"
 #include "profiledialog.h"
 #include "tuningdialog.h"
 #include "units.h"
@@ -419,26 +420,8 @@ void OffloadPanel::showPlan()
 
 void OffloadPanel::showExactCheck()
 {
-    const auto &c = m_offload->exactCheck();
-    if (!c) {
-        m_exactLabel->setText(m_offload->exactCheckRunning() ? tr("Checking with llama.cpp's dry run…") : QString());
-        return;
-    }
-    if (!c->ok) {
-        m_exactLabel->setText(tr("llama.cpp's dry run failed: %1").arg(QString::fromStdString(c->error.detail)));
-        return;
-    }
-    const MemoryPlan &planned = m_offload->plan();
-    QStringList parts;
-    auto line = [&](const QString &name, quint64 exact, quint64 estimate) {
-        const double diff = exact ? 100.0 * (double(estimate) - double(exact)) / double(exact) : 0.0;
-        parts << tr("%1: %2 (plan %3, %4%)").arg(name, bytesText(exact), bytesText(estimate)).arg(diff, 0, 'f', 1);
-    };
-    auto core = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute; };
-    for (size_t i = 0; i < c->plan.gpus.size() && i < planned.gpus.size(); ++i)
-        line(QString::fromStdString(c->plan.gpus[i].name), core(c->plan.gpus[i].use), core(planned.gpus[i].use));
-    line(tr("RAM"), core(c->plan.ram.use), core(planned.ram.use));
-    m_exactLabel->setText(tr("llama.cpp's dry run — %1").arg(parts.join(QStringLiteral(" · "))));
+    m_exactLabel->setText(
+        OffloadTexts::exactCheck(m_offload->exactCheck(), m_offload->exactCheckRunning(), m_offload->plan()));
 }
 
 QString OffloadPanel::exactText() const
@@ -449,26 +432,7 @@ QString OffloadPanel::exactText() const
 void OffloadPanel::updateGauges()
 {
     m_gaugeStack->show(m_offload->info() ? &m_offload->plan() : nullptr, m_offload->measured());
-    const OffloadController::RamParts r = m_offload->ramParts();
-    if (!m_offload->info()) {
-        m_ramParts->clear();
-        return;
-    }
-    QString text = tr("RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · "
-                      "%2 model file pages kept by mmap (the system can reclaim them).")
-                       .arg(bytesText(r.plannedAnonymous), bytesText(r.plannedFile));
-    if (r.loaded) {
-        auto diff = [](quint64 actual, quint64 planned) {
-            return planned ? 100.0 * (double(actual) - double(planned)) / double(planned) : 0.0;
-        };
-        // Like with like: the process's own growth since just before the load, per part.
-        text += QLatin1Char('\n') + tr("Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file "
-                                        "is in memory so far (plan up to %5).")
-                                        .arg(bytesText(r.actualAnonymous), bytesText(r.plannedAnonymous))
-                                        .arg(diff(r.actualAnonymous, r.plannedAnonymous), 0, 'f', 1)
-                                        .arg(bytesText(r.actualFile), bytesText(r.plannedFile));
-    }
-    m_ramParts->setText(text);
+    m_ramParts->setText(m_offload->info() ? OffloadTexts::ramParts(m_offload->ramParts()) : QString());
 }
 
 QString OffloadPanel::explanation() const
@@ -500,19 +464,7 @@ void OffloadPanel::updateLabels()
     } else {
         m_modelLabel->setText(tr("No model selected."));
     }
-    const HardwareInfo &hwInfo = m_offload->hardware();
-    QStringList hw;
-    for (const auto &g : hwInfo.gpus)
-        hw << tr("%1: %2 free of %3")
-                  .arg(QString::fromStdString(g.description), bytesText(g.freeBytes), bytesText(g.totalBytes));
-    hw << tr("RAM: %1 available of %2 · %n physical core(s)", "", hwInfo.physicalCores)
-              .arg(bytesText(hwInfo.ramAvailableBytes), bytesText(hwInfo.ramTotalBytes));
-    if (const quint64 held = m_offload->heldRamBytes())
-        hw << tr("The loaded model holds %1 more; plans count it as free.").arg(bytesText(held));
-    if (hwInfo.gpus.empty())
-        hw << tr("No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), "
-                 "or no supported GPU was found.");
-    m_hardwareLabel->setText(hw.join(QStringLiteral("<br>")));
+    m_hardwareLabel->setText(OffloadTexts::hardware(m_offload->hardware(), m_offload->heldRamBytes()));
 }
 
 void OffloadPanel::autoFit()
