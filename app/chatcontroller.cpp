@@ -20,7 +20,7 @@ ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     if (!m_repo->open(ChatStore::defaultPath()))
-        qWarning("chat history not available: %s", qPrintable(m_repo->lastError()));
+        qWarning("chat history not available: %s", qPrintable(m_repo->problem()));
 }
 
 ChatController::~ChatController() = default; // the session cancels and joins its thread
@@ -52,6 +52,11 @@ void ChatController::connectSession()
 ChatStore *ChatController::store()
 {
     return m_repo->store();
+}
+
+QString ChatController::storageProblem() const
+{
+    return m_repo->problem();
 }
 
 Worker *ChatController::worker() const

@@ -33,6 +33,8 @@ public:
     ChatModel *chatModel() const { return m_chat; }
     // Conversations are stored as they happen; null when the database could not be opened.
     ChatStore *store();
+    // What went wrong opening the chat history (moved aside, read-only, not saved); empty if nothing.
+    QString storageProblem() const;
     qint64 currentConversation() const { return m_conversation; }
     InferenceSession *session() const { return m_session; }
     Worker *worker() const; // for test seams only

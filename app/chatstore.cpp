@@ -92,6 +92,22 @@ bool ChatStore::open(const QString &path, int upToVersion)
         m_error = m_db.lastError().text();
         return false;
     }
+    m_readOnly = false;
+    // Not a database at all (or unreadable): say so before anything writes to it.
+    int version = 0;
+    {
+        QSqlQuery probe(m_db);
+        if (!probe.exec(QStringLiteral("PRAGMA user_version")) || !probe.next()) {
+            m_error = probe.lastError().text();
+            return false;
+        }
+        version = probe.value(0).toInt();
+    } // an open statement would keep journal_mode from changing
+    if (version > kSchemaVersion) {
+        m_readOnly = true;
+        m_error = QStringLiteral("schema version %1 is newer than this Shoehorn's %2").arg(version).arg(kSchemaVersion);
+        return exec(QStringLiteral("PRAGMA query_only=ON"));
+    }
     // WAL: a commit survives the process being killed; NORMAL sync is enough for that.
     return exec(QStringLiteral("PRAGMA journal_mode=WAL")) && exec(QStringLiteral("PRAGMA synchronous=NORMAL")) &&
            exec(QStringLiteral("PRAGMA foreign_keys=ON")) && exec(QStringLiteral("PRAGMA busy_timeout=3000")) &&
@@ -370,6 +386,21 @@ QList<ChatStore::Version> ChatStore::versions(qint64 messageId) const
         out.append({q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
                     q.value(4).toString()});
     return out;
+}
+
+int ChatStore::markInterruptedAnswers()
+{
+    if (m_readOnly)
+        return 0;
+    int changed = 0;
+    for (const char *table : {"messages", "message_versions"}) {
+        QSqlQuery q(m_db);
+        if (q.exec(QStringLiteral("UPDATE %1 SET state = 'stopped' WHERE state = 'streaming'").arg(QLatin1String(table))))
+            changed += q.numRowsAffected();
+        else
+            m_error = q.lastError().text();
+    }
+    return changed;
 }
 
 bool ChatStore::transaction()

@@ -55,6 +55,10 @@ public:
     void close();
     QString lastError() const { return m_error; }
     int schemaVersion() const;
+    // A database of a newer schema is opened read-only (PRAGMA query_only): never migrated down.
+    bool readOnly() const { return m_readOnly; }
+    // Answers left 'streaming' by a crash become 'stopped' (what was checkpointed stays).
+    int markInterruptedAnswers();
     bool integrityOk() const;
     static QString defaultPath(); // QStandardPaths::AppDataLocation/chats.sqlite
 
@@ -94,4 +98,5 @@ private:
     QString m_connection;
     QSqlDatabase m_db;
     QString m_error;
+    bool m_readOnly = false;
 };

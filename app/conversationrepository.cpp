@@ -2,13 +2,58 @@
 
 #include "chatjson.h"
 
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
 using State = ChatModel::State;
 
 ConversationRepository::ConversationRepository(QObject *parent) : QObject(parent) {}
 
 bool ConversationRepository::open(const QString &path)
 {
+    m_problem.clear();
+    m_open = m_store.open(path) && (m_store.readOnly() || m_store.integrityOk());
+    if (m_open) {
+        if (m_store.readOnly())
+            m_problem = tr("The chat history %1 was written by a newer version of Shoehorn (%2). It is open "
+                           "read-only: you can read your chats, but new ones are not saved.")
+                            .arg(QDir::toNativeSeparators(path), m_store.lastError());
+        else if (const int n = m_store.markInterruptedAnswers())
+            qInfo("%d answer(s) interrupted by a crash are marked stopped", n);
+        return true;
+    }
+    const QString why = m_store.lastError().isEmpty() ? tr("its integrity check failed") : m_store.lastError();
+    m_store.close();
+    return openFresh(path, why);
+}
+
+bool ConversationRepository::openFresh(const QString &path, const QString &why)
+{
+    const QString shown = QDir::toNativeSeparators(path);
+    if (!QFileInfo::exists(path)) {
+        m_problem = tr("The chat history cannot be created at %1 (%2): chats are not saved.").arg(shown, why);
+        return false;
+    }
+    // Never overwritten: the old file (and its WAL) is kept beside, for recovery.
+    const QString aside = path + QStringLiteral(".unreadable-") +
+                          QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    if (!QFile::rename(path, aside)) {
+        m_problem = tr("The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not "
+                       "saved until it is fixed or removed.")
+                        .arg(shown, why);
+        return false;
+    }
+    for (const char *suffix : {"-wal", "-shm"})
+        QFile::rename(path + QLatin1String(suffix), aside + QLatin1String(suffix));
     m_open = m_store.open(path);
+    m_problem = m_open ? tr("The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a "
+                            "new history was started.")
+                             .arg(shown, why, QDir::toNativeSeparators(aside))
+                       : tr("The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot "
+                            "be created (%4): chats are not saved.")
+                             .arg(shown, why, QDir::toNativeSeparators(aside), m_store.lastError());
     return m_open;
 }
 
@@ -21,8 +66,8 @@ bool ConversationRepository::check(bool ok, const QString &what)
 
 bool ConversationRepository::inTransaction(const QString &what, const std::function<bool()> &writes)
 {
-    if (!m_open)
-        return false;
+    if (!writable())
+        return false; // read-only history: said once, when it was opened
     if (!m_store.transaction())
         return check(false, what);
     if (writes() && m_store.commit())
@@ -80,30 +125,30 @@ QList<ChatModel::Message> ConversationRepository::messages(qint64 conversationId
 bool ConversationRepository::setSettings(qint64 conversationId, const QString &systemPrompt,
                                          const QString &settingsJson)
 {
-    return m_open && check(m_store.setConversationSettings(conversationId, systemPrompt, settingsJson),
+    return writable() && check(m_store.setConversationSettings(conversationId, systemPrompt, settingsJson),
                            tr("the chat's settings"));
 }
 
 bool ConversationRepository::rename(qint64 conversationId, const QString &title)
 {
-    return m_open && check(m_store.renameConversation(conversationId, title), tr("the chat's new name"));
+    return writable() && check(m_store.renameConversation(conversationId, title), tr("the chat's new name"));
 }
 
 bool ConversationRepository::remove(qint64 conversationId)
 {
-    return m_open && check(m_store.deleteConversation(conversationId), tr("deleting the chat"));
+    return writable() && check(m_store.deleteConversation(conversationId), tr("deleting the chat"));
 }
 
 bool ConversationRepository::setModel(qint64 conversationId, const QString &modelPath)
 {
-    return m_open && check(m_store.setConversationModel(conversationId, modelPath), tr("the chat's model"));
+    return writable() && check(m_store.setConversationModel(conversationId, modelPath), tr("the chat's model"));
 }
 
 qint64 ConversationRepository::importJson(const QByteArray &json, QString *error)
 {
-    if (!m_open) {
+    if (!writable()) {
         if (error)
-            *error = m_store.lastError();
+            *error = m_problem.isEmpty() ? m_store.lastError() : m_problem;
         return 0;
     }
     return ChatJson::importJson(json, m_store, error);
@@ -112,7 +157,7 @@ qint64 ConversationRepository::importJson(const QByteArray &json, QString *error
 qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
                                              State state)
 {
-    if (!m_open || !conversationId)
+    if (!writable() || !conversationId)
         return 0;
     const qint64 id = m_store.appendMessage(
         conversationId,
@@ -163,10 +208,10 @@ bool ConversationRepository::editQuestion(qint64 conversationId, qint64 messageI
 
 bool ConversationRepository::deleteMessage(qint64 messageId)
 {
-    return m_open && messageId && check(m_store.deleteMessage(messageId), tr("deleting the message"));
+    return writable() && messageId && check(m_store.deleteMessage(messageId), tr("deleting the message"));
 }
 
 bool ConversationRepository::setShownVersion(qint64 messageId, int index)
 {
-    return m_open && messageId && check(m_store.setShownVersion(messageId, index), tr("the version shown"));
+    return writable() && messageId && check(m_store.setShownVersion(messageId, index), tr("the version shown"));
 }

@@ -16,8 +16,13 @@ class ConversationRepository : public QObject
 public:
     explicit ConversationRepository(QObject *parent = nullptr);
 
+    // Opens the history. One that cannot be read (not a database, damaged) is moved aside,
+    // unchanged, and a new one started; one of a newer schema opens read-only. problem() says
+    // what happened, for the window; empty when all is well.
     bool open(const QString &path);
     bool isOpen() const { return m_open; }
+    bool writable() const { return m_open && !m_store.readOnly(); }
+    QString problem() const { return m_problem; }
     QString lastError() const { return m_store.lastError(); }
     ChatStore *store() { return m_open ? &m_store : nullptr; } // lists and tests read it
 
@@ -51,6 +56,9 @@ private:
     bool check(bool ok, const QString &what);
     bool inTransaction(const QString &what, const std::function<bool()> &writes);
 
+    bool openFresh(const QString &path, const QString &why);
+
     ChatStore m_store;
     bool m_open = false;
+    QString m_problem;
 };

@@ -208,6 +208,30 @@
       <source>the version shown</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The chat history %1 was written by a newer version of Shoehorn (%2). It is open read-only: you can read your chats, but new ones are not saved.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>its integrity check failed</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history cannot be created at %1 (%2): chats are not saved.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not saved until it is fixed or removed.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a new history was started.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>EmptyPage</name>
@@ -669,6 +693,14 @@
     </message>
     <message>
       <source>Loading %1… %2% · about %3 s left</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Chat history</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -208,6 +208,30 @@
       <source>the version shown</source>
       <translation>显示的版本</translation>
     </message>
+    <message>
+      <source>The chat history %1 was written by a newer version of Shoehorn (%2). It is open read-only: you can read your chats, but new ones are not saved.</source>
+      <translation>聊天记录 %1 由更新版本的 Shoehorn 写入（%2）。它以只读方式打开：你可以阅读对话，但新对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>its integrity check failed</source>
+      <translation>完整性检查未通过</translation>
+    </message>
+    <message>
+      <source>The chat history cannot be created at %1 (%2): chats are not saved.</source>
+      <translation>无法在 %1 创建聊天记录（%2）：对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not saved until it is fixed or removed.</source>
+      <translation>无法读取聊天记录 %1（%2），也无法将其移开：在修复或删除它之前，对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a new history was started.</source>
+      <translation>无法读取聊天记录 %1（%2）。它已原样移到 %3，并已新建聊天记录。</translation>
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
+      <translation>无法读取聊天记录 %1（%2）；它已移到 %3，但无法新建聊天记录（%4）：对话不会被保存。</translation>
+    </message>
   </context>
   <context>
     <name>EmptyPage</name>
@@ -668,6 +692,14 @@
     <message>
       <source>Loading %1… %2% · about %3 s left</source>
       <translation>正在加载 %1… %2% · 约剩 %3 秒</translation>
+    </message>
+    <message>
+      <source>Chat history</source>
+      <translation>聊天记录</translation>
+    </message>
+    <message>
+      <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
+      <translation>回答仍在生成：你的消息会保留在这里。按“停止”或 Esc 结束回答。</translation>
     </message>
   </context>
   <context>

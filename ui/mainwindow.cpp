@@ -35,6 +35,7 @@
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 MainWindow::MainWindow(ChatController *controller, QWidget *parent)
@@ -55,6 +56,9 @@ MainWindow::MainWindow(ChatController *controller, QWidget *parent)
     }
     connectController();
     onStateChanged(m_controller->state());
+    // Said once the window is up: the history was moved aside, is read-only, or is not saved.
+    if (const QString problem = m_controller->storageProblem(); !problem.isEmpty())
+        QTimer::singleShot(0, this, [this, problem] { m_showError(tr("Chat history"), problem); });
 }
 
 void MainWindow::connectController()
@@ -149,7 +153,17 @@ void MainWindow::buildChatPage()
     inputRow->addWidget(m_sendButton, 0, Qt::AlignBottom);
     chat->addLayout(inputRow);
     m_pages->addWidget(m_chatPage);
-    connect(m_input, &MessageInput::submitted, this, &MainWindow::sendOrStop);
+    // Enter sends; while an answer is written it keeps both the answer and what is typed
+    // (the Stop button and Esc stop it).
+    connect(m_input, &MessageInput::submitted, this, [this] {
+        if (m_controller->state() == ChatController::State::Generating) {
+            statusBar()->showMessage(tr("The answer is still being written: your message stays here. "
+                                        "Stop or Esc ends the answer."),
+                                     5000);
+            return;
+        }
+        sendOrStop();
+    });
     connect(m_sendButton, &QPushButton::clicked, this, &MainWindow::sendOrStop);
 }
 

@@ -2,6 +2,8 @@
 #include "conversationrepository.h"
 #include "testsettings.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -27,7 +29,91 @@ private slots:
     void failedEditChangesNothing();
     void failedVersionChangesNothing();
     void unopenedRepositoryWritesNothing();
+    void unreadableHistoryIsMovedAside_data();
+    void unreadableHistoryIsMovedAside();
+    void newerSchemaOpensReadOnly();
+    void interruptedAnswersAreMarkedStopped();
 };
+
+void TestConversationRepository::unreadableHistoryIsMovedAside_data()
+{
+    QTest::addColumn<QByteArray>("content");
+    QTest::newRow("not a database") << QByteArray("these are not the chats you are looking for\n");
+    QTest::newRow("random bytes") << QByteArray(8192, '\x5a');
+    QByteArray header("SQLite format 3");
+    header.append('\0');
+    QTest::newRow("a database header, then garbage") << header + QByteArray(8192, '\x01');
+}
+
+void TestConversationRepository::unreadableHistoryIsMovedAside()
+{
+    QFETCH(QByteArray, content);
+    {
+        QFile f(m_path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    }
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    QVERIFY(r.writable());
+    QVERIFY2(r.problem().contains("moved"), qPrintable(r.problem()));
+    // The old file is kept, byte for byte, where the message says.
+    const QStringList aside = QDir(m_dir.path()).entryList({QFileInfo(m_path).fileName() + ".unreadable-*"});
+    QCOMPARE(aside.size(), 1);
+    QVERIFY(r.problem().contains(aside.first()));
+    QFile old(m_dir.filePath(aside.first()));
+    QVERIFY(old.open(QIODevice::ReadOnly));
+    QCOMPARE(old.readAll(), content);
+    // The new history works.
+    QVERIFY(r.createConversation("t", {}, {}, {}) > 0);
+    QFile::remove(old.fileName());
+}
+
+void TestConversationRepository::newerSchemaOpensReadOnly()
+{
+    qint64 c = 0;
+    {
+        ConversationRepository r;
+        QVERIFY(r.open(m_path));
+        QVERIFY(r.problem().isEmpty());
+        c = r.createConversation("from the future", {}, {}, {});
+        r.appendMessage(c, Author::User, "q", State::Done);
+    }
+    refuse("PRAGMA user_version = 99");
+    ConversationRepository r;
+    QSignalSpy failed(&r, &ConversationRepository::failed);
+    QVERIFY(r.open(m_path));
+    QVERIFY(!r.writable());
+    QVERIFY2(r.problem().contains("newer"), qPrintable(r.problem()));
+    QCOMPARE(r.messages(c).size(), 1); // still readable
+    QCOMPARE(r.appendMessage(c, Author::User, "more", State::Done), qint64(0));
+    QCOMPARE(r.createConversation("new", {}, {}, {}), qint64(0));
+    QCOMPARE(failed.count(), 0); // said once, at open; not on every write
+    // Nothing was written: the file still says 99 and has the one message.
+    QCOMPARE(r.store()->schemaVersion(), 99);
+    QCOMPARE(r.store()->messages(c).size(), 1);
+}
+
+void TestConversationRepository::interruptedAnswersAreMarkedStopped()
+{
+    qint64 c = 0;
+    {
+        ConversationRepository r;
+        QVERIFY(r.open(m_path));
+        c = r.createConversation("t", {}, {}, {});
+        r.appendMessage(c, Author::User, "q", State::Done);
+        const qint64 a = r.appendMessage(c, Author::Assistant, {}, State::Streaming);
+        ChatModel::Version partial;
+        partial.content = "half an ans";
+        partial.state = State::Streaming; // the last checkpoint before a crash
+        QVERIFY(r.saveAnswer(a, 0, partial));
+    }
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    const auto stored = r.store()->messages(c);
+    QCOMPARE(stored.at(1).state, QString("stopped"));
+    QCOMPARE(stored.at(1).content, QString("half an ans"));
+}
 
 void TestConversationRepository::init()
 {

@@ -17,6 +17,8 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QTableView>
+#include <QDir>
+#include <QFileInfo>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -47,7 +49,29 @@ private slots:
     void browserOpensRecentModel();
     void importPresetsFromIni();
     void chatListSearchRenameDelete();
+    void brokenHistoryIsReported();
 };
+
+void TestMainWindow::brokenHistoryIsReported()
+{
+    // A damaged chats.sqlite: the window says it was moved aside and a new one started.
+    {
+        QFile f(ChatStore::defaultPath());
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not a database at all");
+    }
+    ChatController c;
+    MainWindow w(&c);
+    QStringList shown;
+    w.setErrorPresenter([&](const QString &title, const QString &text) { shown << title + ": " + text; });
+    w.show();
+    QTRY_COMPARE(shown.size(), 1);
+    QVERIFY2(shown.first().contains("moved") && shown.first().contains(".unreadable-"), qPrintable(shown.first()));
+    QVERIFY(c.store()); // a new history works
+    const QDir dir = QFileInfo(ChatStore::defaultPath()).dir();
+    for (const QString &f : dir.entryList({"chats.sqlite.unreadable-*"}))
+        QFile::remove(dir.filePath(f));
+}
 
 void TestMainWindow::init()
 {
@@ -196,10 +220,17 @@ void TestMainWindow::escapeStops()
     input->setPlainText("tell me everything");
     QTest::keyClick(input, Qt::Key_Return);
     QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString("Stop"));
+    // Enter while the answer is written: the answer goes on and the typed follow-up stays.
+    input->setPlainText("and then?");
+    QTest::keyClick(input, Qt::Key_Return);
+    QCOMPARE(c.state(), ChatController::State::Generating);
+    QCOMPARE(input->toPlainText(), QString("and then?"));
+    QCOMPARE(finished.count(), 0);
     QTest::keyClick(&w, Qt::Key_Escape);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
     QCOMPARE(c.state(), ChatController::State::Ready);
     QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString("Send"));
+    QCOMPARE(input->toPlainText(), QString("and then?")); // nothing typed is lost
 }
 
 void TestMainWindow::secondLaunchHandsOverFiles()
