@@ -20,7 +20,7 @@ for f in "$@"; do
         ldd "$f" | awk '/=> \// {print $3} /^\t\/[^ ]+ \(/ {print $1}' \
             | sed "s|\$|\tloaded by $(basename "$f")|"
     else
-        grep '\.so' "$f" | sed "s|\$|\tloaded at run time|"
+        grep -E '\.so(\.[0-9]+)*$' "$f" | sed "s|\$|\tloaded at run time|"
     fi
 done | sort -u -t$'\t' -k1,1 > "$work/uses"
 echo "libraries loaded: $(wc -l < "$work/uses")"

@@ -98,7 +98,7 @@ for _ in $(seq 100); do [ "$(recent_first)" = "$work/other.gguf" ] && break; sle
 kill -0 $first || fail "the first instance died"
 echo "the running instance loaded other.gguf"
 # What the running app has loaded, plugins included (dlopen: platform, SQLite driver, SVG).
-awk '$6 ~ /\.so/ {print $6}' "/proc/$first/maps" | sort -u > "$work/loaded"
+awk '$6 ~ /\.so(\.[0-9]+)*$/ {print $6}' "/proc/$first/maps" | sort -u > "$work/loaded"
 grep -q qsqlite "$work/loaded" || fail "the running app has not loaded the SQLite driver"
 "$here/check_runtime_deps.sh" "$depends" "$work/loaded" || fail "the .deb's Depends miss a library the app loads"
 kill $first
