@@ -1,5 +1,6 @@
 #include "modelinfo.h"
 
+#include "modelchecks.h"
 #include "modelreader.h"
 
 #include <nlohmann/json.hpp>
@@ -125,6 +126,10 @@ Result<ModelInfo> inspectModel(const std::string &path)
     internal::readHyperparameters(g, info);
     internal::readWindowAndRecurrent(g, info);
     internal::readChatDefaults(g, info);
+    if (auto e = internal::checkLlamaLimits(g, info))
+        return *e;
+    if (auto e = internal::checkVocabulary(g))
+        return *e;
     if (auto e = internal::checkHyperparameters(info))
         return *e;
     if (auto e = internal::readTensorTable(*parts, info))

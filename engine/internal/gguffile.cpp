@@ -1,14 +1,19 @@
 #include "gguffile.h"
 
+#include "ggufdiagnose.h"
 #include "logcapture.h"
 
 #include <ggml.h>
 #include <gguf.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace shoehorn {
 
@@ -62,14 +67,25 @@ int64_t readIntAt(const void *data, gguf_type t, size_t i)
 
 Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
 {
+    // open(2) first: its errno tells a missing file from a symlink loop or a permission problem.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        const int err = errno;
+        if (err == ENOENT || err == ENOTDIR)
+            return Error{ErrorCode::FileNotFound, path};
+        if (err == ELOOP)
+            return Error{ErrorCode::FileUnreadable, path + " is a symbolic link that loops back on itself"};
+        if (err == EACCES || err == EPERM)
+            return Error{ErrorCode::FileUnreadable, "no permission to read " + path};
+        return Error{ErrorCode::FileUnreadable, path + ": " + std::strerror(err)};
+    }
+    ::close(fd);
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-        return Error{ErrorCode::FileNotFound, path};
     if (!std::filesystem::is_regular_file(path, ec))
         return Error{ErrorCode::FileUnreadable, path + " is not a regular file"};
     const uint64_t size = std::filesystem::file_size(path, ec);
     if (ec)
-        return Error{ErrorCode::FileUnreadable, ec.message()};
+        return Error{ErrorCode::FileUnreadable, path + ": " + ec.message()};
 
     // Read the fixed header ourselves: it gives precise errors for the common cases
     // (not a GGUF at all, a newer version, a header with absurd counts).
@@ -97,14 +113,8 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
     ggml_context *meta = nullptr;
     gguf_init_params params{true, &meta};
     gguf_context *ctx = gguf_init_from_file(path.c_str(), params);
-    if (!ctx) {
-        std::string why = capture.lastError();
-        if (why.empty())
-            why = "ggml could not parse the metadata";
-        // gguf reports short reads of the metadata; those files were cut off.
-        const bool truncated = why.find("read") != std::string::npos || why.find("EOF") != std::string::npos;
-        return Error{truncated ? ErrorCode::Truncated : ErrorCode::Corrupt, why};
-    }
+    if (!ctx)
+        return internal::diagnoseGguf(path, size, capture.lastError());
 
     auto file = std::shared_ptr<GgufFile>(new GgufFile());
     file->m_ctx = ctx;
@@ -114,16 +124,14 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
 
     // gguf does not look at the tensor data; make sure it is all inside the file.
     const uint64_t dataOffset = gguf_get_data_offset(ctx);
-    uint64_t end = dataOffset;
     const int64_t n = gguf_get_n_tensors(ctx);
     for (int64_t i = 0; i < n; ++i) {
         const uint64_t tEnd = dataOffset + gguf_get_tensor_offset(ctx, i) + gguf_get_tensor_size(ctx, i);
-        if (tEnd > end)
-            end = tEnd;
+        if (tEnd > size)
+            return Error{ErrorCode::Truncated, std::string("tensor '") + gguf_get_tensor_name(ctx, i) +
+                                                   "' ends at byte " + std::to_string(tEnd) + ", the file has " +
+                                                   std::to_string(size) + ": it is shorter than its header says"};
     }
-    if (end > size)
-        return Error{ErrorCode::Truncated, "tensor data needs " + std::to_string(end) + " bytes, the file has " +
-                                               std::to_string(size)};
     return file;
 }
 
@@ -211,6 +219,24 @@ std::vector<int64_t> GgufFile::intArray(const std::string &key) const
     for (size_t i = 0; i < n; ++i)
         out.push_back(readIntAt(data, at, i));
     return out;
+}
+
+std::optional<std::vector<std::string>> GgufFile::stringArray(const std::string &key) const
+{
+    const int64_t id = gguf_find_key(m_ctx, key.c_str());
+    if (id < 0 || gguf_get_kv_type(m_ctx, id) != GGUF_TYPE_ARRAY || gguf_get_arr_type(m_ctx, id) != GGUF_TYPE_STRING)
+        return std::nullopt;
+    const size_t n = gguf_get_arr_n(m_ctx, id);
+    std::vector<std::string> out;
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        out.emplace_back(gguf_get_arr_str(m_ctx, id, i));
+    return out;
+}
+
+bool GgufFile::has(const std::string &key) const
+{
+    return gguf_find_key(m_ctx, key.c_str()) >= 0;
 }
 
 size_t GgufFile::arrayLength(const std::string &key) const

@@ -37,6 +37,9 @@ public:
     // Integer arrays (per-layer head counts, sliding-window patterns). Scalars become one element.
     std::vector<int64_t> intArray(const std::string &key) const;
     size_t arrayLength(const std::string &key) const;
+    // String arrays (the vocabulary); nullopt when the key is missing or of another type.
+    std::optional<std::vector<std::string>> stringArray(const std::string &key) const;
+    bool has(const std::string &key) const;
 
 private:
     GgufFile() = default;

@@ -116,10 +116,14 @@ Result<GgufParts> openParts(const std::vector<std::string> &files)
         auto f = GgufFile::open(files[i]);
         if (!f) {
             Error e = f.error();
-            if (i > 0 && e.code == ErrorCode::FileNotFound)
+            if (files.size() > 1 && i > 0 && e.code == ErrorCode::FileNotFound) {
                 e.code = ErrorCode::SplitMissing;
-            if (files.size() > 1)
-                e.detail = files[i] + ": " + e.detail;
+                e.detail = "part " + std::to_string(i + 1) + " of " + std::to_string(files.size()) +
+                           " is missing: " + files[i];
+            } else if (files.size() > 1 && e.detail.find(files[i]) == std::string::npos) {
+                e.detail = "part " + std::to_string(i + 1) + " of " + std::to_string(files.size()) + " (" + files[i] +
+                           "): " + e.detail;
+            }
             return e;
         }
         parts.push_back(*f);
@@ -220,14 +224,15 @@ std::optional<Error> checkHyperparameters(const ModelInfo &info)
     for (uint32_t v : {info.layerCount, info.embeddingSize, info.headCount, info.headCountKv, info.contextLength,
                        info.expertCount, info.expertUsedCount}) {
         if (v > kMaxSane)
-            return Error{ErrorCode::Corrupt, "absurd hyperparameter value in the metadata"};
+            return Error{ErrorCode::Corrupt, "a size in the " + info.architecture + ".* metadata is absurdly large"};
     }
     if (info.layerCount == 0)
         return Error{ErrorCode::Corrupt, info.architecture + ".block_count is missing or zero"};
     if (info.layerCount > 4096)
-        return Error{ErrorCode::Corrupt, "absurd layer count " + std::to_string(info.layerCount)};
+        return Error{ErrorCode::Corrupt, info.architecture + ".block_count is " + std::to_string(info.layerCount)};
     if (info.expertUsedCount > info.expertCount)
-        return Error{ErrorCode::Corrupt, "more experts used than exist"};
+        return Error{ErrorCode::Corrupt, info.architecture + ".expert_used_count is larger than " +
+                                             info.architecture + ".expert_count"};
     return std::nullopt;
 }
 

@@ -1,0 +1,26 @@
+#pragma once
+
+// Engine-internal: what llama.cpp would assert on (abort the process) or misread, checked while
+// inspecting so that a broken or hostile GGUF becomes an Error that names the field and its
+// value. The limits follow the pinned llama.cpp (src/llama-hparams.h, llama-model.cpp,
+// llama-vocab.cpp).
+
+#include "error.h"
+#include "gguffile.h"
+#include "modelinfo.h"
+
+#include <optional>
+
+namespace shoehorn::internal {
+
+constexpr uint64_t kLlamaMaxLayers = 512;   // LLAMA_MAX_LAYERS
+constexpr uint64_t kLlamaMaxExperts = 1024; // LLAMA_MAX_EXPERTS
+
+// Layer and expert counts, experts used per token, normalisation epsilons.
+std::optional<Error> checkLlamaLimits(const GgufFile &g, const ModelInfo &info);
+
+// tokenizer.ggml.model is one llama.cpp can use; no token string twice (llama.cpp asserts);
+// a SentencePiece ("llama") vocabulary has its 256 byte tokens.
+std::optional<Error> checkVocabulary(const GgufFile &g);
+
+} // namespace shoehorn::internal
