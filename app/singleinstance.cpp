@@ -37,10 +37,17 @@ bool SingleInstance::forwardToRunning(const QStringList &paths, int timeoutMs)
     socket.write(QJsonDocument(list).toJson(QJsonDocument::Compact) + '\n');
     if (!socket.waitForBytesWritten(timeoutMs))
         return false;
+    // A hung instance still accepts connections (the kernel queues them): only its answer
+    // shows that it took the files. Without one, this launch opens its own window.
+    while (!socket.canReadLine()) {
+        if (!socket.waitForReadyRead(timeoutMs))
+            return false;
+    }
+    const bool taken = socket.readLine(16).trimmed() == "ok";
     socket.disconnectFromServer();
     if (socket.state() != QLocalSocket::UnconnectedState)
         socket.waitForDisconnected(timeoutMs);
-    return true;
+    return taken;
 }
 
 bool SingleInstance::listen()
@@ -78,6 +85,7 @@ void SingleInstance::onConnection()
                 if (v.isString())
                     paths << v.toString();
             emit filesReceived(paths);
+            socket->write("ok\n"); // the second launch may end now
         });
     }
 }

@@ -1,5 +1,7 @@
 #include "singleinstance.h"
 
+#include <QElapsedTimer>
+#include <QLocalServer>
 #include <QSignalSpy>
 #include <QUuid>
 #include <QtTest>
@@ -15,7 +17,23 @@ private slots:
     void secondHandsOverFiles_data();
     void secondHandsOverFiles();
     void nameIsFreeAfterTheFirstEnds();
+    void hungInstanceIsNotTrusted();
 };
+
+void TestSingleInstance::hungInstanceIsNotTrusted()
+{
+    // An instance whose event loop is stuck: the kernel accepts the connection, nobody answers.
+    const QString name = uniqueName();
+    QLocalServer hung;
+    QVERIFY(hung.listen(name));
+    SingleInstance second(name);
+    QElapsedTimer t;
+    t.start();
+    QVERIFY(!second.forwardToRunning({"/m/a.gguf"}, 500));
+    QVERIFY(t.elapsed() < 3000);
+    // This launch then takes the name over and becomes the instance others hand their files to.
+    QVERIFY(second.listen());
+}
 
 void TestSingleInstance::firstInstanceFindsNobody()
 {
