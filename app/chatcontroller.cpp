@@ -6,6 +6,8 @@
 #include "hardwaremonitor.h"
 #include "worker.h"
 
+#include <QCoreApplication>
+
 using State = ChatController::State;
 using Author = ChatModel::Author;
 
@@ -24,6 +26,17 @@ ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
 }
 
 ChatController::~ChatController() = default; // the session cancels and joins its thread
+
+bool ChatController::shutdown(int milliseconds)
+{
+    if (!m_session->shutdown(milliseconds))
+        return false;
+    // The worker's last signals (the stopped answer) are queued for this thread: deliver them.
+    QCoreApplication::sendPostedEvents(this);
+    QCoreApplication::sendPostedEvents(m_session);
+    QCoreApplication::sendPostedEvents(this);
+    return true;
+}
 
 void ChatController::connectSession()
 {

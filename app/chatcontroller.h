@@ -29,6 +29,9 @@ public:
     // A fake worker runs the controller without llama.cpp (tests).
     explicit ChatController(std::unique_ptr<Worker> worker, QObject *parent = nullptr);
     ~ChatController() override;
+    // Quitting: stops what runs, and once the worker has ended, saves its last results (an
+    // answer stopped mid-way is stored as stopped). False if the worker did not end in time.
+    bool shutdown(int milliseconds);
 
     ChatModel *chatModel() const { return m_chat; }
     // Conversations are stored as they happen; null when the database could not be opened.

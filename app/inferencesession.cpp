@@ -24,6 +24,14 @@ InferenceSession::~InferenceSession()
     m_thread.wait();
 }
 
+bool InferenceSession::shutdown(int milliseconds)
+{
+    m_cancelLoad = true;
+    m_cancelGeneration = true;
+    m_thread.quit();
+    return m_thread.wait(QDeadlineTimer(milliseconds));
+}
+
 void InferenceSession::connectWorker()
 {
     connect(m_worker, &Worker::loadProgress, this, &InferenceSession::loadProgress);

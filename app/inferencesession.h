@@ -27,6 +27,9 @@ public:
     explicit InferenceSession(std::unique_ptr<Worker> worker = {}, QObject *parent = nullptr);
     // Cancels what runs (flags polled per token and per load step), then joins the thread.
     ~InferenceSession() override;
+    // The same with a deadline, for quitting: false when the worker did not stop in time (stuck
+    // inside llama.cpp, where no flag is read); the caller then ends the process without it.
+    bool shutdown(int milliseconds);
 
     State state() const { return m_state; }
     const ModelSummary &model() const { return m_model; }

@@ -10,6 +10,9 @@
 #include <QFileInfo>
 #include <QIcon>
 
+#include <cstdio>
+#include <cstdlib>
+
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
@@ -57,5 +60,14 @@ int main(int argc, char **argv)
         window.importChatFile(parser.value(importChat));
     else if (!paths.isEmpty())
         window.openFiles(paths);
-    return app.exec();
+    const int rc = app.exec();
+    // Quitting never waits for ever: an answer stuck inside llama.cpp (a template that spins)
+    // cannot keep the process alive. Chats are saved as they happen; the last answer is saved
+    // by shutdown() when the worker stops in time.
+    if (!controller.shutdown(2000)) {
+        std::fprintf(stderr, "shoehorn: the inference thread did not stop within 2 s; quitting without it\n");
+        std::fflush(nullptr);
+        std::_Exit(rc);
+    }
+    return rc;
 }

@@ -20,6 +20,7 @@ public:
     std::atomic<int> exactRuns{0};
     std::atomic<int> failAfter{-1}; // tokens, then a fatal decode error
     shoehorn::HeldMemory held;      // what a load reports (set before loading)
+    std::atomic<bool> stuck{false}; // ignores Stop, as code inside llama.cpp would
 
     void loadModel(const QString &path, const shoehorn::LoadSettings &load,
                    const shoehorn::ContextSettings &context) override
@@ -54,7 +55,7 @@ public:
         stats.promptTokens = int(history.size());
         stats.stopReason = shoehorn::StopReason::EndOfGeneration;
         for (int i = 0; i < tokens; ++i) {
-            if (generationCancelled()) {
+            if (generationCancelled() && !stuck) {
                 stats.stopReason = shoehorn::StopReason::Cancelled;
                 break;
             }

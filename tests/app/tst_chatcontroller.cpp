@@ -27,6 +27,7 @@ private slots:
     void loadThenStreamInOrder();
     void stopMidAnswer();
     void fatalDecodeIsAnError();
+    void quittingSavesTheStoppedAnswer();
     void failedWritesAreReported();
     void secondTurnReusesCache();
     void badFileFailsCleanly();
@@ -143,6 +144,25 @@ void TestChatController::stopMidAnswer()
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[1].state, QString("stopped"));
     QCOMPARE(stored[1].content, kept);
+}
+
+void TestChatController::quittingSavesTheStoppedAnswer()
+{
+    // Quit while an answer streams: it stops, and what was written is stored as stopped.
+    auto *worker = new FakeWorker;
+    worker->tokens = 1000000;
+    ChatController c{std::unique_ptr<Worker>(worker)};
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(QStringLiteral("/models/fake.gguf"));
+    QTRY_COMPARE(loaded.count(), 1);
+    QVERIFY(c.send(QStringLiteral("go on")));
+    QTRY_VERIFY(!c.chatModel()->message(1).content.isEmpty());
+    const qint64 conversation = c.currentConversation();
+    QVERIFY(c.shutdown(2000));
+    QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
+    const auto stored = c.store()->messages(conversation);
+    QCOMPARE(stored.at(1).state, QString("stopped"));
+    QCOMPARE(stored.at(1).content, c.chatModel()->message(1).content);
 }
 
 void TestChatController::fatalDecodeIsAnError()

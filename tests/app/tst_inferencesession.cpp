@@ -2,6 +2,7 @@
 #include "fakeworker.h"
 #include "inferencesession.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -31,7 +32,25 @@ private slots:
     void cancelLoad();
     void failedLoadLeavesNoModel();
     void exactPlansCollapseToTheNewest();
+    void shutdownHasADeadline();
 };
+
+void TestInferenceSession::shutdownHasADeadline()
+{
+    // A worker stuck where no flag is read (a template that spins) cannot hold quitting hostage.
+    Fixture f;
+    QVERIFY(loadModel(f.session, "/models/a.gguf"));
+    f.worker->stuck = true;
+    f.worker->tokens = 150; // 1.5 s, then the thread ends and the fixture can be destroyed
+    f.worker->tokenMs = 10;
+    QSignalSpy deltas(&f.session, &InferenceSession::delta);
+    f.session.generate({{"user", "spin", {}}}, {});
+    QTRY_VERIFY(deltas.count() > 0);
+    QElapsedTimer t;
+    t.start();
+    QVERIFY(!f.session.shutdown(300));
+    QVERIFY(t.elapsed() < 1000);
+}
 
 void TestInferenceSession::loadThenAnswer()
 {
