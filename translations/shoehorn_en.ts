@@ -703,6 +703,14 @@
       <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for example a chat template that never finishes). Your chats are saved. Quit Shoehorn?</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The answer does not stop</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

@@ -701,6 +701,14 @@
       <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
       <translation>回答仍在生成：你的消息会保留在这里。按“停止”或 Esc 结束回答。</translation>
     </message>
+    <message>
+      <source>The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for example a chat template that never finishes). Your chats are saved. Quit Shoehorn?</source>
+      <translation>回答没有停止：模型正忙于 Shoehorn 无法打断的工作（例如永远不会结束的聊天模板）。你的对话已保存。要退出 Shoehorn 吗？</translation>
+    </message>
+    <message>
+      <source>The answer does not stop</source>
+      <translation>回答没有停止</translation>
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

@@ -236,7 +236,7 @@ void MainWindow::buildMenus()
     connect(stop, &QAction::triggered, this, [this] {
         if (m_editingRow >= 0)
             cancelEdit();
-        m_controller->stop();
+        stopAnswer();
     });
     addAction(stop);
 }
@@ -481,7 +481,7 @@ void MainWindow::onLoadFailed(const shoehorn::Error &error)
 void MainWindow::sendOrStop()
 {
     if (m_controller->state() == ChatController::State::Generating) {
-        m_controller->stop();
+        stopAnswer();
         return;
     }
     if (m_editingRow >= 0) {

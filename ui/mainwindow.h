@@ -40,6 +40,10 @@ public:
     // The chat's model file is gone: the new path the user points to, empty to leave it.
     using LocateChooser = std::function<QString(const QString &missingPath)>;
     void setLocateChooser(LocateChooser chooser) { m_locate = std::move(chooser); }
+    // Asked when Stop has no effect for a while; true: quit. Test seam like the others.
+    using QuitAsker = std::function<bool(const QString &text)>;
+    void setQuitAsker(QuitAsker asker) { m_askQuit = std::move(asker); }
+    static constexpr int kStopGraceMs = 3000;
     ChatView *chatView() const { return m_view; }
     MessageInput *messageInput() const { return m_input; }
     ConversationPanel *conversationPanel() const { return m_conversation; }
@@ -84,10 +88,12 @@ private:
     void onLoadFailed(const shoehorn::Error &error);
     void onLoadProgress(double fraction);
     void sendOrStop();
+    void stopAnswer(); // Stop, and if the answer does not end, say so and offer to quit
     void offerLocate(const QString &missingPath);
 
     ChatController *m_controller;
     bool m_storageWarned = false;
+    int m_stopRequests = 0;
     QElapsedTimer m_loadTimer;
     ModelLibrary *m_library = nullptr;
     ModelBrowser *m_browser = nullptr;
@@ -114,4 +120,5 @@ private:
     ErrorPresenter m_showInfo;
     SaveChooser m_chooseSave;
     LocateChooser m_locate;
+    QuitAsker m_askQuit;
 };

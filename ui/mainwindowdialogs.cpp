@@ -1,10 +1,12 @@
-// The dialogs MainWindow shows, behind the seams tests replace (setErrorPresenter, ...).
+// The dialogs MainWindow shows, behind the seams tests replace (setErrorPresenter, ...), and
+// Stop, which asks to quit when the answer does not stop.
 #include "mainwindow.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTimer>
 
 void MainWindow::installDialogs()
 {
@@ -32,4 +34,25 @@ void MainWindow::installDialogs()
         return QFileDialog::getOpenFileName(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
                                             tr("GGUF models (*.gguf);;All files (*)"));
     };
+    m_askQuit = [this](const QString &text) {
+        return QMessageBox::question(this, tr("The answer does not stop"), text,
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+    };
+}
+
+void MainWindow::stopAnswer()
+{
+    if (m_controller->state() != ChatController::State::Generating)
+        return;
+    m_controller->stop();
+    // Stop is seen between micro-batches and tokens; inside a chat template that spins, or a
+    // computation llama.cpp cannot interrupt, it is not. Then say so instead of doing nothing.
+    const int before = ++m_stopRequests;
+    QTimer::singleShot(kStopGraceMs, this, [this, before] {
+        if (before != m_stopRequests || m_controller->state() != ChatController::State::Generating)
+            return;
+        if (m_askQuit(tr("The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for "
+                         "example a chat template that never finishes). Your chats are saved. Quit Shoehorn?")))
+            QCoreApplication::quit(); // main() does not wait for the stuck worker (2 s at most)
+    });
 }

@@ -2,6 +2,7 @@
 #include "chatcontroller.h"
 #include "chatmodel.h"
 #include "mainwindow.h"
+#include "../app/fakeworker.h"
 #include "messageinput.h"
 #include "chatlist.h"
 #include "chatstore.h"
@@ -50,7 +51,41 @@ private slots:
     void importPresetsFromIni();
     void chatListSearchRenameDelete();
     void brokenHistoryIsReported();
+    void stuckAnswerOffersToQuit();
 };
+
+void TestMainWindow::stuckAnswerOffersToQuit()
+{
+    // An answer stuck where Stop is not seen (a spinning chat template): Esc does not just do
+    // nothing; after a grace time the window says so and offers to quit.
+    auto *worker = new FakeWorker;
+    worker->stuck = true;
+    worker->tokens = 500; // 5 s, then it ends by itself and the test can clean up
+    worker->tokenMs = 10;
+    ChatController c{std::unique_ptr<Worker>(worker)};
+    MainWindow w(&c);
+    QStringList asked;
+    w.setQuitAsker([&](const QString &text) {
+        asked << text;
+        return false; // "No": keep waiting
+    });
+    w.show();
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel("/models/fake.gguf");
+    QTRY_COMPARE(loaded.count(), 1);
+    auto *input = w.findChild<MessageInput *>("messageInput");
+    input->setPlainText("spin");
+    QTest::keyClick(input, Qt::Key_Return);
+    QTRY_VERIFY(!c.chatModel()->message(1).content.isEmpty());
+    QTest::keyClick(&w, Qt::Key_Escape);
+    QTest::qWait(MainWindow::kStopGraceMs / 2);
+    QVERIFY(asked.isEmpty()); // not at once: Stop usually works within milliseconds
+    QTRY_COMPARE_WITH_TIMEOUT(asked.size(), 1, MainWindow::kStopGraceMs + 1000);
+    QVERIFY2(asked.first().contains("does not stop") && asked.first().contains("Quit"), qPrintable(asked.first()));
+    QCOMPARE(c.state(), ChatController::State::Generating);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+}
 
 void TestMainWindow::brokenHistoryIsReported()
 {
