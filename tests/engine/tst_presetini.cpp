@@ -1,46 +1,10 @@
 // Importing llama-server --models-preset INI files, like the one in our users' guide.
 #include "presetini.h"
+#include "seedpreset.h"
 
 #include <QtTest>
 
 using namespace shoehorn;
-
-namespace {
-// The preset from the RTX 3060 guide (shared/seeds), comments included.
-const char *kSeed = R"(version = 1
-[*]
-c = 32768
-flash-attn = on
-batch-size = 512
-ctk = f16
-ctv = f16
-context-shift = true
-[Qwen3.5-35B-A3B]
-load-on-startup = true
-; 20.21GB 效果好 42.3t/s
-;model = /home/acai/workspace/llm_models/Qwen3.5-35B-A3B/Qwen3.5-35B-A3B-UD-Q4_K_L.gguf
-; 12.16GB 省显存，速度快，效果略差 Q3_K_XL 48.59t/s
-model = /home/acai/workspace/llm_models/Qwen3.5-35B-A3B/Qwen3.5-35B-A3B-UD-Q2_K_XL.gguf
-mmproj = /home/acai/workspace/llm_models/Qwen3.5-35B-A3B/mmproj-BF16.gguf
-c = 102400
-; Thinking mode: General tasks
-temp = 1.0
-top-p = 0.95
-top-k = 20
-min-p = 0.0
-presence-penalty = 1.5
-repeat-penalty = 1.0
-;chat-template-kwargs = '{"enable_thinking":false}'
-[Qwen3-Coder]
-model = /models/coder.gguf
-ctk = q8_0
-ctv = q8_0
-n-cpu-moe = 20
-ngl = 99
-temp = 0.6
-chat-template-kwargs = '{"enable_thinking":false,"reasoning_effort":"low"}'
-)";
-} // namespace
 
 class TestPresetIni : public QObject
 {
@@ -55,7 +19,7 @@ private slots:
 
 void TestPresetIni::seedPreset()
 {
-    auto r = parsePresetIni(kSeed);
+    auto r = parsePresetIni(::seedPreset());
     QVERIFY(r.ok());
     QCOMPARE(r->version, 1);
     QCOMPARE(r->models.size(), size_t(2));
@@ -87,7 +51,7 @@ void TestPresetIni::seedPreset()
 
 void TestPresetIni::appliesToSettings()
 {
-    auto r = parsePresetIni(kSeed);
+    auto r = parsePresetIni(::seedPreset());
     QVERIFY(r.ok());
     LoadSettings load;
     ContextSettings ctx;
