@@ -21,6 +21,17 @@ class TestChatController : public QObject
     Q_OBJECT
 private:
     static void configure(ChatController &c, int maxTokens);
+    // A controller on a fake worker (no llama.cpp), with a fake model loaded.
+    struct FakeChat {
+        FakeWorker *worker = new FakeWorker;
+        ChatController c{std::unique_ptr<Worker>(worker)};
+        [[nodiscard]] bool load()
+        {
+            QSignalSpy loaded(&c, &ChatController::modelLoaded);
+            c.openModel(QStringLiteral("/models/fake.gguf"));
+            return QTest::qWaitFor([&] { return loaded.count() == 1; }, 5000);
+        }
+    };
 
 private slots:
     void init();
@@ -118,12 +129,10 @@ void TestChatController::loadThenStreamInOrder()
 void TestChatController::stopMidAnswer()
 {
     // A fake worker streams until it is told to stop: the answer cannot end by itself.
-    auto *worker = new FakeWorker;
-    worker->tokens = 1000000;
-    ChatController c{std::unique_ptr<Worker>(worker)};
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(QStringLiteral("/models/fake.gguf"));
-    QTRY_COMPARE(loaded.count(), 1);
+    FakeChat f;
+    f.worker->tokens = 1000000;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("Write a very long story")));
     // At once, before the worker has done anything: the answer says what it waits for.
@@ -149,12 +158,10 @@ void TestChatController::stopMidAnswer()
 void TestChatController::quittingSavesTheStoppedAnswer()
 {
     // Quit while an answer streams: it stops, and what was written is stored as stopped.
-    auto *worker = new FakeWorker;
-    worker->tokens = 1000000;
-    ChatController c{std::unique_ptr<Worker>(worker)};
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(QStringLiteral("/models/fake.gguf"));
-    QTRY_COMPARE(loaded.count(), 1);
+    FakeChat f;
+    f.worker->tokens = 1000000;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
     QVERIFY(c.send(QStringLiteral("go on")));
     QTRY_VERIFY(!c.chatModel()->message(1).content.isEmpty());
     const qint64 conversation = c.currentConversation();
@@ -167,12 +174,10 @@ void TestChatController::quittingSavesTheStoppedAnswer()
 
 void TestChatController::fatalDecodeIsAnError()
 {
-    auto *worker = new FakeWorker;
-    worker->failAfter = 3;
-    ChatController c{std::unique_ptr<Worker>(worker)};
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(QStringLiteral("/models/fake.gguf"));
-    QTRY_COMPARE(loaded.count(), 1);
+    FakeChat f;
+    f.worker->failAfter = 3;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
     QSignalSpy failed(&c, &ChatController::generationFailed);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("hi")));
@@ -187,12 +192,10 @@ void TestChatController::fatalDecodeIsAnError()
 
 void TestChatController::failedWritesAreReported()
 {
-    auto *worker = new FakeWorker;
-    worker->tokens = 3;
-    ChatController c{std::unique_ptr<Worker>(worker)};
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(QStringLiteral("/models/fake.gguf"));
-    QTRY_COMPARE(loaded.count(), 1);
+    FakeChat f;
+    f.worker->tokens = 3;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("first")));
     QTRY_COMPARE(finished.count(), 1);
