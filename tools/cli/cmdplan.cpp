@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include <cstdio>
 
 namespace shoehorn::cli {
@@ -124,20 +126,31 @@ ordered_json fitWarnings(const ModelInfo &m, const Args &a, const FitResult &f)
     return out;
 }
 
+// What plan and fit both start from: the model's tensor table, the machine or profile, and
+// the settings the flags give. 0 when all is there, else the exit code (the reason is printed).
+int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, PlanSettings &settings)
+{
+    auto inspected = inspectModel(a.model);
+    if (!inspected)
+        return fail(inspected.error());
+    info = std::move(*inspected);
+    if (!targetFor(a, target))
+        return 2;
+    settings.load = a.load;
+    settings.context = a.context;
+    settings.parallel = a.parallel;
+    return 0;
+}
+
 } // namespace
 
 int cmdPlan(const Args &a)
 {
-    auto info = inspectModel(a.model);
-    if (!info)
-        return fail(info.error());
+    std::optional<ModelInfo> info;
     PlanTarget target;
-    if (!targetFor(a, target))
-        return 2;
     PlanSettings s;
-    s.load = a.load;
-    s.context = a.context;
-    s.parallel = a.parallel;
+    if (const int rc = prepare(a, info, target, s))
+        return rc;
     MemoryPlan plan;
     if (a.exact) {
         if (!a.profile.empty()) {
@@ -165,16 +178,11 @@ int cmdPlan(const Args &a)
 
 int cmdFit(const Args &a)
 {
-    auto info = inspectModel(a.model);
-    if (!info)
-        return fail(info.error());
+    std::optional<ModelInfo> info;
     PlanTarget target;
-    if (!targetFor(a, target))
-        return 2;
     FitRequest r;
-    r.settings.load = a.load;
-    r.settings.context = a.context;
-    r.settings.parallel = a.parallel;
+    if (const int rc = prepare(a, info, target, r.settings))
+        return rc;
     r.locks = a.locks;
     r.marginBytes = a.marginMiB * MiB;
     if (!a.contextGiven && !r.locks.contextSize)
