@@ -31,10 +31,9 @@ bool ChatController::shutdown(int milliseconds)
 {
     if (!m_session->shutdown(milliseconds))
         return false;
-    // The worker's last signals (the stopped answer) are queued for this thread: deliver them.
-    QCoreApplication::sendPostedEvents(this);
+    // The worker's last signals (the stopped answer) wait in the session's queue; the session
+    // passes them on to this controller directly.
     QCoreApplication::sendPostedEvents(m_session);
-    QCoreApplication::sendPostedEvents(this);
     return true;
 }
 
