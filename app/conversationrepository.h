@@ -23,7 +23,6 @@ public:
     bool isOpen() const { return m_open; }
     bool writable() const { return m_open && !m_store.readOnly(); }
     QString problem() const { return m_problem; }
-    QString lastError() const { return m_store.lastError(); }
     ChatStore *store() { return m_open ? &m_store : nullptr; } // lists and tests read it
 
     qint64 createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt,

@@ -32,7 +32,6 @@ public:
     void setModelPath(const QString &path);
     QString modelPath() const;
     bool hasModelInfo() const; // the model's GGUF has been read (it is read in the background)
-    OffloadController *controller() const { return m_offload; }
     const shoehorn::MemoryPlan &plan() const;
     QString explanation() const;
     QString llamaServerCommand() const;
