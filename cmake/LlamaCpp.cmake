@@ -87,13 +87,15 @@ else()
 endif()
 message(STATUS "llama.cpp source: ${LLAMA_CPP_DIR}")
 
-# Only the libraries and llama-bench: no examples, server, tests or network code.
+# The libraries, llama-bench, libmtmd and (cmake/LlamaServer.cmake) the server libraries: no
+# examples, tests, downloads or TLS.
 set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_COMMON ON CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_TESTS OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_EXAMPLES OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_SERVER OFF CACHE BOOL "" FORCE)
+set(LLAMA_BUILD_MTMD ON CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_APP OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_UI OFF CACHE BOOL "" FORCE)
 set(LLAMA_OPENSSL OFF CACHE BOOL "" FORCE)
@@ -131,3 +133,5 @@ add_subdirectory("${LLAMA_CPP_DIR}/tools/fit-params" "${CMAKE_BINARY_DIR}/llama.
 set_target_properties(llama-fit-params PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
 # llama-bench is the reference our benchmarks compare against: build it with everything else.
 add_custom_target(shoehorn_llama_bench ALL DEPENDS llama-bench)
+
+include(${CMAKE_CURRENT_LIST_DIR}/LlamaServer.cmake)

@@ -23,6 +23,8 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::DecodeFailed: return "decode-failed";
     case ErrorCode::NoModel: return "no-model";
     case ErrorCode::PromptTooLong: return "prompt-too-long";
+    case ErrorCode::AddressInUse: return "address-in-use";
+    case ErrorCode::ServeFailed: return "serve-failed";
     }
     return "unknown";
 }
@@ -48,6 +50,8 @@ const char *errorCodeSentence(ErrorCode code)
     case ErrorCode::DecodeFailed: return "llama.cpp could not evaluate the tokens.";
     case ErrorCode::NoModel: return "No model is loaded.";
     case ErrorCode::PromptTooLong: return "The prompt does not fit in the context.";
+    case ErrorCode::AddressInUse: return "The address or port is in use or cannot be bound.";
+    case ErrorCode::ServeFailed: return "The API server could not start.";
     }
     return "An unknown error occurred.";
 }

@@ -27,6 +27,8 @@ enum class ErrorCode {
     DecodeFailed,
     NoModel,
     PromptTooLong,
+    AddressInUse,
+    ServeFailed,
 };
 
 struct Error {

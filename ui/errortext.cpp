@@ -52,6 +52,10 @@ QString ErrorText::message(const shoehorn::Error &error)
     case ErrorCode::PromptTooLong:
         text = tr("The message is longer than the context. Increase the context size or shorten it.");
         break;
+    case ErrorCode::AddressInUse:
+        text = tr("The port is already in use by another program, or this address cannot be used.");
+        break;
+    case ErrorCode::ServeFailed: text = tr("The local API could not start."); break;
     }
     if (!detail.isEmpty())
         text += QLatin1Char('\n') + tr("Details: %1").arg(detail);
