@@ -169,7 +169,10 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--lock-ncmoe") a.locks.cpuMoeLayers = true;
     else if (f == "--lock-ctx") a.locks.contextSize = true;
     else if (f == "--lock-kv") a.locks.kvType = true;
-    else if (f == "-np" || f == "--parallel") a.parallel = readInt(c, {1, 256});
+    else if (f == "-np" || f == "--parallel") {
+        a.parallel = readInt(c, {1, 64});
+        a.parallelGiven = true;
+    }
     else if (f == "--profile") a.profile = c.next();
     else if (f == "--vram-budget") a.vramBudgetMiB = static_cast<uint64_t>(readLong(c, kMiB));
     else if (f == "--margin") a.marginMiB = static_cast<uint64_t>(readLong(c, {0, kMiB.hi, "MiB"}));
@@ -177,6 +180,27 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--progress") a.progress = true;
     else if (f == "--memory-report") a.memoryReport = true;
     else return false;
+    return true;
+}
+
+// serve: llama-server's network, key, metrics and preset flags. Sets `error` for a bad --fit.
+bool parseServeFlag(const std::string &f, Cursor &c, Args &a, std::string &error)
+{
+    if (f == "--host") a.host = c.next();
+    else if (f == "--port") a.port = readInt(c, {0, 65535, "0: any free port"});
+    else if (f == "--api-key") a.apiKey = c.next();
+    else if (f == "--api-key-file") a.apiKeyFile = c.next();
+    else if (f == "--metrics") a.metrics = true;
+    else if (f == "--context-shift") a.contextShift = true;
+    else if (f == "--models-preset") a.modelsPreset = c.next();
+    else if (f == "--model" || f == "-m") a.presetModel = c.next();
+    else if (f == "--no-fit") a.fit = false;
+    else if (f == "--fit" || f == "-fit") {
+        const std::string v = c.next();
+        if (v != "on" && v != "off")
+            error = f + " takes on or off, not '" + v + "'";
+        a.fit = v == "on";
+    } else return false;
     return true;
 }
 
@@ -188,7 +212,7 @@ std::string parseEach(Cursor &c, Args &a)
         c.flag = f;
         std::string error;
         if (parseLoadFlag(f, c, a) || parseContextFlag(f, c, a, error) || parseGenerationFlag(f, c, a) ||
-            parsePromptFlag(f, c, a) || parseCommandFlag(f, c, a)) {
+            parsePromptFlag(f, c, a) || parseCommandFlag(f, c, a) || parseServeFlag(f, c, a, error)) {
             if (!error.empty())
                 return error;
         } else if (!f.empty() && f[0] == '-' && f.size() > 1) {

@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "cmdbench.h"
 #include "cmdplan.h"
+#include "cmdserve.h"
 #include "memreport.h"
 #include "model.h"
 #include "modelinfo.h"
@@ -36,6 +37,10 @@ void usage()
                 "                                         the same against llama.cpp's llama-bench\n"
                 "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
                 "                                         find the fastest settings that fit, and the story\n"
+                "  serve MODEL.gguf [--fit on|off] [--margin MiB] [--host H] [--port N] [--api-key KEY |\n"
+                "                   --api-key-file F] [--parallel N] [--metrics] [--context-shift] [flags]\n"
+                "  serve --models-preset FILE.ini --model NAME [flags]\n"
+                "                                         llama.cpp's server (OpenAI API) until SIGTERM/SIGINT\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -148,7 +153,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "error: %s\n", err.c_str());
         return 2;
     }
-    if (args.model.empty()) {
+    if (args.model.empty() && !(cmd == "serve" && !args.modelsPreset.empty())) {
         std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
         return 2;
     }
@@ -164,6 +169,8 @@ int main(int argc, char **argv)
         return cli::cmdBench(args);
     if (cmd == "parity")
         return cli::cmdParity(args);
+    if (cmd == "serve")
+        return cli::cmdServe(args);
     if (cmd == "tune")
         return cli::cmdTune(args);
     std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());

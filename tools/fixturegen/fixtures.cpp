@@ -158,7 +158,7 @@ std::string write(const Spec &s, const std::string &path)
     if (s.arch == "qwen3moe" && (s.experts == 0 || s.expertsUsed == 0))
         return "qwen3moe needs experts";
 
-    const Vocab vocab = makeVocab(s.vocab);
+    const Vocab vocab = makeVocab(s.vocab, s.controlHighBytes);
     const uint32_t nVocab = static_cast<uint32_t>(vocab.tokens.size());
     GgufPtr g(gguf_init_empty(), &gguf_free);
     setGeneral(g.get(), s);

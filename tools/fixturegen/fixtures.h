@@ -48,6 +48,9 @@ struct Spec {
     bool tiedOutput = false;
     bool tiedEmbeddingType = true;
     bool thinkingTemplate = false; // Qwen3.5-style <think> template instead of plain ChatML
+    // Byte tokens <0x80>..<0xFF> typed CONTROL: random weights then cannot sample bytes that make
+    // invalid UTF-8 (llama-server answers 500 on those); ASCII byte tokens stay BYTE.
+    bool controlHighBytes = false;
     uint32_t splits = 1;         // >1: NAME-0000k-of-0000N.gguf parts, as gguf-split writes them
     float weightScale = 0.08f;   // std dev of the random weights
 };
@@ -55,6 +58,7 @@ struct Spec {
 Spec tinyLlama();
 Spec tinyQwen3Moe();
 Spec tinyThinking();           // tiny MoE whose template opens a <think> block
+Spec tinyApi();                // tiny-llama whose replies are always valid UTF-8 (API tests)
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
 Spec qwen35_35b_a3b();        // Qwen3.5-35B-A3B: hybrid attention + gated delta net, sparse
 Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied Q6_K embedding, sparse

@@ -25,7 +25,7 @@ struct Vocab {
 };
 
 // Control and byte tokens, the built-in words, then filler tokens up to `minSize`.
-Vocab makeVocab(uint32_t minSize);
+Vocab makeVocab(uint32_t minSize, bool controlHighBytes = false);
 // tokenizer.* metadata and the chat template (ChatML, or the thinking one).
 void setTokenizer(gguf_context *g, const Spec &s, const Vocab &vocab);
 // Per-token scales of the output layer: word tokens get larger weights than byte and control

@@ -33,6 +33,14 @@ Spec tinyThinking()
     return s;
 }
 
+Spec tinyApi()
+{
+    Spec s = tinyLlama();
+    s.name = "Shoehorn Tiny API";
+    s.controlHighBytes = true;
+    return s;
+}
+
 Spec qwen3_30b_a3b()
 {
     Spec s;
@@ -162,7 +170,7 @@ Spec benchQwen3Moe()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
             "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe"};
 }
 
@@ -171,6 +179,7 @@ bool presetByName(const std::string &name, Spec &out)
     if (name == "tiny-llama") out = tinyLlama();
     else if (name == "tiny-qwen3moe") out = tinyQwen3Moe();
     else if (name == "tiny-thinking") out = tinyThinking();
+    else if (name == "tiny-api") out = tinyApi();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
     else if (name == "qwen3-30b-a3b-random") out = qwen3_30b_a3b_random();
     else if (name == "llama3-8b") out = llama3_8b();

@@ -49,7 +49,7 @@ const char *kWords[] = {
 
 } // namespace
 
-Vocab makeVocab(uint32_t minSize)
+Vocab makeVocab(uint32_t minSize, bool controlHighBytes)
 {
     Vocab v;
     auto add = [&](std::string t, float score, TokenType type) {
@@ -67,7 +67,7 @@ Vocab makeVocab(uint32_t minSize)
     for (int b = 0; b < 256; ++b) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "<0x%02X>", b);
-        add(buf, 0, Byte);
+        add(buf, 0, controlHighBytes && b >= 0x80 ? Control : Byte);
     }
     std::vector<std::string> seen;
     for (const char *w : kWords) {

@@ -1,0 +1,172 @@
+// Shared by the API tests: the server under test, the official OpenAI client, raw HTTP.
+import net from 'node:net';
+import assert from 'node:assert/strict';
+import OpenAI from 'openai';
+
+export const KEY = 'sk-test-' + Math.random().toString(16).slice(2);
+
+// The server's base URL (http://127.0.0.1:PORT) from a line "listening on URL/v1 ..." of `out`.
+export function baseUrlFrom(text) {
+    const m = /listening on (http:\/\/[^\s/]+)\/v1/.exec(text);
+    return m ? m[1] : null;
+}
+
+export function client(base, key = KEY) {
+    return new OpenAI({ baseURL: base + '/v1', apiKey: key, maxRetries: 0, timeout: 60000 });
+}
+
+export async function get(base, path, key = KEY) {
+    const headers = key ? { Authorization: 'Bearer ' + key } : {};
+    const res = await fetch(base + path, { headers });
+    return { status: res.status, text: await res.text(), type: res.headers.get('content-type') };
+}
+
+export async function post(base, path, body, key = KEY) {
+    const headers = { 'Content-Type': 'application/json' };
+    if (key) headers.Authorization = 'Bearer ' + key;
+    const res = await fetch(base + path, { method: 'POST', headers, body });
+    return { status: res.status, text: await res.text() };
+}
+
+// The status line of the answer to a request whose body is `length` bytes (sent in 1 MiB pieces
+// until the server answers; cpp-httplib counts what it reads, so the bytes must really come).
+export function rawStatus(base, length) {
+    const url = new URL(base);
+    const piece = Buffer.alloc(1 << 20, 0x20);
+    return new Promise((resolve, reject) => {
+        let data = '';
+        let sent = 0;
+        let done = false;
+        const sock = net.connect(Number(url.port), url.hostname);
+        const finish = () => { if (!done) { done = true; sock.destroy(); resolve(data.split('\r\n')[0]); } };
+        const pump = () => {
+            while (!done && sent < length) {
+                const n = Math.min(piece.length, length - sent);
+                sent += n;
+                if (!sock.write(n === piece.length ? piece : piece.subarray(0, n))) { sock.once('drain', pump); return; }
+            }
+        };
+        sock.on('connect', () => {
+            sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: ${url.host}\r\n` +
+                       `Authorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+                       `Content-Length: ${length}\r\n\r\n`);
+            pump();
+        });
+        sock.on('data', (d) => { data += d; if (data.includes('\r\n')) finish(); });
+        sock.on('error', (e) => (data ? finish() : reject(e)));
+        sock.on('close', finish);
+    });
+}
+
+// Streams one chat completion with the official client; returns the text and the arrival
+// time (ms) of every content chunk.
+export async function stream(api, prompt, maxTokens, extra = {}) {
+    const times = [];
+    let text = '';
+    let finish = null;
+    const s = await api.chat.completions.create({
+        model: 'any', messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, stream: true,
+        ignore_eos: true, temperature: 0.8, ...extra,
+    });
+    for await (const chunk of s) {
+        const c = chunk.choices?.[0];
+        if (c?.delta?.content) { text += c.delta.content; times.push(performance.now()); }
+        if (c?.finish_reason) finish = c.finish_reason;
+    }
+    return { text, times, finish };
+}
+
+// The checks every server (shoehorn-cli serve and the app's) must pass, in one place.
+export async function checkServer(t, base, { slots = 2 } = {}) {
+    const api = client(base);
+
+    await t.test('the official client lists /v1/models', async () => {
+        const models = await api.models.list();
+        assert.ok(models.data.length >= 1, JSON.stringify(models.data));
+        assert.ok(models.data[0].id.length > 0);
+    });
+
+    await t.test('the official client streams a chat completion', async () => {
+        const r = await stream(api, 'hello', 24);
+        assert.ok(r.times.length > 0, 'no content chunks');
+        assert.equal(r.finish, 'length');
+    });
+
+    await t.test('two streams make progress at the same time', async () => {
+        const [a, b] = await Promise.all([stream(api, 'one', 400), stream(api, 'two', 400)]);
+        assert.ok(a.times.length > 50 && b.times.length > 50, `${a.times.length} / ${b.times.length} chunks`);
+        // Interleaved: each stream receives chunks before the other has finished.
+        const bBeforeAEnds = b.times.filter((x) => x < a.times.at(-1)).length;
+        const aBeforeBEnds = a.times.filter((x) => x < b.times.at(-1)).length;
+        assert.ok(bBeforeAEnds > 10 && aBeforeBEnds > 10, `overlap ${aBeforeBEnds}/${bBeforeAEnds}`);
+    });
+
+    await t.test('a request beyond the slots waits for a free slot', async () => {
+        const busy = [];
+        for (let i = 0; i < slots; ++i) busy.push(stream(api, 'busy ' + i, 500));
+        await new Promise((r) => setTimeout(r, 30));
+        const third = await stream(api, 'third', 20);
+        const done = await Promise.all(busy);
+        const firstEnd = Math.min(...done.map((d) => d.times.at(-1)));
+        assert.ok(third.times.length > 0);
+        assert.ok(third.times[0] >= firstEnd - 5, `third started ${firstEnd - third.times[0]} ms before a slot was free`);
+    });
+
+    await t.test('keys: none or wrong is 401, /health needs none', async () => {
+        assert.equal((await get(base, '/v1/models', null)).status, 401);
+        assert.equal((await get(base, '/v1/models', 'wrong')).status, 401);
+        const health = await get(base, '/health', null);
+        assert.equal(health.status, 200);
+        assert.match(health.text, /ok/);
+    });
+
+    await t.test('malformed JSON is 400 with an error body', async () => {
+        const r = await post(base, '/v1/chat/completions', '{"messages": [');
+        assert.equal(r.status, 400);
+        assert.ok(JSON.parse(r.text).error.message.length > 0, r.text);
+    });
+
+    await t.test('an oversized body is refused', async () => {
+        assert.match(await rawStatus(base, 101 * 1024 * 1024), /^HTTP\/1\.1 413/);
+    });
+
+    await t.test('a prompt longer than the context gets llama-server\'s error', async () => {
+        const long = 'the model '.repeat(3000);
+        const r = await post(base, '/v1/chat/completions',
+                             JSON.stringify({ messages: [{ role: 'user', content: long }], max_tokens: 4 }));
+        assert.equal(r.status, 400, r.text.slice(0, 300));
+        assert.equal(JSON.parse(r.text).error.type, 'exceed_context_size_error');
+    });
+
+    await t.test('a client that disconnects mid-stream frees its slot', async () => {
+        const abort = new AbortController();
+        const res = await fetch(base + '/v1/chat/completions', {
+            method: 'POST', signal: abort.signal,
+            headers: { Authorization: 'Bearer ' + KEY, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ messages: [{ role: 'user', content: 'go' }], max_tokens: 900,
+                                   ignore_eos: true, stream: true }),
+        });
+        const reader = res.body.getReader();
+        await reader.read();
+        await reader.read();
+        abort.abort();
+        let idle = false;
+        for (let i = 0; i < 100 && !idle; ++i) {
+            await new Promise((r) => setTimeout(r, 50));
+            const s = JSON.parse((await get(base, '/slots')).text);
+            idle = s.every((slot) => !slot.is_processing);
+        }
+        assert.ok(idle, 'a slot is still busy after the client left');
+        assert.ok((await stream(api, 'next', 8)).times.length > 0);
+    });
+
+    await t.test('/metrics answers in Prometheus text format', async () => {
+        const r = await get(base, '/metrics');
+        assert.equal(r.status, 200);
+        assert.match(r.type, /text\/plain/);
+        assert.match(r.text, /^# HELP llamacpp:prompt_tokens_total /m);
+        assert.match(r.text, /^# TYPE llamacpp:tokens_predicted_total counter$/m);
+        const predicted = Number(/^llamacpp:tokens_predicted_total (\d+)/m.exec(r.text)[1]);
+        assert.ok(predicted > 500, `tokens_predicted_total ${predicted}`);
+    });
+}

@@ -1,0 +1,13 @@
+#!/bin/bash
+# Runs one API test file with node's test runner against a fresh tiny-api fixture:
+# run.sh CLIENT_DIR TEST.mjs FIXTUREGEN [NAME=VALUE...] (the pairs go to the environment).
+set -euo pipefail
+dir=$1 test=$2 fixturegen=$3
+shift 3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$fixturegen" tiny-api "$tmp/tiny-api.gguf" >/dev/null
+export API_FIXTURE="$tmp/tiny-api.gguf"
+for kv in "$@"; do export "${kv?}"; done
+cd "$dir"
+exec node --test --test-reporter=spec "$test"
