@@ -217,8 +217,8 @@ Error ApiServer::checkOptions(const ApiServerOptions &o)
         return Error{ErrorCode::InvalidArgument, "--host: empty"};
     if (o.port < 0 || o.port > 65535)
         return Error{ErrorCode::InvalidArgument, "--port " + std::to_string(o.port) + ": must be 1-65535"};
-    if (o.parallel < 1 || o.parallel > 64)
-        return Error{ErrorCode::InvalidArgument, "--parallel " + std::to_string(o.parallel) + ": must be 1-64"};
+    if (o.parallel < 1 || o.parallel > 256)
+        return Error{ErrorCode::InvalidArgument, "--parallel " + std::to_string(o.parallel) + ": must be 1-256"};
     if (o.contextPerSlot < 256)
         return Error{ErrorCode::InvalidArgument,
                      "context per slot " + std::to_string(o.contextPerSlot) + ": must be at least 256 tokens"};

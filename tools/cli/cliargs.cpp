@@ -170,7 +170,7 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--lock-ctx") a.locks.contextSize = true;
     else if (f == "--lock-kv") a.locks.kvType = true;
     else if (f == "-np" || f == "--parallel") {
-        a.parallel = readInt(c, {1, 64});
+        a.parallel = readInt(c, {1, 256});
         a.parallelGiven = true;
     }
     else if (f == "--profile") a.profile = c.next();
