@@ -1,14 +1,17 @@
 #include "inferencesession.h"
 
+#include "apihost.h"
 #include "inferenceworker.h"
 
 using namespace shoehorn;
 
-InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *parent) : QObject(parent)
+InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *parent)
+    : QObject(parent), m_api(std::make_shared<ApiHost>())
 {
     registerShoehornMetaTypes();
     m_worker = worker ? worker.release() : new InferenceWorker;
     m_worker->setCancelFlags({&m_cancelLoad, &m_cancelGeneration});
+    m_worker->setApiHost(m_api);
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connectWorker();

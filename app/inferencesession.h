@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+class ApiHost;
 class Worker;
 
 // Owns the inference thread and its worker (the one owner of the loaded model), the load
@@ -35,6 +36,8 @@ public:
     const ModelSummary &model() const { return m_model; }
     bool hasModel() const { return !m_model.path.isEmpty(); }
     Worker *worker() const { return m_worker; } // for test seams only
+    // The local API on the worker's model (ApiController drives it).
+    std::shared_ptr<ApiHost> apiHost() const { return m_api; }
 
     // Loads (after stopping an answer or a load that runs: the latest request wins).
     void load(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
@@ -71,6 +74,7 @@ private:
     void connectWorker();
 
     QThread m_thread;
+    std::shared_ptr<ApiHost> m_api; // before m_worker, which holds it
     Worker *m_worker = nullptr;
     std::atomic<bool> m_cancelLoad{false};
     std::atomic<bool> m_cancelGeneration{false};

@@ -1,5 +1,6 @@
 #include "inferenceworker.h"
 
+#include "apihost.h"
 #include "samplingpresets.h"
 
 #include "deltabatcher.h"
@@ -53,7 +54,10 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
 
 void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
 {
-    // Free the old model first: two large models rarely fit at once.
+    // Free the old model first: two large models rarely fit at once. The API lets go of it
+    // first (its server holds the model), and comes back on the new one.
+    if (m_api)
+        m_api->setModel(nullptr, {});
     m_session.reset();
     m_model.reset();
     m_held = {};
@@ -96,6 +100,8 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     PlanSettings used;
     used.load = settings.load;
     used.context = m_session->settings();
+    if (m_api)
+        m_api->setModel(m_model, used.context);
     emit modelLoaded(summary(path, used, hwAfter));
 }
 

@@ -6,7 +6,10 @@
 #include <QObject>
 
 #include <atomic>
+#include <memory>
 #include <vector>
+
+class ApiHost;
 
 // What the inference thread does, as an interface. InferenceWorker runs llama.cpp; controller
 // tests give InferenceSession a fake. InferenceSession moves the worker to its thread and calls
@@ -22,6 +25,8 @@ public:
     };
     using QObject::QObject;
     void setCancelFlags(CancelFlags flags) { m_cancel = flags; }
+    // Where the worker publishes the model it loaded for the local API (see ApiHost).
+    void setApiHost(std::shared_ptr<ApiHost> host) { m_api = std::move(host); }
 
     virtual void loadModel(const QString &path, const shoehorn::LoadSettings &load,
                            const shoehorn::ContextSettings &context) = 0;
@@ -50,4 +55,5 @@ protected:
     bool loadCancelled() const { return m_cancel.load && m_cancel.load->load(); }
     bool generationCancelled() const { return m_cancel.generation && m_cancel.generation->load(); }
     CancelFlags m_cancel;
+    std::shared_ptr<ApiHost> m_api;
 };

@@ -98,6 +98,9 @@ struct ApiServer::Impl {
     server_http_context http;
     std::unique_ptr<server_routes> routes;
     std::thread loop;
+    // Held by stop() and by status()'s in-process /slots call: that call waits on the task
+    // queue, which stop() terminates.
+    mutable std::mutex lifecycle;
     bool stopped = false;
 
     mutable std::mutex mutex;
@@ -321,7 +324,10 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(std::shared_ptr<Model> model
 
 void ApiServer::stop()
 {
-    if (!m_impl || m_impl->stopped)
+    if (!m_impl)
+        return;
+    std::lock_guard life(m_impl->lifecycle);
+    if (m_impl->stopped)
         return;
     m_impl->stopped = true;
     // llama-server's order: stop accepting (open streams see their connection end), then the loop.
@@ -357,6 +363,7 @@ ApiStatus ApiServer::status() const
         s.requests = m_impl->requests;
         s.lastErrors.assign(m_impl->errors.begin(), m_impl->errors.end());
     }
+    std::lock_guard life(m_impl->lifecycle);
     if (m_impl->stopped)
         return s;
     // llama-server's own /slots answer, asked in-process (it goes through the task queue).
@@ -391,7 +398,7 @@ ApiStatus ApiServer::status() const
             rate.at = now;
         }
         slot.tokensPerSecond = slot.busy ? rate.tps : 0.0;
-        s.slots.push_back(slot);
+        s.slotStates.push_back(slot);
     }
     return s;
 }

@@ -36,7 +36,7 @@ struct ApiSlot {
 struct ApiStatus {
     std::string baseUrl;          // http://127.0.0.1:8080
     uint64_t requests = 0;        // requests that reached a route (not counting /health)
-    std::vector<ApiSlot> slots;
+    std::vector<ApiSlot> slotStates; // (not "slots": a Qt keyword in app code)
     std::vector<std::string> lastErrors; // newest last, at most 10: "POST /v1/chat/completions: 400 …"
 };
 

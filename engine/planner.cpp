@@ -380,6 +380,23 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);
     addCompute(plan, m, s, p, cells);
+    if (s.apiSlots > 0 && s.apiContextPerSlot > 0) {
+        // The API's context: the same layers in the same places, its own cells and buffers.
+        PlanSettings api = s;
+        api.parallel = s.apiSlots;
+        api.context.contextSize = s.apiContextPerSlot * static_cast<uint32_t>(s.apiSlots);
+        const ContextCells apiCells = effectiveContext(m, api.context, api.parallel);
+        plan.contextSize = apiCells.total;
+        addCache(plan, m, api, p); // adds to the chat's cache
+        std::vector<uint64_t> chatCompute{plan.ram.use.compute};
+        for (const auto &g : plan.gpus)
+            chatCompute.push_back(g.use.compute);
+        addCompute(plan, m, api, p, apiCells); // sets: add the chat's buffers back
+        plan.ram.use.compute += chatCompute[0];
+        for (size_t g = 0; g < plan.gpus.size(); ++g)
+            plan.gpus[g].use.compute += chatCompute[g + 1];
+        plan.contextSize = cells.total;
+    }
     setFilePages(plan, s.load.loadMode, file);
     return plan;
 }

@@ -18,6 +18,10 @@ struct PlanSettings {
     LoadSettings load;
     ContextSettings context;
     int parallel = 1; // sequences (llama-server's --parallel)
+    // The local API's own context on the same weights (ApiServer): apiSlots x apiContextPerSlot
+    // cells of KV cache and that context's compute buffers, on top of the chat's. 0: API off.
+    int apiSlots = 0;
+    uint32_t apiContextPerSlot = 0;
     bool operator==(const PlanSettings &) const = default;
 };
 

@@ -84,6 +84,7 @@ private slots:
     void gpuPlacement_data();
     void gpuPlacement();
     void kvCacheFormula();
+    void apiSlotsAddTheirContext();
     void tiedOutputCopy();
     void ramParts_data();
     void ramParts();
@@ -234,6 +235,24 @@ void TestPlanner::kvCacheFormula()
     QCOMPARE(q8.ram.use.kvFull, 32768ull * 48 * 4 * 128 * 2 * 34 / 32);
     // Context is padded to 256 like llama.cpp does.
     QCOMPARE(analyticPlan(*info, settings(1000, FlashAttention::On), cpuOnly()).contextSize, 1024u);
+}
+
+// The local API's context (PlanSettings::apiSlots) adds its KV cache and compute buffers to the
+// chat's, on the same weights.
+void TestPlanner::apiSlotsAddTheirContext()
+{
+    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    QVERIFY(info.ok());
+    PlanSettings chat = settings(4096, FlashAttention::On);
+    PlanSettings served = chat;
+    served.apiSlots = 2;
+    served.apiContextPerSlot = 8192;
+    const MemoryPlan a = analyticPlan(*info, chat, cpuOnly());
+    const MemoryPlan b = analyticPlan(*info, served, cpuOnly());
+    QCOMPARE(b.contextSize, a.contextSize);
+    QCOMPARE(b.ram.use.weights(), a.ram.use.weights());
+    QCOMPARE(b.ram.use.kvFull - a.ram.use.kvFull, 2ull * 8192 * 48 * 4 * 128 * 2 * 2);
+    QVERIFY(b.ram.use.compute > a.ram.use.compute);
 }
 
 void TestPlanner::tiedOutputCopy()

@@ -1,0 +1,86 @@
+#pragma once
+
+#include "apiserver.h"
+#include "chattypes.h"
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <memory>
+#include <vector>
+
+class ApiHost;
+
+Q_DECLARE_METATYPE(shoehorn::ApiStatus)
+
+// What the Local API dialog edits; remembered in QSettings, the key in a file of its own.
+struct ApiConfig {
+    QString host = QStringLiteral("127.0.0.1");
+    int port = 8080;
+    QString key;               // empty: none (loopback only)
+    int parallel = 2;          // slots, as the guides run llama-server
+    int contextPerSlot = 4096; // tokens
+    bool metrics = false;
+    bool operator==(const ApiConfig &) const = default;
+    shoehorn::ApiServerOptions options(const QString &modelAlias) const;
+};
+
+// The local API seen from the GUI thread: start, stop, and a status poll once a second while
+// it runs. The server itself lives in ApiHost (on the worker's model); everything that blocks
+// (creating the slots' context, asking the server for its slots) runs on a pool thread.
+class ApiController : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Off, Starting, On, Stopping };
+    Q_ENUM(State)
+
+    explicit ApiController(std::shared_ptr<ApiHost> host, QObject *parent = nullptr);
+    ~ApiController() override;
+
+    // Remembered settings. The key file is written readable by the user only (0600).
+    static ApiConfig loadConfig();
+    static void saveConfig(const ApiConfig &config);
+    static QString keyFilePath();
+
+    ApiConfig config() const { return m_config; }
+    void setConfig(const ApiConfig &config); // saves
+    void setModelAlias(const QString &alias) { m_alias = alias; }
+    void setPollInterval(int ms) { m_poll.setInterval(ms); }
+
+    State state() const { return m_state; }
+    bool isOn() const { return m_state == State::On; }
+    QString baseUrl() const { return m_baseUrl; }
+    const shoehorn::ApiStatus &status() const { return m_status; }
+    // The KV cache and compute the API adds while on (for the planner): slots, tokens per slot.
+    int plannedSlots() const { return m_state == State::On || m_state == State::Starting ? m_config.parallel : 0; }
+
+    void start();
+    void stop();
+
+    // Examples that work as pasted against the running server.
+    QString curlExample() const;
+    QString pythonExample() const;
+    QString javascriptExample() const;
+
+signals:
+    void stateChanged(ApiController::State state);
+    // AddressInUse carries a free port to offer (0: none found).
+    void failed(const shoehorn::Error &error, int freePort);
+    void statusUpdated(const shoehorn::ApiStatus &status);
+
+private:
+    void setState(State s);
+    void poll();
+    void started(const shoehorn::Error &error, int freePort, const QString &url);
+
+    std::shared_ptr<ApiHost> m_host;
+    ApiConfig m_config;
+    QString m_alias;
+    State m_state = State::Off;
+    QString m_baseUrl;
+    shoehorn::ApiStatus m_status;
+    QTimer m_poll;
+    bool m_polling = false;
+};

@@ -1,0 +1,181 @@
+// The local API from the GUI thread's side, on the real worker and a tiny model: it serves the
+// model the chat loaded, never loads one itself, follows a model change, and says what failed.
+#include "apicontroller.h"
+#include "apihost.h"
+#include "inferencesession.h"
+#include "testfixtures.h"
+#include "testsettings.h"
+#include "worker.h"
+
+#include <QFile>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QtTest>
+
+using State = ApiController::State;
+
+class TestApiController : public QObject
+{
+    Q_OBJECT
+private:
+    static ApiConfig anyPort()
+    {
+        ApiConfig c;
+        c.port = 0; // any free port: tests run side by side
+        c.key = QStringLiteral("sk-test-key");
+        c.contextPerSlot = 512;
+        return c;
+    }
+    [[nodiscard]] static bool load(InferenceSession &s)
+    {
+        QSignalSpy loaded(&s, &InferenceSession::modelLoaded);
+        s.load(TestFixtures::instance().tinyApi(), {}, {});
+        return QTest::qWaitFor([&] { return loaded.count() == 1; }, 30000);
+    }
+    // HTTP status of GET url+path with the key (0: no answer).
+    static int get(const QString &url, const QString &path, QByteArray *body = nullptr)
+    {
+        QNetworkAccessManager net;
+        QNetworkRequest r(QUrl(url + path));
+        r.setRawHeader("Authorization", "Bearer sk-test-key");
+        QNetworkReply *reply = net.get(r);
+        QSignalSpy done(reply, &QNetworkReply::finished);
+        if (!done.wait(10000))
+            return 0;
+        if (body)
+            *body = reply->readAll();
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        reply->deleteLater();
+        return status;
+    }
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+    void needsALoadedModel();
+    void servesTheLoadedModelWithoutReloading();
+    void followsAModelChange();
+    void portInUseOffersAFreeOne();
+    void refusesAnOpenHostWithoutKey();
+    void keyIsStoredForTheUserOnly();
+};
+
+void TestApiController::needsALoadedModel()
+{
+    InferenceSession session;
+    ApiController api(session.apiHost());
+    api.setConfig(anyPort());
+    QSignalSpy failed(&api, &ApiController::failed);
+    api.start();
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::NoModel);
+    QCOMPARE(api.state(), State::Off);
+}
+
+void TestApiController::servesTheLoadedModelWithoutReloading()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    api.setConfig(anyPort());
+    api.setPollInterval(100);
+    QSignalSpy reloads(&session, &InferenceSession::loadProgress);
+    QSignalSpy loaded(&session, &InferenceSession::modelLoaded);
+    QSignalSpy status(&api, &ApiController::statusUpdated);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    QVERIFY(api.baseUrl().startsWith("http://127.0.0.1:"));
+    QByteArray body;
+    QCOMPARE(get(api.baseUrl(), "/v1/models", &body), 200);
+    QVERIFY(body.contains("tiny-api.gguf") || body.contains("\"data\""));
+    QTRY_VERIFY(status.count() >= 2);
+    QCOMPARE(int(api.status().slotStates.size()), 2);
+    QVERIFY(api.status().requests >= 1);
+    QVERIFY(api.curlExample().contains(api.baseUrl() + "/v1/chat/completions"));
+    QVERIFY(api.curlExample().contains("Bearer sk-test-key"));
+
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
+    QVERIFY(!session.apiHost()->running());
+    QCOMPARE(reloads.count(), 0);
+    QCOMPARE(loaded.count(), 0);
+    QVERIFY(session.hasModel());
+}
+
+void TestApiController::followsAModelChange()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    ApiConfig c = anyPort();
+    api.setConfig(c);
+    api.setPollInterval(100);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    // Loading again frees the old model: the server lets go first and comes back on the new one.
+    QVERIFY(load(session));
+    QVERIFY(session.apiHost()->running());
+    QTRY_VERIFY(get(api.baseUrl(), "/health") == 200);
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
+}
+
+void TestApiController::portInUseOffersAFreeOne()
+{
+    QTcpServer taken;
+    QVERIFY(taken.listen(QHostAddress::LocalHost));
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    ApiConfig c = anyPort();
+    c.port = taken.serverPort();
+    api.setConfig(c);
+    QSignalSpy failed(&api, &ApiController::failed);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::AddressInUse);
+    const int offered = failed.at(0).at(1).toInt();
+    QVERIFY(offered > c.port);
+    QCOMPARE(api.state(), State::Off);
+}
+
+void TestApiController::refusesAnOpenHostWithoutKey()
+{
+    InferenceSession session;
+    ApiController api(session.apiHost());
+    ApiConfig c = anyPort();
+    c.host = "0.0.0.0";
+    c.key.clear();
+    api.setConfig(c);
+    QSignalSpy failed(&api, &ApiController::failed);
+    api.start();
+    QCOMPARE(failed.count(), 1); // refused at once, before any thread
+    const auto e = failed.at(0).at(0).value<shoehorn::Error>();
+    QCOMPARE(e.code, shoehorn::ErrorCode::InvalidArgument);
+    QVERIFY(QString::fromStdString(e.detail).contains("set an API key"));
+}
+
+void TestApiController::keyIsStoredForTheUserOnly()
+{
+    ApiConfig c;
+    c.key = QStringLiteral("sk-shoehorn-0123");
+    c.port = 8123;
+    c.metrics = true;
+    ApiController::saveConfig(c);
+    QFile f(ApiController::keyFilePath());
+    QVERIFY(f.exists());
+    QCOMPARE(f.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup |
+                                QFileDevice::WriteOther),
+             QFileDevice::Permissions());
+    QCOMPARE(ApiController::loadConfig(), c);
+    QSettings s;
+    for (const QString &k : s.allKeys())
+        QVERIFY2(!s.value(k).toString().contains("sk-shoehorn-0123"), qPrintable(k));
+    const std::string key = shoehorn::ApiServer::generateKey();
+    QCOMPARE(key.size(), size_t(12 + 64));
+    QVERIFY(key != shoehorn::ApiServer::generateKey());
+}
+
+QTEST_MAIN(TestApiController)
+#include "tst_apicontroller.moc"
