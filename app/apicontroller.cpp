@@ -118,7 +118,8 @@ void ApiController::start()
 {
     if (m_state == State::Starting || m_state == State::Stopping)
         return;
-    const ApiServerOptions o = m_config.options(m_alias);
+    // No alias: the server names the model by its file, also after a model change restarts it.
+    const ApiServerOptions o = m_config.options(QString());
     if (Error e = ApiServer::checkOptions(o)) {
         emit failed(e, 0);
         return;

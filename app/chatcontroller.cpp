@@ -1,5 +1,6 @@
 #include "chatcontroller.h"
 
+#include "apicontroller.h"
 #include "appsettings.h"
 #include "chatjson.h"
 #include "conversationrepository.h"
@@ -7,6 +8,7 @@
 #include "worker.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 
 using State = ChatController::State;
 using Author = ChatModel::Author;
@@ -18,6 +20,7 @@ ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
       m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
       m_settings(AppSettings::defaults())
 {
+    m_api = new ApiController(m_session->apiHost(), this);
     connectSession();
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
@@ -144,6 +147,7 @@ void ChatController::cancelLoad()
 
 void ChatController::onLoaded(const ModelSummary &summary)
 {
+    m_api->setModelAlias(QFileInfo(summary.path).fileName()); // the name clients see in /v1/models
     // Keep what worked: after out-of-memory retries these are the safer settings.
     ModelSettings s = m_settings;
     s.load = summary.load;

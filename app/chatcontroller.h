@@ -13,6 +13,7 @@
 
 #include <memory>
 
+class ApiController;
 class ConversationRepository;
 class HardwareMonitor;
 class Worker;
@@ -40,6 +41,8 @@ public:
     QString storageProblem() const;
     qint64 currentConversation() const { return m_conversation; }
     InferenceSession *session() const { return m_session; }
+    // The local API on the loaded model (off until the user turns it on).
+    ApiController *api() const { return m_api; }
     Worker *worker() const; // for test seams only
     HardwareMonitor *hardware() const { return m_hardware; }
     State state() const { return m_session->state(); }
@@ -134,6 +137,7 @@ private:
     ConversationRepository *m_repo = nullptr;
     HardwareMonitor *m_hardware = nullptr;
     InferenceSession *m_session = nullptr;
+    ApiController *m_api = nullptr;
     ModelSettings m_settings;
     QString m_systemPrompt;
     int m_answerRow = -1;

@@ -1,5 +1,6 @@
 #include "offloadcontroller.h"
 
+#include "apicontroller.h"
 #include "appsettings.h"
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
@@ -27,6 +28,7 @@ OffloadController::OffloadController(ChatController *chat, QObject *parent)
             emit targetChanged(); // not on every probe: free memory moves all the time
     });
     connect(m_chat, &ChatController::modelLoaded, this, &OffloadController::onModelLoaded);
+    connect(m_chat->api(), &ApiController::stateChanged, this, [this] { replan(); });
     connect(m_chat, &ChatController::modelSettingsChanged, this, &OffloadController::onControllerSettings);
     connect(m_chat->session(), &InferenceSession::exactPlanFinished, this, [this](const ExactCheck &c) {
         m_exactRunning = false;
@@ -207,9 +209,20 @@ void OffloadController::onControllerSettings()
     replan();
 }
 
+PlanSettings OffloadController::planSettings() const
+{
+    PlanSettings s{m_settings.load, m_settings.context, 1};
+    // The local API's slots have a context of their own on the same weights.
+    if (const ApiController *api = m_chat->api(); api && api->plannedSlots() > 0) {
+        s.apiSlots = api->plannedSlots();
+        s.apiContextPerSlot = uint32_t(api->config().contextPerSlot);
+    }
+    return s;
+}
+
 void OffloadController::replan(bool checkAgain)
 {
-    m_plan = m_info ? analyticPlan(*m_info, PlanSettings{m_settings.load, m_settings.context, 1}, currentTarget())
+    m_plan = m_info ? analyticPlan(*m_info, planSettings(), currentTarget())
                     : MemoryPlan{};
     if (!checkAgain) {
         emit planChanged();
@@ -230,7 +243,7 @@ void OffloadController::startExactCheck()
     if (!m_info || m_targetIndex != 0)
         return;
     m_exactRunning = true;
-    m_chat->session()->requestExactPlan(m_path, PlanSettings{m_settings.load, m_settings.context, 1},
+    m_chat->session()->requestExactPlan(m_path, planSettings(),
                                         currentTarget());
     emit exactCheckChanged();
 }
@@ -240,7 +253,7 @@ void OffloadController::autoFit()
     if (!m_info)
         return;
     FitRequest r;
-    r.settings = PlanSettings{m_settings.load, m_settings.context, 1};
+    r.settings = planSettings();
     r.locks = m_settings.locks;
     r.marginBytes = quint64(m_marginMiB) * MiB;
     if (!m_settings.locks.contextSize)

@@ -23,6 +23,8 @@ class OffloadController : public QObject
 {
     Q_OBJECT
 public:
+    // The model's settings plus the local API's slots while it is on: what every plan uses.
+    shoehorn::PlanSettings planSettings() const;
     explicit OffloadController(ChatController *chat, QObject *parent = nullptr);
     ~OffloadController() override;
 

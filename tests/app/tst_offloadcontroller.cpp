@@ -1,5 +1,6 @@
 // Planning without widgets: the GGUF read off the GUI thread, the machine's memory with what
 // the loaded model holds counted as free, settings per model.
+#include "apicontroller.h"
 #include "chatcontroller.h"
 #include "fakeworker.h"
 #include "hardwaremonitor.h"
@@ -34,6 +35,7 @@ private slots:
     void readsTheModelInTheBackground();
     void loadedModelDoesNotCountAgainstItself();
     void heldMemoryIsMeasuredOnARealLoad();
+    void apiSlotsArePlannedWhileOn();
 };
 
 void TestOffloadController::readsTheModelInTheBackground()
@@ -136,6 +138,38 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     QCOMPARE(parts.plannedFile, 0ull);
     QVERIFY(parts.actualAnonymous >= weights);
     qInfo("planned %llu anonymous, actual %llu", qulonglong(parts.plannedAnonymous), qulonglong(parts.actualAnonymous));
+}
+
+// The local API's slots are a second context on the loaded model: planned (KV cache and compute)
+// while the API is on, gone from the plan when it is off.
+void TestOffloadController::apiSlotsArePlannedWhileOn()
+{
+    ChatController chat;
+    QSignalSpy loaded(&chat, &ChatController::modelLoaded);
+    chat.openModel(TestFixtures::instance().tinyApi());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    OffloadController c(&chat);
+    c.setModelPath(TestFixtures::instance().tinyApi());
+    QTRY_VERIFY(c.info().has_value());
+    const MemoryPlan off = c.plan();
+    QCOMPARE(c.planSettings().apiSlots, 0);
+
+    ApiConfig cfg;
+    cfg.port = 0;
+    cfg.parallel = 3;
+    cfg.contextPerSlot = 1024;
+    chat.api()->setConfig(cfg);
+    chat.api()->start();
+    QTRY_COMPARE_WITH_TIMEOUT(chat.api()->state(), ApiController::State::On, 20000);
+    QCOMPARE(c.planSettings().apiSlots, 3);
+    QCOMPARE(c.planSettings().apiContextPerSlot, 1024u);
+    QVERIFY(c.plan().ram.use.kv() > off.ram.use.kv());
+    QVERIFY(c.plan().ram.use.compute > off.ram.use.compute);
+    QCOMPARE(c.plan().ram.use.weights(), off.ram.use.weights());
+
+    chat.api()->stop();
+    QTRY_COMPARE(chat.api()->state(), ApiController::State::Off);
+    QCOMPARE(c.plan().ram.use.kv(), off.ram.use.kv());
 }
 
 QTEST_GUILESS_MAIN(TestOffloadController)
