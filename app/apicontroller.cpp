@@ -57,6 +57,16 @@ QString ApiController::keyFilePath()
     return QStandardPaths::writableLocation(QStandardPaths::AppConfigLocation) + QStringLiteral("/api-key");
 }
 
+QString ApiController::newKey()
+{
+    return QString::fromStdString(ApiServer::generateKey());
+}
+
+bool ApiController::needsKey(const ApiConfig &config)
+{
+    return config.key.isEmpty() && !ApiServer::isLoopback(config.host.trimmed().toStdString());
+}
+
 ApiConfig ApiController::loadConfig()
 {
     QSettings s;

@@ -43,6 +43,10 @@ public:
     static ApiConfig loadConfig();
     static void saveConfig(const ApiConfig &config);
     static QString keyFilePath();
+    // A strong random key (32 bytes from the OS); empty if the OS gave none.
+    static QString newKey();
+    // A host other machines reach, with no key: refused (the UI says so before trying).
+    static bool needsKey(const ApiConfig &config);
 
     ApiConfig config() const { return m_config; }
     void setConfig(const ApiConfig &config); // saves

@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "apidialog.h"
 #include "appsettings.h"
 #include "chatlist.h"
 #include "chatmodel.h"
@@ -114,6 +115,15 @@ void MainWindow::buildUi()
     buildDocks();
     m_status = new StatusStrip(m_controller, this);
     statusBar()->addWidget(m_status, 1);
+    // While the local API runs, where it is: one glance tells other tools can use the model.
+    m_apiIndicator = new QLabel(this);
+    m_apiIndicator->setObjectName(QStringLiteral("apiIndicator"));
+    m_apiIndicator->hide();
+    statusBar()->addPermanentWidget(m_apiIndicator);
+    connect(m_controller->api(), &ApiController::stateChanged, this, [this](ApiController::State s) {
+        m_apiIndicator->setVisible(s == ApiController::State::On);
+        m_apiIndicator->setText(tr("API: %1").arg(m_controller->api()->baseUrl() + QStringLiteral("/v1")));
+    });
 }
 
 void MainWindow::buildChatPage()
@@ -220,6 +230,9 @@ void MainWindow::buildMenus()
     exportAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
     file->addAction(tr("Import Chat…"), this, &MainWindow::importChat);
     file->addSeparator();
+    QMenu *serve = menuBar()->addMenu(tr("&Serve"));
+    QAction *api = serve->addAction(tr("&Local API…"), this, &MainWindow::showApiDialog);
+    api->setObjectName(QStringLiteral("localApiAction"));
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_browser->toggleViewAction());
     view->addAction(m_offload->toggleViewAction());
@@ -239,6 +252,15 @@ void MainWindow::buildMenus()
         stopAnswer();
     });
     addAction(stop);
+}
+
+void MainWindow::showApiDialog()
+{
+    if (!m_apiDialog)
+        m_apiDialog = new ApiDialog(m_controller->api(), this);
+    m_apiDialog->show();
+    m_apiDialog->raise();
+    m_apiDialog->activateWindow();
 }
 
 void MainWindow::offerLocate(const QString &missingPath)

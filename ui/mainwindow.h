@@ -7,6 +7,7 @@
 
 #include <functional>
 
+class ApiDialog;
 class ChatList;
 class ConversationPanel;
 class ChatView;
@@ -50,6 +51,7 @@ public:
     int editingRow() const { return m_editingRow; }
     OffloadPanel *offloadPanel() const { return m_offload; }
     ChatList *chatList() const { return m_chats; }
+    ApiDialog *apiDialog() const { return m_apiDialog; } // null until first shown
 
     static bool isModelFile(const QString &path);
     ModelLibrary *modelLibrary() const { return m_library; }
@@ -68,6 +70,8 @@ public slots:
     // File > Import Chat: a chat exported as JSON (by Shoehorn, here or elsewhere).
     void importChat();
     bool importChatFile(const QString &path);
+    // Serve > Local API: the dialog (one, not modal: it shows live slots while the chat runs).
+    void showApiDialog();
     void startEdit(int row);
     void cancelEdit();
 
@@ -112,6 +116,8 @@ private:
     QLabel *m_loadLabel = nullptr;
     QProgressBar *m_loadBar = nullptr;
     StatusStrip *m_status = nullptr;
+    ApiDialog *m_apiDialog = nullptr;
+    QLabel *m_apiIndicator = nullptr;
     QString m_loadingPath;
     QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;

@@ -1,0 +1,97 @@
+// The local API in the real window: turned on from Serve > Local API while the desktop chat
+// streams, a request from the official openai npm client (another process) streams at the same
+// time, then the API is turned off again; the model is never reloaded.
+#include "apidialog.h"
+#include "chatcontroller.h"
+#include "mainwindow.h"
+#include "messageinput.h"
+#include "testfixtures.h"
+#include "testsettings.h"
+
+#include <QAction>
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QtTest>
+
+using ApiState = ApiController::State;
+
+class TestApiWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { isolateSettings(); }
+    void apiWhileTheChatStreams();
+};
+
+void TestApiWindow::apiWhileTheChatStreams()
+{
+    ChatController controller;
+    MainWindow window(&controller);
+    window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
+    window.show();
+    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    window.openModel(TestFixtures::instance().tinyApi());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    QSignalSpy reloads(&controller, &ChatController::loadProgress);
+
+    QTcpServer probe; // a port free right now
+    QVERIFY(probe.listen(QHostAddress::LocalHost));
+    ApiConfig c;
+    c.port = probe.serverPort();
+    probe.close();
+    c.key = ApiController::newKey();
+    c.contextPerSlot = 2048;
+    controller.api()->setConfig(c);
+
+    QAction *action = window.findChild<QAction *>("localApiAction");
+    QVERIFY(action);
+    action->trigger();
+    ApiDialog *dialog = window.apiDialog();
+    QVERIFY(dialog && dialog->isVisible());
+
+    // The desktop chat streams (the tiny model writes until its context is full: seconds).
+    QList<qint64> chatDeltas;
+    connect(&controller, &ChatController::generationProgress, this,
+            [&] { chatDeltas << QDateTime::currentMSecsSinceEpoch(); });
+    QSignalSpy finished(&controller, &ChatController::answerFinished);
+    QTest::keyClicks(window.messageInput(), "write a long answer");
+    QTest::keyClick(window.messageInput(), Qt::Key_Return);
+    QTRY_VERIFY(!chatDeltas.isEmpty());
+
+    QTest::mouseClick(dialog->toggleButton(), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(controller.api()->state(), ApiState::On, 20000);
+    QCOMPARE(window.findChild<QLabel *>("apiIndicator")->isVisible(), true);
+    QVERIFY(finished.isEmpty()); // still streaming
+
+    QProcess node;
+    node.setWorkingDirectory(SHOEHORN_API_CLIENT_DIR);
+    node.start("node", {"stream.mjs", controller.api()->baseUrl(), c.key, "300"});
+    QVERIFY(node.waitForStarted());
+    QTRY_COMPARE_WITH_TIMEOUT(node.state(), QProcess::NotRunning, 60000);
+    const QByteArray out = node.readAllStandardOutput();
+    QCOMPARE(node.exitCode(), 0);
+    const QJsonObject r = QJsonDocument::fromJson(out.trimmed()).object();
+    QVERIFY2(r.value("chunks").toInt() > 100, out.constData());
+    QCOMPARE(r.value("model").toString(), QString("tiny-api.gguf"));
+    const qint64 first = qint64(r.value("first").toDouble()), last = qint64(r.value("last").toDouble());
+    int during = 0;
+    for (qint64 t : chatDeltas)
+        during += t >= first && t <= last;
+    QVERIFY2(during > 0, "the desktop chat did not stream while the API request did");
+
+    QTest::mouseClick(dialog->toggleButton(), Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(controller.api()->state(), ApiState::Off, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000); // the chat answer ends normally
+    QCOMPARE(reloads.count(), 0);
+    QCOMPARE(loaded.count(), 1);
+    QVERIFY(controller.hasModel());
+}
+
+QTEST_MAIN(TestApiWindow)
+#include "tst_apiwindow.moc"

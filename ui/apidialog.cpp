@@ -1,0 +1,295 @@
+#include "apidialog.h"
+
+#include "errortext.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+using State = ApiController::State;
+
+namespace {
+
+QPlainTextEdit *codeBox()
+{
+    auto *e = new QPlainTextEdit;
+    e->setReadOnly(true);
+    e->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    e->setLineWrapMode(QPlainTextEdit::NoWrap);
+    return e;
+}
+
+} // namespace
+
+ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_api(api)
+{
+    setWindowTitle(tr("Local API"));
+    m_copy = [](const QString &text) { QApplication::clipboard()->setText(text); };
+    auto *layout = new QVBoxLayout(this);
+    auto *intro = new QLabel(tr("Other programs (editor plugins, scripts, web front ends) can use the loaded model "
+                                "through the OpenAI-compatible API of llama.cpp's server. The model is not loaded "
+                                "again: the chat and the API share it."));
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    layout->addWidget(buildSettings());
+
+    auto *row = new QHBoxLayout;
+    m_toggle = new QPushButton;
+    m_toggle->setObjectName(QStringLiteral("apiToggle"));
+    connect(m_toggle, &QPushButton::clicked, this, &ApiDialog::toggle);
+    row->addWidget(m_toggle);
+    m_message = new QLabel;
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    row->addWidget(m_message, 1);
+    m_usePort = new QPushButton;
+    m_usePort->hide();
+    connect(m_usePort, &QPushButton::clicked, this, [this] {
+        m_port->setValue(m_offeredPort);
+        m_usePort->hide();
+        toggle();
+    });
+    row->addWidget(m_usePort);
+    layout->addLayout(row);
+    layout->addWidget(buildLive());
+    layout->addWidget(buildExamples(), 1);
+
+    connect(m_api, &ApiController::stateChanged, this, &ApiDialog::onState);
+    connect(m_api, &ApiController::failed, this, &ApiDialog::onFailed);
+    connect(m_api, &ApiController::statusUpdated, this, &ApiDialog::onStatus);
+    onState(m_api->state());
+    resize(720, 760);
+}
+
+QWidget *ApiDialog::buildSettings()
+{
+    const ApiConfig c = m_api->config();
+    auto *box = new QGroupBox(tr("Settings"));
+    m_settingsBox = box;
+    auto *form = new QFormLayout(box);
+    m_host = new QLineEdit(c.host);
+    m_host->setToolTip(tr("127.0.0.1: only this computer. 0.0.0.0: every network this computer is on "
+                          "(needs an API key)."));
+    form->addRow(tr("Host:"), m_host);
+    m_port = new QSpinBox;
+    m_port->setRange(1, 65535);
+    m_port->setValue(c.port > 0 ? c.port : 8080);
+    form->addRow(tr("Port:"), m_port);
+
+    auto *keyRow = new QHBoxLayout;
+    m_key = new QLineEdit(c.key);
+    m_key->setObjectName(QStringLiteral("apiKey"));
+    m_key->setEchoMode(QLineEdit::Password);
+    m_key->setPlaceholderText(tr("none (only allowed on 127.0.0.1)"));
+    keyRow->addWidget(m_key, 1);
+    m_showKey = new QToolButton;
+    m_showKey->setText(tr("Show"));
+    m_showKey->setCheckable(true);
+    connect(m_showKey, &QToolButton::toggled, this,
+            [this](bool on) { m_key->setEchoMode(on ? QLineEdit::Normal : QLineEdit::Password); });
+    keyRow->addWidget(m_showKey);
+    auto *copyKey = new QToolButton;
+    copyKey->setText(tr("Copy"));
+    connect(copyKey, &QToolButton::clicked, this, [this] { copy(m_key->text()); });
+    keyRow->addWidget(copyKey);
+    auto *newKey = new QToolButton;
+    newKey->setObjectName(QStringLiteral("apiNewKey"));
+    newKey->setText(tr("New Key"));
+    connect(newKey, &QToolButton::clicked, this, [this] { m_key->setText(ApiController::newKey()); });
+    keyRow->addWidget(newKey);
+    form->addRow(tr("API key:"), keyRow);
+
+    m_parallel = new QSpinBox;
+    m_parallel->setRange(1, 16);
+    m_parallel->setValue(c.parallel);
+    m_parallel->setToolTip(tr("Requests answered at the same time (llama-server's --parallel)."));
+    form->addRow(tr("Parallel requests:"), m_parallel);
+    m_context = new QSpinBox;
+    m_context->setRange(256, 262144);
+    m_context->setSingleStep(1024);
+    m_context->setValue(c.contextPerSlot);
+    m_context->setSuffix(tr(" tokens"));
+    m_context->setToolTip(tr("Each request's context. Its KV cache is counted in the memory plan while the "
+                             "API is on."));
+    form->addRow(tr("Context per request:"), m_context);
+    m_metrics = new QCheckBox(tr("Prometheus metrics at /metrics"));
+    m_metrics->setChecked(c.metrics);
+    form->addRow(QString(), m_metrics);
+    return box;
+}
+
+QWidget *ApiDialog::buildLive()
+{
+    auto *box = new QGroupBox(tr("Serving"));
+    m_liveBox = box;
+    auto *v = new QVBoxLayout(box);
+    auto *urlRow = new QHBoxLayout;
+    m_url = new QLabel;
+    m_url->setObjectName(QStringLiteral("apiUrl"));
+    m_url->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    urlRow->addWidget(m_url, 1);
+    auto *copyUrl = new QToolButton;
+    copyUrl->setText(tr("Copy"));
+    connect(copyUrl, &QToolButton::clicked, this, [this] { copy(m_api->baseUrl() + QStringLiteral("/v1")); });
+    urlRow->addWidget(copyUrl);
+    v->addLayout(urlRow);
+    m_requests = new QLabel;
+    v->addWidget(m_requests);
+    m_slots = new QTableWidget(0, 4);
+    m_slots->setHorizontalHeaderLabels({tr("Slot"), tr("State"), tr("Tokens"), tr("Tokens/s")});
+    m_slots->verticalHeader()->hide();
+    m_slots->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_slots->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_slots->setMaximumHeight(120);
+    v->addWidget(m_slots);
+    v->addWidget(new QLabel(tr("Last errors:")));
+    m_errors = new QPlainTextEdit;
+    m_errors->setReadOnly(true);
+    m_errors->setMaximumHeight(70);
+    v->addWidget(m_errors);
+    return box;
+}
+
+QWidget *ApiDialog::buildExamples()
+{
+    auto *box = new QGroupBox(tr("Examples (they work as pasted while the API is on)"));
+    auto *v = new QVBoxLayout(box);
+    m_examples = new QTabWidget;
+    m_curl = codeBox();
+    m_python = codeBox();
+    m_javascript = codeBox();
+    m_examples->addTab(m_curl, QStringLiteral("curl"));
+    m_examples->addTab(m_python, QStringLiteral("Python (openai)"));
+    m_examples->addTab(m_javascript, QStringLiteral("JavaScript (openai)"));
+    v->addWidget(m_examples);
+    auto *copyExample = new QPushButton(tr("Copy Example"));
+    connect(copyExample, &QPushButton::clicked, this, [this] {
+        copy(static_cast<QPlainTextEdit *>(m_examples->currentWidget())->toPlainText());
+    });
+    v->addWidget(copyExample, 0, Qt::AlignRight);
+    return box;
+}
+
+ApiConfig ApiDialog::configFromFields() const
+{
+    ApiConfig c;
+    c.host = m_host->text().trimmed();
+    c.port = m_port->value();
+    c.key = m_key->text().trimmed();
+    c.parallel = m_parallel->value();
+    c.contextPerSlot = m_context->value();
+    c.metrics = m_metrics->isChecked();
+    return c;
+}
+
+void ApiDialog::toggle()
+{
+    if (m_api->state() == State::On) {
+        m_api->stop();
+        return;
+    }
+    const ApiConfig c = configFromFields();
+    if (ApiController::needsKey(c)) {
+        m_message->setText(tr("%1 can be reached from other computers: set an API key first (New Key).").arg(c.host));
+        return;
+    }
+    m_usePort->hide();
+    m_api->setConfig(c);
+    m_api->start();
+}
+
+QString ApiDialog::message() const
+{
+    return m_message->text();
+}
+
+void ApiDialog::onState(State state)
+{
+    const bool on = state == State::On;
+    const bool busy = state == State::Starting || state == State::Stopping;
+    m_settingsBox->setEnabled(state == State::Off);
+    m_toggle->setEnabled(!busy);
+    m_toggle->setText(on ? tr("Stop API") : tr("Start API"));
+    m_liveBox->setEnabled(on);
+    switch (state) {
+    case State::Off: m_message->setText(tr("Off.")); break;
+    case State::Starting: m_message->setText(tr("Starting…")); break;
+    case State::Stopping: m_message->setText(tr("Stopping…")); break;
+    case State::On: m_message->setText(tr("On: serving the loaded model.")); break;
+    }
+    if (!on) {
+        m_url->clear();
+        m_requests->clear();
+        m_slots->setRowCount(0);
+    } else {
+        m_url->setText(m_api->baseUrl() + QStringLiteral("/v1"));
+    }
+    refreshExamples();
+}
+
+void ApiDialog::onFailed(const shoehorn::Error &error, int freePort)
+{
+    QString text = ErrorText::message(error);
+    if (error.code == shoehorn::ErrorCode::NoModel)
+        text = tr("Load a model first: the API serves the model the chat uses.");
+    m_message->setText(text);
+    m_offeredPort = freePort;
+    if (freePort > 0) {
+        m_usePort->setText(tr("Use Port %1").arg(freePort));
+        m_usePort->show();
+    }
+}
+
+void ApiDialog::onStatus(const shoehorn::ApiStatus &status)
+{
+    m_url->setText(m_api->baseUrl() + QStringLiteral("/v1"));
+    m_requests->setText(tr("Requests served: %1").arg(qulonglong(status.requests)));
+    m_slots->setRowCount(int(status.slotStates.size()));
+    for (int i = 0; i < int(status.slotStates.size()); ++i) {
+        const auto &s = status.slotStates[size_t(i)];
+        const QStringList cells{QString::number(s.id), s.busy ? tr("busy") : tr("idle"),
+                                QString::number(s.generatedTokens),
+                                s.busy ? QString::number(s.tokensPerSecond, 'f', 1) : QStringLiteral("–")};
+        for (int col = 0; col < cells.size(); ++col)
+            m_slots->setItem(i, col, new QTableWidgetItem(cells[col]));
+    }
+    QStringList errors;
+    for (const auto &e : status.lastErrors)
+        errors << QString::fromStdString(e);
+    if (m_errors->toPlainText() != errors.join('\n'))
+        m_errors->setPlainText(errors.isEmpty() ? QString() : errors.join('\n'));
+}
+
+void ApiDialog::refreshExamples()
+{
+    if (m_api->state() != State::On) {
+        const QString off = tr("Start the API to get examples with its address and key.");
+        m_curl->setPlainText(off);
+        m_python->setPlainText(off);
+        m_javascript->setPlainText(off);
+        return;
+    }
+    m_curl->setPlainText(m_api->curlExample());
+    m_python->setPlainText(m_api->pythonExample());
+    m_javascript->setPlainText(m_api->javascriptExample());
+}
+
+void ApiDialog::copy(const QString &text)
+{
+    if (m_copy)
+        m_copy(text);
+}
