@@ -2,6 +2,161 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
   <context>
+    <name>ApiDialog</name>
+    <message>
+      <source>Local API</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Other programs (editor plugins, scripts, web front ends) can use the loaded model through the OpenAI-compatible API of llama.cpp's server. The model is not loaded again: the chat and the API share it.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Settings</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>127.0.0.1: only this computer. 0.0.0.0: every network this computer is on (needs an API key).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Host:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Port:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>none (only allowed on 127.0.0.1)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Show</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>New Key</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>API key:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Requests answered at the same time (llama-server's --parallel).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Parallel requests:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source> tokens</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Each request's context. Its KV cache is counted in the memory plan while the API is on.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Context per request:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Prometheus metrics at /metrics</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Serving</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Slot</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>State</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Tokens</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Tokens/s</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Last errors:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Examples (they work as pasted while the API is on)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Copy Example</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 can be reached from other computers: set an API key first (New Key).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Stop API</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Start API</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Off.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Starting…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Stopping…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>On: serving the loaded model.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Load a model first: the API serves the model the chat uses.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Use Port %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Requests served: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>busy</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>idle</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Start the API to get examples with its address and key.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ChatList</name>
     <message>
       <source>Chats</source>
@@ -366,6 +521,14 @@
       <source>Retrying with a q8_0 KV cache.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The port is already in use by another program, or this address cannot be used.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The local API could not start.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -709,6 +872,18 @@
     </message>
     <message>
       <source>The answer does not stop</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>API: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>&amp;Serve</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>&amp;Local API…</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -2,6 +2,161 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
   <context>
+    <name>ApiDialog</name>
+    <message>
+      <source>Local API</source>
+      <translation>本地 API</translation>
+    </message>
+    <message>
+      <source>Other programs (editor plugins, scripts, web front ends) can use the loaded model through the OpenAI-compatible API of llama.cpp's server. The model is not loaded again: the chat and the API share it.</source>
+      <translation>其他程序（编辑器插件、脚本、网页前端）可以通过 llama.cpp 服务器的 OpenAI 兼容 API 使用已加载的模型。模型不会再次加载：聊天和 API 共用同一份模型。</translation>
+    </message>
+    <message>
+      <source>Settings</source>
+      <translation>设置</translation>
+    </message>
+    <message>
+      <source>127.0.0.1: only this computer. 0.0.0.0: every network this computer is on (needs an API key).</source>
+      <translation>127.0.0.1：仅本机。0.0.0.0：本机所在的所有网络（需要 API 密钥）。</translation>
+    </message>
+    <message>
+      <source>Host:</source>
+      <translation>主机：</translation>
+    </message>
+    <message>
+      <source>Port:</source>
+      <translation>端口：</translation>
+    </message>
+    <message>
+      <source>none (only allowed on 127.0.0.1)</source>
+      <translation>无（仅允许在 127.0.0.1 上）</translation>
+    </message>
+    <message>
+      <source>Show</source>
+      <translation>显示</translation>
+    </message>
+    <message>
+      <source>Copy</source>
+      <translation>复制</translation>
+    </message>
+    <message>
+      <source>New Key</source>
+      <translation>新密钥</translation>
+    </message>
+    <message>
+      <source>API key:</source>
+      <translation>API 密钥：</translation>
+    </message>
+    <message>
+      <source>Requests answered at the same time (llama-server's --parallel).</source>
+      <translation>同时应答的请求数（llama-server 的 --parallel）。</translation>
+    </message>
+    <message>
+      <source>Parallel requests:</source>
+      <translation>并行请求：</translation>
+    </message>
+    <message>
+      <source> tokens</source>
+      <translation> 个 token</translation>
+    </message>
+    <message>
+      <source>Each request's context. Its KV cache is counted in the memory plan while the API is on.</source>
+      <translation>每个请求的上下文。API 开启时，其 KV 缓存计入内存规划。</translation>
+    </message>
+    <message>
+      <source>Context per request:</source>
+      <translation>每个请求的上下文：</translation>
+    </message>
+    <message>
+      <source>Prometheus metrics at /metrics</source>
+      <translation>在 /metrics 提供 Prometheus 指标</translation>
+    </message>
+    <message>
+      <source>Serving</source>
+      <translation>服务中</translation>
+    </message>
+    <message>
+      <source>Slot</source>
+      <translation>槽位</translation>
+    </message>
+    <message>
+      <source>State</source>
+      <translation>状态</translation>
+    </message>
+    <message>
+      <source>Tokens</source>
+      <translation>Token 数</translation>
+    </message>
+    <message>
+      <source>Tokens/s</source>
+      <translation>Token/秒</translation>
+    </message>
+    <message>
+      <source>Last errors:</source>
+      <translation>最近的错误：</translation>
+    </message>
+    <message>
+      <source>Examples (they work as pasted while the API is on)</source>
+      <translation>示例（API 开启时可直接粘贴使用）</translation>
+    </message>
+    <message>
+      <source>Copy Example</source>
+      <translation>复制示例</translation>
+    </message>
+    <message>
+      <source>%1 can be reached from other computers: set an API key first (New Key).</source>
+      <translation>其他计算机可以访问 %1：请先设置 API 密钥（新密钥）。</translation>
+    </message>
+    <message>
+      <source>Stop API</source>
+      <translation>停止 API</translation>
+    </message>
+    <message>
+      <source>Start API</source>
+      <translation>启动 API</translation>
+    </message>
+    <message>
+      <source>Off.</source>
+      <translation>已关闭。</translation>
+    </message>
+    <message>
+      <source>Starting…</source>
+      <translation>正在启动…</translation>
+    </message>
+    <message>
+      <source>Stopping…</source>
+      <translation>正在停止…</translation>
+    </message>
+    <message>
+      <source>On: serving the loaded model.</source>
+      <translation>已开启：正在提供已加载的模型。</translation>
+    </message>
+    <message>
+      <source>Load a model first: the API serves the model the chat uses.</source>
+      <translation>请先加载模型：API 提供的就是聊天所用的模型。</translation>
+    </message>
+    <message>
+      <source>Use Port %1</source>
+      <translation>使用端口 %1</translation>
+    </message>
+    <message>
+      <source>Requests served: %1</source>
+      <translation>已处理请求：%1</translation>
+    </message>
+    <message>
+      <source>busy</source>
+      <translation>忙碌</translation>
+    </message>
+    <message>
+      <source>idle</source>
+      <translation>空闲</translation>
+    </message>
+    <message>
+      <source>Start the API to get examples with its address and key.</source>
+      <translation>启动 API 后即可获得包含地址和密钥的示例。</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatList</name>
     <message>
       <source>Chats</source>
@@ -366,6 +521,14 @@
       <source>Retrying with a q8_0 KV cache.</source>
       <translation>正在重试：KV 缓存改用 q8_0。</translation>
     </message>
+    <message>
+      <source>The port is already in use by another program, or this address cannot be used.</source>
+      <translation>该端口已被其他程序占用，或此地址无法使用。</translation>
+    </message>
+    <message>
+      <source>The local API could not start.</source>
+      <translation>本地 API 无法启动。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -708,6 +871,18 @@
     <message>
       <source>The answer does not stop</source>
       <translation>回答没有停止</translation>
+    </message>
+    <message>
+      <source>API: %1</source>
+      <translation>API：%1</translation>
+    </message>
+    <message>
+      <source>&amp;Serve</source>
+      <translation>服务(&amp;S)</translation>
+    </message>
+    <message>
+      <source>&amp;Local API…</source>
+      <translation>本地 API(&amp;L)…</translation>
     </message>
   </context>
   <context>
