@@ -154,7 +154,8 @@ QWidget *ApiDialog::buildLive()
     m_slots->verticalHeader()->hide();
     m_slots->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_slots->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_slots->setMaximumHeight(120);
+    m_slots->setMinimumHeight(110);
+    m_slots->setMaximumHeight(170);
     v->addWidget(m_slots);
     v->addWidget(new QLabel(tr("Last errors:")));
     m_errors = new QPlainTextEdit;

@@ -62,6 +62,37 @@ panel() { # lang
     echo "$out/panel-before-load-$lang.png $out/panel-after-load-$lang.png"
 }
 
+# Serve > Local API while it serves: started from the dialog (Return is its default button),
+# with a request streaming from curl so that a slot shows busy.
+api() { # lang
+    local lang=$1 display=":$((90 + RANDOM % 9))" cfg="$tmp/config-api-$1" port=$((18700 + RANDOM % 200))
+    mkdir -p "$cfg/Shoehorn"
+    printf '[api]\nport=%s\ncontextPerSlot=8192\n' "$port" > "$cfg/Shoehorn/Shoehorn.conf"
+    Xvfb "$display" -screen 0 1400x860x24 >/dev/null 2>&1 &
+    local xvfb=$!
+    sleep 1
+    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$cfg" XDG_DATA_HOME="$tmp/data-api-$lang" \
+        SHOEHORN_INSTANCE_NAME="shot-$$-api-$lang" "$app" "$tmp/tiny-moe.gguf" >/dev/null 2>&1 &
+    local pid=$!
+    sleep 4
+    DISPLAY=$display xdotool search --sync --onlyvisible --name Shoehorn windowactivate --sync 2>/dev/null || true
+    DISPLAY=$display xdotool key alt+s Return
+    sleep 2
+    DISPLAY=$display xdotool key Return
+    sleep 2
+    curl -s -N "http://127.0.0.1:$port/v1/chat/completions" -H 'Content-Type: application/json' \
+        -d '{"messages":[{"role":"user","content":"hello"}],"max_tokens":6000,"stream":true,"ignore_eos":true}' \
+        >/dev/null 2>&1 &
+    local client=$!
+    sleep 2.5
+    DISPLAY=$display import -window root "$out/local-api-$lang.png"
+    kill $client $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    kill $xvfb 2>/dev/null || true
+    wait $xvfb 2>/dev/null || true
+    echo "$out/local-api-$lang.png"
+}
+
 shot empty-state en
 shot chat-markdown en "--import-chat $tmp/demo-chat.json"
 shot chat-markdown-zh zh_CN "--import-chat $tmp/demo-chat.json"
@@ -69,3 +100,5 @@ shot chat-moe en "$tmp/tiny-moe.gguf" "Hello! Which experts are you running on t
 shot chat-zh zh_CN "$tmp/tiny-moe.gguf" "ni hao"
 panel en
 panel zh_CN
+api en
+api zh_CN
