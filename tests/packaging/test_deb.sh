@@ -23,7 +23,8 @@ for f in ./usr/bin/shoehorn ./usr/bin/shoehorn-cli \
          ./usr/share/icons/hicolor/scalable/apps/io.github.shoehorn.Shoehorn.svg \
          ./usr/share/icons/hicolor/48x48/apps/io.github.shoehorn.Shoehorn.png \
          ./usr/share/icons/hicolor/256x256/apps/io.github.shoehorn.Shoehorn.png \
-         ./usr/share/doc/shoehorn/copyright; do
+         ./usr/share/doc/shoehorn/copyright ./usr/lib/systemd/system/shoehorn-serve.service \
+         ./etc/default/shoehorn-serve; do
     grep -qx "$f" "$work/contents" || fail "missing $f"
 done
 if grep -E '\.so(\.|$)' "$work/contents"; then fail "shared libraries shipped (llama.cpp is linked statically)"; fi
@@ -102,4 +103,33 @@ awk '$6 ~ /\.so(\.[0-9]+)*$/ {print $6}' "/proc/$first/maps" | sort -u > "$work/
 grep -q qsqlite "$work/loaded" || fail "the running app has not loaded the SQLite driver"
 "$here/check_runtime_deps.sh" "$depends" "$work/loaded" || fail "the .deb's Depends miss a library the app loads"
 kill $first
+
+echo "== 8. the systemd unit runs shoehorn-cli serve from its environment file"
+unit="$root/usr/lib/systemd/system/shoehorn-serve.service"
+env_file="$root/etc/default/shoehorn-serve"
+test -f "$unit" || fail "no shoehorn-serve.service"
+test -f "$env_file" || fail "no /etc/default/shoehorn-serve"
+dpkg-deb -I "$deb" conffiles | grep -qx /etc/default/shoehorn-serve || fail "/etc/default/shoehorn-serve is not a conffile"
+systemd-analyze verify "$unit" > "$work/verify.log" 2>&1 || true
+cat "$work/verify.log"
+if grep -v "is not executable" "$work/verify.log" | grep -q .; then fail "systemd-analyze verify complains"; fi
+# ExecStart as systemd expands it: ${VAR} one word, $VAR split at spaces, %d the credentials.
+creds="$work/creds" && mkdir -p "$creds" && echo "sk-unit-test" > "$creds/api-key" && chmod 600 "$creds/api-key"
+sed -e "s#^SHOEHORN_MODEL=.*#SHOEHORN_MODEL=$work/some.gguf#" -e 's#^SHOEHORN_PORT=.*#SHOEHORN_PORT=0#' \
+    "$env_file" > "$work/serve.env"
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+cmdline=$(CREDS="$creds"; set -a; . "$work/serve.env"; set +a; eval "echo $exec_start" | sed "s#%d#$creds#")
+cmdline=${cmdline/\/usr\/bin\/shoehorn-cli/$root/usr/bin/shoehorn-cli}
+echo "$cmdline"
+$cmdline > "$work/serve.log" 2>&1 &
+serve=$!
+for _ in $(seq 100); do grep -q "listening on" "$work/serve.log" && break; sleep 0.1; done
+url=$(sed -n 's#.*listening on \(http://[^ ]*\)/v1.*#\1#p' "$work/serve.log")
+[ -n "$url" ] || { cat "$work/serve.log"; fail "the unit's command did not serve"; }
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/v1/models")" = 401 ] || fail "no key: not 401"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer sk-unit-test' "$url/v1/models")" = 200 ] \
+    || fail "the key from the credential file is not accepted"
+kill -TERM $serve
+wait $serve || fail "shoehorn-cli serve did not exit 0 on SIGTERM"
+echo "the unit's command served $url with the key from its credential and stopped on SIGTERM"
 echo "packaging: all checks passed"
