@@ -2,9 +2,10 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# One change to upstream: server_context::load_model_shared(params, model) creates the server's
+# Two changes to upstream: server_context::load_model_shared(params, model) creates the server's
 # context on a model the application already loaded, so the desktop chat and the API share one
-# copy of the weights and turning the API on or off never reloads them. The change is applied
+# copy of the weights and turning the API on or off never reloads them; and stopping the server
+# ends open requests (see below). The changes are applied
 # here, at configure time, to a copy of the sources in the build tree (the cached llama.cpp
 # checkout stays pristine); every anchor must match exactly, so a new llama.cpp pin that moves
 # them stops the configure with a message instead of building something else.
@@ -18,19 +19,26 @@ set(_shoehorn_srv_sources
     server-stream.cpp server-tools.cpp server-mcp.cpp server-schema.cpp server-http.cpp)
 file(GLOB _shoehorn_srv_headers RELATIVE "${_shoehorn_srv_in}" "${_shoehorn_srv_in}/*.h")
 foreach(f IN LISTS _shoehorn_srv_sources _shoehorn_srv_headers)
-    if(NOT f STREQUAL "server-context.cpp" AND NOT f STREQUAL "server-context.h")
+    if(NOT f MATCHES "^server-(context|http)\\.(cpp|h)$")
         configure_file("${_shoehorn_srv_in}/${f}" "${_shoehorn_srv}/${f}" COPYONLY)
     endif()
 endforeach()
 
-# Replace `anchor` (which must occur exactly once) by `replacement` in `text_var`.
+# Replace `anchor` (which must occur exactly `count` times, default once) by `replacement`.
 function(shoehorn_server_patch text_var file anchor replacement)
+    set(count 1)
+    if(ARGC GREATER 4)
+        set(count ${ARGV4})
+    endif()
     set(text "${${text_var}}")
-    string(FIND "${text}" "${anchor}" first)
-    string(FIND "${text}" "${anchor}" last REVERSE)
-    if(first EQUAL -1 OR NOT first EQUAL last)
-        message(FATAL_ERROR "cmake/LlamaServer.cmake: the anchor for the shared-model change is not "
-                            "found exactly once in ${file} (the llama.cpp pin moved it):\n${anchor}")
+    string(REPLACE "${anchor}" "" without "${text}")
+    string(LENGTH "${text}" n_text)
+    string(LENGTH "${without}" n_without)
+    string(LENGTH "${anchor}" n_anchor)
+    math(EXPR found "(${n_text} - ${n_without}) / ${n_anchor}")
+    if(NOT found EQUAL count)
+        message(FATAL_ERROR "cmake/LlamaServer.cmake: an anchor of Shoehorn's change occurs ${found} times "
+                            "in ${file}, not ${count} (the llama.cpp pin moved it):\n${anchor}")
     endif()
     string(REPLACE "${anchor}" "${replacement}" text "${text}")
     set(${text_var} "${text}" PARENT_SCOPE)
@@ -102,10 +110,44 @@ bool server_context::load_model_shared(common_params & params, llama_model * mod
     return impl->load_model(params);
 }
 ")
+# Second change: stopping ends every open request. llama-server's handlers wait for results
+# until the client disconnects (req.should_stop), so a client that stays connected would keep
+# the HTTP threads, and the process, from ever stopping. should_stop becomes a value that also
+# sees shoehorn_server_stopping (set by ApiServer::stop() before it ends the task loop).
+file(READ "${_shoehorn_srv_in}/server-http.h" _http_h)
+shoehorn_server_patch(_http_h server-http.h
+"    const std::function<bool()> & should_stop;
+"
+"    std::function<bool()> should_stop; // shoehorn: a value that also sees shoehorn_server_stopping
+")
+shoehorn_server_patch(_http_h server-http.h
+"struct server_http_req {
+"
+"// shoehorn: true while ApiServer::stop() ends the open requests (one server per process at a time)
+extern std::atomic<bool> shoehorn_server_stopping;
+
+struct server_http_req {
+")
+file(READ "${_shoehorn_srv_in}/server-http.cpp" _http_cpp)
+shoehorn_server_patch(_http_cpp server-http.cpp
+"            req.is_connection_closed
+"
+"            [&req] { return shoehorn_server_stopping.load() || req.is_connection_closed(); }
+" 3)
+shoehorn_server_patch(_http_cpp server-http.cpp
+"#include <functional>
+"
+"#include <functional>
+
+std::atomic<bool> shoehorn_server_stopping{false};
+")
+file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.h" CONTENT "${_http_h}" @ONLY)
+file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.cpp" CONTENT "${_http_cpp}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-context.h" CONTENT "${_h}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-context.cpp" CONTENT "${_cpp}" @ONLY)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             "${_shoehorn_srv_in}/server-context.h" "${_shoehorn_srv_in}/server-context.cpp")
+             "${_shoehorn_srv_in}/server-context.h" "${_shoehorn_srv_in}/server-context.cpp"
+             "${_shoehorn_srv_in}/server-http.h" "${_shoehorn_srv_in}/server-http.cpp")
 
 # The web UI is not embedded: building it needs its npm toolchain (Svelte, Vite and a few
 # hundred packages) and the prebuilt copy comes from Hugging Face, which a build may not reach.

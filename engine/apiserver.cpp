@@ -316,9 +316,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(std::shared_ptr<Model> model
     impl->pools = std::make_unique<CpuThreadPools>(context);
     impl->pools->attach(impl->server.get_llama_context());
     impl->routes->update_meta(impl->server);
-    impl->http.is_ready.store(true);
     Impl *raw = impl.get();
     impl->loop = std::thread([raw] { raw->server.start_loop(); });
+    impl->http.is_ready.store(true); // requests wait for the loop, not the other way round
     return std::unique_ptr<ApiServer>(new ApiServer(std::move(impl)));
 }
 
@@ -330,13 +330,18 @@ void ApiServer::stop()
     if (m_impl->stopped)
         return;
     m_impl->stopped = true;
-    // llama-server's order: stop accepting (open streams see their connection end), then the loop.
+    // Stop accepting, and end every open request (cmake/LlamaServer.cmake: should_stop sees the
+    // flag within llama-server's 1 s polling): streams end, waiting requests get no answer and
+    // their readers cancel their tasks. Then the task loop, then the HTTP threads. Without the
+    // flag a client that stays connected would hold the HTTP threads forever.
+    shoehorn_server_stopping.store(true);
     m_impl->http.stop();
+    if (m_impl->http.thread.joinable())
+        m_impl->http.thread.join();
     m_impl->server.terminate();
     if (m_impl->loop.joinable())
         m_impl->loop.join();
-    if (m_impl->http.thread.joinable())
-        m_impl->http.thread.join();
+    shoehorn_server_stopping.store(false);
 }
 
 int ApiServer::port() const

@@ -67,6 +67,7 @@ Spec llama32_3b();             // Llama-3.2-3B, Q4_K_M, sparse: a dense model wi
 Spec llama3_8b();              // Llama-3.1-8B, Q4_K_M, sparse (a dense full-shape model)
 Spec qwen3_30b_a3b_random(); // Qwen3-30B-A3B Q4_K_M with fast random data, for GPU speed checks
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
+Spec benchQwen3MoeApi();       // the same with valid UTF-8 replies (API benchmarks)
 std::vector<std::string> presetNames();
 bool presetByName(const std::string &name, Spec &out);
 

@@ -168,10 +168,20 @@ Spec benchQwen3Moe()
     return s;
 }
 
+// The bench model for the API: llama-server's chat parser fails replies that are not valid
+// UTF-8, which random weights produce; with the high byte tokens CONTROL they cannot.
+Spec benchQwen3MoeApi()
+{
+    Spec s = benchQwen3Moe();
+    s.name = "Shoehorn bench MoE for the API (valid UTF-8 replies)";
+    s.controlHighBytes = true;
+    return s;
+}
+
 std::vector<std::string> presetNames()
 {
     return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
-            "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe"};
+            "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api"};
 }
 
 bool presetByName(const std::string &name, Spec &out)
@@ -188,6 +198,7 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "gemma3-12b-q4k-embd") out = gemma3_12b_q4kEmbd();
     else if (name == "llama32-3b") out = llama32_3b();
     else if (name == "bench-qwen3moe") out = benchQwen3Moe();
+    else if (name == "bench-qwen3moe-api") out = benchQwen3MoeApi();
     else return false;
     return true;
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The local API's speed against llama.cpp's llama-bench on the same build, side by side in one
+# run: one streaming chat completion (tg), two at once (total tokens/s), and shoehorn-cli parity
+# for the desktop chat path. Appends nothing: paste the printed table into docs/benchmarks.md.
+#   tools/api-bench.sh [build-dir] [tokens] [reps]
+set -euo pipefail
+build=$(realpath "${1:-build}")
+n=${2:-128}
+reps=${3:-3}
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+"$here/tests/api/install.sh" "$here/tests/api" "$build/api-client" > /dev/null
+model="$tmp/bench-api.gguf"
+"$build/bin/shoehorn-fixturegen" bench-qwen3moe-api "$model" > /dev/null
+threads=$(nproc)
+
+echo "== llama-bench tg$n (llama.cpp's own tool, same build, -t $threads)"
+"$build/bin/llama-bench" -m "$model" -p 0 -n "$n" -r "$reps" -t "$threads" -o json > "$tmp/lb.json"
+lb=$(node -p "JSON.parse(require('fs').readFileSync('$tmp/lb.json')).find(r => r.n_gen > 0).avg_ts")
+echo "llama-bench tg$n: $lb tok/s"
+
+echo "== shoehorn-cli serve --parallel 2, the official openai client"
+"$build/bin/shoehorn-cli" serve "$model" --port 0 --parallel 2 -c 4096 -t "$threads" --fit off > "$tmp/serve.log" 2>&1 &
+for _ in $(seq 300); do grep -q "listening on" "$tmp/serve.log" && break; sleep 0.1; done
+url=$(sed -n 's#.*listening on \(http://[^ ]*\)/v1.*#\1#p' "$tmp/serve.log")
+[ -n "$url" ] || { cat "$tmp/serve.log"; exit 1; }
+(cd "$build/api-client" && node bench.mjs "$url" "$n" "$reps") > "$tmp/api.json"
+kill %1
+node -e "
+const a = JSON.parse(require('fs').readFileSync('$tmp/api.json'));
+const lb = $lb;
+const f = (x) => x.toFixed(2);
+console.log('| measure | tok/s | ratio |');
+console.log('|---|--:|--:|');
+console.log('| llama-bench tg$n | ' + f(lb) + ' | 1.00 |');
+console.log('| API, one stream (client: first to last chunk) | ' + f(a.single_client_tps) + ' | ' + f(a.single_client_tps / lb) + ' x llama-bench |');
+console.log('| API, one stream (server timings) | ' + f(a.single_server_tps) + ' | ' + f(a.single_server_tps / lb) + ' x llama-bench |');
+console.log('| API, two streams at once, total | ' + f(a.pair_total_tps) + ' | ' + f(a.pair_total_tps / a.single_client_tps) + ' x one stream |');
+"
+
+echo "== the desktop chat path: shoehorn-cli parity"
+"$build/bin/shoehorn-cli" parity "$model" -p 512 -n "$n" -r "$reps" --rounds 1 -t "$threads" 2>&1 | tail -8
