@@ -104,6 +104,13 @@ set(LLAMA_TOOLS_INSTALL OFF CACHE BOOL "" FORCE)
 set(LLAMA_ALL_WARNINGS OFF CACHE BOOL "" FORCE)
 set(LLAMA_FATAL_WARNINGS OFF CACHE BOOL "" FORCE)
 set(GGML_CCACHE ON CACHE BOOL "" FORCE)
+# ggml's own thread pools instead of OpenMP. libgomp shortens its spin-waits to 100 spins (then
+# sleeps in the kernel) as soon as the process holds more OpenMP threads than there are cores,
+# counting idle teams too; the chat and the local API each decode on a thread of their own, so
+# with OpenMP each made the other's every barrier sleep: the API generated 94 tok/s against
+# llama-bench's 139 on 2 cores (docs/benchmarks.md). Each context gets a persistent pool instead
+# (internal/llamaparams.h CpuThreadPools), as llama-bench uses.
+set(GGML_OPENMP OFF CACHE BOOL "" FORCE)
 set(GGML_NATIVE ${SHOEHORN_NATIVE} CACHE BOOL "" FORCE)
 set(GGML_CUDA ${SHOEHORN_CUDA} CACHE BOOL "" FORCE)
 if(SHOEHORN_CUDA)
