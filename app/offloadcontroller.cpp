@@ -59,6 +59,7 @@ void OffloadController::setModelPath(const QString &path)
         m_inspectAgain = true;
     } else {
         // GGUF parsing only (ggml's gguf reader, no backend): safe off the inference thread.
+        m_inspectPending = true;
         m_inspect.setFuture(QtConcurrent::run([path] {
             Inspected out{path, std::nullopt, {}};
             auto r = inspectModel(path.toStdString());
@@ -76,6 +77,7 @@ void OffloadController::setModelPath(const QString &path)
 void OffloadController::inspected()
 {
     const Inspected r = m_inspect.result();
+    m_inspectPending = false;
     if (m_inspectAgain || r.path != m_path) {
         m_inspectAgain = false;
         const QString path = m_path;

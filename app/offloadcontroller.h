@@ -30,7 +30,9 @@ public:
 
     void setModelPath(const QString &path);
     QString modelPath() const { return m_path; }
-    bool inspecting() const { return m_inspect.isRunning(); }
+    // Until the result is taken in (inspected()), not only while the thread runs: between the two
+    // the future is finished and the model unknown.
+    bool inspecting() const { return m_inspectPending; }
     const std::optional<shoehorn::ModelInfo> &info() const { return m_info; }
     QString inspectError() const { return m_inspectError; }
     bool isLoadedModel() const; // the model planned for is the one loaded
@@ -98,6 +100,7 @@ private:
         QString error;
     };
     QFutureWatcher<Inspected> m_inspect;
+    bool m_inspectPending = false;
     bool m_inspectAgain = false;
     ModelSettings m_settings;
     int m_targetIndex = 0;

@@ -9,6 +9,7 @@
 #include "testsettings.h"
 
 #include <QSignalSpy>
+#include <QThreadPool>
 #include <QtTest>
 
 #include <atomic>
@@ -49,6 +50,10 @@ void TestOffloadController::readsTheModelInTheBackground()
     QCOMPARE(QString::fromStdString(c.info()->architecture), QString("qwen3moe"));
     QVERIFY(changed.count() >= 1);
     c.setModelPath(TestFixtures::instance().dir() + "/does-not-exist.gguf");
+    // The reading thread is done before its result is taken in (no events processed here): the
+    // controller is still inspecting until then, never "done" with neither a model nor an error.
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
+    QVERIFY(c.inspecting());
     QTRY_VERIFY(!c.inspecting());
     QVERIFY(!c.info());
     QVERIFY(!c.inspectError().isEmpty());
