@@ -138,6 +138,10 @@ set_target_properties(llama-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_B
 add_subdirectory("${LLAMA_CPP_DIR}/tools/fit-params" "${CMAKE_BINARY_DIR}/llama.cpp/tools/fit-params"
                  EXCLUDE_FROM_ALL SYSTEM)
 set_target_properties(llama-fit-params PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+# llama.cpp's batched-bench: the reference for several sequences decoded together (tools/api-bench.sh).
+add_subdirectory("${LLAMA_CPP_DIR}/tools/batched-bench" "${CMAKE_BINARY_DIR}/llama.cpp/tools/batched-bench"
+                 EXCLUDE_FROM_ALL SYSTEM)
+set_target_properties(llama-batched-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
 # llama-bench is the reference our benchmarks compare against: build it with everything else.
 add_custom_target(shoehorn_llama_bench ALL DEPENDS llama-bench)
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The local API's speed against llama.cpp's llama-bench on the same build, side by side in one
-# run: one streaming chat completion (tg), two at once (total tokens/s), and shoehorn-cli parity
-# for the desktop chat path. Appends nothing: paste the printed table into docs/benchmarks.md.
+# The local API's speed against llama.cpp's own tools on the same build, side by side in one run:
+# one streaming chat completion against llama-bench's tg, two at once against llama-batched-bench
+# (1 and 2 sequences), each with the client at normal priority and at nice 19 (the client shares
+# the machine's cores, llama.cpp's tools have none), and shoehorn-cli parity for the desktop chat
+# path. Appends nothing: paste the printed table into docs/benchmarks.md.
 #   tools/api-bench.sh [build-dir] [tokens] [reps]
 set -euo pipefail
 build=$(realpath "${1:-build}")
@@ -20,23 +22,34 @@ echo "== llama-bench tg$n (llama.cpp's own tool, same build, -t $threads)"
 lb=$(node -p "JSON.parse(require('fs').readFileSync('$tmp/lb.json')).find(r => r.n_gen > 0).avg_ts")
 echo "llama-bench tg$n: $lb tok/s"
 
+echo "== llama-batched-bench: 1 and 2 sequences decoded together (-npp 16 -ntg $n)"
+"$build/bin/llama-batched-bench" -m "$model" -c 4096 -b 2048 -ub 512 -npp 16 -ntg "$n" -npl 1,2 -t "$threads" \
+    2>/dev/null | grep -E '^\|' | tee "$tmp/bb.txt"
+bb1=$(awk -F'|' '$4+0 == 1 {gsub(/ /, "", $9); print $9}' "$tmp/bb.txt")
+bb2=$(awk -F'|' '$4+0 == 2 {gsub(/ /, "", $9); print $9}' "$tmp/bb.txt")
+
 echo "== shoehorn-cli serve --parallel 2, the official openai client"
 "$build/bin/shoehorn-cli" serve "$model" --port 0 --parallel 2 -c 4096 -t "$threads" --fit off > "$tmp/serve.log" 2>&1 &
 for _ in $(seq 300); do grep -q "listening on" "$tmp/serve.log" && break; sleep 0.1; done
 url=$(sed -n 's#.*listening on \(http://[^ ]*\)/v1.*#\1#p' "$tmp/serve.log")
 [ -n "$url" ] || { cat "$tmp/serve.log"; exit 1; }
 (cd "$build/api-client" && node bench.mjs "$url" "$n" "$reps") > "$tmp/api.json"
+(cd "$build/api-client" && nice -n 19 node bench.mjs "$url" "$n" "$reps") > "$tmp/api-nice.json"
 kill %1
 node -e "
-const a = JSON.parse(require('fs').readFileSync('$tmp/api.json'));
-const lb = $lb;
+const fs = require('fs');
 const f = (x) => x.toFixed(2);
+const lb = $lb, bb1 = $bb1, bb2 = $bb2;
 console.log('| measure | tok/s | ratio |');
 console.log('|---|--:|--:|');
 console.log('| llama-bench tg$n | ' + f(lb) + ' | 1.00 |');
-console.log('| API, one stream (client: first to last chunk) | ' + f(a.single_client_tps) + ' | ' + f(a.single_client_tps / lb) + ' x llama-bench |');
-console.log('| API, one stream (server timings) | ' + f(a.single_server_tps) + ' | ' + f(a.single_server_tps / lb) + ' x llama-bench |');
-console.log('| API, two streams at once, total | ' + f(a.pair_total_tps) + ' | ' + f(a.pair_total_tps / a.single_client_tps) + ' x one stream |');
+console.log('| llama-batched-bench, 2 sequences against 1 (S_TG) | ' + f(bb2) + ' / ' + f(bb1) + ' | ' + f(bb2 / bb1) + ' x |');
+for (const [file, tag] of [['$tmp/api.json', 'client at normal priority'], ['$tmp/api-nice.json', 'client at nice 19']]) {
+    const a = JSON.parse(fs.readFileSync(file));
+    console.log('| API one stream, ' + tag + ' (first to last chunk) | ' + f(a.single_client_tps) + ' | ' + f(a.single_client_tps / lb) + ' x llama-bench |');
+    console.log('| API one stream, ' + tag + ' (server timings) | ' + f(a.single_server_tps) + ' | ' + f(a.single_server_tps / lb) + ' x llama-bench |');
+    console.log('| API two streams, ' + tag + ', total | ' + f(a.pair_total_tps) + ' | ' + f(a.pair_total_tps / a.single_client_tps) + ' x one stream (llama.cpp: ' + f(bb2 / bb1) + ' x) |');
+}
 "
 
 echo "== the desktop chat path: shoehorn-cli parity"
