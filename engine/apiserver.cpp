@@ -153,6 +153,13 @@ struct ApiServer::Impl {
                 json body = format_error_response(message, type);
                 res->status = json_value(body, "code", 500);
                 res->data = safe_json_to_str({{"error", body}});
+            } else if (shoehorn_server_stopping.load() && !res->is_stream() && res->status == 200 &&
+                       res->data.empty()) {
+                // A request still waiting when the server stopped: llama-server returns an empty
+                // 200 (it assumes the client left); say what happened instead.
+                json body = format_error_response("the server is shutting down", ERROR_TYPE_UNAVAILABLE);
+                res->status = json_value(body, "code", 503);
+                res->data = safe_json_to_str({{"error", body}});
             }
             if (res->status >= 400) {
                 std::string detail = res->data.substr(0, 300);

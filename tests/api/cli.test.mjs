@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KEY, baseUrlFrom, checkServer, client, stream } from './apitest.mjs';
+import { KEY, baseUrlFrom, checkServer, client, post, stream } from './apitest.mjs';
 
 const CLI = process.env.SHOEHORN_CLI;
 const MODEL = process.env.API_FIXTURE;
@@ -45,6 +45,31 @@ test('shoehorn-cli serve', async (t) => {
             assert.equal(e.code, 0, s.out().slice(-2000));
             assert.match(s.out(), /SIGTERM: stopping/);
         });
+    } finally {
+        s.proc.kill('SIGKILL');
+    }
+});
+
+test('SIGTERM with long requests open: the stream ends, a waiting request gets 503, exit 0', async () => {
+    // --context-shift: generation goes on past the slot's context (the tiny model's is 2048), so
+    // 8000 tokens take seconds and both requests are still open when the signal comes.
+    const s = await serve([MODEL, '--port', '0', '--api-key', KEY, '--parallel', '2', '-c', '2048', '--context-shift']);
+    try {
+        const pending = stream(client(s.base), 'long', 8000).catch((e) => ({ error: e }));
+        const waiting = post(s.base, '/v1/chat/completions', JSON.stringify({
+            messages: [{ role: 'user', content: 'long' }], max_tokens: 8000, ignore_eos: true }));
+        await new Promise((r) => setTimeout(r, 300));
+        const t0 = performance.now();
+        s.proc.kill('SIGTERM');
+        const e = await s.exited;
+        const stopMs = performance.now() - t0;
+        const streamed = await pending;
+        const w = await waiting;
+        assert.equal(e.code, 0, s.out().slice(-2000));
+        assert.ok(stopMs < 5000, `stopping took ${stopMs} ms`);
+        assert.ok(streamed.error || streamed.times.length < 8000, 'the stream ran to its end instead of stopping');
+        assert.equal(w.status, 503, w.text.slice(0, 300));
+        assert.match(JSON.parse(w.text).error.message, /shutting down/);
     } finally {
         s.proc.kill('SIGKILL');
     }
