@@ -106,6 +106,14 @@ void ApiController::saveConfig(const ApiConfig &c)
     QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 }
 
+void ApiController::setModelAlias(const QString &alias)
+{
+    if (alias == m_alias)
+        return;
+    m_alias = alias;
+    emit modelAliasChanged(alias);
+}
+
 void ApiController::setConfig(const ApiConfig &config)
 {
     m_config = config;

@@ -50,7 +50,8 @@ public:
 
     ApiConfig config() const { return m_config; }
     void setConfig(const ApiConfig &config); // saves
-    void setModelAlias(const QString &alias) { m_alias = alias; }
+    // The loaded model's name in /v1/models, for the examples (the server restarts on a new model).
+    void setModelAlias(const QString &alias);
     void setPollInterval(int ms) { m_poll.setInterval(ms); }
 
     State state() const { return m_state; }
@@ -73,6 +74,7 @@ signals:
     // AddressInUse carries a free port to offer (0: none found).
     void failed(const shoehorn::Error &error, int freePort);
     void statusUpdated(const shoehorn::ApiStatus &status);
+    void modelAliasChanged(const QString &alias);
 
 private:
     void setState(State s);

@@ -71,6 +71,7 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
     connect(m_api, &ApiController::stateChanged, this, &ApiDialog::onState);
     connect(m_api, &ApiController::failed, this, &ApiDialog::onFailed);
     connect(m_api, &ApiController::statusUpdated, this, &ApiDialog::onStatus);
+    connect(m_api, &ApiController::modelAliasChanged, this, &ApiDialog::refreshExamples);
     onState(m_api->state());
     resize(720, 760);
 }

@@ -93,6 +93,11 @@ void TestApiController::servesTheLoadedModelWithoutReloading()
     QCOMPARE(int(api.status().slotStates.size()), 2);
     QVERIFY(api.status().requests >= 1);
     QVERIFY(api.curlExample().contains(api.baseUrl() + "/v1/chat/completions"));
+    QSignalSpy alias(&api, &ApiController::modelAliasChanged);
+    api.setModelAlias("tiny-api.gguf");
+    api.setModelAlias("tiny-api.gguf");
+    QCOMPARE(alias.count(), 1);
+    QVERIFY(api.pythonExample().contains("model=\"tiny-api.gguf\""));
     QVERIFY(api.curlExample().contains("Bearer sk-test-key"));
 
     api.stop();

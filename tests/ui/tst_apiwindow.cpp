@@ -67,6 +67,8 @@ void TestApiWindow::apiWhileTheChatStreams()
     QTest::mouseClick(dialog->toggleButton(), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(controller.api()->state(), ApiState::On, 20000);
     QCOMPARE(window.findChild<QLabel *>("apiIndicator")->isVisible(), true);
+    // The examples name the loaded model as the server does (the file name).
+    QVERIFY(controller.api()->curlExample().contains("\"model\": \"tiny-api.gguf\""));
     QVERIFY(finished.isEmpty()); // still streaming
 
     QProcess node;
