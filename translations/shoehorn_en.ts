@@ -638,6 +638,14 @@
       <source>RAM</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>model file pages (RAM, reclaimable)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>model file pages (reclaimable)</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>LanguageMenu</name>

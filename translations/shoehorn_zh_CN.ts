@@ -638,6 +638,14 @@
       <source>RAM</source>
       <translation>内存</translation>
     </message>
+    <message>
+      <source>model file pages (RAM, reclaimable)</source>
+      <translation>模型文件页（内存，可回收）</translation>
+    </message>
+    <message>
+      <source>model file pages (reclaimable)</source>
+      <translation>模型文件页（可回收）</translation>
+    </message>
   </context>
   <context>
     <name>LanguageMenu</name>

@@ -98,7 +98,10 @@ void GaugeBar::paintEvent(QPaintEvent *)
     double x = bar.left();
     for (const Segment &s : m_segments) {
         const double w = bar.width() * double(s.bytes) / scale;
-        p.fillRect(QRectF(x, bar.top(), w, bar.height()), s.color);
+        if (s.reclaimable)
+            p.fillRect(QRectF(x, bar.top(), w, bar.height()), QBrush(s.color, Qt::Dense4Pattern));
+        else
+            p.fillRect(QRectF(x, bar.top(), w, bar.height()), s.color);
         x += w;
     }
     // Memory that exists but is not available (other programs, the desktop): hatched.

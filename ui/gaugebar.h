@@ -14,6 +14,9 @@ public:
         QString label;
         quint64 bytes = 0;
         QColor color;
+        // Memory the system can take back (model file pages kept by mmap): drawn as a pattern
+        // of the colour instead of solid, so the two RAM parts read apart on the bar.
+        bool reclaimable = false;
     };
 
     explicit GaugeBar(QWidget *parent = nullptr);
@@ -26,6 +29,7 @@ public:
     bool overCapacity() const { return used() > m_available; }
     QString summaryText() const;
     QString measuredText() const;
+    const QList<Segment> &segments() const { return m_segments; }
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -33,6 +37,7 @@ public:
     static QColor colorExperts() { return QColor(0x8b, 0x5c, 0xf6); }
     static QColor colorKv() { return QColor(0x10, 0xb9, 0x81); }
     static QColor colorCompute() { return QColor(0xf5, 0x9e, 0x0b); }
+    static QColor colorFilePages() { return QColor(0x64, 0x74, 0x8b); }
 
 protected:
     void paintEvent(QPaintEvent *event) override;

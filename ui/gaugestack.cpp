@@ -14,10 +14,13 @@ GaugeStack::GaugeStack(QWidget *parent) : QWidget(parent), m_box(new QVBoxLayout
     outer->addLayout(m_box);
     auto *legend = new QLabel(this);
     legend->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp; <span style='color:%3'>■</span> %4 &nbsp; "
-                                   "<span style='color:%5'>■</span> %6 &nbsp; <span style='color:%7'>■</span> %8")
+                                   "<span style='color:%5'>■</span> %6 &nbsp; <span style='color:%7'>■</span> %8 &nbsp; "
+                                   "<span style='color:%9'>▒</span> %10")
                         .arg(GaugeBar::colorDense().name(), tr("weights"), GaugeBar::colorExperts().name(),
                              tr("experts"), GaugeBar::colorKv().name(), tr("KV cache"),
-                             GaugeBar::colorCompute().name(), tr("compute")));
+                             GaugeBar::colorCompute().name(), tr("compute"), GaugeBar::colorFilePages().name())
+                        .arg(tr("model file pages (RAM, reclaimable)")));
+    legend->setWordWrap(true);
     outer->addWidget(legend);
 }
 
@@ -47,7 +50,20 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
         m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
         m_gauges[int(i)]->setMeasured(measured && i < measured->gpus.size() ? measured->gpus[i].use.total() : 0);
     }
+    // RAM in its two parts (MemoryPlan): what only this process holds, solid, and the model
+    // file's pages that mmap keeps, patterned (the system can reclaim them).
     GaugeBar *ram = m_gauges.last();
-    ram->setData(tr("RAM"), segments(plan->ram.use), plan->ram.available, plan->ram.capacity);
+    const MemoryUse &u = plan->ram.use;
+    const quint64 file = std::min<quint64>(plan->mmapResidentBytes, u.weights());
+    const double anon = u.weights() ? double(u.weights() - file) / double(u.weights()) : 0.0;
+    const quint64 dense = quint64(double(u.weightsDense) * anon + 0.5);
+    const quint64 experts = u.weights() - file - dense;
+    ram->setData(tr("RAM"),
+                 {{tr("weights"), dense, GaugeBar::colorDense()},
+                  {tr("experts"), experts, GaugeBar::colorExperts()},
+                  {tr("model file pages (reclaimable)"), file, GaugeBar::colorFilePages(), true},
+                  {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
+                  {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()}},
+                 plan->ram.available, plan->ram.capacity);
     ram->setMeasured(measured ? measured->ram.use.total() : 0);
 }

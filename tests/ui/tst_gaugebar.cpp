@@ -2,6 +2,7 @@
 // paints: the segments in their colours, the free part, the hatched part that exists but is
 // not available, red past what is available, and the measured marker.
 #include "gaugebar.h"
+#include "gaugestack.h"
 
 #include "hardware.h"
 
@@ -88,6 +89,8 @@ private slots:
     void capacityIsAtLeastAvailable();
     void measuredText_data();
     void measuredText();
+    void paintsReclaimablePatterned();
+    void ramGaugeShowsTwoParts();
     void paintsSegmentsFreeAndHatched();
     void paintsOverCapacityRed();
     void paintsMeasuredMarker();
@@ -240,6 +243,48 @@ void TestGaugeBar::paintsMeasuredMarker()
     QVERIFY(with.image.height() >= below.bottom());
     QVERIFY(with.inked(below) > 50);
     QCOMPARE(without.inked(below), 0);
+}
+
+// Model file pages kept by mmap (reclaimable) are a pattern of their colour, not solid.
+void TestGaugeBar::paintsReclaimablePatterned()
+{
+    const quint64 scale = 12 * GiB;
+    Painted p({{"weights", 2 * GiB, GaugeBar::colorDense()},
+               {"file", 4 * GiB, GaugeBar::colorFilePages(), true}},
+              12 * GiB, 12 * GiB);
+    const int y = p.barMiddle();
+    QCOMPARE(colorText(p.at(p.x(1 * GiB, scale), y)), colorText(GaugeBar::colorDense()));
+    int coloured = 0, base = 0, span = 0;
+    for (int x = p.x(2 * GiB, scale) + 3; x < p.x(6 * GiB, scale) - 3; ++x, ++span) {
+        coloured += p.at(x, y) == GaugeBar::colorFilePages();
+        base += p.at(x, y) == kBase;
+    }
+    QVERIFY2(coloured > span / 4 && base > span / 10, qPrintable(QString("%1 coloured, %2 base of %3")
+                                                                      .arg(coloured).arg(base).arg(span)));
+}
+
+// The RAM gauge shows the plan's two parts: anonymous memory solid, model file pages patterned,
+// and together the plan's RAM total.
+void TestGaugeBar::ramGaugeShowsTwoParts()
+{
+    MemoryPlan plan;
+    plan.ram.use.weightsDense = 3 * GiB;
+    plan.ram.use.weightsExperts = 9 * GiB;
+    plan.ram.use.kvFull = 1 * GiB;
+    plan.ram.use.compute = 512 * MiB;
+    plan.ram.available = 20 * GiB;
+    plan.ram.capacity = 24 * GiB;
+    plan.mmapResidentBytes = 8 * GiB; // of the 12 GiB of weights: the rest is repacked (anonymous)
+    GaugeStack stack;
+    stack.show(&plan, nullptr);
+    auto *ram = stack.findChild<GaugeBar *>("gauge0");
+    QVERIFY(ram);
+    quint64 file = 0, solid = 0;
+    for (const Segment &s : ram->segments())
+        (s.reclaimable ? file : solid) += s.bytes;
+    QCOMPARE(file, 8 * GiB);
+    QCOMPARE(solid, plan.anonymousBytes());
+    QCOMPARE(ram->used(), plan.ram.use.total());
 }
 
 QTEST_MAIN(TestGaugeBar)
