@@ -218,6 +218,9 @@ PlanSettings OffloadController::planSettings() const
     if (const ApiController *api = m_chat->api(); api && api->plannedSlots() > 0) {
         s.apiSlots = api->plannedSlots();
         s.apiContextPerSlot = uint32_t(api->config().contextPerSlot);
+        // llama-server caps a slot at the trained length: plan what it allocates.
+        if (m_info && m_info->contextLength > 0)
+            s.apiContextPerSlot = std::min(s.apiContextPerSlot, m_info->contextLength);
     }
     return s;
 }

@@ -171,6 +171,17 @@ void TestOffloadController::apiSlotsArePlannedWhileOn()
     QVERIFY(c.plan().ram.use.kv() > off.ram.use.kv());
     QVERIFY(c.plan().ram.use.compute > off.ram.use.compute);
     QCOMPARE(c.plan().ram.use.weights(), off.ram.use.weights());
+    const quint64 kv1024 = c.plan().ram.use.kv();
+
+    // More than the trained length (2048 for the tiny model): planned as llama-server caps it.
+    chat.api()->stop();
+    QTRY_COMPARE(chat.api()->state(), ApiController::State::Off);
+    cfg.contextPerSlot = 100000;
+    chat.api()->setConfig(cfg);
+    chat.api()->start();
+    QTRY_COMPARE_WITH_TIMEOUT(chat.api()->state(), ApiController::State::On, 20000);
+    QCOMPARE(c.planSettings().apiContextPerSlot, 2048u);
+    QVERIFY(c.plan().ram.use.kv() > kv1024);
 
     chat.api()->stop();
     QTRY_COMPARE(chat.api()->state(), ApiController::State::Off);
