@@ -60,10 +60,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Each request's context. Its KV cache is counted in the memory plan while the API is on.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Context per request:</source>
       <translation type="unfinished" />
     </message>
@@ -153,6 +149,10 @@
     </message>
     <message>
       <source>Start the API to get examples with its address and key.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Each request's context, at most the model's trained length (llama.cpp caps it there). Its KV cache is counted in the memory plan while the API is on.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -60,10 +60,6 @@
       <translation> 个 token</translation>
     </message>
     <message>
-      <source>Each request's context. Its KV cache is counted in the memory plan while the API is on.</source>
-      <translation>每个请求的上下文。API 开启时，其 KV 缓存计入内存规划。</translation>
-    </message>
-    <message>
       <source>Context per request:</source>
       <translation>每个请求的上下文：</translation>
     </message>
@@ -154,6 +150,10 @@
     <message>
       <source>Start the API to get examples with its address and key.</source>
       <translation>启动 API 后即可获得包含地址和密钥的示例。</translation>
+    </message>
+    <message>
+      <source>Each request's context, at most the model's trained length (llama.cpp caps it there). Its KV cache is counted in the memory plan while the API is on.</source>
+      <translation>每个请求的上下文，最多为模型的训练长度（llama.cpp 会在此处截断）。API 开启时，其 KV 缓存计入内存规划。</translation>
     </message>
   </context>
   <context>

@@ -124,8 +124,8 @@ QWidget *ApiDialog::buildSettings()
     m_context->setSingleStep(1024);
     m_context->setValue(c.contextPerSlot);
     m_context->setSuffix(tr(" tokens"));
-    m_context->setToolTip(tr("Each request's context. Its KV cache is counted in the memory plan while the "
-                             "API is on."));
+    m_context->setToolTip(tr("Each request's context, at most the model's trained length (llama.cpp caps it "
+                             "there). Its KV cache is counted in the memory plan while the API is on."));
     form->addRow(tr("Context per request:"), m_context);
     m_metrics = new QCheckBox(tr("Prometheus metrics at /metrics"));
     m_metrics->setChecked(c.metrics);
