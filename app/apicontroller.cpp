@@ -20,14 +20,6 @@ struct StartResult {
     QString url;
 };
 
-int freePortAfter(const std::string &host, int port)
-{
-    for (int p = port + 1; p <= std::min(65535, port + 200); ++p)
-        if (ApiServer::portFree(host, p))
-            return p;
-    return 0;
-}
-
 } // namespace
 
 ApiServerOptions ApiConfig::options(const QString &modelAlias) const
@@ -148,7 +140,7 @@ void ApiController::start()
         StartResult r;
         r.error = host->start(o);
         if (r.error.code == ErrorCode::AddressInUse)
-            r.freePort = freePortAfter(o.host, o.port);
+            r.freePort = ApiServer::freePortAfter(o.host, o.port);
         if (!r.error)
             if (auto s = host->status())
                 r.url = QString::fromStdString(s->baseUrl);

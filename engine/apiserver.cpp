@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -288,6 +289,14 @@ bool ApiServer::portFree(const std::string &host, int port)
     }
     freeaddrinfo(list);
     return ok;
+}
+
+int ApiServer::freePortAfter(const std::string &host, int port)
+{
+    for (int p = port + 1; p <= std::min(65535, port + 200); ++p)
+        if (portFree(host, p))
+            return p;
+    return 0;
 }
 
 Result<std::unique_ptr<ApiServer>> ApiServer::start(std::shared_ptr<Model> model,

@@ -69,6 +69,9 @@ public:
     static std::string generateKey();
     // True if host:port can be bound right now.
     static bool portFree(const std::string &host, int port);
+    // The first port after `port` (within 200) that portFree(); 0 if none. What to offer when the
+    // chosen port is in use.
+    static int freePortAfter(const std::string &host, int port);
 
 private:
     struct Impl;

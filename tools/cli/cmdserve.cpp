@@ -120,14 +120,6 @@ int chooseSettings(const Args &a, PlanSettings &out)
     return 0;
 }
 
-int findFreePort(const std::string &host, int from)
-{
-    for (int p = from + 1; p <= std::min(65535, from + 200); ++p)
-        if (ApiServer::portFree(host, p))
-            return p;
-    return 0;
-}
-
 } // namespace
 
 int cmdServe(const Args &given)
@@ -177,7 +169,7 @@ int cmdServe(const Args &given)
     auto server = ApiServer::start(*model, s.context, o);
     if (!server) {
         if (server.error().code == ErrorCode::AddressInUse && o.port != 0) {
-            const int free = findFreePort(o.host, o.port);
+            const int free = ApiServer::freePortAfter(o.host, o.port);
             std::fprintf(stderr, "error: port %d on %s is in use by another program%s\n", o.port, o.host.c_str(),
                          free ? (": --port " + std::to_string(free) + " is free").c_str() : "");
             return 1;
