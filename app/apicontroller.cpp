@@ -181,10 +181,12 @@ void ApiController::poll()
     QtConcurrent::run([host] { return host->status(); }).then(this, [this](const std::optional<ApiStatus> &s) {
         m_polling = false;
         if (!s) {
-            // The worker stopped it (model unloaded) and a restart on the next model failed or is pending.
-            if (Error e = m_host->lastError(); e && !m_host->wanted()) {
+            // The worker withdrew the model: the restart on the next one is pending (still
+            // wanted) or failed (no longer wanted, the reason in lastError()).
+            if (!m_host->wanted()) {
                 setState(State::Off);
-                emit failed(e, 0);
+                if (Error e = m_host->lastError())
+                    emit failed(e, 0);
             }
             return;
         }

@@ -32,6 +32,7 @@ void ApiHost::setModel(std::shared_ptr<Model> model, const ContextSettings &cont
         m_lastError = {};
     } else {
         m_lastError = server.error();
+        m_wanted.reset(); // off: the controller reports lastError(); a later model does not retry
     }
 }
 
@@ -80,12 +81,6 @@ bool ApiHost::running() const
 {
     std::lock_guard lock(m_mutex);
     return m_server != nullptr;
-}
-
-bool ApiHost::hasModel() const
-{
-    std::lock_guard lock(m_mutex);
-    return m_model != nullptr;
 }
 
 std::optional<ApiServerOptions> ApiHost::wanted() const

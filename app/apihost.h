@@ -23,15 +23,14 @@ public:
     ApiHost &operator=(const ApiHost &) = delete;
 
     // Worker thread. A null model stops the server (it holds the model alive otherwise). A new
-    // model restarts the server on it with the options it ran with; a failure there is kept
-    // for lastError().
+    // model restarts the server on it with the options it ran with; a failure there turns the
+    // API off (wanted() empty) and is kept for lastError().
     void setModel(std::shared_ptr<shoehorn::Model> model, const shoehorn::ContextSettings &context);
 
     // Starts (or restarts with new options) on the published model.
     shoehorn::Error start(const shoehorn::ApiServerOptions &options);
     void stop();
     bool running() const;
-    bool hasModel() const;
     // The wanted options while the API is on (also while no model is loaded), else nothing.
     std::optional<shoehorn::ApiServerOptions> wanted() const;
     std::optional<shoehorn::ApiStatus> status() const;

@@ -56,6 +56,7 @@ private slots:
     void needsALoadedModel();
     void servesTheLoadedModelWithoutReloading();
     void followsAModelChange();
+    void failedRestartOnANewModelIsReported();
     void portInUseOffersAFreeOne();
     void refusesAnOpenHostWithoutKey();
     void keyIsStoredForTheUserOnly();
@@ -124,6 +125,32 @@ void TestApiController::followsAModelChange()
     QTRY_VERIFY(get(api.baseUrl(), "/health") == 200);
     api.stop();
     QTRY_COMPARE(api.state(), State::Off);
+}
+
+void TestApiController::failedRestartOnANewModelIsReported()
+{
+    // The API runs on a fixed port; while the model is reloaded another program takes that port.
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost));
+    ApiConfig c = anyPort();
+    c.port = probe.serverPort();
+    probe.close();
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    api.setConfig(c);
+    api.setPollInterval(50);
+    QSignalSpy failed(&api, &ApiController::failed);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    session.apiHost()->setModel(nullptr, {}); // what the worker does first when it loads another model
+    QTcpServer thief;
+    QVERIFY(thief.listen(QHostAddress::LocalHost, quint16(c.port)));
+    QVERIFY(load(session));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::AddressInUse);
+    QCOMPARE(api.state(), State::Off);
+    QVERIFY(!session.apiHost()->running());
 }
 
 void TestApiController::portInUseOffersAFreeOne()
