@@ -2,6 +2,7 @@
 
 #include "llamahandles.h"
 #include "llamaparams.h"
+#include "logcapture.h"
 #include "model.h"
 
 #include <server-common.h>
@@ -72,6 +73,8 @@ common_params serverParams(const Model &model, const ContextSettings &c, const A
                                   ? std::filesystem::path(model.info().path).filename().string()
                                   : o.modelAlias;
     p.model_alias = {alias};
+    p.mmproj.path = o.mmproj;
+    p.mmproj_use_gpu = o.mmprojOffload;
     return p;
 }
 
@@ -323,7 +326,13 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(std::shared_ptr<Model> model
             impl->http.thread.join();
         return e;
     };
-    if (!impl->server.load_model_shared(impl->params, internal::llamaModel(*impl->model)))
+    const bool loaded = impl->server.load_model_shared(impl->params, internal::llamaModel(*impl->model));
+    // llama-server points libmtmd's log at its own logger when it loads a projector: take it back.
+    LogCapture::reinstallLogger();
+    if (!loaded && !options.mmproj.empty())
+        return failStarted(Error{ErrorCode::ProjectorFailed, "llama.cpp's server could not load the vision projector " +
+                                                                 options.mmproj});
+    if (!loaded)
         return failStarted(Error{ErrorCode::ContextFailed,
                                  "llama.cpp could not create the API's context (" +
                                      std::to_string(impl->params.n_ctx) + " tokens for " +

@@ -22,6 +22,9 @@ struct ApiServerOptions {
     bool metrics = false;         // /metrics in Prometheus text format
     bool contextShift = false;    // shift instead of refusing a prompt longer than a slot
     std::string modelAlias;       // the name in /v1/models; empty: the file's name
+    std::string mmproj;           // vision projector: image_url content parts work (the server
+                                  // loads its own copy, as llama-server's --mmproj does)
+    bool mmprojOffload = true;    // false: --no-mmproj-offload
 };
 
 struct ApiSlot {

@@ -2,14 +2,19 @@
 
 #include "candidatesampler.h"
 #include "chattemplate.h"
+#include "answerstream.h"
 #include "decodestatus.h"
+#include "kvledger.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
+#include "mediaprompt.h"
 #include "textstream.h"
 #include "validate.h"
 
 #include <common.h>
+#include <mtmd-helper.h>
+#include <mtmd.h>
 #include <llama-cpp.h>
 
 #include <algorithm>
@@ -30,50 +35,24 @@ double msSince(Clock::time_point t)
 // A turn's prompt after trimming: its tokens and how many of them the KV cache already holds.
 struct Turn {
     ChatPrompt prompt;
-    std::vector<llama_token> tokens;
+    std::vector<llama_token> tokens;   // images as placeholder runs (internal::PromptImage)
+    std::vector<internal::PromptImage> images;
     size_t keep = 0;
     int trimmed = 0;
 };
 
-// Turns token text into content and reasoning deltas: complete UTF-8 only, stop strings held
-// back until they are clear, reasoning split from the answer.
-class AnswerStream
+// Each image becomes a marker line before its message's text (libmtmd replaces the markers
+// with the image's chunks), as the chat window shows attachments above the text.
+std::vector<ChatMessage> withImageMarkers(std::vector<ChatMessage> msgs)
 {
-public:
-    AnswerStream(const ChatPrompt &p, GenerationResult &result, const StreamCallbacks &callbacks)
-        : m_stops(p.stops), m_splitter(p.startTag, p.endTags, p.startInReasoning), m_result(result),
-          m_callbacks(callbacks)
-    {
+    for (ChatMessage &m : msgs) {
+        std::string markers;
+        for (size_t i = 0; i < m.images.size(); ++i)
+            markers += std::string(Projector::marker()) + "\n";
+        m.content = markers + m.content;
     }
-    void push(const std::string &piece) { emit(m_stops.push(m_utf8.push(piece))); }
-    bool stopped() const { return m_stops.stopped(); }
-    void finish()
-    {
-        emit(m_stops.push(m_utf8.flush()));
-        emit(m_stops.flush());
-        deliver(m_splitter.flush());
-    }
-
-private:
-    void emit(const std::string &text)
-    {
-        if (!text.empty())
-            deliver(m_splitter.push(text));
-    }
-    void deliver(const ReasoningSplitter::Out &parts)
-    {
-        m_result.content += parts.content;
-        m_result.reasoning += parts.reasoning;
-        if (m_callbacks.onDelta && (!parts.content.empty() || !parts.reasoning.empty()))
-            m_callbacks.onDelta(parts.content, parts.reasoning);
-    }
-
-    Utf8Assembler m_utf8;
-    StopStringFilter m_stops;
-    ReasoningSplitter m_splitter;
-    GenerationResult &m_result;
-    const StreamCallbacks &m_callbacks;
-};
+    return msgs;
+}
 
 } // namespace
 
@@ -96,18 +75,28 @@ struct ChatSession::Impl {
     std::unique_ptr<CpuThreadPools> threads; // declared before ctx: outlives the context
     llama_context_ptr ctx;
     ChatTemplates templates;
-    std::vector<llama_token> cached; // what the KV cache holds, positions 0..n-1
+    internal::KvLedger cached;       // what the KV cache holds (images as placeholder runs)
     std::string cachedText;          // their text, special tokens included
+    std::shared_ptr<Projector> projector;
+    internal::ImageEmbeddings embeddings;
+    std::unique_ptr<llama_batch, void (*)(llama_batch *)> batch{nullptr, [](llama_batch *b) {
+                                                                     llama_batch_free(*b);
+                                                                     delete b;
+                                                                 }};
     std::atomic<const std::atomic<bool> *> cancel{nullptr};
     internal::DecodeHook decodeHook;
 
     static bool abortCallback(void *data);
     const llama_vocab *vocab() const { return internal::llamaVocab(*model); }
     int32_t decode(const llama_token *tokens, int n);
+    int32_t decodeImage(const internal::PromptImage &image);
     void clearCache();
     std::vector<llama_token> tokenize(const std::string &text, bool addSpecial) const;
     std::string piece(llama_token token, bool special) const;
-    size_t reusablePrefix(const ChatPrompt &prompt, std::vector<llama_token> &tokens) const;
+    Result<size_t> reusablePrefix(const ChatPrompt &prompt, const std::vector<const ImageData *> &images,
+                                  Turn &turn) const;
+    Result<internal::MediaTokens> tokenizePrompt(const std::string &text, const std::vector<const ImageData *> &images,
+                                                 bool addSpecial) const;
     Result<Turn> fitPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
     void rollBackTo(size_t &keep);
     std::optional<Error> prefill(const Turn &turn, const StreamCallbacks &callbacks, const std::atomic<bool> *cancel,
@@ -139,6 +128,7 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
     }
     d.ctx.reset(ctx);
+    d.batch.reset(new llama_batch(llama_batch_init(static_cast<int32_t>(llama_n_ubatch(ctx)), 0, 1)));
     d.threads = std::make_unique<CpuThreadPools>(settings);
     d.threads->attach(ctx);
     d.model = std::move(model);
@@ -168,8 +158,38 @@ int32_t ChatSession::Impl::decode(const llama_token *tokens, int n)
         if (const auto rc = decodeHook(n))
             return *rc;
     }
-    // llama_batch_get_one takes a mutable pointer but only reads the tokens.
-    return llama_decode(ctx.get(), llama_batch_get_one(const_cast<llama_token *>(tokens), n));
+    // Explicit positions: after an image they no longer equal the token count (M-RoPE).
+    llama_batch &b = *batch;
+    b.n_tokens = n;
+    for (int i = 0; i < n; ++i) {
+        b.token[i] = tokens[i];
+        b.pos[i] = cached.nextPos() + i;
+        b.n_seq_id[i] = 1;
+        b.seq_id[i][0] = 0;
+        b.logits[i] = i == n - 1;
+    }
+    return llama_decode(ctx.get(), b);
+}
+
+// Encodes the image (or takes its cached embeddings) and decodes them at nextPos.
+int32_t ChatSession::Impl::decodeImage(const internal::PromptImage &image)
+{
+    mtmd_context *mctx = internal::Access::projector(*projector);
+    const size_t width = static_cast<size_t>(llama_model_n_embd_inp(internal::llamaModel(*model)));
+    const std::vector<float> *embd = embeddings.get(mctx, image, width);
+    if (!embd)
+        return -100;
+    llama_pos after = cached.nextPos();
+    const int32_t rc = mtmd_helper_decode_image_chunk(mctx, ctx.get(), image.chunk.get(), const_cast<float *>(embd->data()),
+                                                      cached.nextPos(), 0, static_cast<int32_t>(llama_n_batch(ctx.get())),
+                                                      &after, nullptr, nullptr);
+    if (rc != 0)
+        return rc;
+    std::vector<llama_token> placeholders;
+    for (size_t k = 0; k < image.count; ++k)
+        placeholders.push_back(internal::imagePlaceholder(image.hash, k));
+    cached.addImage(placeholders, after);
+    return 0;
 }
 
 int ChatSession::cachedTokens() const
@@ -197,6 +217,20 @@ bool ChatSession::templateSupportsThinking() const
     return m_impl->templates.supportsThinking();
 }
 
+void ChatSession::setProjector(std::shared_ptr<Projector> projector)
+{
+    if (projector == m_impl->projector)
+        return;
+    m_impl->clearCache(); // cached images were encoded by the old one
+    m_impl->embeddings.clear();
+    m_impl->projector = std::move(projector);
+}
+
+const std::shared_ptr<Projector> &ChatSession::projector() const
+{
+    return m_impl->projector;
+}
+
 void ChatSession::clearCache()
 {
     m_impl->clearCache();
@@ -222,31 +256,62 @@ std::string ChatSession::Impl::piece(llama_token token, bool special) const
 Result<std::string> ChatSession::formatPrompt(const std::vector<ChatMessage> &history,
                                               const GenerationOptions &options) const
 {
-    auto p = m_impl->templates.apply(history, options, m_impl->vocab());
+    auto p = m_impl->templates.apply(withImageMarkers(history), options, m_impl->vocab());
     if (!p)
         return p.error();
     return p->text;
 }
 
-size_t ChatSession::Impl::reusablePrefix(const ChatPrompt &prompt, std::vector<llama_token> &tokens) const
+Result<internal::MediaTokens> ChatSession::Impl::tokenizePrompt(const std::string &text,
+                                                                const std::vector<const ImageData *> &images,
+                                                                bool addSpecial) const
+{
+    if (images.empty() || !projector)
+        return internal::MediaTokens{tokenize(text, addSpecial), {}};
+    return internal::tokenizeWithImages(internal::Access::projector(*projector), text, images, addSpecial);
+}
+
+static size_t countOf(const std::string &text, const std::string &what)
+{
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+        ++n;
+    return n;
+}
+
+Result<size_t> ChatSession::Impl::reusablePrefix(const ChatPrompt &prompt, const std::vector<const ImageData *> &images,
+                                                 Turn &turn) const
 {
     // Fast path: the new prompt continues exactly the text in the cache (the usual next turn).
     // Tokenizing only the new suffix keeps the previous answer's own tokens, so the
     // second turn decodes just the new message. BOS belongs only at the start of a prompt.
     if (!cached.empty() && prompt.text.size() > cachedText.size() &&
         prompt.text.compare(0, cachedText.size(), cachedText) == 0) {
-        tokens = cached;
-        const auto rest = tokenize(prompt.text.substr(cachedText.size()), false);
-        tokens.insert(tokens.end(), rest.begin(), rest.end());
+        const std::string rest = prompt.text.substr(cachedText.size());
+        // The suffix's images are the last ones: its markers stand for them.
+        const size_t newImages = projector ? std::min(countOf(rest, Projector::marker()), images.size()) : 0;
+        auto more = tokenizePrompt(rest, {images.end() - static_cast<std::ptrdiff_t>(newImages), images.end()}, false);
+        if (!more)
+            return more.error();
+        turn.tokens = cached.tokens();
+        for (auto &img : more->images) {
+            img.start += cached.size();
+            turn.images.push_back(std::move(img));
+        }
+        turn.tokens.insert(turn.tokens.end(), more->tokens.begin(), more->tokens.end());
         return cached.size();
     }
     // Otherwise tokenize everything and keep the common token prefix (an edited or
     // regenerated turn keeps everything before it).
-    tokens = tokenize(prompt.text, true);
+    auto all = tokenizePrompt(prompt.text, images, true);
+    if (!all)
+        return all.error();
+    turn.tokens = std::move(all->tokens);
+    turn.images = std::move(all->images);
     size_t n = 0;
-    while (n < tokens.size() && n < cached.size() && tokens[n] == cached[n])
+    while (n < turn.tokens.size() && n < cached.size() && turn.tokens[n] == cached.tokens()[n])
         ++n;
-    return n;
+    return cached.wholeImages(n);
 }
 
 Result<Turn> ChatSession::Impl::fitPrompt(const std::vector<ChatMessage> &history,
@@ -255,14 +320,26 @@ Result<Turn> ChatSession::Impl::fitPrompt(const std::vector<ChatMessage> &histor
     const int nCtx = static_cast<int>(llama_n_ctx(ctx.get()));
     // Room the answer needs; the prompt is trimmed to leave it.
     const int reserve = options.maxTokens > 0 ? std::min(options.maxTokens, nCtx / 2) : std::min(512, nCtx / 4);
-    std::vector<ChatMessage> msgs = history;
+    for (const ChatMessage &m : history)
+        if (!m.images.empty() && !projector)
+            return Error{ErrorCode::NoProjector, "a message has " + std::to_string(m.images.size()) +
+                                                     " image(s), and no vision projector (mmproj) is loaded"};
+    std::vector<ChatMessage> msgs = withImageMarkers(history);
     Turn turn;
     for (;;) {
         auto p = templates.apply(msgs, options, vocab());
         if (!p)
             return p.error();
         turn.prompt = std::move(*p);
-        turn.keep = reusablePrefix(turn.prompt, turn.tokens);
+        std::vector<const ImageData *> images;
+        for (const ChatMessage &m : msgs)
+            for (const ImageData &img : m.images)
+                images.push_back(&img);
+        turn.images.clear();
+        auto keep = reusablePrefix(turn.prompt, images, turn);
+        if (!keep)
+            return keep.error();
+        turn.keep = *keep;
         if (static_cast<int>(turn.tokens.size()) + reserve <= nCtx)
             break;
         // Drop the oldest whole message after the system prompt; never the last one.
@@ -288,12 +365,12 @@ Result<Turn> ChatSession::Impl::fitPrompt(const std::vector<ChatMessage> &histor
 void ChatSession::Impl::rollBackTo(size_t &keep)
 {
     llama_memory_t mem = llama_get_memory(ctx.get());
-    if (keep < cached.size() && !llama_memory_seq_rm(mem, 0, static_cast<llama_pos>(keep), -1)) {
+    if (keep < cached.size() && !llama_memory_seq_rm(mem, 0, cached.posAt(keep), -1)) {
         // Recurrent state cannot roll back: start over.
         llama_memory_clear(mem, true);
         keep = 0;
     }
-    cached.resize(std::min(keep, cached.size()));
+    cached.truncate(keep);
     cachedText.clear(); // valid again once the prompt is in
 }
 
@@ -310,8 +387,31 @@ std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCa
     const int batch = static_cast<int>(llama_n_ubatch(ctx.get()));
     if (callbacks.onPrefill)
         callbacks.onPrefill(0, total);
+    auto image = std::find_if(turn.images.begin(), turn.images.end(),
+                              [&](const internal::PromptImage &im) { return im.start >= turn.keep; });
     for (size_t i = turn.keep; i < tokens.size();) {
-        const int n = std::min<int>(batch, static_cast<int>(tokens.size() - i));
+        if (image != turn.images.end() && image->start == i) {
+            // An image: encode it (the slow part on a CPU), then decode its embeddings.
+            const int32_t rc = decodeImage(*image);
+            const bool stop = cancel && cancel->load();
+            if (rc != 0 || stop) {
+                clearCache();
+                if (stop) {
+                    st.stopReason = StopReason::Cancelled;
+                    st.promptMs = msSince(t);
+                    return std::nullopt;
+                }
+                return Error{rc == -100 ? ErrorCode::ProjectorFailed : ErrorCode::DecodeFailed,
+                             capture.lastError().empty() ? "the image could not be encoded" : capture.lastError()};
+            }
+            i += image->count;
+            ++image;
+            if (callbacks.onPrefill)
+                callbacks.onPrefill(static_cast<int>(i - turn.keep), total);
+            continue;
+        }
+        const size_t end = image != turn.images.end() ? image->start : tokens.size();
+        const int n = std::min<int>(batch, static_cast<int>(end - i));
         const int32_t rc = decode(tokens.data() + i, n);
         const DecodeStatus status = decodeStatus(rc);
         const bool cancelled =
@@ -329,8 +429,7 @@ std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCa
             return Error{ErrorCode::PromptTooLong, decodeError(rc, capture).detail};
         if (status == DecodeStatus::Failed)
             return decodeError(rc, capture);
-        cached.insert(cached.end(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
-                      tokens.begin() + static_cast<std::ptrdiff_t>(i + static_cast<size_t>(n)));
+        cached.addText(tokens.data() + i, n);
         i += static_cast<size_t>(n);
         if (callbacks.onPrefill)
             callbacks.onPrefill(static_cast<int>(i - turn.keep), total);
@@ -352,7 +451,7 @@ std::optional<Error> ChatSession::Impl::answer(const ChatPrompt &prompt, const G
     GenerationStats &st = result.stats;
     const llama_vocab *v = vocab();
     CandidateSampler sampler(options.sampling, llama_vocab_n_tokens(v));
-    AnswerStream stream(prompt, result, callbacks);
+    internal::AnswerStream stream(prompt, result, callbacks);
     const auto t = Clock::now();
     for (;;) {
         if (cancel && cancel->load(std::memory_order_relaxed)) {
@@ -395,7 +494,7 @@ std::optional<Error> ChatSession::Impl::answer(const ChatPrompt &prompt, const G
             clearCache(); // a fatal error may leave part of the batch in the cache
             return decodeError(rc, capture);
         }
-        cached.push_back(tok);
+        cached.addText(&tok, 1);
         cachedText += llama_vocab_is_control(v, tok) ? piece(tok, true) : visible;
         if (callbacks.onToken)
             callbacks.onToken(st.generatedTokens, static_cast<int>(cached.size()));

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "projector.h"
 #include "settings.h"
 
 #include <atomic>
@@ -17,6 +18,7 @@ struct ChatMessage {
     std::string role;      // "system", "user", "assistant"
     std::string content;
     std::string reasoning; // assistant only
+    std::vector<ImageData> images = {}; // user only; placed before the text (needs a projector)
 };
 
 enum class StopReason { None, EndOfGeneration, StopString, MaxTokens, ContextFull, Cancelled };
@@ -73,6 +75,11 @@ public:
 
     // The prompt text the template makes for this history (with the generation prompt).
     Result<std::string> formatPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
+
+    // Lets the session read images (the projector must belong to the same model); null: none.
+    // A history with images and no projector is refused with NoProjector.
+    void setProjector(std::shared_ptr<Projector> projector);
+    const std::shared_ptr<Projector> &projector() const;
 
     void clearCache();
     int cachedTokens() const;

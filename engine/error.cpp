@@ -25,6 +25,10 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::PromptTooLong: return "prompt-too-long";
     case ErrorCode::AddressInUse: return "address-in-use";
     case ErrorCode::ServeFailed: return "serve-failed";
+    case ErrorCode::ProjectorMismatch: return "projector-mismatch";
+    case ErrorCode::ProjectorFailed: return "projector-failed";
+    case ErrorCode::ImageInvalid: return "image-invalid";
+    case ErrorCode::NoProjector: return "no-projector";
     }
     return "unknown";
 }
@@ -52,6 +56,10 @@ const char *errorCodeSentence(ErrorCode code)
     case ErrorCode::PromptTooLong: return "The prompt does not fit in the context.";
     case ErrorCode::AddressInUse: return "The address or port is in use or cannot be bound.";
     case ErrorCode::ServeFailed: return "The API server could not start.";
+    case ErrorCode::ProjectorMismatch: return "The vision projector (mmproj) does not belong to this model.";
+    case ErrorCode::ProjectorFailed: return "llama.cpp could not load or run the vision projector (mmproj).";
+    case ErrorCode::ImageInvalid: return "The image cannot be used.";
+    case ErrorCode::NoProjector: return "This model cannot see images: no vision projector (mmproj) is paired with it.";
     }
     return "An unknown error occurred.";
 }

@@ -29,6 +29,10 @@ enum class ErrorCode {
     PromptTooLong,
     AddressInUse,
     ServeFailed,
+    ProjectorMismatch, // the mmproj file is for another model
+    ProjectorFailed,   // libmtmd could not load or run the projector
+    ImageInvalid,      // not an image we can read, or too large
+    NoProjector,       // an image was given to a model without a projector
 };
 
 struct Error {

@@ -351,6 +351,16 @@ void setFilePages(MemoryPlan &plan, LoadMode mode, const RamFileBytes &file)
 
 } // namespace
 
+// The projector loads its weights by reading the file (no mmap): anonymous memory in RAM.
+static void addProjector(MemoryPlan &plan, const PlanSettings &s)
+{
+    if (s.projectorBytes == 0)
+        return;
+    const uint64_t copies = s.apiSlots > 0 ? 2 : 1;
+    DevicePlan &d = s.projectorOnGpu && !plan.gpus.empty() ? plan.gpus.front() : plan.ram;
+    d.use.projector += copies * s.projectorBytes;
+}
+
 uint64_t MemoryPlan::anonymousBytes() const
 {
     const uint64_t total = ram.use.total();
@@ -398,6 +408,7 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
         plan.contextSize = cells.total;
     }
     setFilePages(plan, s.load.loadMode, file);
+    addProjector(plan, s);
     return plan;
 }
 
@@ -446,7 +457,9 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
         return Error{ErrorCode::ContextFailed, "llama.cpp's dry run could not create the context" +
                                                    (why.empty() ? std::string() : ": " + why)};
     }
-    return measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t));
+    MemoryPlan plan = measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t));
+    addProjector(plan, s); // llama.cpp's own dry run of it (projectorMemory) is already exact
+    return plan;
 }
 
 MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape)

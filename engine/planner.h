@@ -22,6 +22,11 @@ struct PlanSettings {
     // cells of KV cache and that context's compute buffers, on top of the chat's. 0: API off.
     int apiSlots = 0;
     uint32_t apiContextPerSlot = 0;
+    // The vision projector (mmproj): its weights and compute buffer (projectorMemory()), on the
+    // first GPU like llama.cpp unless projectorOnGpu is false (--no-mmproj-offload), then in
+    // RAM. With the API on, its server loads a second copy. 0: no projector.
+    uint64_t projectorBytes = 0;
+    bool projectorOnGpu = true;
     bool operator==(const PlanSettings &) const = default;
 };
 
@@ -33,9 +38,10 @@ struct MemoryUse {
     uint64_t recurrent = 0;      // recurrent state of hybrid layers
     uint64_t compute = 0;        // compute buffers of the graph
     uint64_t overhead = 0;       // backend/driver context and allocator slack
+    uint64_t projector = 0;      // vision projector (mmproj): its weights and compute buffer
     uint64_t weights() const { return weightsDense + weightsExperts; }
     uint64_t kv() const { return kvFull + kvSwa + recurrent; }
-    uint64_t total() const { return weights() + kv() + compute + overhead; }
+    uint64_t total() const { return weights() + kv() + compute + overhead + projector; }
 };
 
 struct DevicePlan {

@@ -56,6 +56,10 @@ QString ErrorText::message(const shoehorn::Error &error)
         text = tr("The port is already in use by another program, or this address cannot be used.");
         break;
     case ErrorCode::ServeFailed: text = tr("The local API could not start."); break;
+    case ErrorCode::ProjectorMismatch: text = tr("The vision projector (mmproj) does not belong to this model."); break;
+    case ErrorCode::ProjectorFailed: text = tr("The vision projector (mmproj) could not be loaded or run."); break;
+    case ErrorCode::ImageInvalid: text = tr("The image cannot be used."); break;
+    case ErrorCode::NoProjector: text = tr("This model cannot see images: no vision projector (mmproj) is paired with it."); break;
     }
     if (!detail.isEmpty())
         text += QLatin1Char('\n') + tr("Details: %1").arg(detail);

@@ -5,8 +5,11 @@
 
 #include "chatsession.h"
 #include "model.h"
+#include "projector.h"
 
 #include <llama.h>
+
+struct mtmd_context;
 
 #include <functional>
 #include <optional>
@@ -23,6 +26,7 @@ using DecodeHook = std::function<std::optional<int32_t>(int tokens)>;
 struct Access {
     static llama_model *model(const Model &m);
     static llama_context *context(const ChatSession &s);
+    static mtmd_context *projector(const Projector &p);
     static void setDecodeHook(ChatSession &s, DecodeHook hook);
 };
 

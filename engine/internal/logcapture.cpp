@@ -2,6 +2,7 @@
 
 #include <ggml.h>
 #include <llama.h>
+#include <mtmd-helper.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,13 @@ std::string LogCapture::lastError() const
     return trimmed(m_errors.empty() ? m_warnings : m_errors);
 }
 
+void LogCapture::reinstallLogger()
+{
+    installLogger();
+    llama_log_set(&LogSink::callback, nullptr);
+    mtmd_helper_log_set(&LogSink::callback, nullptr);
+}
+
 void LogCapture::installLogger()
 {
     static std::once_flag once;
@@ -72,6 +80,7 @@ void LogCapture::installLogger()
         const char *env = std::getenv("SHOEHORN_LLAMA_LOG");
         g_echo = env && *env && std::string(env) != "0";
         llama_log_set(&LogSink::callback, nullptr);
+        mtmd_helper_log_set(&LogSink::callback, nullptr); // libmtmd and its helpers log through their own hook
     });
 }
 

@@ -21,6 +21,8 @@ public:
 
     // Installs the process-wide callback. Idempotent. SHOEHORN_LLAMA_LOG=1 echoes llama's log.
     static void installLogger();
+    // Installs it again, after code that points llama's or libmtmd's log elsewhere.
+    static void reinstallLogger();
 
 private:
     friend struct LogSink;

@@ -2,6 +2,7 @@
 
 #include "fixtures.h"
 
+#include <QDir>
 #include <QFile>
 #include <QtTest>
 
@@ -38,4 +39,66 @@ QString TestFixtures::qwen35_35b() { return make("qwen35-35b-a3b", "qwen35-35b-a
 QString TestFixtures::gemma3_12b() { return make("gemma3-12b", "gemma3-12b.gguf"); }
 QString TestFixtures::gemma3_12b_q4kEmbd() { return make("gemma3-12b-q4k-embd", "gemma3-12b-q4k-embd.gguf"); }
 QString TestFixtures::llama32_3b() { return make("llama32-3b", "llama32-3b.gguf"); }
+QString TestFixtures::tinyVision()
+{
+    QDir().mkpath(m_dir.filePath("vision"));
+    return make("tiny-vision", "vision/tiny-vision.gguf");
+}
+
+QString TestFixtures::projector(const QString &precision)
+{
+    QDir().mkpath(m_dir.filePath("vision"));
+    const QString path = m_dir.filePath("vision/mmproj-tiny-vision-" + precision + ".gguf");
+    if (QFile::exists(path))
+        return path;
+    auto spec = shoehorn::fixtures::tinyProjector();
+    spec.type = precision.toLower().toStdString();
+    const std::string err = shoehorn::fixtures::writeProjector(spec, path.toStdString());
+    if (!err.empty())
+        qFatal("projector fixture failed: %s", err.c_str());
+    return path;
+}
+
+QString TestFixtures::projectorMismatch()
+{
+    QDir().mkpath(m_dir.filePath("mismatch"));
+    const QString path = m_dir.filePath("mismatch/mmproj-mismatch-F16.gguf");
+    if (!QFile::exists(path)) {
+        const std::string err =
+            shoehorn::fixtures::writeProjector(shoehorn::fixtures::tinyProjectorMismatch(), path.toStdString());
+        if (!err.empty())
+            qFatal("projector fixture failed: %s", err.c_str());
+    }
+    return path;
+}
+
+QByteArray TestFixtures::bmpImage(int w, int h, int seed)
+{
+    const int row = (w * 3 + 3) / 4 * 4;
+    const int size = 54 + row * h;
+    QByteArray b(size, '\0');
+    auto put32 = [&](int at, quint32 v) {
+        for (int i = 0; i < 4; ++i)
+            b[at + i] = char((v >> (8 * i)) & 0xff);
+    };
+    b[0] = 'B';
+    b[1] = 'M';
+    put32(2, quint32(size));
+    put32(10, 54);
+    put32(14, 40);
+    put32(18, quint32(w));
+    put32(22, quint32(h));
+    b[26] = 1;
+    b[28] = 24;
+    put32(34, quint32(row * h));
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const int at = 54 + y * row + x * 3;
+            b[at] = char((x * 4 + seed * 40) & 0xff);
+            b[at + 1] = char((y * 4 + seed * 90) & 0xff);
+            b[at + 2] = char(((x + y) * 2 + seed * 17) & 0xff);
+        }
+    return b;
+}
+
 QString TestFixtures::splitMoe() { return make("tiny-qwen3moe", "split-moe.gguf", 3); }

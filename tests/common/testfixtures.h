@@ -19,6 +19,13 @@ public:
     QString gemma3_12b_q4kEmbd(); // the same with a tied Q4_K embedding (which AMX repacks)
     QString llama32_3b();     // full-shape sparse dense model with tied Q6_K embedding
     QString splitMoe();       // tiny MoE in 3 parts; returns the first part
+    // Vision: vision/tiny-vision.gguf (Qwen3.5-style hybrid MoE, M-RoPE) with its projectors
+    // beside it (vision/mmproj-tiny-vision-F16.gguf and -F32), and one for a 32-wide model.
+    QString tinyVision();
+    QString projector(const QString &precision = QStringLiteral("F16"));
+    QString projectorMismatch();
+    // A w x h 24-bit BMP (readable without QtGui); `seed` varies the colours.
+    static QByteArray bmpImage(int w, int h, int seed = 0);
     QString dir() const { return m_dir.path(); }
 
 private:

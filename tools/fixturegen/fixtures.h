@@ -59,6 +59,7 @@ Spec tinyLlama();
 Spec tinyQwen3Moe();
 Spec tinyThinking();           // tiny MoE whose template opens a <think> block
 Spec tinyApi();                // tiny-llama whose replies are always valid UTF-8 (API tests)
+Spec tinyVision();             // tiny Qwen3.5-style hybrid MoE (M-RoPE) for the tiny projector
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
 Spec qwen35_35b_a3b();        // Qwen3.5-35B-A3B: hybrid attention + gated delta net, sparse
 Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied Q6_K embedding, sparse
@@ -68,6 +69,24 @@ Spec llama3_8b();              // Llama-3.1-8B, Q4_K_M, sparse (a dense full-sha
 Spec qwen3_30b_a3b_random(); // Qwen3-30B-A3B Q4_K_M with fast random data, for GPU speed checks
 Spec benchQwen3Moe();          // a few hundred MB of real random Q4_K weights, for speed checks
 Spec benchQwen3MoeApi();       // the same with valid UTF-8 replies (API benchmarks)
+// A vision projector (mmproj-*.gguf) for a tiny text model: Qwen3-VL's merger
+// ("qwen3vl_merger", as Qwen3-VL and Qwen3.5 ship), random weights.
+struct ProjectorSpec {
+    std::string name = "Shoehorn tiny vision projector";
+    uint32_t embd = 32;          // vision tower width
+    uint32_t heads = 2;
+    uint32_t ff = 64;
+    uint32_t layers = 2;
+    uint32_t projectionDim = 64; // must equal the text model's embedding width (64 for the tiny ones)
+    uint32_t patch = 16;
+    uint32_t imageSize = 64;     // position table: (imageSize / patch)^2 entries
+    std::string type = "f16";    // "f16" or "f32": the precision in the file name (mmproj-F16.gguf)
+    uint64_t seed = 7;
+};
+ProjectorSpec tinyProjector();
+ProjectorSpec tinyProjectorMismatch(); // projects to 32, which no tiny model has
+std::string writeProjector(const ProjectorSpec &spec, const std::string &path);
+
 std::vector<std::string> presetNames();
 bool presetByName(const std::string &name, Spec &out);
 

@@ -14,6 +14,21 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "\n");
         return argc < 3 ? 2 : 0;
     }
+    const std::string preset = argv[1];
+    if (preset.starts_with("mmproj-")) {
+        auto p = preset == "mmproj-tiny-mismatch" ? shoehorn::fixtures::tinyProjectorMismatch()
+                                                  : shoehorn::fixtures::tinyProjector();
+        if (preset == "mmproj-tiny-f32")
+            p.type = "f32";
+        else if (preset != "mmproj-tiny" && preset != "mmproj-tiny-mismatch") {
+            std::fprintf(stderr, "unknown preset %s\n", argv[1]);
+            return 2;
+        }
+        const std::string err = shoehorn::fixtures::writeProjector(p, argv[2]);
+        if (!err.empty())
+            std::fprintf(stderr, "error: %s\n", err.c_str());
+        return err.empty() ? 0 : 1;
+    }
     shoehorn::fixtures::Spec spec;
     if (!shoehorn::fixtures::presetByName(argv[1], spec)) {
         std::fprintf(stderr, "unknown preset %s\n", argv[1]);

@@ -41,6 +41,31 @@ Spec tinyApi()
     return s;
 }
 
+// A tiny Qwen3.5-style model (hybrid attention + gated delta net MoE, M-RoPE sections) for the
+// tiny projector: the pair exercises what Qwen3.5-35B-A3B with its mmproj does, image positions
+// included. Replies are valid UTF-8 so the API can serve it.
+Spec tinyVision()
+{
+    Spec s;
+    s.arch = "qwen35moe";
+    s.name = "Shoehorn Tiny Vision (Qwen3.5 MoE shape)";
+    s.layers = 4;
+    s.headDim = 16;
+    s.ropeDims = 16;
+    s.experts = 4;
+    s.expertsUsed = 2;
+    s.expertFf = 32;
+    s.sharedExpertFf = 32;
+    s.ff = 32;
+    s.ssmConvKernel = 4;
+    s.ssmStateSize = 16;
+    s.ssmGroupCount = 2;
+    s.ssmTimeStepRank = 4;
+    s.fullAttentionInterval = 2;
+    s.controlHighBytes = true;
+    return s;
+}
+
 Spec qwen3_30b_a3b()
 {
     Spec s;
@@ -180,8 +205,9 @@ Spec benchQwen3MoeApi()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
-            "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api"};
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-vision", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
+            "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "mmproj-tiny",
+            "mmproj-tiny-f32", "mmproj-tiny-mismatch"};
 }
 
 bool presetByName(const std::string &name, Spec &out)
@@ -190,6 +216,7 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "tiny-qwen3moe") out = tinyQwen3Moe();
     else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "tiny-api") out = tinyApi();
+    else if (name == "tiny-vision") out = tinyVision();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
     else if (name == "qwen3-30b-a3b-random") out = qwen3_30b_a3b_random();
     else if (name == "llama3-8b") out = llama3_8b();

@@ -11,7 +11,9 @@ bool useMoreBits(uint32_t i, uint32_t n)
 
 ggml_type typeFor(const Spec &s, const std::string &name, uint32_t layer, int64_t ne0)
 {
-    const bool isNorm = name.find("norm") != std::string::npos || name.find("ffn_gate_inp") != std::string::npos;
+    // Norms, routers and the SSM convolution stay F32 in real files (ggml's ssm_conv needs F32).
+    const bool isNorm = name.find("norm") != std::string::npos || name.find("ffn_gate_inp") != std::string::npos ||
+                        name.find("ssm_conv1d") != std::string::npos;
     if (isNorm)
         return GGML_TYPE_F32;
     if (s.quant == "f32")

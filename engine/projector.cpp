@@ -1,0 +1,311 @@
+#include "projector.h"
+
+#include "gguffile.h"
+#include "llamahandles.h"
+#include "logcapture.h"
+#include "settings.h"
+
+#include <ggml.h>
+#include <gguf.h>
+#include <mtmd.h>
+#include <stb/stb_image.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <random>
+
+namespace shoehorn {
+
+namespace fs = std::filesystem;
+
+struct Projector::Impl {
+    std::shared_ptr<Model> model; // the projector feeds this model; it must outlive the context
+    ProjectorInfo info;
+    ProjectorSettings settings;
+    std::unique_ptr<mtmd_context, decltype(&mtmd_free)> ctx{nullptr, &mtmd_free};
+};
+
+namespace {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+// The type holding most of the bytes, upper case as in the file names (mmproj-F16.gguf).
+std::string dominantType(const GgufFile &f)
+{
+    std::map<int, uint64_t> bytes;
+    for (int64_t i = 0; i < f.tensorCount(); ++i) {
+        const ggml_tensor *t = f.tensor(i);
+        bytes[t->type] += ggml_nbytes(t);
+    }
+    int best = -1;
+    uint64_t most = 0;
+    for (const auto &[type, n] : bytes) {
+        if (n > most) {
+            most = n;
+            best = type;
+        }
+    }
+    if (best < 0)
+        return {};
+    std::string name = ggml_type_name(static_cast<ggml_type>(best));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+    return name;
+}
+
+int precisionRank(const std::string &path)
+{
+    const std::string n = lower(fs::path(path).filename().string());
+    if (n.find("f16") != std::string::npos && n.find("bf16") == std::string::npos)
+        return 0;
+    if (n.find("bf16") != std::string::npos)
+        return 1;
+    if (n.find("f32") != std::string::npos)
+        return 2;
+    return 3;
+}
+
+const char *imageFormatName(const std::string &b)
+{
+    auto starts = [&](size_t at, const char *magic) {
+        const size_t n = std::strlen(magic);
+        return b.size() >= at + n && b.compare(at, n, magic) == 0;
+    };
+    if (starts(0, "RIFF") && starts(8, "WEBP"))
+        return "WebP";
+    if (starts(4, "ftypavif") || starts(4, "ftypavis"))
+        return "AVIF";
+    if (starts(4, "ftypheic") || starts(4, "ftypheix") || starts(4, "ftypmif1"))
+        return "HEIC";
+    if (starts(0, "II*\0") || starts(0, "MM\0*"))
+        return "TIFF";
+    if (starts(0, "<svg") || starts(0, "<?xml"))
+        return "SVG";
+    return nullptr;
+}
+
+} // namespace
+
+bool isProjectorFileName(const std::string &path)
+{
+    const std::string n = lower(fs::path(path).filename().string());
+    return n.starts_with("mmproj") && n.ends_with(".gguf");
+}
+
+std::vector<std::string> findProjectors(const std::string &modelPath)
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    const fs::path dir = fs::path(modelPath).parent_path().empty() ? fs::path(".") : fs::path(modelPath).parent_path();
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->is_regular_file(ec) && isProjectorFileName(it->path().string()))
+            out.push_back(it->path().string());
+    }
+    std::sort(out.begin(), out.end(), [](const std::string &a, const std::string &b) {
+        const int ra = precisionRank(a), rb = precisionRank(b);
+        return ra != rb ? ra < rb : a < b;
+    });
+    return out;
+}
+
+Result<ProjectorInfo> inspectProjector(const std::string &path)
+{
+    auto file = GgufFile::open(path);
+    if (!file)
+        return file.error();
+    const GgufFile &f = **file;
+    ProjectorInfo info;
+    info.path = path;
+    info.fileSize = f.fileSize();
+    if (f.string("general.architecture").value_or("") != "clip")
+        return Error{ErrorCode::ProjectorMismatch,
+                     "the file is not a projector (general.architecture is \"" +
+                         f.string("general.architecture").value_or("") + "\", not \"clip\")"};
+    info.name = f.string("general.name").value_or("");
+    info.vision = f.uint("clip.has_vision_encoder").value_or(0) != 0;
+    info.audio = f.uint("clip.has_audio_encoder").value_or(0) != 0;
+    info.projectorType = f.string("clip.projector_type").value_or(f.string("clip.vision.projector_type").value_or(""));
+    info.outputEmbedding = static_cast<uint32_t>(f.uint("clip.vision.projection_dim").value_or(0));
+    info.imageSize = static_cast<uint32_t>(f.uint("clip.vision.image_size").value_or(0));
+    info.patchSize = static_cast<uint32_t>(f.uint("clip.vision.patch_size").value_or(0));
+    info.visionEmbedding = static_cast<uint32_t>(f.uint("clip.vision.embedding_length").value_or(0));
+    info.visionLayers = static_cast<uint32_t>(f.uint("clip.vision.block_count").value_or(0));
+    for (int64_t i = 0; i < f.tensorCount(); ++i)
+        info.tensorBytes += ggml_nbytes(f.tensor(i));
+    info.precision = dominantType(f);
+    // Qwen3-VL's deepstack layers widen what the projector emits, like the text model's input.
+    if (info.projectorType == "qwen3vl_merger") {
+        uint32_t deepstack = 0;
+        for (int64_t i = 0; i < f.tensorCount(); ++i) {
+            const std::string n = ggml_get_name(f.tensor(i));
+            if (n.find("deepstack") != std::string::npos && n.ends_with("fc2.weight"))
+                ++deepstack;
+        }
+        info.outputEmbedding *= 1 + deepstack;
+    }
+    return info;
+}
+
+Error checkProjectorMatches(const ProjectorInfo &p, const ModelInfo &m)
+{
+    const std::string file = fs::path(p.path).filename().string();
+    if (!p.vision)
+        return Error{ErrorCode::ProjectorMismatch, file + " has no vision encoder (clip.has_vision_encoder)"};
+    if (p.outputEmbedding != 0 && m.embeddingSize != 0 && p.outputEmbedding != m.embeddingSize)
+        return Error{ErrorCode::ProjectorMismatch,
+                     file + " feeds embeddings of width " + std::to_string(p.outputEmbedding) + " (projector type " +
+                         p.projectorType + "), but " + fs::path(m.path).filename().string() + " has width " +
+                         std::to_string(m.embeddingSize)};
+    return {};
+}
+
+Result<ImageProbe> probeImage(const std::string &bytes)
+{
+    if (bytes.empty())
+        return Error{ErrorCode::ImageInvalid, "the image file is empty"};
+    if (static_cast<int64_t>(bytes.size()) > kMaxImageBytes)
+        return Error{ErrorCode::ImageInvalid, "the image file is " + formatBytes(bytes.size()) + "; at most " +
+                                                  formatBytes(static_cast<uint64_t>(kMaxImageBytes)) + " are read"};
+    int w = 0, h = 0, channels = 0;
+    const auto *data = reinterpret_cast<const stbi_uc *>(bytes.data());
+    if (!stbi_info_from_memory(data, static_cast<int>(bytes.size()), &w, &h, &channels)) {
+        // stb_image refuses images over 1 GiB of pixels in the header already; say how big.
+        const bool png = bytes.size() >= 24 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0;
+        if (png) {
+            auto be32 = [&](size_t at) {
+                uint32_t v = 0;
+                for (size_t i = 0; i < 4; ++i)
+                    v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+                return v;
+            };
+            w = static_cast<int>(std::min<uint32_t>(be32(16), 1u << 30));
+            h = static_cast<int>(std::min<uint32_t>(be32(20), 1u << 30));
+        }
+        const char *reason = stbi_failure_reason();
+        if ((png && (w > kMaxImageSide || h > kMaxImageSide)) || (reason && std::strcmp(reason, "too large") == 0))
+            return Error{ErrorCode::ImageInvalid,
+                         (png ? "the image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels"
+                              : std::string("the image is too large to decode")) +
+                             "; at most " + std::to_string(kMaxImageSide) + " per side and 64 megapixels are accepted"};
+        if (const char *format = imageFormatName(bytes))
+            return Error{ErrorCode::ImageInvalid, std::string(format) +
+                                                      " images are not supported; use PNG, JPEG, BMP or GIF"};
+        return Error{ErrorCode::ImageInvalid, "the file is not an image in a supported format (PNG, JPEG, BMP, GIF)"};
+    }
+    if (w <= 0 || h <= 0)
+        return Error{ErrorCode::ImageInvalid, "the image has no pixels"};
+    if (w > kMaxImageSide || h > kMaxImageSide || int64_t(w) * h > kMaxImagePixels)
+        return Error{ErrorCode::ImageInvalid, "the image is " + std::to_string(w) + "x" + std::to_string(h) +
+                                                  " pixels; at most " + std::to_string(kMaxImageSide) +
+                                                  " per side and 64 megapixels are accepted"};
+    return ImageProbe{w, h};
+}
+
+Result<uint64_t> projectorMemory(const std::string &path, bool offload)
+{
+    auto info = inspectProjector(path);
+    if (!info)
+        return info.error();
+    LogCapture capture;
+    mtmd_context_params p = mtmd_context_params_default();
+    p.use_gpu = offload;
+    p.warmup = true;
+    std::map<ggml_backend_dev_t, size_t> use;
+    try {
+        use = mtmd_get_memory_usage(path.c_str(), p);
+    } catch (const std::exception &e) {
+        return Error{ErrorCode::ProjectorFailed, e.what()};
+    }
+    uint64_t total = 0;
+    for (const auto &[dev, bytes] : use)
+        total += bytes;
+    if (total == 0)
+        return Error{ErrorCode::ProjectorFailed,
+                     capture.lastError().empty() ? "llama.cpp's dry run of the projector failed" : capture.lastError()};
+    return total;
+}
+
+Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model, const std::string &path,
+                                                   const ProjectorSettings &settings)
+{
+    if (!model)
+        return Error{ErrorCode::NoModel, "no model loaded"};
+    auto info = inspectProjector(path);
+    if (!info)
+        return info.error();
+    if (Error e = checkProjectorMatches(*info, model->info()))
+        return e;
+    LogCapture capture;
+    mtmd_context_params p = mtmd_context_params_default();
+    p.use_gpu = settings.offload;
+    p.print_timings = false;
+    p.n_threads = settings.threads > 0 ? settings.threads : std::max(1, physicalCoreCount());
+    p.warmup = true; // allocates the compute buffer now: an OOM shows at load, not at the first image
+    p.media_marker = marker();
+    mtmd_context *ctx = nullptr;
+    try {
+        ctx = mtmd_init_from_file(path.c_str(), internal::llamaModel(*model), p);
+    } catch (const std::exception &e) {
+        return Error{ErrorCode::ProjectorFailed, e.what()};
+    }
+    if (!ctx) {
+        const std::string log = capture.all();
+        const std::string why = capture.lastError().empty() ? "libmtmd could not load " + path : capture.lastError();
+        if (log.find("mismatch between text model") != std::string::npos)
+            return Error{ErrorCode::ProjectorMismatch, why};
+        return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::ProjectorFailed, why};
+    }
+    if (!mtmd_support_vision(ctx)) {
+        mtmd_free(ctx);
+        return Error{ErrorCode::ProjectorMismatch, fs::path(path).filename().string() + " cannot read images"};
+    }
+    auto proj = std::shared_ptr<Projector>(new Projector());
+    proj->m_impl->ctx.reset(ctx);
+    proj->m_impl->model = std::move(model);
+    proj->m_impl->info = std::move(*info);
+    proj->m_impl->settings = settings;
+    return proj;
+}
+
+Projector::Projector() : m_impl(std::make_unique<Impl>()) {}
+Projector::~Projector() = default;
+
+const ProjectorInfo &Projector::info() const
+{
+    return m_impl->info;
+}
+
+const ProjectorSettings &Projector::settings() const
+{
+    return m_impl->settings;
+}
+
+const std::shared_ptr<Model> &Projector::model() const
+{
+    return m_impl->model;
+}
+
+const char *Projector::marker()
+{
+    // Random per process, as llama-server does: a user who types mtmd's default marker
+    // ("<__media__>") into a message must not make it an image.
+    static const std::string m = [] {
+        std::random_device rd;
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "<__shoehorn_image_%08x%08x__>", rd(), rd());
+        return std::string(buf);
+    }();
+    return m.c_str();
+}
+
+mtmd_context *internal::Access::projector(const Projector &p)
+{
+    return p.m_impl->ctx.get();
+}
+
+} // namespace shoehorn

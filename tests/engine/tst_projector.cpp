@@ -1,0 +1,389 @@
+// Vision projectors (mmproj): reading, pairing, refusing the wrong one, checking images, and
+// an image's tokens entering a chat session's context (tiny Qwen3.5-style model, M-RoPE).
+#include "chatsession.h"
+#include "llamahandles.h" // llama.cpp's own multimodal helper as the reference
+#include "planner.h"
+#include "projector.h"
+#include "testfixtures.h"
+
+#include <QtTest>
+
+#include <llama-cpp.h>
+#include <mtmd-helper.h>
+#include <mtmd.h>
+
+using namespace shoehorn;
+
+namespace {
+std::shared_ptr<Model> load(const QString &path)
+{
+    LoadSettings ls;
+    ls.gpuLayers = 0;
+    auto m = Model::load(path.toStdString(), ls);
+    if (!m.ok())
+        qFatal("load failed: %s", m.error().detail.c_str());
+    return *m;
+}
+
+std::unique_ptr<ChatSession> session(const std::shared_ptr<Model> &m)
+{
+    ContextSettings cs;
+    cs.contextSize = 2048;
+    cs.threads = 2;
+    auto s = ChatSession::create(m, cs);
+    if (!s.ok())
+        qFatal("context failed: %s", s.error().detail.c_str());
+    return std::move(*s);
+}
+
+std::shared_ptr<Projector> projectorFor(const std::shared_ptr<Model> &m)
+{
+    auto p = Projector::load(m, TestFixtures::instance().projector().toStdString(), {false, 2});
+    if (!p.ok())
+        qFatal("projector failed: %s", p.error().detail.c_str());
+    return *p;
+}
+
+ImageData image(int w, int h, int seed = 0)
+{
+    const QByteArray b = TestFixtures::bmpImage(w, h, seed);
+    return ImageData{std::string(b.constData(), size_t(b.size()))};
+}
+
+GenerationOptions greedy(int maxTokens)
+{
+    GenerationOptions o;
+    o.maxTokens = maxTokens;
+    o.sampling.temperature = 0.0f;
+    return o;
+}
+
+// The greedy answer llama.cpp's own helper gives for `prompt` (with its images): chunks
+// evaluated by mtmd_helper_eval_chunks, which places image positions itself (M-RoPE).
+std::vector<llama_token> referenceAnswer(const std::shared_ptr<Model> &model, const Projector &projector,
+                                         const std::string &prompt, const std::vector<ImageData> &images, int n)
+{
+    mtmd_context *mctx = internal::Access::projector(projector);
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = 2048;
+    cp.n_threads = cp.n_threads_batch = 2;
+    llama_context_ptr ctx(llama_init_from_model(internal::llamaModel(*model), cp));
+    std::vector<mtmd::bitmap> bitmaps;
+    std::vector<const mtmd_bitmap *> raw;
+    for (const auto &img : images) {
+        auto w = mtmd_helper_bitmap_init_from_buf(mctx, reinterpret_cast<const unsigned char *>(img.bytes.data()),
+                                                  img.bytes.size(), false, mtmd_helper_init_opt_default());
+        bitmaps.emplace_back(w.bitmap);
+        raw.push_back(w.bitmap);
+    }
+    mtmd::input_chunks chunks(mtmd_input_chunks_init());
+    const mtmd_input_text text{prompt.c_str(), prompt.size(), true, true};
+    if (mtmd_tokenize(mctx, chunks.ptr.get(), &text, raw.data(), raw.size()) != 0)
+        qFatal("mtmd_tokenize failed");
+    llama_pos past = 0;
+    if (mtmd_helper_eval_chunks(mctx, ctx.get(), chunks.ptr.get(), 0, 0, 512, true, &past) != 0)
+        qFatal("mtmd_helper_eval_chunks failed");
+    std::vector<llama_token> out;
+    const llama_vocab *vocab = internal::llamaVocab(*model);
+    llama_batch batch = llama_batch_init(1, 0, 1);
+    for (int i = 0; i < n; ++i) {
+        const float *logits = llama_get_logits_ith(ctx.get(), -1);
+        llama_token best = 0;
+        for (llama_token t = 1; t < llama_vocab_n_tokens(vocab); ++t)
+            if (logits[t] > logits[best])
+                best = t;
+        if (llama_vocab_is_eog(vocab, best))
+            break;
+        out.push_back(best);
+        batch.n_tokens = 1;
+        batch.token[0] = best;
+        batch.pos[0] = past++;
+        batch.n_seq_id[0] = 1;
+        batch.seq_id[0][0] = 0;
+        batch.logits[0] = true;
+        if (llama_decode(ctx.get(), batch) != 0)
+            qFatal("decode failed");
+    }
+    llama_batch_free(batch);
+    return out;
+}
+
+std::string detokenize(const std::shared_ptr<Model> &model, const std::vector<llama_token> &tokens)
+{
+    std::string s;
+    for (llama_token t : tokens) {
+        char buf[256];
+        const int n = llama_token_to_piece(internal::llamaVocab(*model), t, buf, sizeof buf, 0, false);
+        if (n > 0)
+            s.append(buf, size_t(n));
+    }
+    return s;
+}
+
+GenerationOptions seeded(int maxTokens)
+{
+    GenerationOptions o;
+    o.maxTokens = maxTokens;
+    o.sampling.seed = 11;
+    return o;
+}
+
+// A PNG signature and IHDR chunk claiming w x h pixels: enough for a header-only check.
+std::string pngHeader(quint32 w, quint32 h)
+{
+    std::string s("\x89PNG\r\n\x1a\n", 8);
+    s += std::string("\0\0\0\x0dIHDR", 8);
+    for (quint32 v : {w, h})
+        for (int i = 3; i >= 0; --i)
+            s += char((v >> (8 * i)) & 0xff);
+    s += std::string("\x08\x02\0\0\0", 5);
+    s += std::string(4, '\0'); // CRC (not checked by a header probe)
+    return s;
+}
+} // namespace
+
+class TestProjector : public QObject
+{
+    Q_OBJECT
+private slots:
+    void inspect_data();
+    void inspect();
+    void findsProjectorsBesideTheModel();
+    void refusesAProjectorOfAnotherModel();
+    void probeImage_data();
+    void probeImage();
+    void planCountsTheProjector();
+    void imageTokensEnterTheContext();
+    void nextTurnReusesTheImage();
+    void sameAnswerAsLlamaCppsHelper();
+    void cachedTurnAnswersAsAFreshOne();
+    void imageWithoutProjectorIsRefused();
+    void brokenImageLosesNothing();
+};
+
+void TestProjector::inspect_data()
+{
+    QTest::addColumn<QString>("precision");
+    QTest::newRow("F16") << "F16";
+    QTest::newRow("F32") << "F32";
+}
+
+void TestProjector::inspect()
+{
+    QFETCH(QString, precision);
+    auto info = inspectProjector(TestFixtures::instance().projector(precision).toStdString());
+    QVERIFY2(info.ok(), info.ok() ? "" : info.error().detail.c_str());
+    QCOMPARE(info->projectorType, std::string("qwen3vl_merger"));
+    QCOMPARE(QString::fromStdString(info->precision), precision);
+    QCOMPARE(info->outputEmbedding, 64u);
+    QVERIFY(info->vision);
+    QVERIFY(info->tensorBytes > 0 && info->tensorBytes < info->fileSize);
+}
+
+void TestProjector::findsProjectorsBesideTheModel()
+{
+    TestFixtures &f = TestFixtures::instance();
+    const QString model = f.tinyVision();
+    const QString f16 = f.projector("F16"), f32 = f.projector("F32");
+    const auto found = findProjectors(model.toStdString());
+    QCOMPARE(found.size(), size_t(2));
+    QCOMPARE(QString::fromStdString(found[0]), f16); // F16 first, as llama.cpp's downloads pair it
+    QCOMPARE(QString::fromStdString(found[1]), f32);
+    QVERIFY(isProjectorFileName(f16.toStdString()));
+    QVERIFY(!isProjectorFileName(model.toStdString()));
+}
+
+void TestProjector::refusesAProjectorOfAnotherModel()
+{
+    TestFixtures &f = TestFixtures::instance();
+    auto model = inspectModel(f.tinyVision().toStdString());
+    QVERIFY(model.ok());
+    auto wrong = inspectProjector(f.projectorMismatch().toStdString());
+    QVERIFY(wrong.ok());
+    const Error e = checkProjectorMatches(*wrong, *model);
+    QCOMPARE(e.code, ErrorCode::ProjectorMismatch);
+    QVERIFY2(e.detail.find("width 32") != std::string::npos && e.detail.find("width 64") != std::string::npos,
+             e.detail.c_str());
+    // Loading it is refused the same way, before libmtmd sees it.
+    auto loaded = Projector::load(load(f.tinyVision()), f.projectorMismatch().toStdString());
+    QVERIFY(!loaded.ok());
+    QCOMPARE(loaded.error().code, ErrorCode::ProjectorMismatch);
+    // A model is not a projector.
+    auto notOne = inspectProjector(f.tinyVision().toStdString());
+    QVERIFY(!notOne.ok());
+    QCOMPARE(notOne.error().code, ErrorCode::ProjectorMismatch);
+    QVERIFY(notOne.error().detail.find("not a projector") != std::string::npos);
+}
+
+void TestProjector::probeImage_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<QString>("says");
+    const QByteArray bmp = TestFixtures::bmpImage(40, 30);
+    QTest::newRow("bmp") << bmp << true << "";
+    QTest::newRow("empty") << QByteArray() << false << "empty";
+    QTest::newRow("text") << QByteArray("just some text, not a picture") << false << "not an image";
+    QTest::newRow("webp") << QByteArray("RIFF\x10\0\0\0WEBPVP8 ", 16) << false << "WebP";
+    const std::string huge = pngHeader(20000, 20000);
+    QTest::newRow("20000x20000") << QByteArray(huge.data(), qsizetype(huge.size())) << false << "20000x20000";
+    QTest::newRow("truncated header") << bmp.left(10) << false << "not an image";
+}
+
+void TestProjector::probeImage()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(bool, ok);
+    QFETCH(QString, says);
+    auto r = shoehorn::probeImage(std::string(bytes.constData(), size_t(bytes.size())));
+    QCOMPARE(r.ok(), ok);
+    if (ok) {
+        QCOMPARE(r->width, 40);
+        QCOMPARE(r->height, 30);
+    } else {
+        QCOMPARE(r.error().code, ErrorCode::ImageInvalid);
+        QVERIFY2(QString::fromStdString(r.error().detail).contains(says), r.error().detail.c_str());
+    }
+}
+
+void TestProjector::planCountsTheProjector()
+{
+    TestFixtures &f = TestFixtures::instance();
+    auto bytes = projectorMemory(f.projector().toStdString(), false);
+    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().detail.c_str());
+    auto info = inspectProjector(f.projector().toStdString());
+    QVERIFY(*bytes > info->tensorBytes); // weights and a compute buffer
+    auto model = inspectModel(f.tinyVision().toStdString());
+    PlanSettings s;
+    s.load.gpuLayers = 0;
+    s.context.contextSize = 2048;
+    PlanTarget cpu;
+    cpu.ramAvailableBytes = 8ull << 30;
+    cpu.ramTotalBytes = 16ull << 30;
+    const MemoryPlan without = analyticPlan(*model, s, cpu);
+    s.projectorBytes = *bytes;
+    s.projectorOnGpu = false;
+    const MemoryPlan with = analyticPlan(*model, s, cpu);
+    QCOMPARE(with.ram.use.total() - without.ram.use.total(), *bytes);
+    QCOMPARE(with.anonymousBytes() - without.anonymousBytes(), *bytes); // read in, not mapped
+    s.apiSlots = 2;
+    s.apiContextPerSlot = 512;
+    QCOMPARE(analyticPlan(*model, s, cpu).ram.use.projector, 2 * *bytes); // the API loads its own
+}
+
+void TestProjector::imageTokensEnterTheContext()
+{
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto s = session(model);
+    auto plain = s->generate({{"user", "What is in the picture?", {}}}, seeded(4));
+    QVERIFY(plain.ok());
+    s->setProjector(projectorFor(model));
+    int prefilled = 0;
+    StreamCallbacks cb;
+    cb.onPrefill = [&](int done, int) { prefilled = done; };
+    auto seen = s->generate({{"user", "What is in the picture?", {}, {image(96, 64)}}}, seeded(4), cb);
+    QVERIFY2(seen.ok(), seen.ok() ? "" : seen.error().detail.c_str());
+    // 96x64 at 16-pixel patches merged 2x2: 3x2 = 6 tokens at least (llama.cpp may scale it
+    // up to its minimum), plus the marker's text; all of it decoded and in the cache.
+    const int added = seen->stats.promptTokens - plain->stats.promptTokens;
+    QVERIFY2(added >= 6, qPrintable(QString::number(added)));
+    QCOMPARE(prefilled, seen->stats.promptEvaluated);
+    QCOMPARE(s->cachedTokens(), seen->stats.contextUsed);
+    QCOMPARE(seen->stats.contextUsed, seen->stats.promptTokens + seen->stats.generatedTokens);
+    // Another image gives another prompt: the tokens really are the picture's.
+    s->clearCache();
+    auto other = s->generate({{"user", "What is in the picture?", {}, {image(96, 64, 5)}}}, seeded(4));
+    QVERIFY(other.ok());
+    QCOMPARE(other->stats.promptTokens, seen->stats.promptTokens);
+}
+
+void TestProjector::nextTurnReusesTheImage()
+{
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto s = session(model);
+    s->setProjector(projectorFor(model));
+    std::vector<ChatMessage> h{{"user", "Describe it.", {}, {image(64, 64, 1), image(64, 32, 2)}}};
+    auto first = s->generate(h, seeded(6));
+    QVERIFY2(first.ok(), first.ok() ? "" : first.error().detail.c_str());
+    h.push_back({"assistant", first->content, {}});
+    h.push_back({"user", "And now?", {}});
+    auto second = s->generate(h, seeded(4));
+    QVERIFY(second.ok());
+    // The whole first turn, both images included, stays in the cache (recurrent layers of this
+    // hybrid model cannot roll back, so this also proves nothing needed to).
+    QVERIFY2(second->stats.reusedTokens >= first->stats.promptTokens,
+             qPrintable(QStringLiteral("%1 < %2").arg(second->stats.reusedTokens).arg(first->stats.promptTokens)));
+    // A new image in a new message is encoded and added after the cached turns.
+    h.push_back({"assistant", second->content, {}});
+    h.push_back({"user", "This one?", {}, {image(32, 32, 3)}});
+    auto third = s->generate(h, seeded(4));
+    QVERIFY2(third.ok(), third.ok() ? "" : third.error().detail.c_str());
+    QVERIFY(third->stats.reusedTokens >= second->stats.promptTokens);
+    QCOMPARE(s->cachedTokens(), third->stats.contextUsed);
+}
+
+void TestProjector::sameAnswerAsLlamaCppsHelper()
+{
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto s = session(model);
+    auto projector = projectorFor(model);
+    s->setProjector(projector);
+    const std::vector<ChatMessage> h{{"user", "Which colours?", {}, {image(96, 64, 4), image(64, 64, 6)}}};
+    auto ours = s->generate(h, greedy(12));
+    QVERIFY2(ours.ok(), ours.ok() ? "" : ours.error().detail.c_str());
+    auto prompt = s->formatPrompt(h, greedy(12));
+    QVERIFY(prompt.ok());
+    const std::string reference = detokenize(model, referenceAnswer(model, *projector, *prompt, h[0].images, 12));
+    QVERIFY(!reference.empty());
+    QCOMPARE(QString::fromStdString(ours->content), QString::fromStdString(reference));
+}
+
+// The second turn decodes only its new message and image after the cached first one: the
+// answer must still be llama.cpp's for the whole prompt (positions after an M-RoPE image).
+void TestProjector::cachedTurnAnswersAsAFreshOne()
+{
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto projector = projectorFor(model);
+    auto s = session(model);
+    s->setProjector(projector);
+    std::vector<ChatMessage> h{{"user", "First picture.", {}, {image(64, 64, 7)}}};
+    // No answer tokens: the next prompt then extends this one exactly, with no generated
+    // tokens whose re-tokenization could differ from what the cache holds.
+    auto first = s->generate(h, greedy(0));
+    QVERIFY(first.ok());
+    h.push_back({"assistant", "", {}});
+    h.push_back({"user", "Second picture.", {}, {image(32, 64, 8)}});
+    auto second = s->generate(h, greedy(10));
+    QVERIFY2(second.ok(), second.ok() ? "" : second.error().detail.c_str());
+    QCOMPARE(second->stats.reusedTokens, first->stats.promptTokens);
+    auto prompt = s->formatPrompt(h, greedy(10));
+    QVERIFY(prompt.ok());
+    const std::string reference =
+        detokenize(model, referenceAnswer(model, *projector, *prompt, {h[0].images[0], h[2].images[0]}, 10));
+    QCOMPARE(QString::fromStdString(second->content), QString::fromStdString(reference));
+}
+
+void TestProjector::imageWithoutProjectorIsRefused()
+{
+    auto s = session(load(TestFixtures::instance().tinyVision()));
+    auto r = s->generate({{"user", "Look.", {}, {image(32, 32)}}}, seeded(2));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::NoProjector);
+}
+
+void TestProjector::brokenImageLosesNothing()
+{
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto s = session(model);
+    s->setProjector(projectorFor(model));
+    auto r = s->generate({{"user", "Look.", {}, {ImageData{pngHeader(64, 64)}}}}, seeded(2)); // no pixels
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::ImageInvalid);
+    QVERIFY2(r.error().detail.find("image 1") != std::string::npos, r.error().detail.c_str());
+    // The session still answers.
+    auto ok = s->generate({{"user", "Look.", {}, {image(32, 32)}}}, seeded(2));
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().detail.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestProjector)
+#include "tst_projector.moc"
