@@ -76,6 +76,29 @@ export async function stream(api, prompt, maxTokens, extra = {}) {
     return { text, times, finish };
 }
 
+// A w x h 24-bit BMP as a data URL (stb_image, which llama.cpp decodes with, reads BMP).
+export function bmpDataUrl(w, h, seed = 0) {
+    const row = Math.ceil((w * 3) / 4) * 4;
+    const b = Buffer.alloc(54 + row * h);
+    b.write('BM', 0);
+    b.writeUInt32LE(b.length, 2);
+    b.writeUInt32LE(54, 10);
+    b.writeUInt32LE(40, 14);
+    b.writeInt32LE(w, 18);
+    b.writeInt32LE(h, 22);
+    b.writeUInt16LE(1, 26);
+    b.writeUInt16LE(24, 28);
+    b.writeUInt32LE(row * h, 34);
+    for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+            const at = 54 + y * row + x * 3;
+            b[at] = (x * 4 + seed * 40) & 255;
+            b[at + 1] = (y * 4 + seed * 90) & 255;
+            b[at + 2] = ((x + y) * 2 + seed * 17) & 255;
+        }
+    return 'data:image/bmp;base64,' + b.toString('base64');
+}
+
 // The checks every server (shoehorn-cli serve and the app's) must pass, in one place.
 export async function checkServer(t, base, { slots = 2 } = {}) {
     const api = client(base);

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KEY, baseUrlFrom, checkServer, client, post, stream } from './apitest.mjs';
+import { KEY, baseUrlFrom, bmpDataUrl, checkServer, client, post, stream } from './apitest.mjs';
 
 const CLI = process.env.SHOEHORN_CLI;
 const MODEL = process.env.API_FIXTURE;
@@ -114,4 +114,30 @@ test('--api-key-file and --models-preset --model', async () => {
     const missing = await serve(['--models-preset', ini, '--model', 'nope', '--port', '0']);
     assert.equal(missing.code, 2);
     assert.match(missing.out(), /has no section \[nope\] \(sections: tiny\)/);
+});
+
+test('--mmproj: image_url content parts through the official client', async () => {
+    const s = await serve([process.env.VISION_FIXTURE, '--mmproj', process.env.VISION_MMPROJ, '--port', '0',
+        '--api-key', KEY, '-c', '2048']);
+    try {
+        assert.ok(s.base, s.out());
+        const ask = (content) => client(s.base).chat.completions.create({
+            model: 'any', max_tokens: 4, temperature: 0, messages: [{ role: 'user', content }] });
+        const text = await ask('What is in the picture?');
+        const seen = await ask([
+            { type: 'image_url', image_url: { url: bmpDataUrl(96, 64) } },
+            { type: 'text', text: 'What is in the picture?' },
+        ]);
+        // The image's tokens (3x2 merged patches, or llama.cpp's minimum) entered the prompt.
+        assert.ok(seen.usage.prompt_tokens >= text.usage.prompt_tokens + 6,
+            `${seen.usage.prompt_tokens} vs ${text.usage.prompt_tokens}`);
+        // Not an image: llama-server's own 400, and the server goes on.
+        await assert.rejects(ask([{ type: 'image_url', image_url: { url: 'data:image/png;base64,' +
+            Buffer.from('not a picture').toString('base64') } }, { type: 'text', text: 'hi' }]),
+            (e) => e.status === 400);
+        assert.ok((await ask('still there?')).choices[0].message);
+    } finally {
+        s.proc.kill('SIGTERM');
+        await s.exited;
+    }
 });

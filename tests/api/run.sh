@@ -8,6 +8,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$fixturegen" tiny-api "$tmp/tiny-api.gguf" >/dev/null
 export API_FIXTURE="$tmp/tiny-api.gguf"
+# A model that sees images, with its projector beside it (the tiny Qwen3.5-style pair).
+mkdir -p "$tmp/vision"
+"$fixturegen" tiny-vision "$tmp/vision/tiny-vision.gguf" >/dev/null
+"$fixturegen" mmproj-tiny "$tmp/vision/mmproj-tiny-vision-F16.gguf" >/dev/null
+export VISION_FIXTURE="$tmp/vision/tiny-vision.gguf" VISION_MMPROJ="$tmp/vision/mmproj-tiny-vision-F16.gguf"
 for kv in "$@"; do export "${kv?}"; done
 cd "$dir"
 exec node --test --test-reporter=spec "$test"

@@ -88,6 +88,10 @@ private slots:
     void fitWithoutFlashAttention();
     void contextAboveTrained_data();
     void contextAboveTrained();
+    void chatWithImage();
+    void planAndFitCountTheProjector();
+    void imageErrors_data();
+    void imageErrors();
 
 private:
     QTemporaryDir m_dir;
@@ -433,6 +437,81 @@ void TestCliJson::contextAboveTrained()
     QCOMPARE(warnings.isEmpty(), warning.isEmpty());
     if (!warning.isEmpty())
         QVERIFY(warning.contains(warnings.at(0).toString().left(60).toUtf8()));
+}
+
+void TestCliJson::chatWithImage()
+{
+    TestFixtures &f = TestFixtures::instance();
+    const QString img = m_dir.filePath("picture.bmp");
+    QFile out(img);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(TestFixtures::bmpImage(96, 64));
+    out.close();
+    const QStringList base{"chat", f.tinyVision(), "-c", "2048", "-n", "4", "--seed", "3", "-p", "What is it?"};
+    const CliRun plain = runCli(base);
+    QVERIFY2(plain.exitCode == 0, plain.err.constData());
+    const CliRun seen = runCli(base + QStringList{"--mmproj", f.projector(), "--image", img, "--image", img});
+    QVERIFY2(seen.exitCode == 0, seen.err.constData());
+    // "prompt: N tokens": two images of 3x2 merged patches (or llama.cpp's minimum) each.
+    const QRegularExpression tokens(QStringLiteral("prompt: (\\d+) tokens"));
+    const int before = tokens.match(QString::fromUtf8(plain.err)).captured(1).toInt();
+    const int after = tokens.match(QString::fromUtf8(seen.err)).captured(1).toInt();
+    QVERIFY2(before > 0 && after >= before + 12, seen.err.constData());
+}
+
+void TestCliJson::planAndFitCountTheProjector()
+{
+    TestFixtures &f = TestFixtures::instance();
+    const QStringList planArgs{"plan", f.tinyVision(), "-c", "2048", "-ngl", "0", "--json"};
+    const double without = parseJson(runCli(planArgs)).object().value("ram").toObject().value("use").toObject().value("total").toDouble();
+    const CliRun r = runCli(planArgs + QStringList{"--mmproj", f.projector(), "--no-mmproj-offload"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject use = parseJson(r).object().value("ram").toObject().value("use").toObject();
+    QVERIFY(use.value("projector").toDouble() > 0);
+    QCOMPARE(use.value("total").toDouble(), without + use.value("projector").toDouble());
+    // On a GPU by default, as llama.cpp puts it.
+    const CliRun gpu = runCli({"plan", f.tinyVision(), "--profile", "rtx3060-12g", "--mmproj", f.projector(), "--json"});
+    QVERIFY2(gpu.exitCode == 0, gpu.err.constData());
+    const QJsonObject g = parseJson(gpu).object();
+    QVERIFY(g.value("gpus").toArray().at(0).toObject().value("use").toObject().value("projector").toDouble() > 0);
+    QCOMPARE(g.value("ram").toObject().value("use").toObject().value("projector").toDouble(), 0.0);
+    const CliRun fit = runCli({"fit", f.tinyVision(), "--profile", "gtx1060-6g", "--mmproj", f.projector(), "--json"});
+    QVERIFY2(fit.exitCode == 0, fit.err.constData());
+    QVERIFY(parseJson(fit).object().value("plan").toObject().value("gpus").toArray().at(0).toObject().value("use")
+                .toObject().value("projector").toDouble() > 0);
+}
+
+void TestCliJson::imageErrors_data()
+{
+    TestFixtures &f = TestFixtures::instance();
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QByteArray>("message");
+    const QString text = m_dir.filePath("notes.png");
+    QFile t(text);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("these are notes, not a picture");
+    t.close();
+    const QStringList chat{"chat", f.tinyVision(), "-p", "Look."};
+    QTest::newRow("image without projector") << chat + QStringList{"--image", text}
+                                             << QByteArray("--image needs --mmproj F");
+    QTest::newRow("not an image") << chat + QStringList{"--mmproj", f.projector(), "--image", text}
+                                  << QByteArray("--image " + text.toUtf8() + ": the file is not an image");
+    QTest::newRow("missing image") << chat + QStringList{"--mmproj", f.projector(), "--image", "/nonexistent.png"}
+                                   << QByteArray("--image /nonexistent.png: cannot open it");
+    QTest::newRow("projector of another model")
+        << chat + QStringList{"--mmproj", f.projectorMismatch()} << QByteArray("error (projector-mismatch)");
+    QTest::newRow("model as projector") << QStringList{"plan", f.tinyVision(), "--mmproj", f.tinyVision()}
+                                        << QByteArray("the file is not a projector");
+}
+
+void TestCliJson::imageErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, message);
+    const CliRun r = runCli(args);
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains(message), r.err.constData());
+    QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliJson)

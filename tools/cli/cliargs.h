@@ -14,6 +14,9 @@ struct Args {
     std::string model;
     std::string prompt;
     std::string system;
+    std::string mmproj;              // --mmproj F: the vision projector (chat, plan, fit, serve)
+    bool mmprojOffload = true;       // --no-mmproj-offload keeps it on the CPU
+    std::vector<std::string> images; // chat: --image F (repeatable)
     bool json = false;
     bool progress = false; // chat: load progress on stderr
     bool tensors = false;

@@ -5,6 +5,7 @@
 #include "hardware.h"
 #include "modelinfo.h"
 #include "planner.h"
+#include "projector.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +23,7 @@ ordered_json useJson(const MemoryUse &u)
 {
     return {{"weights_dense", u.weightsDense}, {"weights_experts", u.weightsExperts}, {"kv_full", u.kvFull},
             {"kv_swa", u.kvSwa},               {"recurrent", u.recurrent},            {"compute", u.compute},
-            {"overhead", u.overhead},          {"total", u.total()}};
+            {"overhead", u.overhead},          {"projector", u.projector},            {"total", u.total()}};
 }
 
 ordered_json deviceJson(const DevicePlan &d)
@@ -60,11 +61,12 @@ ordered_json planJson(const MemoryPlan &p, const PlanTarget &t)
 void printUse(const DevicePlan &d)
 {
     const MemoryUse &u = d.use;
-    std::printf("%-6s %-28s weights %10s (experts %10s)  kv %10s  recurrent %9s  compute %10s  total %10s / %s%s\n",
+    const std::string projector = u.projector ? "  projector " + formatBytes(u.projector) : std::string();
+    std::printf("%-6s %-28s weights %10s (experts %10s)  kv %10s  recurrent %9s  compute %10s%s  total %10s / %s%s\n",
                 d.name.c_str(), d.description.substr(0, 28).c_str(), formatBytes(u.weights()).c_str(),
                 formatBytes(u.weightsExperts).c_str(), formatBytes(u.kvFull + u.kvSwa).c_str(),
-                formatBytes(u.recurrent).c_str(), formatBytes(u.compute).c_str(), formatBytes(u.total()).c_str(),
-                formatBytes(d.available).c_str(), d.fits() ? "" : "  (does not fit)");
+                formatBytes(u.recurrent).c_str(), formatBytes(u.compute).c_str(), projector.c_str(),
+                formatBytes(u.total()).c_str(), formatBytes(d.available).c_str(), d.fits() ? "" : "  (does not fit)");
 }
 
 // RAM in two parts (MemoryPlan::anonymousBytes(), mmapResidentBytes).
@@ -126,6 +128,27 @@ ordered_json fitWarnings(const ModelInfo &m, const Args &a, const FitResult &f)
     return out;
 }
 
+} // namespace
+
+int addProjector(const Args &a, const ModelInfo &model, PlanSettings &settings)
+{
+    if (a.mmproj.empty())
+        return 0;
+    auto proj = inspectProjector(a.mmproj);
+    if (!proj)
+        return fail(Error{proj.error().code, "--mmproj " + a.mmproj + ": " + errorMessage(proj.error())});
+    if (Error e = checkProjectorMatches(*proj, model))
+        return fail(e);
+    auto bytes = projectorMemory(a.mmproj, a.mmprojOffload);
+    if (!bytes)
+        return fail(bytes.error());
+    settings.projectorBytes = *bytes;
+    settings.projectorOnGpu = a.mmprojOffload;
+    return 0;
+}
+
+namespace {
+
 // What plan and fit both start from: the model's tensor table, the machine or profile, and
 // the settings the flags give. 0 when all is there, else the exit code (the reason is printed).
 int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, PlanSettings &settings)
@@ -139,7 +162,7 @@ int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, P
     settings.load = a.load;
     settings.context = a.context;
     settings.parallel = a.parallel;
-    return 0;
+    return addProjector(a, *info, settings);
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "cliargs.h"
+#include "modelinfo.h"
+#include "planner.h"
 
 namespace shoehorn::cli {
 
@@ -8,5 +10,8 @@ namespace shoehorn::cli {
 int cmdPlan(const Args &args);
 // shoehorn-cli fit: the fastest settings that fit the target, and why.
 int cmdFit(const Args &args);
+// --mmproj: checks that the projector belongs to `model` and puts its memory (llama.cpp's dry
+// run of it) into `settings`. 0, or the exit code after printing why.
+int addProjector(const Args &args, const ModelInfo &model, PlanSettings &settings);
 
 } // namespace shoehorn::cli

@@ -3,6 +3,7 @@
 #include "apiserver.h"
 #include "autofit.h"
 #include "clioutput.h"
+#include "cmdplan.h"
 #include "hardware.h"
 #include "model.h"
 #include "modelinfo.h"
@@ -64,6 +65,12 @@ int applyPreset(Args &a)
             p = std::filesystem::path(a.modelsPreset).parent_path() / p;
         a.model = p.string();
     }
+    if (a.mmproj.empty() && chosen->mmproj) {
+        std::filesystem::path p(*chosen->mmproj);
+        if (p.is_relative())
+            p = std::filesystem::path(a.modelsPreset).parent_path() / p;
+        a.mmproj = p.string();
+    }
     if (a.presetModel.empty())
         a.presetModel = chosen->name;
     if (a.model.empty()) {
@@ -100,11 +107,13 @@ int readKeyFile(Args &a)
 int chooseSettings(const Args &a, PlanSettings &out)
 {
     out = PlanSettings{a.load, a.context, a.parallel};
-    if (!a.fit)
-        return 0;
     auto info = inspectModel(a.model);
     if (!info)
         return fail(info.error());
+    if (const int rc = addProjector(a, *info, out))
+        return rc;
+    if (!a.fit)
+        return 0;
     const PlanTarget target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
     FitRequest r;
     r.settings = out;
@@ -141,6 +150,8 @@ int cmdServe(const Args &given)
     o.metrics = a.metrics;
     o.contextShift = a.contextShift;
     o.modelAlias = a.presetModel;
+    o.mmproj = a.mmproj;
+    o.mmprojOffload = a.mmprojOffload;
     o.contextPerSlot = 4096; // checked again below with the chosen context
     if (const Error e = ApiServer::checkOptions(o))
         return fail(e);

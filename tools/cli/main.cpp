@@ -8,10 +8,13 @@
 #include "memreport.h"
 #include "model.h"
 #include "modelinfo.h"
+#include "projector.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 using namespace shoehorn;
@@ -76,11 +79,44 @@ int cmdInfo(const cli::Args &a)
     return 0;
 }
 
+// --image files, read and checked before the model loads: a bad image costs no load.
+Result<std::vector<ImageData>> readImages(const cli::Args &a)
+{
+    std::vector<ImageData> out;
+    if (!a.images.empty() && a.mmproj.empty())
+        return Error{ErrorCode::NoProjector, "--image needs --mmproj F, the model's vision projector"};
+    for (const std::string &path : a.images) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            return Error{ErrorCode::FileNotFound, "--image " + path + ": cannot open it (" + std::strerror(errno) + ")"};
+        std::ostringstream bytes;
+        bytes << in.rdbuf();
+        ImageData img{bytes.str()};
+        if (auto probe = probeImage(img.bytes); !probe)
+            return Error{ErrorCode::ImageInvalid, "--image " + path + ": " + probe.error().detail};
+        out.push_back(std::move(img));
+    }
+    return out;
+}
+
 int cmdChat(const cli::Args &a)
 {
     if (a.prompt.empty()) {
         std::fprintf(stderr, "error: chat needs -p TEXT\n");
         return 2;
+    }
+    auto images = readImages(a);
+    if (!images)
+        return fail(images.error());
+    if (!a.mmproj.empty()) {
+        auto info = inspectModel(a.model);
+        auto proj = inspectProjector(a.mmproj);
+        if (!proj)
+            return fail(Error{proj.error().code, "--mmproj " + a.mmproj + ": " + errorMessage(proj.error())});
+        if (info) {
+            if (Error e = checkProjectorMatches(*proj, *info))
+                return fail(e);
+        }
     }
     cli::MemoryReport memory(a);
     const auto start = std::chrono::steady_clock::now();
@@ -99,11 +135,20 @@ int cmdChat(const cli::Args &a)
     auto session = ChatSession::create(*model, a.context);
     if (!session)
         return fail(session.error());
+    if (!a.mmproj.empty()) {
+        ProjectorSettings ps;
+        ps.offload = a.mmprojOffload && a.load.gpuLayers != 0;
+        ps.threads = a.context.threads;
+        auto projector = Projector::load(*model, a.mmproj, ps);
+        if (!projector)
+            return fail(projector.error());
+        (*session)->setProjector(*projector);
+    }
     memory.afterLoad();
     std::vector<ChatMessage> history;
     if (!a.system.empty())
         history.push_back({"system", a.system, {}});
-    history.push_back({"user", a.prompt, {}});
+    history.push_back({"user", a.prompt, {}, std::move(*images)});
 
     bool inReasoning = false;
     StreamCallbacks cb;
