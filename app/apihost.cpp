@@ -9,7 +9,15 @@ ApiHost::~ApiHost()
     stop();
 }
 
-void ApiHost::setModel(std::shared_ptr<Model> model, const ContextSettings &context)
+ApiServerOptions ApiHost::withProjector(ApiServerOptions options) const
+{
+    options.mmproj = m_projector;
+    options.mmprojOffload = m_projectorOffload;
+    return options;
+}
+
+void ApiHost::setModel(std::shared_ptr<Model> model, const ContextSettings &context, const std::string &projector,
+                       bool projectorOffload)
 {
     std::shared_ptr<ApiServer> old;
     std::optional<ApiServerOptions> wanted;
@@ -18,6 +26,8 @@ void ApiHost::setModel(std::shared_ptr<Model> model, const ContextSettings &cont
         old = std::move(m_server);
         m_model = std::move(model);
         m_context = context;
+        m_projector = projector;
+        m_projectorOffload = projectorOffload;
         wanted = m_wanted;
     }
     if (old)
@@ -26,7 +36,7 @@ void ApiHost::setModel(std::shared_ptr<Model> model, const ContextSettings &cont
     std::lock_guard lock(m_mutex);
     if (!m_model || !wanted)
         return;
-    auto server = ApiServer::start(m_model, m_context, *wanted);
+    auto server = ApiServer::start(m_model, m_context, withProjector(*wanted));
     if (server) {
         m_server = std::move(*server);
         m_lastError = {};
@@ -53,7 +63,7 @@ Error ApiHost::start(const ApiServerOptions &options)
         m_wanted.reset();
         return Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
     }
-    auto server = ApiServer::start(m_model, m_context, options);
+    auto server = ApiServer::start(m_model, m_context, withProjector(options));
     if (!server) {
         m_wanted.reset();
         m_lastError = server.error();

@@ -25,7 +25,10 @@ public:
     // Worker thread. A null model stops the server (it holds the model alive otherwise). A new
     // model restarts the server on it with the options it ran with; a failure there turns the
     // API off (wanted() empty) and is kept for lastError().
-    void setModel(std::shared_ptr<shoehorn::Model> model, const shoehorn::ContextSettings &context);
+    // `projector` (an mmproj path, or empty) is what the chat reads images with: the server
+    // loads its own copy of it, so image_url parts work through the API as well.
+    void setModel(std::shared_ptr<shoehorn::Model> model, const shoehorn::ContextSettings &context,
+                  const std::string &projector = {}, bool projectorOffload = true);
 
     // Starts (or restarts with new options) on the published model.
     shoehorn::Error start(const shoehorn::ApiServerOptions &options);
@@ -37,9 +40,13 @@ public:
     shoehorn::Error lastError() const;
 
 private:
+    shoehorn::ApiServerOptions withProjector(shoehorn::ApiServerOptions options) const;
+
     mutable std::mutex m_mutex;
     std::shared_ptr<shoehorn::Model> m_model;
     shoehorn::ContextSettings m_context;
+    std::string m_projector;
+    bool m_projectorOffload = true;
     std::optional<shoehorn::ApiServerOptions> m_wanted;
     std::shared_ptr<shoehorn::ApiServer> m_server;
     shoehorn::Error m_lastError;

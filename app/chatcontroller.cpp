@@ -5,6 +5,7 @@
 #include "chatjson.h"
 #include "conversationrepository.h"
 #include "hardwaremonitor.h"
+#include "visioncontroller.h"
 #include "worker.h"
 
 #include <QCoreApplication>
@@ -21,6 +22,7 @@ ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
       m_settings(AppSettings::defaults())
 {
     m_api = new ApiController(m_session->apiHost(), this);
+    m_vision = new VisionController(this);
     connectSession();
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
@@ -162,15 +164,21 @@ void ChatController::onLoaded(const ModelSummary &summary)
     emit modelLoaded(summary);
 }
 
-bool ChatController::send(const QString &text)
+bool ChatController::send(const QString &text, const QList<ChatImage> &images)
 {
     const QString trimmed = text.trimmed();
-    if (state() != State::Ready || trimmed.isEmpty())
+    if (state() != State::Ready || (trimmed.isEmpty() && images.isEmpty()))
         return false;
-    ensureConversation(trimmed);
-    const int row = m_chat->appendMessage(ChatModel::make(Author::User, trimmed));
-    // The question is committed at once.
-    m_chat->setStoreId(row, m_repo->appendMessage(m_conversation, Author::User, trimmed, ChatModel::State::Done));
+    // Images only go to a model that can read them; the caller keeps what was typed.
+    if (!images.isEmpty() && !m_vision->canSeeImages())
+        return false;
+    ensureConversation(trimmed.isEmpty() ? tr("Image") : trimmed);
+    ChatModel::Message question = ChatModel::make(Author::User, trimmed);
+    question.images = images;
+    const int row = m_chat->appendMessage(question);
+    // The question is committed at once, with its images.
+    m_chat->setStoreId(row,
+                       m_repo->appendMessage(m_conversation, Author::User, trimmed, ChatModel::State::Done, images));
     const auto history = m_chat->history(m_systemPrompt);
     startAnswer(appendAnswerRow(), history);
     return true;

@@ -14,6 +14,7 @@
 #include <memory>
 
 class ApiController;
+class VisionController;
 class ConversationRepository;
 class HardwareMonitor;
 class Worker;
@@ -43,6 +44,8 @@ public:
     InferenceSession *session() const { return m_session; }
     // The local API on the loaded model (off until the user turns it on).
     ApiController *api() const { return m_api; }
+    // Vision projectors: pairing with the model, images in messages.
+    VisionController *vision() const { return m_vision; }
     Worker *worker() const; // for test seams only
     HardwareMonitor *hardware() const { return m_hardware; }
     State state() const { return m_session->state(); }
@@ -75,7 +78,8 @@ public slots:
     void reload();
     void cancelLoad();
     // Returns false if the message cannot be sent now (no model, busy, empty text).
-    bool send(const QString &text);
+    // Images need a model that can see them (vision()->canSeeImages()); else false.
+    bool send(const QString &text, const QList<ChatImage> &images = {});
     // Answers the question before `row` again; the earlier answer stays as a version. On a
     // last question without an answer, answers it.
     bool regenerate(int row);
@@ -138,6 +142,7 @@ private:
     HardwareMonitor *m_hardware = nullptr;
     InferenceSession *m_session = nullptr;
     ApiController *m_api = nullptr;
+    VisionController *m_vision = nullptr;
     ModelSettings m_settings;
     QString m_systemPrompt;
     int m_answerRow = -1;

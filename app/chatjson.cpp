@@ -101,6 +101,11 @@ QString toMarkdown(const ExportHeader &h, const ChatModel &chat)
             // A collapsed block in renderers that know <details>, plain text elsewhere.
             out += QStringLiteral("<details><summary>Thinking</summary>\n\n%1\n\n</details>\n\n").arg(m.reasoning.trimmed());
         }
+        // Images inline as data URLs: the export stands alone, as the chat does.
+        for (int k = 0; k < m.images.size(); ++k)
+            out += QStringLiteral("![image %1](data:%2;base64,%3)\n\n")
+                       .arg(k + 1)
+                       .arg(m.images[k].mime, QString::fromLatin1(m.images[k].data.toBase64()));
         out += m.content.trimmed() + QStringLiteral("\n\n");
         if (m.state == ChatModel::State::Stopped)
             out += QStringLiteral("*(stopped)*\n\n");
@@ -120,6 +125,12 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
         QJsonObject o{{"role", ChatModel::authorName(m.author)}, {"content", m.content}, {"state", ChatModel::stateName(m.state)}};
         if (!m.reasoning.isEmpty())
             o.insert("reasoning", m.reasoning);
+        if (!m.images.isEmpty()) {
+            QJsonArray images;
+            for (const ChatImage &img : m.images)
+                images.append(QJsonObject{{"mime", img.mime}, {"data", QString::fromLatin1(img.data.toBase64())}});
+            o.insert("images", images);
+        }
         if (m.hasStats || m.reasoningMs >= 0)
             o.insert("stats", statsObject(m));
         if (m.versionCount() > 1) {
@@ -193,6 +204,17 @@ QString checkMessages(const QJsonValue &messages)
         for (const char *key : {"content", "reasoning"})
             if (o.contains(QLatin1String(key)) && !o.value(QLatin1String(key)).isString())
                 return QStringLiteral("the %1 of message %2 is not text").arg(QLatin1String(key)).arg(number);
+        const QJsonValue images = o.value("images");
+        if (!images.isUndefined() && !images.isArray())
+            return QStringLiteral("the images of message %1 are not a list").arg(number);
+        int image = 0;
+        for (const QJsonValue &img : images.toArray()) {
+            ++image;
+            const QByteArray data = QByteArray::fromBase64(img.toObject().value("data").toString().toLatin1(),
+                                                           QByteArray::AbortOnBase64DecodingErrors);
+            if (!img.isObject() || data.isEmpty())
+                return QStringLiteral("image %1 of message %2 is not base64 data").arg(image).arg(number);
+        }
         const QJsonValue versions = o.value("versions");
         if (!versions.isUndefined() && !versions.isArray())
             return QStringLiteral("the versions of message %1 are not a list").arg(number);
@@ -225,6 +247,9 @@ bool importMessage(ChatStore &store, qint64 conversation, const QJsonObject &o)
     ChatStore::Message m = ChatStore::message(conversation, o.value("role").toString(), o.value("content").toString(),
                                               storedState(o));
     m.reasoning = o.value("reasoning").toString();
+    for (const QJsonValue &img : o.value("images").toArray()) // checked by checkMessages
+        m.images.append({QByteArray::fromBase64(img.toObject().value("data").toString().toLatin1()),
+                         img.toObject().value("mime").toString()});
     const qint64 mid = store.appendMessage(conversation, m);
     if (!mid)
         return false;

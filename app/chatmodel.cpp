@@ -25,6 +25,7 @@ QVariant ChatModel::data(const QModelIndex &index, int role) const
     case VersionCountRole: return m.versionCount();
     case ReasoningMsRole: return m.reasoningMs;
     case NoteRole: return m.note;
+    case ImagesRole: return QVariant::fromValue(m.images);
     default: return {};
     }
 }
@@ -33,7 +34,8 @@ QHash<int, QByteArray> ChatModel::roleNames() const
 {
     return {{RoleRole, "role"},         {ContentRole, "content"},       {ReasoningRole, "reasoning"},
             {StateRole, "state"},       {StatsRole, "stats"},           {VersionRole, "version"},
-            {VersionCountRole, "versionCount"}, {ReasoningMsRole, "reasoningMs"}, {NoteRole, "note"}};
+            {VersionCountRole, "versionCount"}, {ReasoningMsRole, "reasoningMs"}, {NoteRole, "note"},
+            {ImagesRole, "images"}};
 }
 
 ChatModel::Message ChatModel::make(Author author, const QString &content, State state)
@@ -242,7 +244,10 @@ std::vector<shoehorn::ChatMessage> ChatModel::history(const QString &systemPromp
             continue;
         if (m.author == Author::Assistant && m.content.isEmpty())
             continue;
-        out.push_back({authorName(m.author).toStdString(), m.content.toStdString(), m.reasoning.toStdString()});
+        shoehorn::ChatMessage cm{authorName(m.author).toStdString(), m.content.toStdString(), m.reasoning.toStdString()};
+        for (const ChatImage &img : m.images)
+            cm.images.push_back({img.data.toStdString()});
+        out.push_back(std::move(cm));
     }
     return out;
 }

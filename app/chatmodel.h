@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chatsession.h"
+#include "chattypes.h"
 
 #include <QAbstractListModel>
 #include <QElapsedTimer>
@@ -25,6 +26,7 @@ public:
         VersionCountRole, // 1 when never regenerated
         ReasoningMsRole,  // how long the thinking took; -1 unknown or still thinking
         NoteRole,         // what a streaming answer waits for ("Reading the prompt: 40%"); not stored
+        ImagesRole,       // QList<ChatImage> attached to a user message
     };
     enum class State { Done, Streaming, Stopped, Failed };
     Q_ENUM(State)
@@ -43,6 +45,7 @@ public:
         Author author = Author::User;
         qint64 storeId = 0;      // row in ChatStore, 0 when not stored
         QString note;            // see NoteRole
+        QList<ChatImage> images; // attached to a user message (the model reads them first)
         QList<Version> versions; // empty, or every version (the shown one may be stale there)
         int current = 0;
         int versionCount() const { return versions.isEmpty() ? 1 : int(versions.size()); }

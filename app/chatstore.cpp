@@ -34,6 +34,12 @@ const char *const kMigrations[] = {
     "ALTER TABLE message_versions ADD COLUMN stats TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '';"
     "CREATE INDEX versions_by_message ON message_versions(message_id, id);",
+    // 4: images attached to messages, as the files' bytes (a path could move or vanish)
+    "CREATE TABLE message_images ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,"
+    " position INTEGER NOT NULL, mime TEXT NOT NULL DEFAULT '', data BLOB NOT NULL);"
+    "CREATE INDEX images_by_message ON message_images(message_id, position);",
 };
 
 // Qt binds a null QString as SQL NULL; the schema wants '' for "no text".
@@ -260,11 +266,35 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
     q.addBindValue(nn(m.reasoning));
     q.addBindValue(m.state.isEmpty() ? QStringLiteral("done") : m.state);
     q.addBindValue(now());
+    // The message and its images are one write: a savepoint works inside a transaction too.
+    const bool withImages = !m.images.isEmpty();
+    if (withImages && !exec(QStringLiteral("SAVEPOINT message_with_images")))
+        return 0;
     if (!q.exec()) {
         m_error = q.lastError().text();
+        if (withImages)
+            exec(QStringLiteral("ROLLBACK TO message_with_images"));
         return 0;
     }
     const qint64 id = q.lastInsertId().toLongLong();
+    if (withImages) {
+        for (int i = 0; i < m.images.size(); ++i) {
+            QSqlQuery img(m_db);
+            img.prepare(QStringLiteral("INSERT INTO message_images(message_id, position, mime, data) VALUES(?, ?, ?, ?)"));
+            img.addBindValue(id);
+            img.addBindValue(i);
+            img.addBindValue(nn(m.images[i].mime));
+            img.addBindValue(m.images[i].data.isNull() ? QByteArray("") : m.images[i].data);
+            if (!img.exec()) {
+                m_error = img.lastError().text();
+                exec(QStringLiteral("ROLLBACK TO message_with_images"));
+                exec(QStringLiteral("RELEASE message_with_images"));
+                return 0;
+            }
+        }
+        if (!exec(QStringLiteral("RELEASE message_with_images")))
+            return 0;
+    }
     QSqlQuery touch(m_db);
     touch.prepare(QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
     touch.addBindValue(now());
@@ -302,8 +332,22 @@ QList<ChatStore::Message> ChatStore::messages(qint64 conversationId) const
     while (q.next())
         out.append({q.value(0).toLongLong(), conversationId, q.value(1).toString(), q.value(2).toString(),
                     q.value(3).toString(), q.value(4).toString(), q.value(5).toString(), q.value(6).toInt(), {}});
-    for (Message &m : out)
+    for (Message &m : out) {
         m.versions = versions(m.id);
+        m.images = images(m.id);
+    }
+    return out;
+}
+
+QList<ChatImage> ChatStore::images(qint64 messageId) const
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("SELECT mime, data FROM message_images WHERE message_id = ? ORDER BY position"));
+    q.addBindValue(messageId);
+    QList<ChatImage> out;
+    if (q.exec())
+        while (q.next())
+            out.append({q.value(1).toByteArray(), q.value(0).toString()});
     return out;
 }
 

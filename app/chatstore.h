@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chatsession.h"
+#include "chattypes.h"
 
 #include <QDateTime>
 #include <QList>
@@ -40,9 +41,10 @@ public:
         QString stats; // JSON (ChatJson::statsToJson), empty when none
         int version = 0;          // which of `versions` is shown
         QList<Version> versions;  // empty until an answer is regenerated; then all of them
+        QList<ChatImage> images = {}; // attached to a user message, in order (stored as BLOBs)
     };
 
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
     static Message message(qint64 conversationId, const QString &role, const QString &content, const QString &state);
 
     ChatStore();
@@ -79,6 +81,7 @@ public:
     // Deletes every message of the conversation stored after `messageId` (edit and resend).
     bool deleteMessagesAfter(qint64 conversationId, qint64 messageId);
     QList<Message> messages(qint64 conversationId) const;
+    QList<ChatImage> images(qint64 messageId) const;
 
     // Versions of a regenerated answer. The message row always holds the version shown.
     qint64 appendVersion(qint64 messageId, const Version &version);

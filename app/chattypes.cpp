@@ -14,6 +14,7 @@ void registerShoehornMetaTypes()
     qRegisterMetaType<shoehorn::TuneRequest>();
     qRegisterMetaType<TuneReport>();
     qRegisterMetaType<ExactCheck>();
+    qRegisterMetaType<VisionSummary>();
     qRegisterMetaType<shoehorn::Error>();
     qRegisterMetaType<shoehorn::HardwareInfo>();
     qRegisterMetaType<shoehorn::PlanSettings>();

@@ -6,6 +6,8 @@
 #include "planner.h"
 #include "settings.h"
 
+#include <QByteArray>
+#include <QList>
 #include <QMetaType>
 #include <QString>
 
@@ -32,6 +34,24 @@ struct ModelSummary {
     shoehorn::HeldMemory held;     // what the load took from the machine (plans count it as free)
 };
 
+// An image attached to a message: the file's own bytes (stored with the chat, never a path
+// that can move) and its type.
+struct ChatImage {
+    QByteArray data;
+    QString mime; // "image/png", "image/jpeg"...
+    bool operator==(const ChatImage &o) const { return data == o.data && mime == o.mime; }
+};
+
+// The vision projector (mmproj) the worker loaded for the model, or why it could not.
+struct VisionSummary {
+    QString path;          // empty: the model has none (or the user turned it off)
+    QString precision;     // "F16", "BF16", "F32"...
+    QString projectorType; // e.g. "qwen3vl_merger"
+    bool offload = true;   // on the GPU (false: --no-mmproj-offload)
+    bool ready = false;    // images can be sent
+    shoehorn::Error error; // why not, when path is set
+};
+
 // llama.cpp's dry run of one set of settings (Worker::exactPlan), for the offload panel.
 struct ExactCheck {
     quint64 requestId = 0;
@@ -42,6 +62,9 @@ struct ExactCheck {
 
 Q_DECLARE_METATYPE(ModelSummary)
 Q_DECLARE_METATYPE(ExactCheck)
+Q_DECLARE_METATYPE(VisionSummary)
+Q_DECLARE_METATYPE(ChatImage)
+Q_DECLARE_METATYPE(QList<ChatImage>)
 Q_DECLARE_METATYPE(shoehorn::Error)
 Q_DECLARE_METATYPE(shoehorn::HardwareInfo)
 Q_DECLARE_METATYPE(shoehorn::PlanSettings)

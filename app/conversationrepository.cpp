@@ -106,6 +106,7 @@ QList<ChatModel::Message> ConversationRepository::messages(qint64 conversationId
         ChatModel::Message msg = ChatModel::make(author, m.content, ChatModel::stateFromStored(m.state));
         msg.reasoning = m.reasoning;
         msg.storeId = m.id;
+        msg.images = m.images;
         ChatJson::statsFromJson(m.stats, msg);
         for (const auto &v : m.versions) {
             ChatModel::Version ver;
@@ -155,13 +156,14 @@ qint64 ConversationRepository::importJson(const QByteArray &json, QString *error
 }
 
 qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
-                                             State state)
+                                             State state, const QList<ChatImage> &images)
 {
     if (!writable() || !conversationId)
         return 0;
-    const qint64 id = m_store.appendMessage(
-        conversationId,
-        ChatStore::message(conversationId, ChatModel::authorName(author), content, ChatModel::stateName(state)));
+    ChatStore::Message m =
+        ChatStore::message(conversationId, ChatModel::authorName(author), content, ChatModel::stateName(state));
+    m.images = images;
+    const qint64 id = m_store.appendMessage(conversationId, m);
     check(id != 0, author == ChatModel::Author::User ? tr("your message") : tr("the answer"));
     return id;
 }

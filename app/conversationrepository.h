@@ -37,7 +37,7 @@ public:
     qint64 importJson(const QByteArray &json, QString *error);
 
     qint64 appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
-                         ChatModel::State state);
+                         ChatModel::State state, const QList<ChatImage> &images = {});
     // The streaming checkpoint and the final write of an answer (and of its version row).
     bool saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer);
     // A regenerated answer: the shown version is kept (as the first version row when it is

@@ -68,6 +68,10 @@ void InferenceSession::connectWorker()
             setState(hasModel() ? State::Ready : State::NoModel);
         emit generationFailed(error);
     });
+    connect(m_worker, &Worker::visionChanged, this, [this](const VisionSummary &v) {
+        m_vision = v;
+        emit visionChanged(v);
+    });
     connect(m_worker, &Worker::tuneProgress, this, &InferenceSession::tuningProgress);
     connect(m_worker, &Worker::tuneFinished, this, [this](const TuneReport &report) {
         if (m_state == State::Tuning)
@@ -109,6 +113,12 @@ void InferenceSession::startLoad()
     setState(State::Loading);
     const PendingLoad l = m_loading;
     QMetaObject::invokeMethod(m_worker, [w = m_worker, l] { w->loadModel(l.path, l.load, l.context); },
+                              Qt::QueuedConnection);
+}
+
+void InferenceSession::loadProjector(const QString &path, bool offload)
+{
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, path, offload] { w->loadProjector(path, offload); },
                               Qt::QueuedConnection);
 }
 

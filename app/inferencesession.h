@@ -34,6 +34,10 @@ public:
 
     State state() const { return m_state; }
     const ModelSummary &model() const { return m_model; }
+    // The loaded model's vision projector (path empty: none).
+    const VisionSummary &vision() const { return m_vision; }
+    // Loads (or, with an empty path, drops) the projector for the loaded model; visionChanged answers.
+    void loadProjector(const QString &path, bool offload);
     bool hasModel() const { return !m_model.path.isEmpty(); }
     Worker *worker() const { return m_worker; } // for test seams only
     // The local API on the worker's model (ApiController drives it).
@@ -65,6 +69,7 @@ signals:
     void tuningProgress(int done, int total, const QString &configuration);
     void tuningFinished(const TuneReport &report);
     void exactPlanFinished(const ExactCheck &check);
+    void visionChanged(const VisionSummary &vision);
 
 private:
     void setState(State s);
@@ -76,6 +81,7 @@ private:
     QThread m_thread;
     std::shared_ptr<ApiHost> m_api; // before m_worker, which holds it
     Worker *m_worker = nullptr;
+    VisionSummary m_vision;
     std::atomic<bool> m_cancelLoad{false};
     std::atomic<bool> m_cancelGeneration{false};
     State m_state = State::NoModel;

@@ -8,6 +8,7 @@
 #include "hardware.h"
 #include "model.h"
 #include "planner.h"
+#include "projector.h"
 
 #include <QElapsedTimer>
 
@@ -58,6 +59,9 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     // first (its server holds the model), and comes back on the new one.
     if (m_api)
         m_api->setModel(nullptr, {});
+    if (m_projector)
+        emit visionChanged(VisionSummary{});
+    m_projector.reset();
     m_session.reset();
     m_model.reset();
     m_held = {};
@@ -130,6 +134,39 @@ ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &u
     s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(hw)));
     s.held = m_held;
     return s;
+}
+
+void InferenceWorker::loadProjector(const QString &path, bool offload)
+{
+    VisionSummary v;
+    v.path = path;
+    v.offload = offload;
+    if (m_session)
+        m_session->setProjector(nullptr);
+    m_projector.reset();
+    if (!path.isEmpty()) {
+        if (!m_model) {
+            v.error = Error{ErrorCode::NoModel, "no model is loaded"};
+        } else {
+            ProjectorSettings ps;
+            ps.offload = offload && m_model->settings().gpuLayers != 0;
+            ps.threads = m_session ? m_session->settings().threads : 0;
+            auto p = Projector::load(m_model, path.toStdString(), ps);
+            if (p) {
+                m_projector = *p;
+                m_session->setProjector(m_projector);
+                v.ready = true;
+                v.precision = QString::fromStdString(m_projector->info().precision);
+                v.projectorType = QString::fromStdString(m_projector->info().projectorType);
+            } else {
+                v.error = p.error();
+            }
+        }
+    }
+    // The API reads images with its own copy of the same projector.
+    if (m_api && m_model && m_session)
+        m_api->setModel(m_model, m_session->settings(), v.ready ? path.toStdString() : std::string(), offload);
+    emit visionChanged(v);
 }
 
 void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage> &history,

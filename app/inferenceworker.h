@@ -9,6 +9,7 @@
 namespace shoehorn {
 class Model;
 class ChatSession;
+class Projector;
 } // namespace shoehorn
 
 // Runs llama.cpp on the session's QThread: the one owner of the loaded model and its context.
@@ -34,6 +35,7 @@ public:
     void autoTune(const shoehorn::TuneRequest &request) override;
     void exactPlan(quint64 requestId, const QString &path, const shoehorn::PlanSettings &settings,
                    const shoehorn::PlanTarget &target) override;
+    void loadProjector(const QString &path, bool offload) override;
 
 private:
     shoehorn::Result<bool> tryLoad(const QString &path, const shoehorn::PlanSettings &settings);
@@ -44,5 +46,6 @@ private:
     std::shared_ptr<shoehorn::Model> m_model;
     QString m_path;
     std::unique_ptr<shoehorn::ChatSession> m_session;
+    std::shared_ptr<shoehorn::Projector> m_projector; // holds m_model: dropped before it
     shoehorn::HeldMemory m_held; // what the loaded model took from the machine
 };

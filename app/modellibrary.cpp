@@ -2,6 +2,7 @@
 
 #include "appsettings.h"
 #include "autofit.h"
+#include "modelsettings.h"
 
 #include <QDirIterator>
 #include <QFileInfo>
@@ -68,7 +69,7 @@ ModelLibrary::ModelLibrary(QObject *parent) : QAbstractTableModel(parent)
     const QStringList recent = AppSettings::recentModels();
     for (const QString &p : recent)
         if (m_entries.size() < kMaxEntries)
-            m_entries.append({p, false, false, nullptr, {}, FitVerdict::Unknown});
+            m_entries.append({p, false, false, nullptr, {}, FitVerdict::Unknown, {}});
     m_folders = AppSettings::modelFolders();
     connect(&m_watcher, &QFutureWatcher<Scan>::finished, this, &ModelLibrary::applyScan);
     rescan();
@@ -98,6 +99,7 @@ QVariant ModelLibrary::headerData(int section, Qt::Orientation orientation, int 
     case ArchitectureColumn: return tr("Architecture");
     case ParametersColumn: return tr("Parameters");
     case QuantColumn: return tr("Quant");
+    case ImagesColumn: return tr("Images");
     case SizeColumn: return tr("Size");
     case ContextColumn: return tr("Context");
     case FitColumn: return tr("Fit");
@@ -118,6 +120,14 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == QuantColumn && e.info)
             return quantDescription(QString::fromStdString(e.info->fileTypeName));
+        if (index.column() == ImagesColumn) {
+            QStringList files;
+            for (const auto &c : e.projectors)
+                files << QFileInfo(c.path).fileName() +
+                             (c.mismatch ? QStringLiteral(" (%1)").arg(tr("not for this model")) : QString());
+            return files.isEmpty() ? tr("No vision projector (mmproj*.gguf) beside this model")
+                                   : tr("Vision projectors beside it:\n%1").arg(files.join(QLatin1Char('\n')));
+        }
         return e.error.isEmpty() ? e.path : e.path + QLatin1Char('\n') + e.error;
     case Qt::DisplayRole: break;
     default: return {};
@@ -133,6 +143,7 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
                           : compactCount(m->parameterCount);
     case QuantColumn: return m ? QString::fromStdString(m->fileTypeName) : QString();
     case SizeColumn: return m ? QString::fromStdString(formatBytes(m->fileSize)) : QString();
+    case ImagesColumn: return visionText(e);
     case ContextColumn:
         return m && m->contextLength ? QStringLiteral("%1k").arg(m->contextLength / 1024) : QString();
     case FitColumn:
@@ -295,6 +306,8 @@ ModelLibrary::Scan ModelLibrary::scan(const QStringList &folders, const QStringL
     }
     for (const QString &p : paths) {
         auto r = inspectModel(p.toStdString());
+        if (r && r->architecture != "clip")
+            out.projectors.insert(p, VisionController::candidates(p));
         if (r)
             out.inspected.append({p, std::make_shared<const ModelInfo>(std::move(*r))});
         else if (QFileInfo::exists(p))
@@ -321,7 +334,7 @@ void ModelLibrary::applyScan()
         const int first = int(m_entries.size());
         beginInsertRows({}, first, first + int(newRows.size()) - 1);
         for (const QString &p : newRows)
-            m_entries.append({p, false, true, nullptr, {}, FitVerdict::Unknown});
+            m_entries.append({p, false, true, nullptr, {}, FitVerdict::Unknown, {}});
         endInsertRows();
     }
     for (const auto &[path, info] : s.inspected) {
@@ -329,6 +342,7 @@ void ModelLibrary::applyScan()
         if (row < 0)
             continue;
         m_entries[row].info = info;
+        m_entries[row].projectors = s.projectors.value(path);
         updateFit(m_entries[row]);
         emit dataChanged(QAbstractTableModel::index(row, 0), QAbstractTableModel::index(row, ColumnCount - 1));
     }
@@ -345,6 +359,24 @@ void ModelLibrary::applyScan()
         return;
     }
     emit scanFinished();
+}
+
+QString ModelLibrary::visionText(const Entry &e) const
+{
+    ModelSettings s;
+    ModelSettingsStore::load(e.path, s);
+    if (s.projector == ModelSettings::kNoProjector)
+        return e.projectors.isEmpty() ? QString() : tr("off");
+    if (!s.projector.isEmpty()) {
+        for (const auto &c : e.projectors)
+            if (c.path == s.projector)
+                return c.precision;
+        return QFileInfo(s.projector).completeBaseName();
+    }
+    for (const auto &c : e.projectors)
+        if (!c.mismatch)
+            return c.precision;
+    return {};
 }
 
 void ModelLibrary::updateFit(Entry &e) const

@@ -2,6 +2,7 @@
 
 #include "hardware.h"
 #include "modelinfo.h"
+#include "visioncontroller.h"
 
 #include <QAbstractTableModel>
 #include <QFutureWatcher>
@@ -18,7 +19,7 @@ class ModelLibrary : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column { NameColumn, ArchitectureColumn, ParametersColumn, QuantColumn, SizeColumn, ContextColumn,
-                  FitColumn, ColumnCount };
+                  ImagesColumn, FitColumn, ColumnCount };
     enum Roles {
         PathRole = Qt::UserRole + 1,
         OfferedRole,
@@ -71,12 +72,17 @@ private:
         std::shared_ptr<const shoehorn::ModelInfo> info;
         QString error;
         FitVerdict fit = FitVerdict::Unknown;
+        QList<VisionController::Candidate> projectors = {}; // mmproj files beside it
     };
     struct Scan {
         QStringList found;
         QList<QPair<QString, std::shared_ptr<const shoehorn::ModelInfo>>> inspected;
         QStringList failed;
+        QHash<QString, QList<VisionController::Candidate>> projectors;
     };
+    // "F16" for the projector this model uses (its setting, else the best one beside it),
+    // "off" when turned off, empty when it has none.
+    QString visionText(const Entry &e) const;
     static Scan scan(const QStringList &folders, const QStringList &toInspect);
     void applyScan();
     void insertTop(Entry e);

@@ -12,7 +12,8 @@ bool ModelSettings::operator==(const ModelSettings &o) const
 {
     return load == o.load && context == o.context && generation.sampling == o.generation.sampling &&
            generation.maxTokens == o.generation.maxTokens && generation.enableThinking == o.generation.enableThinking &&
-           generation.templateKwargs == o.generation.templateKwargs && locks == o.locks;
+           generation.templateKwargs == o.generation.templateKwargs && locks == o.locks &&
+           projector == o.projector && projectorOffload == o.projectorOffload;
 }
 
 namespace {
@@ -41,6 +42,8 @@ QJsonObject toJson(const ModelSettings &s)
         {"lockCpuMoeLayers", s.locks.cpuMoeLayers},
         {"lockContextSize", s.locks.contextSize},
         {"lockKvType", s.locks.kvType},
+        {"projector", s.projector},
+        {"projectorOffload", s.projectorOffload},
     };
     const QJsonObject g = generationToJson(s.generation);
     for (auto it = g.begin(); it != g.end(); ++it)
@@ -72,6 +75,8 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     parseFlashAttention(j.value("flashAttention").toString().toStdString(), s.context.flashAttention);
     s.context.threads = j.value("threads").toInt(s.context.threads);
     s.context.threadsBatch = j.value("threadsBatch").toInt(s.context.threadsBatch);
+    s.projector = j.value("projector").toString(s.projector);
+    s.projectorOffload = j.value("projectorOffload").toBool(s.projectorOffload);
     generationFromJson(j, s.generation);
     s.locks.gpuLayers = j.value("lockGpuLayers").toBool();
     s.locks.cpuMoeLayers = j.value("lockCpuMoeLayers").toBool();

@@ -14,6 +14,11 @@ struct ModelSettings {
     shoehorn::ContextSettings context;
     shoehorn::GenerationOptions generation;
     shoehorn::FitLocks locks;
+    // The vision projector: empty means automatic (the best mmproj*.gguf beside the model),
+    // kNoProjector means none, anything else is the file the user chose.
+    QString projector;
+    bool projectorOffload = true; // on the GPU as llama.cpp does (false: --no-mmproj-offload)
+    static inline const QString kNoProjector = QStringLiteral("none");
     bool operator==(const ModelSettings &o) const;
 };
 

@@ -7,6 +7,7 @@
 #include "planner.h"
 #include "profilestore.h"
 #include "servercommand.h"
+#include "visioncontroller.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -221,6 +222,17 @@ PlanSettings OffloadController::planSettings() const
         // llama-server caps a slot at the trained length: plan what it allocates.
         if (m_info && m_info->contextLength > 0)
             s.apiContextPerSlot = std::min(s.apiContextPerSlot, m_info->contextLength);
+    }
+    // The vision projector the model will use: its weights and compute buffer (llama.cpp's own
+    // dry run of it), on the GPU like llama.cpp unless turned off or nothing is offloaded.
+    const QString key = m_path + QLatin1Char('\n') + m_settings.projector;
+    if (key != m_projectorKey) {
+        m_projectorKey = key;
+        m_projectorPath = m_path.isEmpty() ? QString() : VisionController::resolve(m_path, m_settings);
+    }
+    if (!m_projectorPath.isEmpty()) {
+        s.projectorOnGpu = m_settings.projectorOffload && m_settings.load.gpuLayers != 0;
+        s.projectorBytes = m_chat->vision()->memoryOf(m_projectorPath, s.projectorOnGpu);
     }
     return s;
 }

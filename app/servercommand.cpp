@@ -1,5 +1,7 @@
 #include "servercommand.h"
 
+#include "visioncontroller.h"
+
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -43,5 +45,11 @@ QString llamaServerCommand(const QString &modelPath, const ModelSettings &s)
       << QStringLiteral("--min-p") << QString::number(double(sm.minP));
     if (sm.presencePenalty != 0.0f)
         a << QStringLiteral("--presence-penalty") << QString::number(double(sm.presencePenalty));
+    const QString projector = VisionController::resolve(modelPath, s);
+    if (!projector.isEmpty()) {
+        a << QStringLiteral("--mmproj") << shellQuoted(projector);
+        if (!s.projectorOffload)
+            a << QStringLiteral("--no-mmproj-offload");
+    }
     return a.join(QLatin1Char(' '));
 }

@@ -36,6 +36,18 @@ public:
     // llama.cpp's no_alloc dry run of a model file (loaded or not) on this machine's devices.
     virtual void exactPlan(quint64 requestId, const QString &path, const shoehorn::PlanSettings &settings,
                            const shoehorn::PlanTarget &target) = 0;
+    // Loads the vision projector (mmproj) for the loaded model, replacing any; an empty path
+    // drops it. Answers with visionChanged. A new model drops the projector of the old one.
+    // The default (fakes) reports that images are not available.
+    virtual void loadProjector(const QString &path, bool offload)
+    {
+        VisionSummary v;
+        v.path = path;
+        v.offload = offload;
+        if (!path.isEmpty())
+            v.error = shoehorn::Error{shoehorn::ErrorCode::ProjectorFailed, "this worker reads no images"};
+        emit visionChanged(v);
+    }
 
 signals:
     void loadProgress(double fraction);
@@ -50,6 +62,7 @@ signals:
     void tuneProgress(int done, int total, const QString &configuration);
     void tuneFinished(const TuneReport &report);
     void exactPlanFinished(const ExactCheck &check);
+    void visionChanged(const VisionSummary &vision);
 
 protected:
     bool loadCancelled() const { return m_cancel.load && m_cancel.load->load(); }

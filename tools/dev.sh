@@ -14,7 +14,7 @@ PACKAGES=(
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n
     qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libqt6sql6-sqlite libgl-dev libegl-dev libglu1-mesa-dev libxkbcommon-dev
     libkf5syntaxhighlighting-tools
-    xvfb xauth imagemagick xdotool fonts-noto-cjk
+    xvfb xauth imagemagick xdotool xclip fonts-noto-cjk
     desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl dpkg-dev file
     curl systemd
 )

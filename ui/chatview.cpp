@@ -8,6 +8,7 @@
 #include <QClipboard>
 #include <QDesktopServices>
 #include <QGuiApplication>
+#include <QImage>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextFrame>
@@ -18,6 +19,7 @@ namespace {
 // one frame costs more per update the longer it gets. Completed blocks are therefore grouped
 // into sub-frames: each walk sees a few dozen children, however long the answer is.
 constexpr int kChunkSegments = 16;
+constexpr int kThumbnail = 120; // pixels, the longer side of an image in a message
 
 bool isDark(const QPalette &p)
 {
@@ -152,9 +154,39 @@ void ChatView::renderRow(int row)
 
     c.setPosition(r.frame->firstPosition());
     c.insertText(roleTitle(m.author), m_writer->titleFormat());
+    if (!m.images.isEmpty())
+        writeImages(row, c);
     if (!m.reasoning.isEmpty())
         writeThinkingHeader(row, c);
     stream(row);
+}
+
+// The message's images as thumbnails in a row of their own; each links to the full image.
+void ChatView::writeImages(int row, QTextCursor &c)
+{
+    const Rendered &r = m_rendered[row];
+    const auto &m = m_model->message(row);
+    MessageWriter::newBlock(c);
+    for (int i = 0; i < m.images.size(); ++i) {
+        const QUrl name(QStringLiteral("shoehorn-image://%1/%2").arg(r.key).arg(i));
+        QImage img;
+        img.loadFromData(m.images[i].data);
+        const QImage thumb = img.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+        document()->addResource(QTextDocument::ImageResource, name, thumb);
+        QTextImageFormat f;
+        f.setName(name.toString());
+        f.setWidth(thumb.width());
+        f.setHeight(thumb.height());
+        f.setAnchor(true);
+        f.setAnchorHref(QStringLiteral("image:%1:%2").arg(r.key).arg(i));
+        f.setToolTip(tr("Image %1 of %2, %3 × %4 pixels. Click to view.")
+                         .arg(i + 1)
+                         .arg(m.images.size())
+                         .arg(img.width())
+                         .arg(img.height()));
+        c.insertImage(f);
+        c.insertText(QStringLiteral(" "));
+    }
 }
 
 void ChatView::writeThinkingHeader(int row, QTextCursor &c)
@@ -436,6 +468,13 @@ void ChatView::activate(const QString &href)
         const int index = parts.value(1).toInt();
         if (index >= 0 && index < m_code->count())
             QGuiApplication::clipboard()->setText(m_code->text(index));
+        return;
+    }
+    if (scheme == QLatin1String("image")) {
+        const int row = rowOfKey(parts.value(1).toInt());
+        const int index = parts.value(2).toInt();
+        if (row >= 0 && index >= 0 && index < m_model->message(row).images.size())
+            emit imageRequested(m_model->message(row).images.at(index));
         return;
     }
     if (scheme == QLatin1String("think")) {

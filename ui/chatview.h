@@ -47,6 +47,7 @@ signals:
     void deleteRequested(int row);
     void versionRequested(int row, int version);
     void codeHighlighted(int index);
+    void imageRequested(const ChatImage &image); // a thumbnail in a message was clicked
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -66,6 +67,7 @@ private:
     void writeThinkingHeader(int row, QTextCursor &c);
     void updateThinkingHeader(int row);
     void writeFooter(int row);
+    void writeImages(int row, QTextCursor &c);
     void removeFooter(Rendered &r);
     void onHighlighted(int index, const CodeHighlighter::Result &result);
     int rowOfKey(int key) const;

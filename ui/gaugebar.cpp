@@ -26,9 +26,10 @@ void GaugeBar::setData(const QString &title, const QList<Segment> &segments, qui
     update();
 }
 
-void GaugeBar::setMeasured(quint64 bytes)
+void GaugeBar::setMeasured(quint64 bytes, quint64 notMeasured)
 {
     m_measured = bytes;
+    m_notMeasured = notMeasured;
     update();
 }
 
@@ -51,8 +52,9 @@ QString GaugeBar::measuredText() const
 {
     if (m_measured == 0)
         return {};
-    const qint64 diff = qint64(m_measured) - qint64(used());
-    const double pct = used() ? 100.0 * double(std::llabs(diff)) / double(used()) : 0.0;
+    const quint64 planned = used() > m_notMeasured ? used() - m_notMeasured : 0;
+    const qint64 diff = qint64(m_measured) - qint64(planned);
+    const double pct = planned ? 100.0 * double(std::llabs(diff)) / double(planned) : 0.0;
     return tr("Loaded: llama.cpp allocated %1, %2%3 (%4%) against the plan")
         .arg(bytesText(m_measured), diff >= 0 ? QStringLiteral("+") : QStringLiteral("−"),
              bytesText(quint64(std::llabs(diff))))
@@ -121,7 +123,7 @@ void GaugeBar::paintEvent(QPaintEvent *)
     p.setBrush(Qt::NoBrush);
     p.drawRoundedRect(bar, 4, 4);
     if (m_measured > 0) {
-        const double mx = bar.left() + bar.width() * double(m_measured) / scale;
+        const double mx = bar.left() + bar.width() * double(m_measured + m_notMeasured) / scale;
         p.setPen(QPen(palette().color(QPalette::WindowText), 2));
         p.drawLine(QPointF(mx, bar.top() - 2), QPointF(mx, bar.bottom() + 2));
         p.setPen(palette().color(QPalette::PlaceholderText));

@@ -21,8 +21,10 @@ public:
 
     explicit GaugeBar(QWidget *parent = nullptr);
     void setData(const QString &title, const QList<Segment> &segments, quint64 available, quint64 capacity);
-    // After loading: llama.cpp's own number for this device (0 hides it).
-    void setMeasured(quint64 bytes);
+    // After loading: llama.cpp's own number for this device (0 hides it): what llama.cpp allocated for the model and its context. `notMeasured` is the part of the
+    // plan such a measurement does not cover (the vision projector, loaded by libmtmd): the
+    // comparison leaves it out on both sides.
+    void setMeasured(quint64 bytes, quint64 notMeasured = 0);
 
     quint64 used() const;
     quint64 available() const { return m_available; }
@@ -38,6 +40,7 @@ public:
     static QColor colorKv() { return QColor(0x10, 0xb9, 0x81); }
     static QColor colorCompute() { return QColor(0xf5, 0x9e, 0x0b); }
     static QColor colorFilePages() { return QColor(0x64, 0x74, 0x8b); }
+    static QColor colorProjector() { return QColor(0xec, 0x48, 0x99); }
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -48,4 +51,5 @@ private:
     quint64 m_available = 0;
     quint64 m_capacity = 0;
     quint64 m_measured = 0;
+    quint64 m_notMeasured = 0;
 };

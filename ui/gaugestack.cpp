@@ -15,11 +15,12 @@ GaugeStack::GaugeStack(QWidget *parent) : QWidget(parent), m_box(new QVBoxLayout
     auto *legend = new QLabel(this);
     legend->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp; <span style='color:%3'>■</span> %4 &nbsp; "
                                    "<span style='color:%5'>■</span> %6 &nbsp; <span style='color:%7'>■</span> %8 &nbsp; "
-                                   "<span style='color:%9'>▒</span> %10")
+                                   "<span style='color:%9'>■</span> %10 &nbsp; <span style='color:%11'>▒</span> %12")
                         .arg(GaugeBar::colorDense().name(), tr("weights"), GaugeBar::colorExperts().name(),
                              tr("experts"), GaugeBar::colorKv().name(), tr("KV cache"),
-                             GaugeBar::colorCompute().name(), tr("compute"), GaugeBar::colorFilePages().name())
-                        .arg(tr("model file pages (RAM, reclaimable)")));
+                             GaugeBar::colorCompute().name(), tr("compute"), GaugeBar::colorProjector().name())
+                        .arg(tr("vision projector"), GaugeBar::colorFilePages().name(),
+                             tr("model file pages (RAM, reclaimable)")));
     legend->setWordWrap(true);
     outer->addWidget(legend);
 }
@@ -41,14 +42,16 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
         return QList<GaugeBar::Segment>{{tr("weights"), u.weightsDense, GaugeBar::colorDense()},
                                         {tr("experts"), u.weightsExperts, GaugeBar::colorExperts()},
                                         {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
-                                        {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()}};
+                                        {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()},
+                                        {tr("vision projector"), u.projector, GaugeBar::colorProjector()}};
     };
     for (size_t i = 0; i < plan->gpus.size(); ++i) {
         const DevicePlan &d = plan->gpus[i];
         const QString title = QStringLiteral("%1 · %2").arg(QString::fromStdString(d.name),
                                                             QString::fromStdString(d.description));
         m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
-        m_gauges[int(i)]->setMeasured(measured && i < measured->gpus.size() ? measured->gpus[i].use.total() : 0);
+        m_gauges[int(i)]->setMeasured(measured && i < measured->gpus.size() ? measured->gpus[i].use.total() : 0,
+                                      d.use.projector);
     }
     // RAM in its two parts (MemoryPlan): what only this process holds, solid, and the model
     // file's pages that mmap keeps, patterned (the system can reclaim them).
@@ -63,7 +66,8 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
                   {tr("experts"), experts, GaugeBar::colorExperts()},
                   {tr("model file pages (reclaimable)"), file, GaugeBar::colorFilePages(), true},
                   {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
-                  {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()}},
+                  {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()},
+                  {tr("vision projector"), u.projector, GaugeBar::colorProjector()}},
                  plan->ram.available, plan->ram.capacity);
-    ram->setMeasured(measured ? measured->ram.use.total() : 0);
+    ram->setMeasured(measured ? measured->ram.use.total() : 0, u.projector);
 }

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "apidialog.h"
+#include "attachmentstrip.h"
 #include "appsettings.h"
 #include "chatlist.h"
 #include "chatmodel.h"
@@ -9,6 +10,7 @@
 #include "conversationpanel.h"
 #include "emptypage.h"
 #include "errortext.h"
+#include "imageviewer.h"
 #include "languagemenu.h"
 #include "messageinput.h"
 #include "modelbrowser.h"
@@ -16,6 +18,8 @@
 #include "offloadpanel.h"
 #include "statusstrip.h"
 #include "presetimport.h"
+#include "visioncontroller.h"
+#include "visionmenu.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -154,6 +158,9 @@ void MainWindow::buildChatPage()
     editRow->addWidget(editCancel);
     m_editStrip->hide();
     chat->addWidget(m_editStrip);
+    m_attachments = new AttachmentStrip(m_controller->vision(), m_chatPage);
+    m_attachments->setObjectName(QStringLiteral("attachments"));
+    chat->addWidget(m_attachments);
     auto *inputRow = new QHBoxLayout;
     m_input = new MessageInput(m_chatPage);
     m_input->setObjectName(QStringLiteral("messageInput"));
@@ -175,6 +182,18 @@ void MainWindow::buildChatPage()
         sendOrStop();
     });
     connect(m_sendButton, &QPushButton::clicked, this, &MainWindow::sendOrStop);
+    connect(m_input, &MessageInput::imageFilesDropped, m_attachments, &AttachmentStrip::addFiles);
+    connect(m_input, &MessageInput::imagePasted, m_attachments,
+            [this](const QByteArray &png) { m_attachments->addImageBytes(png, tr("The pasted image")); });
+    connect(m_attachments, &AttachmentStrip::viewRequested, this, &MainWindow::showImage);
+    connect(m_view, &ChatView::imageRequested, this, &MainWindow::showImage);
+}
+
+void MainWindow::showImage(const ChatImage &image)
+{
+    auto *viewer = new ImageViewer(image, this);
+    viewer->setAttribute(Qt::WA_DeleteOnClose);
+    viewer->show();
 }
 
 void MainWindow::buildDocks()
@@ -230,6 +249,8 @@ void MainWindow::buildMenus()
     exportAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
     file->addAction(tr("Import Chat…"), this, &MainWindow::importChat);
     file->addSeparator();
+    QMenu *model = menuBar()->addMenu(tr("&Model"));
+    model->addMenu(new VisionMenu(m_controller, this));
     QMenu *serve = menuBar()->addMenu(tr("&Serve"));
     QAction *api = serve->addAction(tr("&Local API…"), this, &MainWindow::showApiDialog);
     api->setObjectName(QStringLiteral("localApiAction"));
@@ -441,6 +462,13 @@ void MainWindow::dropEvent(QDropEvent *event)
 {
     const auto urls = event->mimeData()->urls();
     for (const QUrl &u : urls) {
+        // A projector dropped on the window pairs with the loaded model.
+        if (u.isLocalFile() && isModelFile(u.toLocalFile()) && VisionController::isProjectorFile(u.toLocalFile()) &&
+            m_controller->hasModel()) {
+            m_controller->vision()->choose(u.toLocalFile(), m_controller->modelSettings().projectorOffload);
+            event->acceptProposedAction();
+            return;
+        }
         if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
             openModel(u.toLocalFile());
             event->acceptProposedAction();
@@ -514,6 +542,14 @@ void MainWindow::sendOrStop()
         }
         return;
     }
-    if (m_controller->send(m_input->toPlainText()))
+    const QList<ChatImage> images = m_attachments->images();
+    if (!images.isEmpty() && !m_controller->vision()->canSeeImages()) {
+        // The strip says why; the text and the images stay.
+        statusBar()->showMessage(tr("This model cannot see images: the message was not sent."), 6000);
+        return;
+    }
+    if (m_controller->send(m_input->toPlainText(), images)) {
         m_input->clear();
+        m_attachments->clear();
+    }
 }

@@ -8,6 +8,8 @@
 #include <functional>
 
 class ApiDialog;
+class AttachmentStrip;
+struct ChatImage;
 class ChatList;
 class ConversationPanel;
 class ChatView;
@@ -47,6 +49,7 @@ public:
     static constexpr int kStopGraceMs = 3000;
     ChatView *chatView() const { return m_view; }
     MessageInput *messageInput() const { return m_input; }
+    AttachmentStrip *attachments() const { return m_attachments; }
     ConversationPanel *conversationPanel() const { return m_conversation; }
     int editingRow() const { return m_editingRow; }
     OffloadPanel *offloadPanel() const { return m_offload; }
@@ -92,6 +95,7 @@ private:
     void onLoadFailed(const shoehorn::Error &error);
     void onLoadProgress(double fraction);
     void sendOrStop();
+    void showImage(const ChatImage &image);
     void stopAnswer(); // Stop, and if the answer does not end, say so and offer to quit
     void offerLocate(const QString &missingPath);
 
@@ -108,6 +112,7 @@ private:
     QWidget *m_chatPage = nullptr;
     ChatView *m_view = nullptr;
     MessageInput *m_input = nullptr;
+    AttachmentStrip *m_attachments = nullptr;
     QPushButton *m_sendButton = nullptr;
     QWidget *m_editStrip = nullptr;
     int m_editingRow = -1;

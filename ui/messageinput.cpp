@@ -1,6 +1,31 @@
 #include "messageinput.h"
 
+#include <QBuffer>
+#include <QFileInfo>
+#include <QImage>
 #include <QKeyEvent>
+#include <QMimeData>
+#include <QUrl>
+
+namespace {
+bool looksLikeImageFile(const QString &path)
+{
+    static const QStringList kSuffixes{QStringLiteral("png"), QStringLiteral("jpg"), QStringLiteral("jpeg"),
+                                       QStringLiteral("bmp"), QStringLiteral("gif"), QStringLiteral("webp"),
+                                       QStringLiteral("tif"), QStringLiteral("tiff"), QStringLiteral("heic")};
+    return kSuffixes.contains(QFileInfo(path).suffix().toLower());
+}
+
+QStringList imageFiles(const QMimeData *m)
+{
+    QStringList out;
+    if (m && m->hasUrls())
+        for (const QUrl &u : m->urls())
+            if (u.isLocalFile() && looksLikeImageFile(u.toLocalFile()))
+                out << u.toLocalFile();
+    return out;
+}
+} // namespace
 
 MessageInput::MessageInput(QWidget *parent) : QPlainTextEdit(parent)
 {
@@ -23,4 +48,27 @@ void MessageInput::keyPressEvent(QKeyEvent *event)
         return;
     }
     QPlainTextEdit::keyPressEvent(event);
+}
+
+bool MessageInput::canInsertFromMimeData(const QMimeData *source) const
+{
+    return source->hasImage() || !imageFiles(source).isEmpty() || QPlainTextEdit::canInsertFromMimeData(source);
+}
+
+void MessageInput::insertFromMimeData(const QMimeData *source)
+{
+    if (const QStringList files = imageFiles(source); !files.isEmpty()) {
+        emit imageFilesDropped(files);
+        return;
+    }
+    if (source->hasImage()) {
+        // A picture from the clipboard (a screenshot): sent as PNG, its pixels as they are.
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        qvariant_cast<QImage>(source->imageData()).save(&buffer, "PNG");
+        emit imagePasted(png);
+        return;
+    }
+    QPlainTextEdit::insertFromMimeData(source);
 }

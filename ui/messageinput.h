@@ -2,7 +2,8 @@
 
 #include <QPlainTextEdit>
 
-// The message box: Enter sends, Shift+Enter adds a new line.
+// The message box: Enter sends, Shift+Enter adds a new line. Image files dropped on it and
+// images pasted into it become attachments (imageFilesDropped, imagePasted), never text.
 class MessageInput : public QPlainTextEdit
 {
     Q_OBJECT
@@ -12,7 +13,11 @@ public:
 
 signals:
     void submitted();
+    void imageFilesDropped(const QStringList &paths);
+    void imagePasted(const QByteArray &png);
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
+    bool canInsertFromMimeData(const QMimeData *source) const override;
+    void insertFromMimeData(const QMimeData *source) override;
 };

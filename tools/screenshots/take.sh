@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Takes screenshots of the real window under Xvfb, as a person would see it.
 #   tools/screenshots/take.sh [build-dir] [out-dir]
-# Needs: xvfb, xdotool, imagemagick (import), fonts-noto-cjk for the zh_CN shot.
+# Needs: xvfb, xdotool, xclip, imagemagick (import), fonts-noto-cjk for the zh_CN shot.
 set -euo pipefail
 build=${1:-build}
 out=${2:-screenshots}
@@ -93,6 +93,48 @@ api() { # lang
     echo "$out/local-api-$lang.png"
 }
 
+# A model that sees images (its mmproj beside it, paired automatically): a picture pasted into
+# the message box (through the X clipboard, as a screenshot tool puts it there), then sent.
+vision() { # lang
+    local lang=$1 display=":$((90 + RANDOM % 9))" dir="$tmp/vision-$1"
+    mkdir -p "$dir"
+    "$gen" tiny-vision "$dir/tiny-vision.gguf" >/dev/null
+    "$gen" mmproj-tiny "$dir/mmproj-tiny-vision-F16.gguf" >/dev/null
+    convert -size 360x220 gradient:orange-purple -fill white -draw 'circle 180,110 180,50' \
+        -fill navy -draw 'rectangle 30,150 120,200' "$dir/picture.png"
+    Xvfb "$display" -screen 0 1400x860x24 >/dev/null 2>&1 &
+    local xvfb=$!
+    sleep 1
+    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$tmp/config-vision-$lang" XDG_DATA_HOME="$tmp/data-vision-$lang" \
+        SHOEHORN_INSTANCE_NAME="shot-$$-vision-$lang" "$app" "$dir/tiny-vision.gguf" >/dev/null 2>&1 &
+    local pid=$!
+    sleep 4
+    DISPLAY=$display xclip -selection clipboard -t image/png -i "$dir/picture.png" &
+    local clip=$!
+    sleep 0.5
+    DISPLAY=$display xdotool search --sync --onlyvisible --name Shoehorn windowactivate --sync 2>/dev/null || true
+    DISPLAY=$display xdotool key ctrl+v
+    DISPLAY=$display xdotool type --delay 20 "What is in this picture?"
+    sleep 1
+    DISPLAY=$display import -window root "$out/vision-attached-$lang.png"
+    DISPLAY=$display xdotool key Return
+    sleep 3
+    # Back to the top of the chat: the question with its thumbnail, and the answer's start.
+    DISPLAY=$display xdotool mousemove 700 300 click --repeat 100 --delay 5 4
+    sleep 0.5
+    DISPLAY=$display import -window root "$out/vision-answer-$lang.png"
+    kill $clip $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    kill $xvfb 2>/dev/null || true
+    wait $xvfb 2>/dev/null || true
+    echo "$out/vision-attached-$lang.png $out/vision-answer-$lang.png"
+}
+
+if [ -n "${SHOTS_ONLY:-}" ]; then # SHOTS_ONLY="vision en" take.sh ...: one scene (while working on it)
+    $SHOTS_ONLY
+    exit 0
+fi
+
 shot empty-state en
 shot chat-markdown en "--import-chat $tmp/demo-chat.json"
 shot chat-markdown-zh zh_CN "--import-chat $tmp/demo-chat.json"
@@ -102,3 +144,5 @@ panel en
 panel zh_CN
 api en
 api zh_CN
+vision en
+vision zh_CN

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "chattypes.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <functional>
+
+class QHBoxLayout;
+class QLabel;
+class QToolButton;
+class VisionController;
+
+// The images waiting to be sent with the next message: thumbnails with a remove button, an
+// "Attach image" button, and a line that says what is wrong (a file that is not an image, a
+// model that cannot see images). Files come from the button, from drops and from pastes on
+// the message box (MessageInput); each is checked before it is shown, and a bad one never
+// touches what was typed.
+class AttachmentStrip : public QWidget
+{
+    Q_OBJECT
+public:
+    using FileChooser = std::function<QStringList(QWidget *parent)>;
+    explicit AttachmentStrip(VisionController *vision, QWidget *parent = nullptr);
+
+    const QList<ChatImage> &images() const { return m_images; }
+    void clear();
+    void addFiles(const QStringList &paths);
+    void addImageBytes(const QByteArray &bytes, const QString &what);
+    QString problem() const; // the line shown, empty when none
+    void setFileChooser(FileChooser chooser) { m_choose = std::move(chooser); } // seam for tests
+    QToolButton *attachButton() const { return m_attach; }
+
+signals:
+    void imagesChanged();
+    void viewRequested(const ChatImage &image);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void rebuild();
+    void updateNote();
+    void retranslate();
+
+    VisionController *m_vision;
+    QList<ChatImage> m_images;
+    QStringList m_errors;
+    QHBoxLayout *m_thumbs = nullptr;
+    QToolButton *m_attach = nullptr;
+    QLabel *m_note = nullptr;
+    FileChooser m_choose;
+};

@@ -1,0 +1,13 @@
+#pragma once
+
+#include "chattypes.h"
+
+#include <QDialog>
+
+// An attached image at full size (scaled down to fit the screen), from a thumbnail.
+class ImageViewer : public QDialog
+{
+    Q_OBJECT
+public:
+    explicit ImageViewer(const ChatImage &image, QWidget *parent = nullptr);
+};

@@ -1,0 +1,87 @@
+#include "visionmenu.h"
+
+#include "chatcontroller.h"
+#include "errortext.h"
+#include "visioncontroller.h"
+
+#include <QActionGroup>
+#include <QFileDialog>
+#include <QFileInfo>
+
+VisionMenu::VisionMenu(ChatController *chat, QWidget *parent) : QMenu(parent), m_chat(chat)
+{
+    setObjectName(QStringLiteral("visionMenu"));
+    setTitle(tr("&Vision Projector"));
+    m_choose = [](QWidget *p) {
+        return QFileDialog::getOpenFileName(p, tr("Choose a Vision Projector"), QString(),
+                                            tr("Vision projectors (mmproj*.gguf *.gguf)"));
+    };
+    connect(this, &QMenu::aboutToShow, this, &VisionMenu::rebuild);
+}
+
+void VisionMenu::rebuild()
+{
+    clear();
+    if (!m_chat->hasModel()) {
+        addAction(tr("Load a model first"))->setEnabled(false);
+        return;
+    }
+    VisionController *vision = m_chat->vision();
+    const VisionSummary &v = vision->vision();
+    const ModelSettings s = m_chat->modelSettings();
+    QString state;
+    if (v.ready)
+        state = tr("Reads images with %1 (%2%3)")
+                    .arg(QFileInfo(v.path).fileName(), v.precision, v.offload ? QString() : tr(", on the CPU"));
+    else if (!v.path.isEmpty())
+        state = tr("%1 could not be loaded: %2").arg(QFileInfo(v.path).fileName(), ErrorText::message(v.error));
+    else
+        state = tr("This model reads no images");
+    addAction(state)->setEnabled(false);
+    addSeparator();
+
+    auto *group = new QActionGroup(this);
+    const auto candidates = VisionController::candidates(m_chat->model().path);
+    auto choice = [this, vision, group](const QString &text, const QString &value, bool checked, bool enabled) {
+        QAction *a = addAction(text);
+        a->setCheckable(true);
+        a->setChecked(checked);
+        a->setEnabled(enabled);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, vision, value] {
+            vision->choose(value, m_chat->modelSettings().projectorOffload);
+        });
+        return a;
+    };
+    QString automatic = tr("Automatic: none beside the model");
+    for (const auto &c : candidates)
+        if (!c.mismatch) {
+            automatic = tr("Automatic: %1").arg(QFileInfo(c.path).fileName());
+            break;
+        }
+    choice(automatic, QString(), s.projector.isEmpty(), true);
+    for (const auto &c : candidates) {
+        QAction *a = choice(QStringLiteral("%1 (%2)").arg(QFileInfo(c.path).fileName(), c.precision), c.path,
+                            s.projector == c.path, !c.mismatch);
+        if (c.mismatch)
+            a->setToolTip(ErrorText::message(c.mismatch));
+    }
+    const bool elsewhere = !s.projector.isEmpty() && s.projector != ModelSettings::kNoProjector &&
+                           std::none_of(candidates.begin(), candidates.end(),
+                                        [&](const auto &c) { return c.path == s.projector; });
+    if (elsewhere)
+        choice(QFileInfo(s.projector).fileName(), s.projector, true, true);
+    choice(tr("None"), ModelSettings::kNoProjector, s.projector == ModelSettings::kNoProjector, true);
+    addSeparator();
+    addAction(tr("Choose File…"), this, [this, vision] {
+        const QString path = m_choose(parentWidget());
+        if (!path.isEmpty())
+            vision->choose(path, m_chat->modelSettings().projectorOffload);
+    });
+    QAction *cpu = addAction(tr("Keep the Projector on the CPU"));
+    cpu->setObjectName(QStringLiteral("projectorOnCpu"));
+    cpu->setCheckable(true);
+    cpu->setChecked(!s.projectorOffload);
+    cpu->setToolTip(tr("Like llama-server's --no-mmproj-offload: saves GPU memory, encodes images more slowly"));
+    connect(cpu, &QAction::toggled, this, [this, vision](bool on) { vision->choose(m_chat->modelSettings().projector, !on); });
+}

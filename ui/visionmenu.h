@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QMenu>
+
+#include <functional>
+
+class ChatController;
+
+// Model > Vision Projector: which mmproj file the loaded model reads images with (automatic:
+// the best one beside it; a file beside it; another file; none), and whether it runs on the
+// CPU. Remembered per model; applied at once, without reloading the model.
+class VisionMenu : public QMenu
+{
+    Q_OBJECT
+public:
+    using FileChooser = std::function<QString(QWidget *parent)>;
+    explicit VisionMenu(ChatController *chat, QWidget *parent = nullptr);
+    void setFileChooser(FileChooser chooser) { m_choose = std::move(chooser); } // seam for tests
+    void rebuild(); // what aboutToShow does (tests call it)
+
+private:
+    ChatController *m_chat;
+    FileChooser m_choose;
+};
