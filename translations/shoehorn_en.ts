@@ -157,6 +157,48 @@
     </message>
   </context>
   <context>
+    <name>AttachmentStrip</name>
+    <message>
+      <source>Attach Images</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Images (*.png *.jpg *.jpeg *.bmp *.gif);;All files (*)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Attach Image…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Add pictures to the message (or drop image files on the message box, or paste one)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 × %2 pixels, %3 KiB. Click to view.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Remove this image</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model cannot see images: its vision projector %1 could not be loaded (%2).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model cannot see images: no vision projector (mmproj) is paired with it. Put its mmproj-*.gguf beside the model, or choose one under Model → Vision Projector.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>ChatController</name>
+    <message>
+      <source>Image</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ChatList</name>
     <message>
       <source>Chats</source>
@@ -215,6 +257,10 @@
     </message>
     <message>
       <source>Copy</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Image %1 of %2, %3 × %4 pixels. Click to view.</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -529,6 +575,22 @@
       <source>The local API could not start.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The vision projector (mmproj) does not belong to this model.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The vision projector (mmproj) could not be loaded or run.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The image cannot be used.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model cannot see images: no vision projector (mmproj) is paired with it.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -644,6 +706,17 @@
     </message>
     <message>
       <source>model file pages (reclaimable)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>vision projector</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>ImageViewer</name>
+    <message>
+      <source>Image, %1 × %2 pixels</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -894,6 +967,18 @@
       <source>&amp;Local API…</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The pasted image</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>&amp;Model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model cannot see images: the message was not sent.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>
@@ -1102,6 +1187,27 @@
     </message>
     <message>
       <source>too big</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Images</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>not for this model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No vision projector (mmproj*.gguf) beside this model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Vision projectors beside it:
+%1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>off</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -1560,6 +1666,65 @@
     </message>
     <message>
       <source>Applied: %1</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>VisionMenu</name>
+    <message>
+      <source>&amp;Vision Projector</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Choose a Vision Projector</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Vision projectors (mmproj*.gguf *.gguf)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Load a model first</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Reads images with %1 (%2%3)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>, on the CPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 could not be loaded: %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model reads no images</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Automatic: none beside the model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Automatic: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>None</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Choose File…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Keep the Projector on the CPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Like llama-server's --no-mmproj-offload: saves GPU memory, encodes images more slowly</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -157,6 +157,48 @@
     </message>
   </context>
   <context>
+    <name>AttachmentStrip</name>
+    <message>
+      <source>Attach Images</source>
+      <translation>附加图片</translation>
+    </message>
+    <message>
+      <source>Images (*.png *.jpg *.jpeg *.bmp *.gif);;All files (*)</source>
+      <translation>图片 (*.png *.jpg *.jpeg *.bmp *.gif);;所有文件 (*)</translation>
+    </message>
+    <message>
+      <source>Attach Image…</source>
+      <translation>附加图片…</translation>
+    </message>
+    <message>
+      <source>Add pictures to the message (or drop image files on the message box, or paste one)</source>
+      <translation>给消息添加图片（也可以把图片文件拖到输入框，或直接粘贴）</translation>
+    </message>
+    <message>
+      <source>%1 × %2 pixels, %3 KiB. Click to view.</source>
+      <translation>%1 × %2 像素，%3 KiB。点击查看。</translation>
+    </message>
+    <message>
+      <source>Remove this image</source>
+      <translation>移除这张图片</translation>
+    </message>
+    <message>
+      <source>This model cannot see images: its vision projector %1 could not be loaded (%2).</source>
+      <translation>此模型无法识别图片：其视觉投影 %1 无法加载（%2）。</translation>
+    </message>
+    <message>
+      <source>This model cannot see images: no vision projector (mmproj) is paired with it. Put its mmproj-*.gguf beside the model, or choose one under Model → Vision Projector.</source>
+      <translation>此模型无法识别图片：没有为它配对视觉投影（mmproj）。请把对应的 mmproj-*.gguf 放在模型旁边，或在“模型 → 视觉投影”中选择一个。</translation>
+    </message>
+  </context>
+  <context>
+    <name>ChatController</name>
+    <message>
+      <source>Image</source>
+      <translation>图片</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatList</name>
     <message>
       <source>Chats</source>
@@ -216,6 +258,10 @@
     <message>
       <source>Copy</source>
       <translation>复制</translation>
+    </message>
+    <message>
+      <source>Image %1 of %2, %3 × %4 pixels. Click to view.</source>
+      <translation>第 %1 张图片（共 %2 张），%3 × %4 像素。点击查看。</translation>
     </message>
   </context>
   <context>
@@ -529,6 +575,22 @@
       <source>The local API could not start.</source>
       <translation>本地 API 无法启动。</translation>
     </message>
+    <message>
+      <source>The vision projector (mmproj) does not belong to this model.</source>
+      <translation>该视觉投影（mmproj）与此模型不匹配。</translation>
+    </message>
+    <message>
+      <source>The vision projector (mmproj) could not be loaded or run.</source>
+      <translation>视觉投影（mmproj）无法加载或运行。</translation>
+    </message>
+    <message>
+      <source>The image cannot be used.</source>
+      <translation>无法使用这张图片。</translation>
+    </message>
+    <message>
+      <source>This model cannot see images: no vision projector (mmproj) is paired with it.</source>
+      <translation>此模型无法识别图片：没有为它配对视觉投影（mmproj）。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -645,6 +707,17 @@
     <message>
       <source>model file pages (reclaimable)</source>
       <translation>模型文件页（可回收）</translation>
+    </message>
+    <message>
+      <source>vision projector</source>
+      <translation>视觉投影</translation>
+    </message>
+  </context>
+  <context>
+    <name>ImageViewer</name>
+    <message>
+      <source>Image, %1 × %2 pixels</source>
+      <translation>图片，%1 × %2 像素</translation>
     </message>
   </context>
   <context>
@@ -892,6 +965,18 @@
       <source>&amp;Local API…</source>
       <translation>本地 API(&amp;L)…</translation>
     </message>
+    <message>
+      <source>The pasted image</source>
+      <translation>粘贴的图片</translation>
+    </message>
+    <message>
+      <source>&amp;Model</source>
+      <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+      <source>This model cannot see images: the message was not sent.</source>
+      <translation>此模型无法识别图片：消息未发送。</translation>
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>
@@ -1099,6 +1184,28 @@
     <message>
       <source>too big</source>
       <translation>放不下</translation>
+    </message>
+    <message>
+      <source>Images</source>
+      <translation>图片</translation>
+    </message>
+    <message>
+      <source>not for this model</source>
+      <translation>不适用于此模型</translation>
+    </message>
+    <message>
+      <source>No vision projector (mmproj*.gguf) beside this model</source>
+      <translation>此模型旁边没有视觉投影（mmproj*.gguf）</translation>
+    </message>
+    <message>
+      <source>Vision projectors beside it:
+%1</source>
+      <translation>模型旁边的视觉投影：
+%1</translation>
+    </message>
+    <message>
+      <source>off</source>
+      <translation>关</translation>
     </message>
   </context>
   <context>
@@ -1554,6 +1661,65 @@
     <message>
       <source>Applied: %1</source>
       <translation>已应用：%1</translation>
+    </message>
+  </context>
+  <context>
+    <name>VisionMenu</name>
+    <message>
+      <source>&amp;Vision Projector</source>
+      <translation>视觉投影(&amp;V)</translation>
+    </message>
+    <message>
+      <source>Choose a Vision Projector</source>
+      <translation>选择视觉投影</translation>
+    </message>
+    <message>
+      <source>Vision projectors (mmproj*.gguf *.gguf)</source>
+      <translation>视觉投影 (mmproj*.gguf *.gguf)</translation>
+    </message>
+    <message>
+      <source>Load a model first</source>
+      <translation>请先加载模型</translation>
+    </message>
+    <message>
+      <source>Reads images with %1 (%2%3)</source>
+      <translation>使用 %1 识别图片（%2%3）</translation>
+    </message>
+    <message>
+      <source>, on the CPU</source>
+      <translation>，在 CPU 上</translation>
+    </message>
+    <message>
+      <source>%1 could not be loaded: %2</source>
+      <translation>%1 无法加载：%2</translation>
+    </message>
+    <message>
+      <source>This model reads no images</source>
+      <translation>此模型不识别图片</translation>
+    </message>
+    <message>
+      <source>Automatic: none beside the model</source>
+      <translation>自动：模型旁边没有</translation>
+    </message>
+    <message>
+      <source>Automatic: %1</source>
+      <translation>自动：%1</translation>
+    </message>
+    <message>
+      <source>None</source>
+      <translation>不使用</translation>
+    </message>
+    <message>
+      <source>Choose File…</source>
+      <translation>选择文件…</translation>
+    </message>
+    <message>
+      <source>Keep the Projector on the CPU</source>
+      <translation>把视觉投影放在 CPU 上</translation>
+    </message>
+    <message>
+      <source>Like llama-server's --no-mmproj-offload: saves GPU memory, encodes images more slowly</source>
+      <translation>相当于 llama-server 的 --no-mmproj-offload：节省显存，但图片编码更慢</translation>
     </message>
   </context>
   <context>

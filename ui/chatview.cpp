@@ -171,7 +171,10 @@ void ChatView::writeImages(int row, QTextCursor &c)
         const QUrl name(QStringLiteral("shoehorn-image://%1/%2").arg(r.key).arg(i));
         QImage img;
         img.loadFromData(m.images[i].data);
-        const QImage thumb = img.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+        // Down to the thumbnail size, never up: a small picture shows as it is.
+        const QImage thumb = img.width() > kThumbnail || img.height() > kThumbnail
+                                 ? img.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio, Qt::SmoothTransformation)
+                                 : img;
         document()->addResource(QTextDocument::ImageResource, name, thumb);
         QTextImageFormat f;
         f.setName(name.toString());

@@ -143,6 +143,7 @@ private slots:
     void importRejects_data();
     void importRejects();
     void importStoreFailureLeavesNothing();
+    void imagesRoundTrip();
 };
 
 int TestChatJson::rowCount(const QString &table) const
@@ -511,6 +512,14 @@ void TestChatJson::importRejects_data()
     QTest::newRow("content not a string") << edited([](QJsonObject &r) {
         r["messages"] = QJsonArray{QJsonObject{{"role", "user"}, {"content", QJsonObject{{"$ne", 1}}}}};
     });
+    QTest::newRow("image not base64") << edited([](QJsonObject &r) {
+        r["messages"] = QJsonArray{QJsonObject{{"role", "user"}, {"content", "look"},
+                                               {"images", QJsonArray{QJsonObject{{"mime", "image/png"},
+                                                                                 {"data", "*** not base64 ***"}}}}}};
+    });
+    QTest::newRow("images not a list") << edited([](QJsonObject &r) {
+        r["messages"] = QJsonArray{QJsonObject{{"role", "user"}, {"content", "look"}, {"images", "cat.png"}}};
+    });
     QTest::newRow("shown version out of range") << edited([](QJsonObject &r) {
         r["messages"] = QJsonArray{QJsonObject{{"role", "assistant"},
                                                {"content", "a"},
@@ -566,6 +575,31 @@ void TestChatJson::importStoreFailureLeavesNothing()
     chat.removeMessage(2);
     QVERIFY(ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store, &error) > 0);
     QCOMPARE(rowCount("messages"), 3);
+}
+
+// Images travel inside the export (base64), come back byte for byte, and show in Markdown.
+void TestChatJson::imagesRoundTrip()
+{
+    ChatModel chat;
+    ChatModel::Message q = ChatModel::make(ChatModel::Author::User, "What are these?");
+    const QByteArray png("\x89PNG\r\n\x1a\n fake but opaque bytes \0\xff", 32);
+    const QByteArray bmp("BM and more bytes");
+    q.images = {{png, "image/png"}, {bmp, "image/bmp"}};
+    chat.appendMessage(q);
+    chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "Two pictures."));
+    const QByteArray json = ChatJson::toJson({"t", "/m.gguf", ""}, chat, {});
+    QString error;
+    const qint64 id = ChatJson::importJson(json, *m_store, &error);
+    QVERIFY2(id > 0, qPrintable(error));
+    const auto stored = m_store->messages(id);
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored[0].images.size(), 2);
+    QVERIFY(stored[0].images[0] == q.images[0]);
+    QVERIFY(stored[0].images[1] == q.images[1]);
+    QVERIFY(stored[1].images.isEmpty());
+    const QString md = ChatJson::toMarkdown({"t", "/m.gguf", ""}, chat);
+    QVERIFY(md.contains("![image 1](data:image/png;base64," + QString::fromLatin1(png.toBase64()) + ")"));
+    QVERIFY(md.contains("![image 2](data:image/bmp;base64,"));
 }
 
 QTEST_GUILESS_MAIN(TestChatJson)

@@ -16,6 +16,7 @@ private slots:
     void migratesFromEachOlderVersion();
     void conversationsAndMessages();
     void versionsAndSettings();
+    void imagesStoredWithTheMessage();
     void surviveKill();
 };
 
@@ -60,6 +61,45 @@ void TestChatStore::migratesFromEachOlderVersion()
         QCOMPARE(list[0].settings, QString());
         QCOMPARE(list[0].systemPrompt, QString("sys"));
     }
+}
+
+void TestChatStore::imagesStoredWithTheMessage()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("c.sqlite");
+    qint64 conv = 0, q = 0;
+    QByteArray big(3 * 1024 * 1024, '\0'); // a real photo's size, zeros and all
+    big[0] = char(0xff);
+    big[1] = char(0xd8);
+    {
+        ChatStore old;
+        QVERIFY(old.open(path, 3)); // a database from before images
+        conv = old.createConversation("t", "/m.gguf", "");
+        QVERIFY(old.appendMessage(conv, ChatStore::message(conv, "user", "old", "done")) > 0);
+    }
+    ChatStore s;
+    QVERIFY2(s.open(path), qPrintable(s.lastError()));
+    ChatStore::Message m = ChatStore::message(conv, "user", "look", "done");
+    m.images = {{big, "image/jpeg"}, {QByteArray("BMxx"), "image/bmp"}};
+    q = s.appendMessage(conv, m);
+    QVERIFY2(q > 0, qPrintable(s.lastError()));
+    const auto messages = s.messages(conv);
+    QCOMPARE(messages.size(), 2);
+    QVERIFY(messages[0].images.isEmpty());
+    QCOMPARE(messages[1].images.size(), 2);
+    QCOMPARE(messages[1].images[0].data.size(), big.size());
+    QVERIFY(messages[1].images[0] == m.images[0]);
+    QCOMPARE(messages[1].images[1].mime, QString("image/bmp"));
+    // Inside a transaction too (edit and resend write several rows at once).
+    QVERIFY(s.transaction());
+    QVERIFY(s.appendMessage(conv, m) > 0);
+    QVERIFY(s.rollback());
+    QCOMPARE(s.messages(conv).size(), 2);
+    // Deleting the message deletes its images.
+    QVERIFY(s.deleteMessage(q));
+    QSqlQuery count(QSqlDatabase::database(QSqlDatabase::connectionNames().constFirst()));
+    QVERIFY(s.images(q).isEmpty());
+    QVERIFY(s.integrityOk());
 }
 
 void TestChatStore::versionsAndSettings()

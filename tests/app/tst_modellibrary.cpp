@@ -102,6 +102,11 @@ void TestModelLibrary::scansFolders()
     QVERIFY(broken.open(QIODevice::WriteOnly));
     broken.write("GGUF\x03\x00\x00\x00 and then nothing");
     broken.close();
+    // The split model's vision projector beside it: paired, never listed as a model.
+    auto projector = shoehorn::fixtures::tinyProjector();
+    QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("split/mmproj-tiny-F16.gguf").toStdString()).empty());
+    projector.type = "f32";
+    QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("split/mmproj-tiny-F32.gguf").toStdString()).empty());
     QFile text(dir.filePath("notes.txt"));
     QVERIFY(text.open(QIODevice::WriteOnly));
     text.write("not a model");
@@ -124,6 +129,10 @@ void TestModelLibrary::scansFolders()
     QVERIFY(cell(q, ModelLibrary::ParametersColumn).endsWith("B active)"));
     QCOMPARE(cell(q, ModelLibrary::QuantColumn), QString("Q4_K_M"));
     QCOMPARE(cell(q, ModelLibrary::ContextColumn), QString("40k"));
+    QCOMPARE(cell(q, ModelLibrary::ImagesColumn), QString()); // no projector beside it
+    const int split = lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf"));
+    QCOMPARE(cell(split, ModelLibrary::ImagesColumn), QString("F16"));
+    QVERIFY(lib.data(lib.index(split, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
     QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
              ModelLibrary::FitVerdict::GpuAndRam);
     const int b = lib.indexOf(dir.filePath("broken.gguf"));

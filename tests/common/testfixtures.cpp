@@ -42,6 +42,9 @@ QString TestFixtures::llama32_3b() { return make("llama32-3b", "llama32-3b.gguf"
 QString TestFixtures::tinyVision()
 {
     QDir().mkpath(m_dir.filePath("vision"));
+    // The pair: the model comes with its projectors beside it, as a download ships them.
+    projector(QStringLiteral("F16"));
+    projector(QStringLiteral("F32"));
     return make("tiny-vision", "vision/tiny-vision.gguf");
 }
 

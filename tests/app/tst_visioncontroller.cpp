@@ -1,0 +1,175 @@
+// Vision projectors from the GUI thread's side, on the real worker and the tiny vision pair:
+// found beside the model and loaded after it, chosen and remembered per model, images sent,
+// stored and answered, and refused (with everything kept) where the model cannot see.
+#include "chatcontroller.h"
+#include "chatstore.h"
+#include "modelsettings.h"
+#include "testfixtures.h"
+#include "testsettings.h"
+#include "visioncontroller.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestVisionController : public QObject
+{
+    Q_OBJECT
+private:
+    [[nodiscard]] static bool loadAndSee(ChatController &c, const QString &path, bool wantVision)
+    {
+        QSignalSpy vision(c.vision(), &VisionController::visionChanged);
+        QSignalSpy loaded(&c, &ChatController::modelLoaded);
+        c.openModel(path);
+        if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 30000))
+            return false;
+        return !wantVision || QTest::qWaitFor([&] { return c.vision()->canSeeImages(); }, 30000);
+    }
+    static ChatImage picture(int seed = 0)
+    {
+        auto img = VisionController::imageFromBytes(TestFixtures::bmpImage(64, 48, seed));
+        return img ? *img : ChatImage{};
+    }
+
+private slots:
+    void initTestCase() { isolateSettings(); }
+    void candidatesAndResolve();
+    void imageChecks_data();
+    void imageChecks();
+    void pairedAutomaticallyAndAnswers();
+    void choiceIsRememberedAndAppliedWithoutReload();
+    void modelWithoutProjectorRefusesImages();
+};
+
+void TestVisionController::candidatesAndResolve()
+{
+    TestFixtures &f = TestFixtures::instance();
+    const QString model = f.tinyVision();
+    const QString f16 = f.projector("F16"), f32 = f.projector("F32");
+    const auto found = VisionController::candidates(model);
+    QCOMPARE(found.size(), 2);
+    QCOMPARE(found[0].path, f16);
+    QCOMPARE(found[0].precision, QString("F16"));
+    QCOMPARE(found[1].precision, QString("F32"));
+    QVERIFY(!found[0].mismatch);
+    ModelSettings s;
+    QCOMPARE(VisionController::resolve(model, s), f16); // automatic: the best beside it
+    s.projector = f32;
+    QCOMPARE(VisionController::resolve(model, s), f32);
+    s.projector = ModelSettings::kNoProjector;
+    QCOMPARE(VisionController::resolve(model, s), QString());
+    // Beside another model, a projector of the wrong width is listed as not belonging.
+    QTemporaryDir dir;
+    QFile::copy(f.tinyApi(), dir.filePath("tiny.gguf"));
+    QFile::copy(f.projectorMismatch(), dir.filePath("mmproj-other-F16.gguf"));
+    const auto other = VisionController::candidates(dir.filePath("tiny.gguf"));
+    QCOMPARE(other.size(), 1);
+    QCOMPARE(other[0].mismatch.code, shoehorn::ErrorCode::ProjectorMismatch);
+    QCOMPARE(VisionController::resolve(dir.filePath("tiny.gguf"), ModelSettings{}), QString());
+    QVERIFY(VisionController::isProjectorFile(f16));
+    QVERIFY(!VisionController::isProjectorFile(model));
+}
+
+void TestVisionController::imageChecks_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("mime"); // empty: refused
+    QTest::newRow("bmp") << TestFixtures::bmpImage(10, 10) << "image/bmp";
+    QTest::newRow("text") << QByteArray("plain text") << "";
+    QTest::newRow("empty") << QByteArray() << "";
+    QTest::newRow("webp") << QByteArray("RIFF\x10\0\0\0WEBPVP8 ", 16) << "";
+}
+
+void TestVisionController::imageChecks()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, mime);
+    auto r = VisionController::imageFromBytes(bytes);
+    QCOMPARE(r.ok(), !mime.isEmpty());
+    if (r) {
+        QCOMPARE(r->mime, mime);
+        QCOMPARE(r->data, bytes);
+    } else {
+        QCOMPARE(r.error().code, shoehorn::ErrorCode::ImageInvalid);
+    }
+    // From a file, the message names the file.
+    QTemporaryDir dir;
+    QFile file(dir.filePath("holiday.png"));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(bytes);
+    file.close();
+    auto fromFile = VisionController::imageFromFile(file.fileName());
+    QCOMPARE(fromFile.ok(), !mime.isEmpty());
+    if (!fromFile)
+        QVERIFY2(fromFile.error().detail.find("holiday.png") != std::string::npos, fromFile.error().detail.c_str());
+}
+
+void TestVisionController::pairedAutomaticallyAndAnswers()
+{
+    ChatController c;
+    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
+    QCOMPARE(c.vision()->vision().precision, QString("F16"));
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QVERIFY(c.send(QStringLiteral("What is it?"), {picture(1), picture(2)}));
+    QVERIFY(finished.wait(30000));
+    const auto stats = finished.at(0).at(0).value<shoehorn::GenerationStats>();
+    QVERIFY2(stats.promptTokens > 20, qPrintable(QString::number(stats.promptTokens))); // two images' tokens
+    // The question and its images are in the chat and in the store.
+    QCOMPARE(c.chatModel()->message(0).images.size(), 2);
+    QVERIFY(c.chatModel()->message(0).images[1] == picture(2));
+    const auto stored = c.store()->messages(c.currentConversation());
+    QCOMPARE(stored[0].images.size(), 2);
+    QVERIFY(stored[0].images[0] == picture(1));
+    // An image alone (no text) is a message too.
+    finished.clear();
+    QVERIFY(c.send(QString(), {picture(3)}));
+    QVERIFY(finished.wait(30000));
+}
+
+void TestVisionController::choiceIsRememberedAndAppliedWithoutReload()
+{
+    ChatController c;
+    const QString model = TestFixtures::instance().tinyVision();
+    QVERIFY(loadAndSee(c, model, true));
+    QSignalSpy loads(&c, &ChatController::modelLoaded);
+    QSignalSpy vision(c.vision(), &VisionController::visionChanged);
+    const QString f32 = TestFixtures::instance().projector("F32");
+    c.vision()->choose(f32, false);
+    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path == f32 && c.vision()->canSeeImages(), 30000);
+    QCOMPARE(c.vision()->vision().precision, QString("F32"));
+    QCOMPARE(c.vision()->vision().offload, false);
+    QCOMPARE(loads.count(), 0); // the model stayed loaded
+    ModelSettings stored;
+    QVERIFY(ModelSettingsStore::load(model, stored));
+    QCOMPARE(stored.projector, f32);
+    QCOMPARE(stored.projectorOffload, false);
+    // None: images are refused from now on, and after the next load too.
+    c.vision()->choose(ModelSettings::kNoProjector, true);
+    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path.isEmpty(), 30000);
+    QVERIFY(!c.vision()->canSeeImages());
+    QVERIFY(!c.send(QStringLiteral("look"), {picture()}));
+    QCOMPARE(c.chatModel()->rowCount(), 0);
+    c.reload();
+    QTRY_COMPARE_WITH_TIMEOUT(loads.count(), 1, 30000);
+    QTest::qWait(200);
+    QVERIFY(!c.vision()->canSeeImages());
+    c.vision()->choose(QString(), true); // automatic again
+}
+
+void TestVisionController::modelWithoutProjectorRefusesImages()
+{
+    ChatController c;
+    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyApi(), false));
+    QVERIFY(!c.vision()->canSeeImages());
+    QVERIFY(c.vision()->vision().path.isEmpty());
+    QVERIFY(!c.send(QStringLiteral("look at this"), {picture()}));
+    QCOMPARE(c.chatModel()->rowCount(), 0); // nothing half-sent
+    QVERIFY(c.send(QStringLiteral("just text")));
+    // A projector for another model is refused with the reason, and the model keeps working.
+    c.vision()->choose(TestFixtures::instance().projectorMismatch(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().error.code == shoehorn::ErrorCode::ProjectorMismatch, 30000);
+    QVERIFY(!c.vision()->canSeeImages());
+}
+
+QTEST_GUILESS_MAIN(TestVisionController)
+#include "tst_visioncontroller.moc"

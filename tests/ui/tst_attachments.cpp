@@ -1,0 +1,225 @@
+// Images in the real window, on the tiny vision pair: attach by the button, by dropping files
+// on the message box and by pasting; thumbnails that can be removed and opened; a bad file or
+// a model that cannot see said in words, with nothing typed lost; the sent message shows its
+// pictures, and Model > Vision Projector switches the projector without a reload.
+#include "attachmentstrip.h"
+#include "chatcontroller.h"
+#include "chatmodel.h"
+#include "chatstore.h"
+#include "chatview.h"
+#include "mainwindow.h"
+#include "messageinput.h"
+#include "modelsettings.h"
+#include "testfixtures.h"
+#include "visioncontroller.h"
+#include "visionmenu.h"
+
+#include <QClipboard>
+#include <QDialog>
+#include <QGuiApplication>
+#include <QImage>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTextDocument>
+#include <QToolButton>
+#include <QRegularExpression>
+#include <QUrl>
+#include <QtTest>
+
+class TestAttachments : public QObject
+{
+    Q_OBJECT
+private:
+    struct Window {
+        ChatController controller;
+        std::unique_ptr<MainWindow> window;
+    };
+    [[nodiscard]] static bool open(Window &w, const QString &model, bool wantVision)
+    {
+        [&] {
+            auto ls = w.controller.loadSettings();
+            ls.gpuLayers = 0;
+            w.controller.setLoadSettings(ls);
+            auto cs = w.controller.contextSettings();
+            cs.contextSize = 1024;
+            cs.threads = 2;
+            w.controller.setContextSettings(cs);
+            auto o = w.controller.generationOptions();
+            o.maxTokens = 8;
+            w.controller.setGenerationOptions(o);
+            w.window = std::make_unique<MainWindow>(&w.controller);
+            w.window->setErrorPresenter([](const QString &, const QString &) {});
+            w.window->setInfoPresenter([](const QString &, const QString &) {});
+            w.window->show();
+            QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
+            QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+            w.window->openModel(model);
+            QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+            if (wantVision)
+                QTRY_VERIFY2_WITH_TIMEOUT(w.controller.vision()->canSeeImages(), qPrintable(w.controller.vision()->vision().path + " " + QString::fromStdString(w.controller.vision()->vision().error.detail)), 20000);
+        }();
+        return !QTest::currentTestFailed();
+    }
+    QString writeFile(const QString &name, const QByteArray &bytes)
+    {
+        QFile f(m_dir.filePath(name));
+        if (f.open(QIODevice::WriteOnly))
+            f.write(bytes);
+        return f.fileName();
+    }
+    static QLabel *note(Window &w) { return w.window->findChild<QLabel *>(QStringLiteral("attachmentNote")); }
+    QTemporaryDir m_dir;
+
+private slots:
+    void init()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QFile::remove(ChatStore::defaultPath());
+    }
+    void attachDropPasteAndSend();
+    void badFilesAndNoProjectorLoseNothing();
+    void visionMenuSwitchesWithoutReload();
+};
+
+void TestAttachments::attachDropPasteAndSend()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyVision(), true));
+    AttachmentStrip *strip = w.window->attachments();
+    MessageInput *input = w.window->messageInput();
+    QSignalSpy changed(strip, &AttachmentStrip::imagesChanged);
+    // The button (its file dialog is the seam).
+    const QString a = writeFile("a.bmp", TestFixtures::bmpImage(64, 48, 1));
+    strip->setFileChooser([a](QWidget *) { return QStringList{a}; });
+    strip->attachButton()->click();
+    QCOMPARE(strip->images().size(), 1);
+    // Files dropped on the message box: images, not their paths as text.
+    const QString b = writeFile("b.bmp", TestFixtures::bmpImage(32, 32, 2));
+    QMimeData drop;
+    drop.setUrls({QUrl::fromLocalFile(b)});
+    {
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &drop, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(input->viewport(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent dropped(QPointF(10, 10), Qt::CopyAction, &drop, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(input->viewport(), &dropped);
+    }
+    QCOMPARE(strip->images().size(), 2);
+    QVERIFY(input->toPlainText().isEmpty());
+    // A pasted picture (a screenshot in the clipboard) becomes a PNG attachment.
+    QImage shot(40, 30, QImage::Format_RGB32);
+    shot.fill(Qt::darkCyan);
+    QGuiApplication::clipboard()->setImage(shot);
+    input->setFocus();
+    QTest::keySequence(input, QKeySequence::Paste);
+    QCOMPARE(strip->images().size(), 3);
+    QCOMPARE(strip->images().at(2).mime, QString("image/png"));
+    QVERIFY(note(w)->isHidden());
+    // Remove the second one.
+    const auto removes = strip->findChildren<QToolButton *>(QStringLiteral("removeAttachment"));
+    QCOMPARE(removes.size(), 3);
+    removes.at(1)->click();
+    QCOMPARE(strip->images().size(), 2);
+    QVERIFY(changed.count() >= 4);
+    // A thumbnail opens the image.
+    QSignalSpy view(strip, &AttachmentStrip::viewRequested);
+    strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb")).at(0)->click();
+    QCOMPARE(view.count(), 1);
+    QTRY_VERIFY(w.window->findChild<QDialog *>(QStringLiteral("imageViewer")));
+    w.window->findChild<QDialog *>(QStringLiteral("imageViewer"))->close();
+
+    // Send: the question carries both images; the box and the strip empty.
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    QTest::keyClicks(input, QStringLiteral("What are these?"));
+    QTest::keyClick(input, Qt::Key_Return);
+    QVERIFY(finished.wait(30000));
+    QVERIFY(strip->images().isEmpty());
+    QVERIFY(input->toPlainText().isEmpty());
+    const auto &question = w.controller.chatModel()->message(0);
+    QCOMPARE(question.images.size(), 2);
+    QCOMPARE(question.content, QString("What are these?"));
+    // The message shows them as thumbnails that link to the full image.
+    ChatView *chat = w.window->findChild<ChatView *>();
+    QVERIFY(chat);
+    const auto link = QRegularExpression(QStringLiteral("href=\"image:(\\d+):1\"")).match(chat->toHtml());
+    QVERIFY2(link.hasMatch(), qPrintable(chat->toHtml().left(2000)));
+    const QString key = link.captured(1);
+    const QVariant thumb =
+        chat->document()->resource(QTextDocument::ImageResource, QUrl("shoehorn-image://" + key + "/1"));
+    QVERIFY(!thumb.isNull());
+    QCOMPARE(thumb.value<QImage>().size(), QSize(40, 30)); // the pasted one, smaller than a thumbnail: as it is
+    QSignalSpy full(chat, &ChatView::imageRequested);
+    chat->activate("image:" + key + ":1");
+    QCOMPARE(full.count(), 1);
+    QVERIFY(full.at(0).at(0).value<ChatImage>() == question.images.at(1));
+}
+
+void TestAttachments::badFilesAndNoProjectorLoseNothing()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyApi(), false));
+    AttachmentStrip *strip = w.window->attachments();
+    MessageInput *input = w.window->messageInput();
+    QTest::keyClicks(input, QStringLiteral("my long question"));
+    // Not an image, and one too large: said, nothing added, the text stays.
+    const QString notes = writeFile("notes.png", "these are notes");
+    const QString webp = writeFile("photo.webp", QByteArray("RIFF\x10\0\0\0WEBPVP8 ", 16));
+    strip->addFiles({notes, webp});
+    QVERIFY(strip->images().isEmpty());
+    QVERIFY(note(w)->isVisible());
+    QVERIFY2(note(w)->text().contains("notes.png") && note(w)->text().contains("WebP"), qPrintable(note(w)->text()));
+    QCOMPARE(input->toPlainText(), QString("my long question"));
+    // A good image on a model without a projector: said when attached, and Send keeps everything.
+    strip->addFiles({writeFile("ok.bmp", TestFixtures::bmpImage(16, 16))});
+    QCOMPARE(strip->images().size(), 1);
+    QVERIFY2(note(w)->text().contains("cannot see images"), qPrintable(note(w)->text()));
+    w.window->findChild<QPushButton *>(QStringLiteral("sendButton"))->click();
+    QTest::qWait(100);
+    QCOMPARE(w.controller.chatModel()->rowCount(), 0);
+    QCOMPARE(input->toPlainText(), QString("my long question"));
+    QCOMPARE(strip->images().size(), 1);
+    // Taking the image away lets the text go.
+    strip->findChild<QToolButton *>(QStringLiteral("removeAttachment"))->click();
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    w.window->findChild<QPushButton *>(QStringLiteral("sendButton"))->click();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(w.controller.chatModel()->message(0).content, QString("my long question"));
+}
+
+void TestAttachments::visionMenuSwitchesWithoutReload()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyVision(), true));
+    VisionMenu *menu = w.window->findChild<VisionMenu *>(QStringLiteral("visionMenu"));
+    QVERIFY(menu);
+    menu->rebuild();
+    QStringList texts;
+    for (QAction *a : menu->actions())
+        texts << a->text();
+    QVERIFY2(texts.join('|').contains("Reads images with mmproj-tiny-vision-F16.gguf (F16)"), qPrintable(texts.join('|')));
+    QSignalSpy loads(&w.controller, &ChatController::modelLoaded);
+    QAction *f32 = nullptr, *none = nullptr;
+    for (QAction *a : menu->actions()) {
+        if (a->text().startsWith("mmproj-tiny-vision-F32.gguf"))
+            f32 = a;
+        if (a->text() == "None")
+            none = a;
+    }
+    QVERIFY(f32 && none);
+    f32->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(w.controller.vision()->vision().precision, QString("F32"), 20000);
+    none->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(w.controller.vision()->vision().path.isEmpty(), 20000);
+    QCOMPARE(loads.count(), 0);
+    QCOMPARE(w.controller.modelSettings().projector, ModelSettings::kNoProjector);
+}
+
+QTEST_MAIN(TestAttachments)
+#include "tst_attachments.moc"
