@@ -55,6 +55,10 @@ void ChatController::connectSession()
             m_chat->setNote(m_answerRow, m_prompt.update(done, total));
         emit prefillProgress(done, total);
     });
+    connect(m_session, &InferenceSession::imageProgress, this, [this](int number, int count) {
+        if (m_answerRow >= 0)
+            m_chat->setNote(m_answerRow, PromptProgress::image(number, count));
+    });
     connect(m_session, &InferenceSession::generationProgress, this, &ChatController::generationProgress);
     connect(m_session, &InferenceSession::generationFinished, this, &ChatController::onFinished);
     connect(m_session, &InferenceSession::generationFailed, this, &ChatController::onFailed);

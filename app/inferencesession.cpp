@@ -50,6 +50,10 @@ void InferenceSession::connectWorker()
         if (id == m_requestId)
             emit prefillProgress(done, total);
     });
+    connect(m_worker, &Worker::imageProgress, this, [this](quint64 id, int number, int count) {
+        if (id == m_requestId)
+            emit imageProgress(number, count);
+    });
     connect(m_worker, &Worker::generationProgress, this, [this](quint64 id, double tps, int used, int size) {
         if (id == m_requestId)
             emit generationProgress(tps, used, size);

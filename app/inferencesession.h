@@ -63,6 +63,7 @@ signals:
     void loadFailed(const shoehorn::Error &error);
     void delta(const QString &content, const QString &reasoning);
     void prefillProgress(int done, int total);
+    void imageProgress(int number, int count);
     void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
     void generationFinished(const shoehorn::GenerationStats &stats);
     void generationFailed(const shoehorn::Error &error);

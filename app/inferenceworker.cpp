@@ -206,6 +206,7 @@ void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage>
             sincePrefill.restart();
         }
     };
+    cb.onImage = [&](int number, int count) { emit imageProgress(requestId, number, count); };
     auto result = m_session->generate(history, options, cb, m_cancel.generation);
     if (!batcher.isEmpty()) {
         batcher.take(content, reasoning);

@@ -19,3 +19,8 @@ QString PromptProgress::update(int done, int total)
     return left >= 0 ? tr("Reading the prompt: %1% (%2 s left)").arg(percent).arg(left)
                      : tr("Reading the prompt: %1%").arg(percent);
 }
+
+QString PromptProgress::image(int number, int count)
+{
+    return count > 1 ? tr("Looking at image %1 of %2…").arg(number).arg(count) : tr("Looking at the image…");
+}

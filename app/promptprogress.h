@@ -11,6 +11,7 @@ class PromptProgress
     Q_DECLARE_TR_FUNCTIONS(PromptProgress)
 public:
     static QString starting(); // before the first micro-batch is done
+    static QString image(int number, int count); // while an image is encoded
     QString update(int done, int total);
 
 private:

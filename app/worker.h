@@ -55,6 +55,8 @@ signals:
     void modelLoaded(const ModelSummary &summary);
     void loadFailed(const shoehorn::Error &error);
     void prefillProgress(quint64 requestId, int done, int total);
+    // Before an image of the prompt is encoded: its number (1-based) of `count`.
+    void imageProgress(quint64 requestId, int number, int count);
     void delta(quint64 requestId, const QString &content, const QString &reasoning);
     void generationProgress(quint64 requestId, double tokensPerSecond, int contextUsed, int contextSize);
     void generationFinished(quint64 requestId, const shoehorn::GenerationStats &stats);

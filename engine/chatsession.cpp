@@ -176,7 +176,7 @@ int32_t ChatSession::Impl::decodeImage(const internal::PromptImage &image)
 {
     mtmd_context *mctx = internal::Access::projector(*projector);
     const size_t width = static_cast<size_t>(llama_model_n_embd_inp(internal::llamaModel(*model)));
-    const std::vector<float> *embd = embeddings.get(mctx, image, width);
+    const std::vector<float> *embd = embeddings.get(mctx, image, width, cancel.load());
     if (!embd)
         return -100;
     llama_pos after = cached.nextPos();
@@ -387,11 +387,15 @@ std::optional<Error> ChatSession::Impl::prefill(const Turn &turn, const StreamCa
     const int batch = static_cast<int>(llama_n_ubatch(ctx.get()));
     if (callbacks.onPrefill)
         callbacks.onPrefill(0, total);
-    auto image = std::find_if(turn.images.begin(), turn.images.end(),
-                              [&](const internal::PromptImage &im) { return im.start >= turn.keep; });
+    // The images this turn reads (those before `keep` are in the cache already).
+    const auto firstNew = std::find_if(turn.images.begin(), turn.images.end(),
+                                       [&](const internal::PromptImage &im) { return im.start >= turn.keep; });
+    auto image = firstNew;
     for (size_t i = turn.keep; i < tokens.size();) {
         if (image != turn.images.end() && image->start == i) {
             // An image: encode it (the slow part on a CPU), then decode its embeddings.
+            if (callbacks.onImage)
+                callbacks.onImage(static_cast<int>(image - firstNew) + 1, static_cast<int>(turn.images.end() - firstNew));
             const int32_t rc = decodeImage(*image);
             const bool stop = cancel && cancel->load();
             if (rc != 0 || stop) {
@@ -520,10 +524,17 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
 
     // The abort callback reads the flag while llama_decode runs; never past this call.
     d.cancel.store(cancel);
+    if (d.projector)
+        internal::Access::setProjectorCancel(*d.projector, cancel);
     struct CancelReset {
-        std::atomic<const std::atomic<bool> *> &ref;
-        ~CancelReset() { ref.store(nullptr); }
-    } cancelReset{d.cancel};
+        Impl &d;
+        ~CancelReset()
+        {
+            d.cancel.store(nullptr);
+            if (d.projector)
+                internal::Access::setProjectorCancel(*d.projector, nullptr);
+        }
+    } cancelReset{d};
 
     GenerationResult result;
     GenerationStats &st = result.stats;

@@ -51,6 +51,9 @@ struct StreamCallbacks {
     std::function<void(std::string_view content, std::string_view reasoning)> onDelta;
     // Prompt processing progress, in tokens, after each batch.
     std::function<void(int done, int total)> onPrefill;
+    // Before each image of the prompt is encoded (the long part of reading it on a CPU):
+    // the image's number (1-based) among the `count` this turn reads.
+    std::function<void(int number, int count)> onImage;
     // After each generated token: how many so far and the tokens in the KV cache.
     std::function<void(int generated, int contextUsed)> onToken;
 };

@@ -25,7 +25,22 @@ struct Projector::Impl {
     ProjectorInfo info;
     ProjectorSettings settings;
     std::unique_ptr<mtmd_context, decltype(&mtmd_free)> ctx{nullptr, &mtmd_free};
+    // Stop while an image is encoded: the encoder's graph offers a stopping point every
+    // kNodesPerCheck nodes (ggml's eval callback), where this flag is read.
+    std::atomic<const std::atomic<bool> *> cancel{nullptr};
+    uint32_t nodes = 0;
+    static constexpr uint32_t kNodesPerCheck = 24;
+    static bool evalCallback(ggml_tensor *t, bool ask, void *data);
 };
+
+bool Projector::Impl::evalCallback(ggml_tensor *, bool ask, void *data)
+{
+    auto *d = static_cast<Impl *>(data);
+    if (ask)
+        return ++d->nodes % kNodesPerCheck == 0; // "observe" this node: compute up to it, then ask below
+    const std::atomic<bool> *flag = d->cancel.load(std::memory_order_relaxed);
+    return !(flag && flag->load(std::memory_order_relaxed)); // false ends the graph here
+}
 
 namespace {
 
@@ -247,6 +262,9 @@ Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model,
     p.n_threads = settings.threads > 0 ? settings.threads : std::max(1, physicalCoreCount());
     p.warmup = true; // allocates the compute buffer now: an OOM shows at load, not at the first image
     p.media_marker = marker();
+    auto proj = std::shared_ptr<Projector>(new Projector());
+    p.cb_eval = &Impl::evalCallback;
+    p.cb_eval_user_data = proj->m_impl.get();
     mtmd_context *ctx = nullptr;
     try {
         ctx = mtmd_init_from_file(path.c_str(), internal::llamaModel(*model), p);
@@ -264,7 +282,6 @@ Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model,
         mtmd_free(ctx);
         return Error{ErrorCode::ProjectorMismatch, fs::path(path).filename().string() + " cannot read images"};
     }
-    auto proj = std::shared_ptr<Projector>(new Projector());
     proj->m_impl->ctx.reset(ctx);
     proj->m_impl->model = std::move(model);
     proj->m_impl->info = std::move(*info);
@@ -306,6 +323,11 @@ const char *Projector::marker()
 mtmd_context *internal::Access::projector(const Projector &p)
 {
     return p.m_impl->ctx.get();
+}
+
+void internal::Access::setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel)
+{
+    p.m_impl->cancel.store(cancel);
 }
 
 } // namespace shoehorn

@@ -1507,6 +1507,14 @@
       <source>Reading the prompt: %1%</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Looking at image %1 of %2…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Looking at the image…</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>StatusStrip</name>

@@ -1502,6 +1502,14 @@
       <source>Reading the prompt: %1%</source>
       <translation>正在读取提示词：%1%</translation>
     </message>
+    <message>
+      <source>Looking at image %1 of %2…</source>
+      <translation>正在看第 %1 张图片（共 %2 张）…</translation>
+    </message>
+    <message>
+      <source>Looking at the image…</source>
+      <translation>正在看图片…</translation>
+    </message>
   </context>
   <context>
     <name>StatusStrip</name>

@@ -27,6 +27,8 @@ struct Access {
     static llama_model *model(const Model &m);
     static llama_context *context(const ChatSession &s);
     static mtmd_context *projector(const Projector &p);
+    // The flag that stops an image's encoding (null: none), read inside the encoder's graph.
+    static void setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel);
     static void setDecodeHook(ChatSession &s, DecodeHook hook);
 };
 

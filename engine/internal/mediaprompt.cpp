@@ -83,11 +83,12 @@ Result<MediaTokens> tokenizeWithImages(mtmd_context *ctx, const std::string &tex
     return out;
 }
 
-const std::vector<float> *ImageEmbeddings::get(mtmd_context *ctx, const PromptImage &image, size_t embdWidth)
+const std::vector<float> *ImageEmbeddings::get(mtmd_context *ctx, const PromptImage &image, size_t embdWidth,
+                                               const std::atomic<bool> *cancel)
 {
     if (auto it = m_cache.find(image.hash); it != m_cache.end())
         return &it->second;
-    if (mtmd_encode_chunk(ctx, image.chunk.get()) != 0)
+    if (mtmd_encode_chunk(ctx, image.chunk.get()) != 0 || (cancel && cancel->load()))
         return nullptr;
     const float *embd = mtmd_get_output_embd(ctx);
     if (!embd)

@@ -10,6 +10,7 @@
 
 #include <llama.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -47,7 +48,9 @@ class ImageEmbeddings
 {
 public:
     // The embeddings of `image`: from the cache or encoded now. Empty on failure.
-    const std::vector<float> *get(mtmd_context *ctx, const PromptImage &image, size_t embdWidth);
+    // Null when encoding failed or `cancel` stopped it (a stopped encoding is not kept).
+    const std::vector<float> *get(mtmd_context *ctx, const PromptImage &image, size_t embdWidth,
+                                  const std::atomic<bool> *cancel = nullptr);
     void clear() { m_cache.clear(); m_bytes = 0; }
 
 private:

@@ -2,6 +2,7 @@
 // found beside the model and loaded after it, chosen and remembered per model, images sent,
 // stored and answered, and refused (with everything kept) where the model cannot see.
 #include "chatcontroller.h"
+#include "chatmodel.h"
 #include "chatstore.h"
 #include "modelsettings.h"
 #include "testfixtures.h"
@@ -110,8 +111,17 @@ void TestVisionController::pairedAutomaticallyAndAnswers()
     QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
     QCOMPARE(c.vision()->vision().precision, QString("F16"));
     QSignalSpy finished(&c, &ChatController::answerFinished);
+    // What the answer being written says it waits for, as it changes.
+    QStringList notes;
+    connect(c.chatModel(), &QAbstractItemModel::dataChanged, this, [&](const QModelIndex &i) {
+        const QString n = i.data(ChatModel::NoteRole).toString();
+        if (!n.isEmpty() && (notes.isEmpty() || notes.last() != n))
+            notes << n;
+    });
     QVERIFY(c.send(QStringLiteral("What is it?"), {picture(1), picture(2)}));
     QVERIFY(finished.wait(30000));
+    QVERIFY2(notes.contains("Looking at image 1 of 2…") && notes.contains("Looking at image 2 of 2…"),
+             qPrintable(notes.join(" | ")));
     const auto stats = finished.at(0).at(0).value<shoehorn::GenerationStats>();
     QVERIFY2(stats.promptTokens > 20, qPrintable(QString::number(stats.promptTokens))); // two images' tokens
     // The question and its images are in the chat and in the store.

@@ -8,6 +8,8 @@
 
 #include <QtTest>
 
+#include <thread>
+
 #include <llama-cpp.h>
 #include <mtmd-helper.h>
 #include <mtmd.h>
@@ -25,10 +27,10 @@ std::shared_ptr<Model> load(const QString &path)
     return *m;
 }
 
-std::unique_ptr<ChatSession> session(const std::shared_ptr<Model> &m)
+std::unique_ptr<ChatSession> session(const std::shared_ptr<Model> &m, uint32_t nCtx = 2048)
 {
     ContextSettings cs;
-    cs.contextSize = 2048;
+    cs.contextSize = nCtx;
     cs.threads = 2;
     auto s = ChatSession::create(m, cs);
     if (!s.ok())
@@ -157,6 +159,7 @@ private slots:
     void nextTurnReusesTheImage();
     void sameAnswerAsLlamaCppsHelper();
     void cachedTurnAnswersAsAFreshOne();
+    void stopWhileAnImageIsEncoded();
     void imageWithoutProjectorIsRefused();
     void brokenImageLosesNothing();
 };
@@ -361,6 +364,58 @@ void TestProjector::cachedTurnAnswersAsAFreshOne()
     const std::string reference =
         detokenize(model, referenceAnswer(model, *projector, *prompt, {h[0].images[0], h[2].images[0]}, 10));
     QCOMPARE(QString::fromStdString(second->content), QString::fromStdString(reference));
+}
+
+// A 2048x2048 picture is 4096 image tokens: seconds of encoding on this CPU. Stop ends it
+// within a fraction of that, the session says Cancelled, and the next answer works.
+void TestProjector::stopWhileAnImageIsEncoded()
+{
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto s = session(model, 8192);
+    s->setProjector(projectorFor(model));
+    QElapsedTimer t;
+    t.start();
+    int images = 0, count = 0;
+    StreamCallbacks cb;
+    qint64 imageAt = 0;
+    cb.onImage = [&](int number, int n) {
+        images = number;
+        count = n;
+        imageAt = t.elapsed();
+    };
+    auto full = s->generate({{"user", "Big one.", {}, {image(2048, 2048, 1)}}}, seeded(1), cb);
+    const qint64 fullMs = t.elapsed();
+    const qint64 imageMs = fullMs - imageAt; // encoding and decoding the image, and one token
+    QVERIFY2(full.ok(), full.ok() ? "" : full.error().detail.c_str());
+    QCOMPARE(images, 1);
+    QCOMPARE(count, 1);
+    QVERIFY2(imageMs > 1000, qPrintable(QString::number(imageMs))); // else this test proves nothing here
+    s->clearCache();
+    // Stop 100 ms into the encoding (the image is the first thing after the text before it).
+    std::atomic<bool> cancel{false}, encoding{false};
+    StreamCallbacks stopCb;
+    QElapsedTimer sinceStop;
+    stopCb.onImage = [&](int, int) { encoding = true; };
+    std::thread stopper([&] {
+        while (!encoding)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        sinceStop.start();
+        cancel = true;
+    });
+    auto stopped = s->generate({{"user", "Big one.", {}, {image(2048, 2048, 2)}}}, seeded(1), stopCb, &cancel);
+    const qint64 stopMs = sinceStop.elapsed();
+    stopper.join();
+    QVERIFY2(stopped.ok(), stopped.ok() ? "" : stopped.error().detail.c_str());
+    QCOMPARE(stopped->stats.stopReason, StopReason::Cancelled);
+    // The encoder alone takes most of imageMs (about 1.7 s of 2 s here); Stop ends it within 200 ms.
+    QVERIFY2(stopMs < 200, qPrintable(QStringLiteral("%1 ms after Stop (the image took %2 ms)").arg(stopMs).arg(imageMs)));
+    QCOMPARE(s->cachedTokens(), 0);
+    // The stopped encoding was not kept: the same picture again is encoded in full and answered.
+    auto again = s->generate({{"user", "Big one.", {}, {image(2048, 2048, 2)}}}, seeded(1));
+    QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());
+    QCOMPARE(again->stats.stopReason, StopReason::MaxTokens);
+    QCOMPARE(again->stats.promptTokens, full->stats.promptTokens);
 }
 
 void TestProjector::imageWithoutProjectorIsRefused()
