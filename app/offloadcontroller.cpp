@@ -237,6 +237,22 @@ PlanSettings OffloadController::planSettings() const
     return s;
 }
 
+OffloadController::Images OffloadController::images() const
+{
+    Images out;
+    const PlanSettings s = planSettings(); // resolves m_projectorPath
+    if (m_projectorPath.isEmpty())
+        return out;
+    out.projector = m_projectorPath;
+    out.onGpu = s.projectorOnGpu;
+    auto info = inspectProjector(m_projectorPath.toStdString());
+    if (info) {
+        out.precision = QString::fromStdString(info->precision);
+        out.tokens1024 = estimateImageTokens(*info, 1024, 1024);
+    }
+    return out;
+}
+
 void OffloadController::replan(bool checkAgain)
 {
     m_plan = m_info ? analyticPlan(*m_info, planSettings(), currentTarget())

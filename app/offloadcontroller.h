@@ -25,6 +25,15 @@ class OffloadController : public QObject
 public:
     // The model's settings plus the local API's slots while it is on: what every plan uses.
     shoehorn::PlanSettings planSettings() const;
+    // The projector the planned model reads images with (empty: none), its precision, and
+    // the tokens a 1024x1024 picture takes of the context (llama.cpp's resizing rules).
+    struct Images {
+        QString projector;
+        QString precision;
+        bool onGpu = true;
+        int tokens1024 = 0;
+    };
+    Images images() const;
     explicit OffloadController(ChatController *chat, QObject *parent = nullptr);
     ~OffloadController() override;
 

@@ -11,6 +11,7 @@
 #include <stb/stb_image.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -153,6 +154,16 @@ Result<ProjectorInfo> inspectProjector(const std::string &path)
     for (int64_t i = 0; i < f.tensorCount(); ++i)
         info.tensorBytes += ggml_nbytes(f.tensor(i));
     info.precision = dominantType(f);
+    const bool qwenMerger = info.projectorType == "qwen2vl_merger" || info.projectorType == "qwen2.5vl_merger" ||
+                            info.projectorType == "qwen3vl_merger";
+    info.mergeSize = static_cast<uint32_t>(f.uint("clip.vision.spatial_merge_size").value_or(qwenMerger ? 2 : 1));
+    if (qwenMerger && info.patchSize > 0 && info.mergeSize > 0) {
+        // llama.cpp's limits for these (clip.cpp: set_limit_image_tokens(8, 4096)), unless the
+        // file gives its own in pixels.
+        const uint64_t area = uint64_t(info.patchSize) * info.patchSize * info.mergeSize * info.mergeSize;
+        info.minImageTokens = static_cast<uint32_t>(f.uint("clip.vision.image_min_pixels").value_or(8 * area) / area);
+        info.maxImageTokens = static_cast<uint32_t>(f.uint("clip.vision.image_max_pixels").value_or(4096 * area) / area);
+    }
     // Qwen3-VL's deepstack layers widen what the projector emits, like the text model's input.
     if (info.projectorType == "qwen3vl_merger") {
         uint32_t deepstack = 0;
@@ -164,6 +175,34 @@ Result<ProjectorInfo> inspectProjector(const std::string &path)
         info.outputEmbedding *= 1 + deepstack;
     }
     return info;
+}
+
+int estimateImageTokens(const ProjectorInfo &p, int width, int height)
+{
+    if (width <= 0 || height <= 0 || p.patchSize == 0)
+        return 0;
+    const int align = int(p.patchSize * std::max(1u, p.mergeSize));
+    if (p.maxImageTokens == 0) { // a fixed-size projector: the picture is scaled to image_size
+        const int side = int(p.imageSize / p.patchSize / std::max(1u, p.mergeSize));
+        return side * side;
+    }
+    // llama.cpp's calc_size_preserved_ratio ("smart resize"), as mtmd-image.cpp does it.
+    const double minPixels = double(p.minImageTokens) * align * align;
+    const double maxPixels = double(p.maxImageTokens) * align * align;
+    auto roundTo = [align](double x) { return int(std::round(x / align)) * align; };
+    auto ceilTo = [align](double x) { return int(std::ceil(x / align)) * align; };
+    auto floorTo = [align](double x) { return int(std::floor(x / align)) * align; };
+    int w = std::max(align, roundTo(width)), h = std::max(align, roundTo(height));
+    if (double(w) * h > maxPixels) {
+        const double beta = std::sqrt(double(height) * width / maxPixels);
+        h = std::max(align, floorTo(height / beta));
+        w = std::max(align, floorTo(width / beta));
+    } else if (double(w) * h < minPixels) {
+        const double beta = std::sqrt(minPixels / (double(height) * width));
+        h = ceilTo(height * beta);
+        w = ceilTo(width * beta);
+    }
+    return (w / align) * (h / align);
 }
 
 Error checkProjectorMatches(const ProjectorInfo &p, const ModelInfo &m)
@@ -305,6 +344,29 @@ const ProjectorSettings &Projector::settings() const
 const std::shared_ptr<Model> &Projector::model() const
 {
     return m_impl->model;
+}
+
+int Projector::imageTokens(int width, int height) const
+{
+    if (width <= 0 || height <= 0)
+        return -1;
+    mtmd_context *ctx = m_impl->ctx.get();
+    std::unique_ptr<mtmd_bitmap, decltype(&mtmd_bitmap_free)> bitmap(
+        mtmd_bitmap_init(uint32_t(width), uint32_t(height), nullptr), &mtmd_bitmap_free); // a placeholder
+    std::unique_ptr<mtmd_input_chunks, decltype(&mtmd_input_chunks_free)> chunks(mtmd_input_chunks_init(),
+                                                                                  &mtmd_input_chunks_free);
+    const std::string text = marker();
+    const mtmd_input_text in{text.c_str(), text.size(), false, true};
+    const mtmd_bitmap *raw = bitmap.get();
+    if (mtmd_tokenize(ctx, chunks.get(), &in, &raw, 1) != 0)
+        return -1;
+    int tokens = 0;
+    for (size_t i = 0; i < mtmd_input_chunks_size(chunks.get()); ++i) {
+        const mtmd_input_chunk *chunk = mtmd_input_chunks_get(chunks.get(), i);
+        if (mtmd_input_chunk_get_type(chunk) == MTMD_INPUT_CHUNK_TYPE_IMAGE)
+            tokens += int(mtmd_input_chunk_get_n_tokens(chunk));
+    }
+    return tokens;
 }
 
 const char *Projector::marker()

@@ -24,6 +24,9 @@ struct ProjectorInfo {
     uint32_t patchSize = 0;
     uint32_t visionEmbedding = 0; // the vision tower's own width
     uint32_t visionLayers = 0;
+    uint32_t mergeSize = 1;       // clip.vision.spatial_merge_size (Qwen-VL mergers: 2)
+    uint32_t minImageTokens = 0;  // what llama.cpp scales a picture up or down to (0: fixed size)
+    uint32_t maxImageTokens = 0;
     uint64_t fileSize = 0;
     uint64_t tensorBytes = 0;
 };
@@ -37,6 +40,12 @@ std::vector<std::string> findProjectors(const std::string &modelPath);
 
 // True if the file name says it is a projector (mmproj*.gguf), not a model to list.
 bool isProjectorFileName(const std::string &path);
+
+// How many context tokens a width x height picture takes with this projector: llama.cpp's
+// resizing for dynamic-resolution projectors (Qwen-VL mergers: within min/max tokens, sides in
+// steps of patch x merge), a fixed count for fixed-size ones. From the metadata, before
+// anything loads (Projector::imageTokens() counts exactly once it is loaded).
+int estimateImageTokens(const ProjectorInfo &projector, int width, int height);
 
 // ProjectorMismatch when the projector's output width is not the model's embedding width
 // (llama.cpp would refuse it at load), or it has no vision encoder.
@@ -87,6 +96,9 @@ public:
     const std::shared_ptr<Model> &model() const;
     // The text that stands for one image in a prompt.
     static const char *marker();
+    // The context tokens a width x height picture takes: llama.cpp's own preprocessing of a
+    // placeholder image of that size (no pixels are made). -1 if libmtmd refuses it.
+    int imageTokens(int width, int height) const;
 
 private:
     friend struct internal::Access;

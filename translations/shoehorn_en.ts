@@ -1453,6 +1453,22 @@
       <source>llama.cpp's dry run — %1</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>on the GPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>on the CPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Images: %1 (%2, %3).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>A 1024×1024 picture takes %1 tokens, %2% of the context.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>

@@ -1448,6 +1448,22 @@
       <source>llama.cpp's dry run — %1</source>
       <translation>llama.cpp 试运行 — %1</translation>
     </message>
+    <message>
+      <source>on the GPU</source>
+      <translation>在 GPU 上</translation>
+    </message>
+    <message>
+      <source>on the CPU</source>
+      <translation>在 CPU 上</translation>
+    </message>
+    <message>
+      <source>Images: %1 (%2, %3).</source>
+      <translation>图片：%1（%2，%3）。</translation>
+    </message>
+    <message>
+      <source>A 1024×1024 picture takes %1 tokens, %2% of the context.</source>
+      <translation>一张 1024×1024 的图片占 %1 个 token，即上下文的 %2%。</translation>
+    </message>
   </context>
   <context>
     <name>ProfileDialog</name>

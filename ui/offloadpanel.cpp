@@ -437,8 +437,11 @@ void OffloadPanel::updateGauges()
 
 QString OffloadPanel::explanation() const
 {
-    return FitExplanation::text({&m_offload->info(), m_offload->modelPath(), &m_offload->lastFit(),
-                                 &m_offload->plan(), QString::fromStdString(currentTarget().name)});
+    const QString fit = FitExplanation::text({&m_offload->info(), m_offload->modelPath(), &m_offload->lastFit(),
+                                              &m_offload->plan(), QString::fromStdString(currentTarget().name)});
+    const QString images = m_offload->info() ? OffloadTexts::images(m_offload->images(), m_offload->plan().contextSize)
+                                             : QString();
+    return images.isEmpty() ? fit : fit + QLatin1Char('\n') + images;
 }
 
 void OffloadPanel::updateLabels()

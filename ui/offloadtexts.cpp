@@ -2,6 +2,7 @@
 
 #include "units.h"
 
+#include <QFileInfo>
 #include <QStringList>
 
 using namespace shoehorn;
@@ -57,4 +58,17 @@ QString OffloadTexts::exactCheck(const std::optional<ExactCheck> &c, bool runnin
         line(QString::fromStdString(c->plan.gpus[i].name), core(c->plan.gpus[i].use), core(planned.gpus[i].use));
     line(tr("RAM"), core(c->plan.ram.use), core(planned.ram.use));
     return tr("llama.cpp's dry run — %1").arg(parts.join(QStringLiteral(" · ")));
+}
+
+QString OffloadTexts::images(const OffloadController::Images &i, uint32_t contextSize)
+{
+    if (i.projector.isEmpty())
+        return {};
+    const QString where = i.onGpu ? tr("on the GPU") : tr("on the CPU");
+    QString text = tr("Images: %1 (%2, %3).").arg(QFileInfo(i.projector).fileName(), i.precision, where);
+    if (i.tokens1024 > 0 && contextSize > 0)
+        text += QLatin1Char(' ') + tr("A 1024×1024 picture takes %1 tokens, %2% of the context.")
+                                       .arg(i.tokens1024)
+                                       .arg(100.0 * i.tokens1024 / contextSize, 0, 'f', 0);
+    return text;
 }

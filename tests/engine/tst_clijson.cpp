@@ -469,6 +469,10 @@ void TestCliJson::planAndFitCountTheProjector()
     const QJsonObject use = parseJson(r).object().value("ram").toObject().value("use").toObject();
     QVERIFY(use.value("projector").toDouble() > 0);
     QCOMPARE(use.value("total").toDouble(), without + use.value("projector").toDouble());
+    const QJsonObject projector = parseJson(r).object().value("projector").toObject();
+    QCOMPARE(projector.value("tokens_1024x1024").toInt(), 1024); // 32 x 32 merged patches
+    QCOMPARE(projector.value("context_share_1024x1024").toDouble(), 0.5);
+    QCOMPARE(projector.value("precision").toString(), QString("F16"));
     // On a GPU by default, as llama.cpp puts it.
     const CliRun gpu = runCli({"plan", f.tinyVision(), "--profile", "rtx3060-12g", "--mmproj", f.projector(), "--json"});
     QVERIFY2(gpu.exitCode == 0, gpu.err.constData());

@@ -155,6 +155,8 @@ private slots:
     void probeImage_data();
     void probeImage();
     void planCountsTheProjector();
+    void imageTokens_data();
+    void imageTokens();
     void imageTokensEnterTheContext();
     void nextTurnReusesTheImage();
     void sameAnswerAsLlamaCppsHelper();
@@ -272,6 +274,31 @@ void TestProjector::planCountsTheProjector()
     s.apiSlots = 2;
     s.apiContextPerSlot = 512;
     QCOMPARE(analyticPlan(*model, s, cpu).ram.use.projector, 2 * *bytes); // the API loads its own
+}
+
+void TestProjector::imageTokens_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("height");
+    QTest::addColumn<int>("tokens"); // 16-pixel patches merged 2x2: one token per 32x32 pixels
+    QTest::newRow("1024x1024") << 1024 << 1024 << 1024;
+    QTest::newRow("96x64") << 96 << 64 << 12;       // 3x2 is below llama.cpp's minimum of 8: scaled up to 4x3
+    QTest::newRow("1920x1080") << 1920 << 1080 << 2040; // 60 x 34 (1080 rounds to 1088)
+    QTest::newRow("4000x3000") << 4000 << 3000 << 4015; // over 4096: scaled down to 73 x 55
+    QTest::newRow("100x4000") << 100 << 4000 << 375; // a long strip
+    QTest::newRow("1x1") << 1 << 1 << 9;
+}
+
+// The estimate from the file's metadata (what plan --mmproj and the panel show before loading)
+// is llama.cpp's own count once it is loaded.
+void TestProjector::imageTokens()
+{
+    QFETCH(int, width);
+    QFETCH(int, height);
+    QFETCH(int, tokens);
+    static std::shared_ptr<Projector> loaded = projectorFor(load(TestFixtures::instance().tinyVision()));
+    QCOMPARE(loaded->imageTokens(width, height), tokens);
+    QCOMPARE(estimateImageTokens(loaded->info(), width, height), tokens);
 }
 
 void TestProjector::imageTokensEnterTheContext()

@@ -5,6 +5,7 @@
 #include "modelsettings.h"
 #include "offloadpanel.h"
 #include "testfixtures.h"
+#include "visioncontroller.h"
 
 #include <QCheckBox>
 #include <QClipboard>
@@ -47,6 +48,7 @@ private slots:
     void measuredAfterLoad();
     void customProfile();
     void exactDryRunInTheBackground();
+    void projectorInThePlan();
 };
 
 void TestOffloadPanel::init()
@@ -225,6 +227,42 @@ void TestOffloadPanel::exactDryRunInTheBackground()
     target->setCurrentIndex(1);
     QTest::qWait(900);
     QVERIFY(panel.exactText().isEmpty());
+}
+
+// A model with its projector beside it: the GPU gauge gets a "vision projector" part (llama.cpp's
+// dry run of it), the panel says what a picture costs of the context, and --no-mmproj-offload
+// moves it to RAM.
+void TestOffloadPanel::projectorInThePlan()
+{
+    ChatController c;
+    OffloadPanel panel(&c);
+    panel.show();
+    QVERIFY(open(panel, TestFixtures::instance().tinyVision()));
+    selectProfile(panel, "rtx3060-12g");
+    auto projectorPart = [](GaugeBar *g) {
+        for (const auto &s : g->segments())
+            if (s.label == QStringLiteral("vision projector"))
+                return s.bytes;
+        return quint64(0);
+    };
+    QTRY_VERIFY(projectorPart(gauge(panel, 0)) > 0);
+    QCOMPARE(projectorPart(gauge(panel, 1)), quint64(0));
+    auto *explanation = panel.findChild<QLabel *>("fitExplanation");
+    QVERIFY2(explanation->text().contains("Images: mmproj-tiny-vision-F16.gguf (F16, on the GPU)") &&
+                 explanation->text().contains("A 1024×1024 picture takes 1024 tokens"),
+             qPrintable(explanation->text()));
+    // Model > Vision Projector on the loaded model: the plan follows.
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(TestFixtures::instance().tinyVision());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+    c.vision()->choose(QString(), false); // keep it on the CPU
+    QTRY_VERIFY(projectorPart(gauge(panel, 1)) > 0);
+    QCOMPARE(projectorPart(gauge(panel, 0)), quint64(0));
+    QVERIFY(explanation->text().contains("(F16, on the CPU)"));
+    c.vision()->choose(ModelSettings::kNoProjector, true);
+    QTRY_COMPARE(projectorPart(gauge(panel, 1)), quint64(0));
+    QCOMPARE(projectorPart(gauge(panel, 0)), quint64(0));
+    QVERIFY(!explanation->text().contains("Images:"));
 }
 
 QTEST_MAIN(TestOffloadPanel)

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <optional>
 
 #include <cstdio>
@@ -35,6 +36,35 @@ ordered_json deviceJson(const DevicePlan &d)
 ordered_json modelJson(const ModelInfo &m)
 {
     return {{"path", m.path}, {"name", m.name}, {"architecture", m.architecture}};
+}
+
+// With --mmproj: the projector and what a picture costs of the context.
+ordered_json projectorJson(const Args &a, uint32_t context)
+{
+    if (a.mmproj.empty())
+        return nullptr;
+    auto info = inspectProjector(a.mmproj);
+    if (!info)
+        return nullptr;
+    const int tokens = estimateImageTokens(*info, 1024, 1024);
+    return {{"path", a.mmproj},
+            {"type", info->projectorType},
+            {"precision", info->precision},
+            {"on_gpu", a.mmprojOffload},
+            {"tokens_1024x1024", tokens},
+            {"context_share_1024x1024", context ? double(tokens) / context : 0.0}};
+}
+
+void printProjector(const Args &a, uint32_t context)
+{
+    const ordered_json j = projectorJson(a, context);
+    if (j.is_null())
+        return;
+    const int tokens = j["tokens_1024x1024"].get<int>();
+    std::printf("images: %s (%s %s%s); a 1024x1024 picture takes %d tokens, %.1f %% of the %u-token context\n",
+                std::filesystem::path(a.mmproj).filename().c_str(), j["type"].get<std::string>().c_str(),
+                j["precision"].get<std::string>().c_str(), a.mmprojOffload ? "" : ", on the CPU", tokens,
+                context ? 100.0 * tokens / context : 0.0, context);
 }
 
 ordered_json planJson(const MemoryPlan &p, const PlanTarget &t)
@@ -192,9 +222,12 @@ int cmdPlan(const Args &a)
         ordered_json j{{"model", modelJson(*info)}};
         j.update(planJson(plan, target));
         j["warnings"] = warning.empty() ? ordered_json::array() : ordered_json::array({warning});
+        if (!a.mmproj.empty())
+            j["projector"] = projectorJson(a, plan.contextSize);
         printJson(j);
     } else {
         printPlan(plan, target);
+        printProjector(a, plan.contextSize);
     }
     return 0;
 }
@@ -226,12 +259,14 @@ int cmdFit(const Args &a)
                      {"context", f.plan.contextSize},
                      {"type_k", f.settings.context.typeK},
                      {"type_v", f.settings.context.typeV}}},
-                   {"plan", planJson(f.plan, target)}});
+                   {"plan", planJson(f.plan, target)},
+                   {"projector", projectorJson(a, f.plan.contextSize)}});
     } else {
         std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s\n", why.c_str(), f.plan.gpuLayers,
                     f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
                     f.settings.context.typeV.c_str());
         printPlan(f.plan, target);
+        printProjector(a, f.plan.contextSize);
     }
     return f.ok() ? 0 : 1;
 }
