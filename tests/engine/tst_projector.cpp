@@ -1,6 +1,9 @@
 // Vision projectors (mmproj): reading, pairing, refusing the wrong one, checking images, and
 // an image's tokens entering a chat session's context (tiny Qwen3.5-style model, M-RoPE).
+#include "autofit.h"
 #include "chatsession.h"
+#include "fixtures.h"
+#include "hardware.h"
 #include "llamahandles.h" // llama.cpp's own multimodal helper as the reference
 #include "planner.h"
 #include "projector.h"
@@ -155,6 +158,7 @@ private slots:
     void probeImage_data();
     void probeImage();
     void planCountsTheProjector();
+    void fullSizeQwen35Projector();
     void imageTokens_data();
     void imageTokens();
     void imageTokensEnterTheContext();
@@ -274,6 +278,39 @@ void TestProjector::planCountsTheProjector()
     s.apiSlots = 2;
     s.apiContextPerSlot = 512;
     QCOMPARE(analyticPlan(*model, s, cpu).ram.use.projector, 2 * *bytes); // the API loads its own
+}
+
+// Qwen3.5-35B-A3B with its BF16 mmproj (0.90 GB) on a 12 GB card: the plan puts weights and
+// compute buffer (llama.cpp's dry run of it) on the GPU, and auto-fit makes room for it.
+void TestProjector::fullSizeQwen35Projector()
+{
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("mmproj-BF16.gguf").toStdString();
+    QCOMPARE(QString::fromStdString(fixtures::writeProjector(fixtures::qwen35_35b_a3b_projector(), path)), QString());
+    auto info = inspectProjector(path);
+    QVERIFY(info.ok());
+    QCOMPARE(info->precision, std::string("BF16"));
+    QCOMPARE(info->outputEmbedding, 2048u);
+    QVERIFY(info->tensorBytes > 850'000'000ull && info->tensorBytes < 900'000'000ull);
+    auto model = inspectModel(TestFixtures::instance().qwen35_35b().toStdString());
+    QVERIFY(model.ok());
+    QVERIFY(!checkProjectorMatches(*info, *model));
+    auto bytes = projectorMemory(path, true);
+    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().detail.c_str());
+    QVERIFY(*bytes > info->tensorBytes && *bytes < 2 * info->tensorBytes);
+    const PlanTarget gpu = targetFromProfile(*findProfile("rtx3060-12g"));
+    FitRequest r;
+    r.settings.context.contextSize = 32768;
+    r.locks.contextSize = true;
+    const FitResult without = autoFit(*model, r, gpu);
+    r.settings.projectorBytes = *bytes;
+    const FitResult with = autoFit(*model, r, gpu);
+    QVERIFY(without.ok() && with.ok());
+    QCOMPARE(with.plan.gpus[0].use.projector, *bytes);
+    QVERIFY(with.plan.gpus[0].fits(r.marginBytes));
+    // The projector takes room the experts had: at least as many stay on the CPU.
+    QVERIFY(with.plan.cpuMoeLayers >= without.plan.cpuMoeLayers);
+    QVERIFY(with.plan.gpus[0].use.weights() < without.plan.gpus[0].use.weights());
 }
 
 void TestProjector::imageTokens_data()

@@ -80,10 +80,14 @@ struct ProjectorSpec {
     uint32_t projectionDim = 64; // must equal the text model's embedding width (64 for the tiny ones)
     uint32_t patch = 16;
     uint32_t imageSize = 64;     // position table: (imageSize / patch)^2 entries
-    std::string type = "f16";    // "f16" or "f32": the precision in the file name (mmproj-F16.gguf)
+    std::string type = "f16";    // "f16", "bf16" or "f32": the precision in the file name (mmproj-F16.gguf)
     uint64_t seed = 7;
+    bool sparse = false;         // no data written (full-size shapes, for planning)
 };
 ProjectorSpec tinyProjector();
+// Qwen3.5-35B-A3B's vision tower and merger (depth 27, width 1152, out 2048), BF16 as
+// ggml-org ships mmproj-*.gguf (0.90 GB), sparse.
+ProjectorSpec qwen35_35b_a3b_projector();
 ProjectorSpec tinyProjectorMismatch(); // projects to 32, which no tiny model has
 std::string writeProjector(const ProjectorSpec &spec, const std::string &path);
 

@@ -16,11 +16,12 @@ int main(int argc, char **argv)
     }
     const std::string preset = argv[1];
     if (preset.starts_with("mmproj-")) {
-        auto p = preset == "mmproj-tiny-mismatch" ? shoehorn::fixtures::tinyProjectorMismatch()
-                                                  : shoehorn::fixtures::tinyProjector();
+        auto p = preset == "mmproj-tiny-mismatch"    ? shoehorn::fixtures::tinyProjectorMismatch()
+                 : preset == "mmproj-qwen35-35b-a3b" ? shoehorn::fixtures::qwen35_35b_a3b_projector()
+                                                     : shoehorn::fixtures::tinyProjector();
         if (preset == "mmproj-tiny-f32")
             p.type = "f32";
-        else if (preset != "mmproj-tiny" && preset != "mmproj-tiny-mismatch") {
+        else if (preset != "mmproj-tiny" && preset != "mmproj-tiny-mismatch" && preset != "mmproj-qwen35-35b-a3b") {
             std::fprintf(stderr, "unknown preset %s\n", argv[1]);
             return 2;
         }

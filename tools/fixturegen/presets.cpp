@@ -207,7 +207,7 @@ std::vector<std::string> presetNames()
 {
     return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-vision", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
             "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "mmproj-tiny",
-            "mmproj-tiny-f32", "mmproj-tiny-mismatch"};
+            "mmproj-tiny-f32", "mmproj-tiny-mismatch", "mmproj-qwen35-35b-a3b"};
 }
 
 bool presetByName(const std::string &name, Spec &out)

@@ -17,6 +17,22 @@ ProjectorSpec tinyProjector()
     return ProjectorSpec{};
 }
 
+ProjectorSpec qwen35_35b_a3b_projector()
+{
+    ProjectorSpec p;
+    p.name = "Qwen3.5-35B-A3B vision projector (shape fixture)";
+    p.embd = 1152;
+    p.heads = 16;
+    p.ff = 4304;
+    p.layers = 27;
+    p.projectionDim = 2048;
+    p.patch = 16;
+    p.imageSize = 768; // a 48 x 48 learned position table
+    p.type = "bf16";
+    p.sparse = true;
+    return p;
+}
+
 ProjectorSpec tinyProjectorMismatch()
 {
     ProjectorSpec p;
@@ -67,7 +83,7 @@ void setProjectorKeys(gguf_context *g, const ProjectorSpec &p)
 {
     gguf_set_val_str(g, "general.architecture", "clip");
     gguf_set_val_str(g, "general.name", p.name.c_str());
-    gguf_set_val_u32(g, "general.file_type", p.type == "f32" ? 0 : 1);
+    gguf_set_val_u32(g, "general.file_type", p.type == "f32" ? 0 : p.type == "bf16" ? 32 : 1);
     gguf_set_val_str(g, "clip.projector_type", "qwen3vl_merger");
     gguf_set_val_bool(g, "clip.has_vision_encoder", true);
     gguf_set_val_bool(g, "clip.use_gelu", true);
@@ -99,10 +115,14 @@ std::string writeProjector(const ProjectorSpec &p, const std::string &path)
     std::vector<ggml_tensor *> tensors;
     // Matrices in the file's precision (F16 or F32), as convert_hf_to_gguf writes mmproj-F16/F32;
     // biases, norms and the position table stay F32.
-    const ggml_type matrix = p.type == "f32" ? GGML_TYPE_F32 : GGML_TYPE_F16;
+    const ggml_type matrix = p.type == "f32" ? GGML_TYPE_F32 : p.type == "bf16" ? GGML_TYPE_BF16 : GGML_TYPE_F16;
     for (const auto &d : defs) {
         const bool big = d.dims >= 2 && d.name != "v.position_embd.weight";
-        ggml_tensor *t = ggml_new_tensor(meta.get(), big ? matrix : GGML_TYPE_F32, d.dims, d.ne);
+        // The patch convolution stays F16 in BF16 files, as convert_hf_to_gguf writes them:
+        // ggml's CPU conv_2d has no BF16 kernel.
+        const bool conv = d.name.starts_with("v.patch_embd.weight");
+        const ggml_type type = !big ? GGML_TYPE_F32 : conv && matrix == GGML_TYPE_BF16 ? GGML_TYPE_F16 : matrix;
+        ggml_tensor *t = ggml_new_tensor(meta.get(), type, d.dims, d.ne);
         ggml_set_name(t, d.name.c_str());
         tensors.push_back(t);
         gguf_add_tensor(g.get(), t);
@@ -111,15 +131,28 @@ std::string writeProjector(const ProjectorSpec &p, const std::string &path)
     const auto parent = std::filesystem::path(path).parent_path();
     if (!parent.empty())
         std::filesystem::create_directories(parent, ec);
-    // gguf keeps pointers to the data until the file is written; the projector is small.
-    std::vector<std::vector<uint8_t>> data;
-    for (ggml_tensor *t : tensors) {
-        data.push_back(randomData(t, p.seed, 0.05f));
-        gguf_set_tensor_data(g.get(), ggml_get_name(t), data.back().data());
-    }
     const std::string tmp = path + ".part";
-    if (!gguf_write_to_file(g.get(), tmp.c_str(), false))
-        return "cannot write " + tmp + " (disk full?)";
+    if (p.sparse) {
+        // The metadata, then a file of the full size with nothing written (a sparse file).
+        if (!gguf_write_to_file(g.get(), tmp.c_str(), true))
+            return "cannot write " + tmp + " (disk full?)";
+        const int64_t last = int64_t(tensors.size()) - 1;
+        const size_t align = gguf_get_alignment(g.get());
+        size_t data = gguf_get_tensor_offset(g.get(), last) + gguf_get_tensor_size(g.get(), last);
+        data = (data + align - 1) / align * align;
+        std::filesystem::resize_file(tmp, gguf_get_meta_size(g.get()) + data, ec);
+        if (ec)
+            return "cannot size " + tmp + ": " + ec.message();
+    } else {
+        // gguf keeps pointers to the data until the file is written; a tiny projector is small.
+        std::vector<std::vector<uint8_t>> data;
+        for (ggml_tensor *t : tensors) {
+            data.push_back(randomData(t, p.seed, 0.05f));
+            gguf_set_tensor_data(g.get(), ggml_get_name(t), data.back().data());
+        }
+        if (!gguf_write_to_file(g.get(), tmp.c_str(), false))
+            return "cannot write " + tmp + " (disk full?)";
+    }
     std::filesystem::rename(tmp, path, ec);
     if (ec)
         return "cannot rename to " + path + ": " + ec.message();

@@ -24,6 +24,8 @@ std::vector<uint8_t> randomData(const ggml_tensor *t, uint64_t seed, float scale
         std::memcpy(out.data(), f.data(), out.size());
     } else if (t->type == GGML_TYPE_F16) {
         ggml_fp32_to_fp16_row(f.data(), reinterpret_cast<ggml_fp16_t *>(out.data()), n);
+    } else if (t->type == GGML_TYPE_BF16) {
+        ggml_fp32_to_bf16_row(f.data(), reinterpret_cast<ggml_bf16_t *>(out.data()), n);
     } else {
         const int64_t perRow = t->ne[0];
         ggml_quantize_chunk(t->type, f.data(), out.data(), 0, n / perRow, perRow, nullptr);
