@@ -89,9 +89,8 @@ void VisionController::onModelLoaded(const ModelSummary &summary)
 
 Result<ChatImage> VisionController::imageFromBytes(const QByteArray &bytes)
 {
-    auto probe = probeImage(std::string(bytes.constData(), size_t(bytes.size())));
-    if (!probe)
-        return probe.error();
+    if (Error e = checkImageDecodes(std::string(bytes.constData(), size_t(bytes.size()))))
+        return e;
     ChatImage img;
     img.data = bytes;
     // The type from the file's first bytes, as the data URL and the export name it.

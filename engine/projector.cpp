@@ -284,6 +284,23 @@ Result<uint64_t> projectorMemory(const std::string &path, bool offload)
     return total;
 }
 
+Error checkImageDecodes(const std::string &bytes)
+{
+    auto probe = probeImage(bytes);
+    if (!probe)
+        return probe.error();
+    int w = 0, h = 0, channels = 0;
+    stbi_uc *pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc *>(bytes.data()), static_cast<int>(bytes.size()),
+                                            &w, &h, &channels, 3);
+    if (!pixels) {
+        const char *why = stbi_failure_reason();
+        return Error{ErrorCode::ImageInvalid,
+                     std::string("the image is damaged or cut short") + (why ? std::string(" (") + why + ")" : "")};
+    }
+    stbi_image_free(pixels);
+    return {};
+}
+
 Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model, const std::string &path,
                                                    const ProjectorSettings &settings)
 {

@@ -75,6 +75,10 @@ constexpr int64_t kMaxImageBytes = 64ll * 1024 * 1024;
 // Reads only the header: ImageInvalid names what is wrong (not an image, unsupported format,
 // too large) before anything is decoded.
 Result<ImageProbe> probeImage(const std::string &bytes);
+// Decodes the whole picture as llama.cpp will (then drops the pixels): ImageInvalid for a
+// damaged or truncated file whose header looked fine. For attaching, so that a picture that
+// would fail every later turn of a chat never gets into it.
+Error checkImageDecodes(const std::string &bytes);
 
 // What loading the projector takes: its weights and its worst-case compute buffer, from
 // llama.cpp's own dry run (mtmd_get_memory_usage: reads the file's metadata, allocates nothing).

@@ -1,6 +1,7 @@
 // Vision projectors from the GUI thread's side, on the real worker and the tiny vision pair:
 // found beside the model and loaded after it, chosen and remembered per model, images sent,
 // stored and answered, and refused (with everything kept) where the model cannot see.
+#include "apicontroller.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
 #include "chatstore.h"
@@ -9,6 +10,11 @@
 #include "testsettings.h"
 #include "visioncontroller.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -40,6 +46,7 @@ private slots:
     void pairedAutomaticallyAndAnswers();
     void choiceIsRememberedAndAppliedWithoutReload();
     void modelWithoutProjectorRefusesImages();
+    void theLocalApiSeesImagesToo();
 };
 
 void TestVisionController::candidatesAndResolve()
@@ -79,6 +86,9 @@ void TestVisionController::imageChecks_data()
     QTest::newRow("text") << QByteArray("plain text") << "";
     QTest::newRow("empty") << QByteArray() << "";
     QTest::newRow("webp") << QByteArray("RIFF\x10\0\0\0WEBPVP8 ", 16) << "";
+    // A PNG cut off after its header: the header reads, the pixels do not.
+    QTest::newRow("cut-off png") << QByteArray("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x40\0\0\0\x40\x08\x02\0\0\0\0\0\0\0", 33)
+                                 << "";
 }
 
 void TestVisionController::imageChecks()
@@ -179,6 +189,48 @@ void TestVisionController::modelWithoutProjectorRefusesImages()
     c.vision()->choose(TestFixtures::instance().projectorMismatch(), true);
     QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().error.code == shoehorn::ErrorCode::ProjectorMismatch, 30000);
     QVERIFY(!c.vision()->canSeeImages());
+}
+
+// The app's local API serves the same projector: an OpenAI image_url part adds the picture's
+// tokens to the prompt.
+void TestVisionController::theLocalApiSeesImagesToo()
+{
+    ChatController c;
+    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
+    ApiConfig config;
+    config.port = 0;
+    config.key = QStringLiteral("sk-test-key");
+    config.contextPerSlot = 1024;
+    c.api()->setConfig(config);
+    c.api()->start();
+    QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::On, 30000);
+    auto ask = [&](const QJsonArray &content, int *promptTokens) {
+        QNetworkAccessManager net;
+        QNetworkRequest r(QUrl(c.api()->baseUrl() + "/v1/chat/completions"));
+        r.setRawHeader("Authorization", "Bearer sk-test-key");
+        r.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+        const QJsonObject body{{"max_tokens", 2},
+                               {"messages", QJsonArray{QJsonObject{{"role", "user"}, {"content", content}}}}};
+        QNetworkReply *reply = net.post(r, QJsonDocument(body).toJson());
+        QSignalSpy done(reply, &QNetworkReply::finished);
+        if (!done.wait(30000))
+            return 0;
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        *promptTokens = QJsonDocument::fromJson(reply->readAll()).object()["usage"].toObject()["prompt_tokens"].toInt();
+        reply->deleteLater();
+        return status;
+    };
+    const QJsonObject text{{"type", "text"}, {"text", "What is it?"}};
+    const QJsonObject image{
+        {"type", "image_url"},
+        {"image_url", QJsonObject{{"url", "data:image/bmp;base64," +
+                                              QString::fromLatin1(TestFixtures::bmpImage(96, 64).toBase64())}}}};
+    int plain = 0, seen = 0;
+    QCOMPARE(ask({text}, &plain), 200);
+    QCOMPARE(ask({image, text}, &seen), 200);
+    QVERIFY2(seen >= plain + 12, qPrintable(QStringLiteral("%1 vs %2").arg(seen).arg(plain)));
+    c.api()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::Off, 30000);
 }
 
 QTEST_GUILESS_MAIN(TestVisionController)
