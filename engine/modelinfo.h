@@ -71,6 +71,7 @@ struct ModelInfo {
     uint32_t expertSharedCount = 0;
     uint32_t expertFeedForwardSize = 0;
 
+    bool multiAxisRope = false;        // M-RoPE (rope.dimension_sections): places image tokens by row and column
     uint32_t slidingWindow = 0;        // 0: none
     uint32_t slidingWindowPattern = 0; // every Nth layer is full attention (0: unknown / none)
     uint32_t fullAttentionInterval = 0;// hybrid recurrent models (qwen35moe, qwen3next)

@@ -210,6 +210,14 @@ Error checkProjectorMatches(const ProjectorInfo &p, const ModelInfo &m)
     const std::string file = fs::path(p.path).filename().string();
     if (!p.vision)
         return Error{ErrorCode::ProjectorMismatch, file + " has no vision encoder (clip.has_vision_encoder)"};
+    // Qwen-VL mergers hand over image tokens with row and column positions, which only a text
+    // model with M-RoPE reads (Qwen2-VL, Qwen3-VL, Qwen3.5); elsewhere they would be garbage.
+    const bool qwenMerger = p.projectorType == "qwen2vl_merger" || p.projectorType == "qwen2.5vl_merger" ||
+                            p.projectorType == "qwen3vl_merger";
+    if (qwenMerger && !m.multiAxisRope)
+        return Error{ErrorCode::ProjectorMismatch,
+                     file + " is a " + p.projectorType + " projector, made for a Qwen-VL or Qwen3.5 model with "
+                     "M-RoPE; " + fs::path(m.path).filename().string() + " (" + m.architecture + ") has none"};
     if (p.outputEmbedding != 0 && m.embeddingSize != 0 && p.outputEmbedding != m.embeddingSize)
         return Error{ErrorCode::ProjectorMismatch,
                      file + " feeds embeddings of width " + std::to_string(p.outputEmbedding) + " (projector type " +

@@ -185,6 +185,8 @@ void readWindowAndRecurrent(const GgufFile &g, ModelInfo &info)
 {
     const std::string a = info.architecture + ".";
     info.slidingWindow = clampU32(g.uint(a + "attention.sliding_window"));
+    // M-RoPE models (Qwen2-VL, Qwen3-VL, Qwen3.5) carry the sections of their rotary dims.
+    info.multiAxisRope = g.arrayLength(a + "rope.dimension_sections") > 0;
     info.slidingWindowPattern = clampU32(g.uint(a + "attention.sliding_window_pattern"));
     if (info.slidingWindow > 0 && info.slidingWindowPattern == 0) {
         // Architectures whose pattern llama.cpp hard-codes rather than reads from the file.

@@ -102,11 +102,15 @@ void TestModelLibrary::scansFolders()
     QVERIFY(broken.open(QIODevice::WriteOnly));
     broken.write("GGUF\x03\x00\x00\x00 and then nothing");
     broken.close();
-    // The split model's vision projector beside it: paired, never listed as a model.
+    // A model that sees images, its projectors beside it: paired, never listed as models. A
+    // projector beside the split (M-RoPE-less) model is listed as not for it.
+    QDir(dir.path()).mkdir("vision");
+    QVERIFY(shoehorn::fixtures::write(shoehorn::fixtures::tinyVision(), dir.filePath("vision/tiny-vision.gguf").toStdString()).empty());
     auto projector = shoehorn::fixtures::tinyProjector();
+    QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("vision/mmproj-tiny-F16.gguf").toStdString()).empty());
     QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("split/mmproj-tiny-F16.gguf").toStdString()).empty());
     projector.type = "f32";
-    QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("split/mmproj-tiny-F32.gguf").toStdString()).empty());
+    QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("vision/mmproj-tiny-F32.gguf").toStdString()).empty());
     QFile text(dir.filePath("notes.txt"));
     QVERIFY(text.open(QIODevice::WriteOnly));
     text.write("not a model");
@@ -118,7 +122,7 @@ void TestModelLibrary::scansFolders()
     QSignalSpy done(&lib, &ModelLibrary::scanFinished);
     lib.addFolder(dir.path());
     QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1 && !lib.isScanning(), 20000);
-    QCOMPARE(lib.rowCount(), 3); // the big model, the split model once, the broken file
+    QCOMPARE(lib.rowCount(), 4); // the big model, the split model once, the vision model, the broken file
     QVERIFY(lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf")) >= 0);
     QCOMPARE(lib.indexOf(dir.filePath("split/tiny-00002-of-00003.gguf")), -1);
     const int q = lib.indexOf(dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf"));
@@ -130,9 +134,12 @@ void TestModelLibrary::scansFolders()
     QCOMPARE(cell(q, ModelLibrary::QuantColumn), QString("Q4_K_M"));
     QCOMPARE(cell(q, ModelLibrary::ContextColumn), QString("40k"));
     QCOMPARE(cell(q, ModelLibrary::ImagesColumn), QString()); // no projector beside it
+    const int vision = lib.indexOf(dir.filePath("vision/tiny-vision.gguf"));
+    QCOMPARE(cell(vision, ModelLibrary::ImagesColumn), QString("F16"));
+    QVERIFY(lib.data(lib.index(vision, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
     const int split = lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf"));
-    QCOMPARE(cell(split, ModelLibrary::ImagesColumn), QString("F16"));
-    QVERIFY(lib.data(lib.index(split, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
+    QCOMPARE(cell(split, ModelLibrary::ImagesColumn), QString());
+    QVERIFY(lib.data(lib.index(split, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("not for this model"));
     QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
              ModelLibrary::FitVerdict::GpuAndRam);
     const int b = lib.indexOf(dir.filePath("broken.gguf"));

@@ -217,6 +217,15 @@ void TestProjector::refusesAProjectorOfAnotherModel()
     auto loaded = Projector::load(load(f.tinyVision()), f.projectorMismatch().toStdString());
     QVERIFY(!loaded.ok());
     QCOMPARE(loaded.error().code, ErrorCode::ProjectorMismatch);
+    // The same width, but a model without M-RoPE: not what a Qwen-VL merger was made for.
+    auto plain = inspectModel(f.tinyApi().toStdString());
+    QVERIFY(plain.ok());
+    auto right = inspectProjector(f.projector().toStdString());
+    const Error noMrope = checkProjectorMatches(*right, *plain);
+    QCOMPARE(noMrope.code, ErrorCode::ProjectorMismatch);
+    QVERIFY2(noMrope.detail.find("M-RoPE") != std::string::npos && noMrope.detail.find("(llama)") != std::string::npos,
+             noMrope.detail.c_str());
+    QVERIFY(!checkProjectorMatches(*right, *model)); // and the model it was made for takes it
     // A model is not a projector.
     auto notOne = inspectProjector(f.tinyVision().toStdString());
     QVERIFY(!notOne.ok());
