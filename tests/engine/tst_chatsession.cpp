@@ -2,6 +2,7 @@
 #include "chatsession.h"
 #include "llamahandles.h" // the decode hook (test seam) and the llama.cpp context
 #include "testfixtures.h"
+#include "testsessions.h"
 
 #include <QtTest>
 
@@ -14,26 +15,8 @@ bool validUtf8(std::string_view s)
     return QString::fromUtf8(b).toUtf8() == b;
 }
 
-std::shared_ptr<Model> load(const QString &path)
-{
-    LoadSettings ls;
-    ls.gpuLayers = 0;
-    auto m = Model::load(path.toStdString(), ls);
-    if (!m.ok())
-        qFatal("load failed: %s", m.error().detail.c_str());
-    return *m;
-}
-
-std::unique_ptr<ChatSession> session(const std::shared_ptr<Model> &m, uint32_t nCtx = 2048)
-{
-    ContextSettings cs;
-    cs.contextSize = nCtx;
-    cs.threads = 2;
-    auto s = ChatSession::create(m, cs);
-    if (!s.ok())
-        qFatal("context failed: %s", s.error().detail.c_str());
-    return std::move(*s);
-}
+using testsessions::load;
+using testsessions::session;
 
 GenerationOptions seeded(int maxTokens, uint32_t seed = 7)
 {

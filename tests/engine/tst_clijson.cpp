@@ -90,10 +90,9 @@ private slots:
     void contextAboveTrained();
     void chatWithImage();
     void planAndFitCountTheProjector();
-    void imageErrors_data();
-    void imageErrors();
 
 private:
+    void addImageErrorRows(); // --image and --mmproj rows of errorsSaySomething
     QTemporaryDir m_dir;
     QString m_odd; // tiny llama with kOddName, at a path with a quote and a backslash
 };
@@ -275,6 +274,7 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("tune missing model") << QStringList{"tune", missing} << QByteArray("error (file-not-found)");
     QTest::newRow("parity rounds") << QStringList{"parity", missing, "--rounds", "0"}
                                    << QByteArray("--rounds takes a whole number from 1 to 1000, not '0'");
+    addImageErrorRows();
 }
 
 void TestCliJson::errorsSaySomething()
@@ -485,11 +485,9 @@ void TestCliJson::planAndFitCountTheProjector()
                 .toObject().value("projector").toDouble() > 0);
 }
 
-void TestCliJson::imageErrors_data()
+void TestCliJson::addImageErrorRows()
 {
     TestFixtures &f = TestFixtures::instance();
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QByteArray>("message");
     const QString text = m_dir.filePath("notes.png");
     QFile t(text);
     QVERIFY(t.open(QIODevice::WriteOnly));
@@ -506,16 +504,6 @@ void TestCliJson::imageErrors_data()
         << chat + QStringList{"--mmproj", f.projectorMismatch()} << QByteArray("error (projector-mismatch)");
     QTest::newRow("model as projector") << QStringList{"plan", f.tinyVision(), "--mmproj", f.tinyVision()}
                                         << QByteArray("the file is not a projector");
-}
-
-void TestCliJson::imageErrors()
-{
-    QFETCH(QStringList, args);
-    QFETCH(QByteArray, message);
-    const CliRun r = runCli(args);
-    QVERIFY(r.exitCode != 0);
-    QVERIFY2(r.err.contains(message), r.err.constData());
-    QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliJson)

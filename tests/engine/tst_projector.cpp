@@ -8,6 +8,7 @@
 #include "planner.h"
 #include "projector.h"
 #include "testfixtures.h"
+#include "testsessions.h"
 
 #include <QtTest>
 
@@ -20,26 +21,8 @@
 using namespace shoehorn;
 
 namespace {
-std::shared_ptr<Model> load(const QString &path)
-{
-    LoadSettings ls;
-    ls.gpuLayers = 0;
-    auto m = Model::load(path.toStdString(), ls);
-    if (!m.ok())
-        qFatal("load failed: %s", m.error().detail.c_str());
-    return *m;
-}
-
-std::unique_ptr<ChatSession> session(const std::shared_ptr<Model> &m, uint32_t nCtx = 2048)
-{
-    ContextSettings cs;
-    cs.contextSize = nCtx;
-    cs.threads = 2;
-    auto s = ChatSession::create(m, cs);
-    if (!s.ok())
-        qFatal("context failed: %s", s.error().detail.c_str());
-    return std::move(*s);
-}
+using testsessions::load;
+using testsessions::session;
 
 std::shared_ptr<Projector> projectorFor(const std::shared_ptr<Model> &m)
 {
