@@ -7,10 +7,14 @@
 #include "autotune.h"
 #include "hardware.h"
 #include "model.h"
+#include "filecheck.h"
 #include "planner.h"
 #include "projector.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QStandardPaths>
 
 using namespace shoehorn;
 
@@ -53,6 +57,25 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     return true;
 }
 
+// A file is opened in a helper process first (shoehorn-cli check-file, under time and memory
+// limits), the first time and whenever it changed: a template that crashes or hangs llama.cpp
+// costs the helper, not this window.
+std::optional<Error> InferenceWorker::checkFile(const QString &path) const
+{
+    const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
+    if (!QFileInfo(helper).isExecutable()) {
+        qWarning("shoehorn-cli is not beside the app (%s): files are loaded without the safety check",
+                 qPrintable(helper));
+        return std::nullopt;
+    }
+    const QString cache =
+        QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/checked-files");
+    auto verdict = checkFileIsolated(path.toStdString(), helper.toStdString(), {}, cache.toStdString(), m_cancel.load);
+    if (!verdict)
+        return verdict.error();
+    return std::nullopt;
+}
+
 void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
 {
     // Free the old model first: two large models rarely fit at once. The API lets go of it
@@ -65,6 +88,10 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     m_session.reset();
     m_model.reset();
     m_held = {};
+    if (auto failed = checkFile(path)) {
+        emit loadFailed(*failed);
+        return;
+    }
     const HardwareInfo hwBefore = probeHardware();
 
     PlanSettings settings;

@@ -29,6 +29,7 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::ProjectorFailed: return "projector-failed";
     case ErrorCode::ImageInvalid: return "image-invalid";
     case ErrorCode::NoProjector: return "no-projector";
+    case ErrorCode::FileCheckFailed: return "file-check-failed";
     }
     return "unknown";
 }
@@ -60,6 +61,7 @@ const char *errorCodeSentence(ErrorCode code)
     case ErrorCode::ProjectorFailed: return "llama.cpp could not load or run the vision projector (mmproj).";
     case ErrorCode::ImageInvalid: return "The image cannot be used.";
     case ErrorCode::NoProjector: return "This model cannot see images: no vision projector (mmproj) is paired with it.";
+    case ErrorCode::FileCheckFailed: return "The file failed the safety check before loading: it would crash or hang Shoehorn.";
     }
     return "An unknown error occurred.";
 }

@@ -33,6 +33,7 @@ enum class ErrorCode {
     ProjectorFailed,   // libmtmd could not load or run the projector
     ImageInvalid,      // not an image we can read, or too large
     NoProjector,       // an image was given to a model without a projector
+    FileCheckFailed,   // the isolated first-open check crashed, hung or ran out of memory
 };
 
 struct Error {

@@ -591,6 +591,10 @@
       <source>This model cannot see images: no vision projector (mmproj) is paired with it.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

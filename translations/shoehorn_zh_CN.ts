@@ -591,6 +591,10 @@
       <source>This model cannot see images: no vision projector (mmproj) is paired with it.</source>
       <translation>此模型无法识别图片：没有为它配对视觉投影（mmproj）。</translation>
     </message>
+    <message>
+      <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded.</source>
+      <translation>此文件未通过加载前的安全检查：它会让 Shoehorn 崩溃或卡住，因此没有加载。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -60,6 +60,7 @@ QString ErrorText::message(const shoehorn::Error &error)
     case ErrorCode::ProjectorFailed: text = tr("The vision projector (mmproj) could not be loaded or run."); break;
     case ErrorCode::ImageInvalid: text = tr("The image cannot be used."); break;
     case ErrorCode::NoProjector: text = tr("This model cannot see images: no vision projector (mmproj) is paired with it."); break;
+    case ErrorCode::FileCheckFailed: text = tr("This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded."); break;
     }
     if (!detail.isEmpty())
         text += QLatin1Char('\n') + tr("Details: %1").arg(detail);

@@ -502,6 +502,14 @@ void TestCliJson::addImageErrorRows()
                                    << QByteArray("--image /nonexistent.png: cannot open it");
     QTest::newRow("projector of another model")
         << chat + QStringList{"--mmproj", f.projectorMismatch()} << QByteArray("error (projector-mismatch)");
+    // A chat template that crashes llama.cpp: the helper process takes the crash, chat says why.
+    auto hostile = shoehorn::fixtures::tinyLlama();
+    hostile.chatTemplate = "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}";
+    const QString recursive = m_dir.filePath("recursive.gguf");
+    QVERIFY(shoehorn::fixtures::write(hostile, recursive.toStdString()).empty());
+    QTest::newRow("template crashes llama.cpp")
+        << QStringList{"chat", recursive, "-p", "hi"}
+        << QByteArray("error (file-check-failed): recursive.gguf: llama.cpp crashed while rendering the chat template");
     QTest::newRow("model as projector") << QStringList{"plan", f.tinyVision(), "--mmproj", f.tinyVision()}
                                         << QByteArray("the file is not a projector");
 }

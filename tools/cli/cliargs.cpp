@@ -152,6 +152,7 @@ bool parsePromptFlag(const std::string &f, Cursor &c, Args &a)
     if (f == "-p" || f == "--prompt") a.prompt = c.next(); // bench: tokens, see checkForCommand()
     else if (f == "-sys" || f == "--system-prompt") a.system = c.next();
     else if (f == "--no-think") a.noThinking = true;
+    else if (f == "--no-check") a.checkFile = false;
     else if (f == "--mmproj" || f == "-mm") a.mmproj = c.next();
     else if (f == "--no-mmproj-offload") a.mmprojOffload = false;
     else if (f == "--image") a.images.push_back(c.next());
@@ -301,6 +302,7 @@ const char *commonFlagsHelp()
            "  -p TEXT           user message, -sys TEXT system prompt, --no-think\n"
            "  --mmproj F        vision projector (mmproj-*.gguf); --no-mmproj-offload keeps it on the CPU\n"
            "  --image F         chat: an image for the message (repeatable; needs --mmproj)\n"
+           "  --no-check        chat/serve: load without checking the file in a helper process first\n"
            "  -np N             parallel sequences\n"
            "  --profile ID      plan for a what-if machine (gtx1060-6g, rtx3060-12g, rtx4070-12g, rtx4090-24g)\n"
            "  --vram-budget MiB cap the usable memory of this machine's GPUs\n"

@@ -1,8 +1,11 @@
 #include "clioutput.h"
 
+#include "filecheck.h"
 #include "validate.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 namespace shoehorn::cli {
 
@@ -24,6 +27,39 @@ std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)
     if (!w.empty())
         std::fprintf(stderr, "warning: %s\n", w.c_str());
     return w;
+}
+
+} // namespace shoehorn::cli
+
+namespace shoehorn::cli {
+
+int checkBeforeLoad(const std::string &path, bool enabled)
+{
+    if (!enabled)
+        return 0;
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    const char *xdg = std::getenv("XDG_CACHE_HOME");
+    const char *home = std::getenv("HOME");
+    const std::string cache = xdg && *xdg ? std::string(xdg) + "/Shoehorn/checked-files"
+                              : home      ? std::string(home) + "/.cache/Shoehorn/checked-files"
+                                          : std::string();
+    auto verdict = checkFileIsolated(path, self, {}, cache);
+    if (!verdict)
+        return fail(verdict.error());
+    return 0;
+}
+
+int cmdCheckFile(const std::string &path)
+{
+    const Error e = checkFileInProcess(path);
+    nlohmann::json j{{"ok", !e}};
+    if (e) {
+        j["code"] = errorCodeName(e.code);
+        j["detail"] = e.detail;
+    }
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
 }
 
 } // namespace shoehorn::cli

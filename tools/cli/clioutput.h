@@ -15,6 +15,11 @@ void printJson(const nlohmann::ordered_json &j);
 // Prints "error (code): text" to stderr and returns the exit status 1. The text is never
 // empty: an Error without detail gets its code's sentence.
 int fail(const Error &e);
+// Before chat and serve load a file: the isolated check (filecheck.h), unless --no-check. 0 when
+// the file may be loaded, else the exit code after printing why.
+int checkBeforeLoad(const std::string &path, bool enabled);
+// shoehorn-cli check-file PATH: what the helper process runs; prints {"ok": ...} on stdout.
+int cmdCheckFile(const std::string &path);
 
 // A context above the model's trained length: prints "warning: ..." (what llama.cpp does with
 // it) to stderr and returns the sentence; empty and silent when the context is within it.

@@ -167,6 +167,8 @@ int cmdServe(const Args &given)
     PlanSettings s;
     if (const int rc = chooseSettings(a, s))
         return rc;
+    if (const int rc = checkBeforeLoad(a.model, a.checkFile))
+        return rc;
     auto model = Model::load(a.model, s.load);
     if (!model)
         return fail(model.error());

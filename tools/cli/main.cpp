@@ -118,6 +118,8 @@ int cmdChat(const cli::Args &a)
                 return fail(e);
         }
     }
+    if (const int rc = cli::checkBeforeLoad(a.model, a.checkFile))
+        return rc;
     cli::MemoryReport memory(a);
     const auto start = std::chrono::steady_clock::now();
     int shown = -1;
@@ -204,6 +206,8 @@ int main(int argc, char **argv)
     }
     if (cmd == "info")
         return cmdInfo(args);
+    if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
+        return cli::cmdCheckFile(args.model);
     if (cmd == "chat")
         return cmdChat(args);
     if (cmd == "plan")

@@ -48,6 +48,7 @@ struct Spec {
     bool tiedOutput = false;
     bool tiedEmbeddingType = true;
     bool thinkingTemplate = false; // Qwen3.5-style <think> template instead of plain ChatML
+    std::string chatTemplate;      // non-empty: this Jinja template instead (hostile-file tests)
     // Byte tokens <0x80>..<0xFF> typed CONTROL: random weights then cannot sample bytes that make
     // invalid UTF-8 (llama-server answers 500 on those); ASCII byte tokens stay BYTE.
     bool controlHighBytes = false;

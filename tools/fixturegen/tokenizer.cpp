@@ -99,7 +99,8 @@ void setTokenizer(gguf_context *g, const Spec &s, const Vocab &vocab)
     gguf_set_val_bool(g, "tokenizer.ggml.add_bos_token", true);
     gguf_set_val_bool(g, "tokenizer.ggml.add_eos_token", false);
     gguf_set_val_bool(g, "tokenizer.ggml.add_space_prefix", false);
-    gguf_set_val_str(g, "tokenizer.chat_template", s.thinkingTemplate ? kChatMlThinking : kChatMl);
+    const std::string tmpl = !s.chatTemplate.empty() ? s.chatTemplate : s.thinkingTemplate ? kChatMlThinking : kChatMl;
+    gguf_set_val_str(g, "tokenizer.chat_template", tmpl.c_str());
 }
 
 std::vector<float> outputRowScales(const Vocab &vocab)

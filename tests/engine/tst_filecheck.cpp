@@ -1,0 +1,129 @@
+// The isolated first-open check against hostile chat templates: a template that spins, one that
+// calls itself without end, one that nests too deeply and one that grows memory each end in the
+// helper process with a message naming the cause, and this process goes on. A good file passes
+// and is not checked again until it changes.
+#include "filecheck.h"
+#include "fixtures.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <thread>
+
+using namespace shoehorn;
+
+namespace {
+// A billion turns of small loops: time, not memory (a range of a billion is a list of a billion).
+const std::string kSpin = "{% for a in range(1000) %}{% for b in range(1000) %}{% for c in range(1000) %}"
+                          "{% endfor %}{% endfor %}{% endfor %}";
+} // namespace
+
+class TestFileCheck : public QObject
+{
+    Q_OBJECT
+private:
+    QString write(const QString &name, const std::string &chatTemplate)
+    {
+        auto spec = fixtures::tinyLlama();
+        spec.chatTemplate = chatTemplate;
+        const QString path = m_dir.filePath(name);
+        const std::string err = fixtures::write(spec, path.toStdString());
+        if (!err.empty())
+            qFatal("fixture: %s", err.c_str());
+        return path;
+    }
+    static FileCheckLimits quick()
+    {
+        FileCheckLimits l;
+        l.seconds = 3;
+        l.memoryBytes = 512ull << 20;
+        return l;
+    }
+    QTemporaryDir m_dir;
+
+private slots:
+    void hostileTemplates_data();
+    void hostileTemplates();
+    void goodFileIsCheckedOnceUntilItChanges();
+    void cancelKillsTheHelper();
+};
+
+void TestFileCheck::hostileTemplates_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("says"); // empty: the file passes
+    QTest::newRow("good") << write("good.gguf", {}) << "";
+    QTest::newRow("spins") << write("spins.gguf", kSpin)
+                           << "rendering the chat template did not finish in 3 s";
+    QTest::newRow("calls itself") << write("recursive.gguf", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")
+                                  << "rendering the chat template";
+    QTest::newRow("nests too deeply") << write("nested.gguf", "{{ " + std::string(20000, '(') + "1" +
+                                                                  std::string(20000, ')') + " }}")
+                                      << "rendering the chat template";
+    QTest::newRow("grows memory") << write("grows.gguf", "{% set s = namespace(v='x') %}{% for i in range(64) %}"
+                                                         "{% set s.v = s.v + s.v %}{% endfor %}{{ s.v }}")
+                                  << "rendering the chat template";
+    QTest::newRow("fills memory") << write("huge.gguf", "{{ range(2000000000) | list | length }}")
+                                     << "rendering the chat template needed more than 512.0 MiB of memory";
+}
+
+void TestFileCheck::hostileTemplates()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, says);
+    QElapsedTimer t;
+    t.start();
+    auto v = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), {});
+    const qint64 ms = t.elapsed();
+    if (says.isEmpty()) {
+        QVERIFY2(v.ok(), v.ok() ? "" : v.error().detail.c_str());
+        QVERIFY(!v->fromCache);
+        return;
+    }
+    QVERIFY2(!v.ok(), "a hostile template passed the check");
+    QVERIFY2(QString::fromStdString(v.error().detail).contains(says), v.error().detail.c_str());
+    QVERIFY2(QString::fromStdString(v.error().detail).contains(QFileInfo(file).fileName()), v.error().detail.c_str());
+    QVERIFY2(ms < 3000 + 1500, qPrintable(QString::number(ms))); // the limit, and killing the helper
+    qInfo("%s: %s (%lld ms)", qPrintable(QFileInfo(file).fileName()), v.error().detail.c_str(), ms);
+}
+
+void TestFileCheck::goodFileIsCheckedOnceUntilItChanges()
+{
+    const QString file = write("cached.gguf", {});
+    const std::string cache = m_dir.filePath("checked").toStdString();
+    auto first = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), cache);
+    QVERIFY(first.ok());
+    QVERIFY(!first->fromCache);
+    auto second = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), cache);
+    QVERIFY(second.ok());
+    QVERIFY(second->fromCache);
+    // The same name with another template (a new download): checked again, and refused.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a new modification time
+    auto spec = fixtures::tinyLlama();
+    spec.chatTemplate = kSpin;
+    QVERIFY(fixtures::write(spec, file.toStdString()).empty());
+    auto third = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), cache);
+    QVERIFY(!third.ok());
+}
+
+void TestFileCheck::cancelKillsTheHelper()
+{
+    const QString file = write("cancel.gguf", kSpin);
+    std::atomic<bool> cancel{false};
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        cancel = true;
+    });
+    QElapsedTimer t;
+    t.start();
+    auto v = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), {}, &cancel);
+    stopper.join();
+    QVERIFY(!v.ok());
+    QCOMPARE(v.error().code, ErrorCode::Cancelled);
+    QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+}
+
+QTEST_GUILESS_MAIN(TestFileCheck)
+#include "tst_filecheck.moc"

@@ -1,0 +1,83 @@
+// A GGUF whose chat template hangs or crashes llama.cpp, opened in the real window: the safety
+// check in the helper process stops it, the window says why in words, nothing is loaded, the
+// app goes on, and a good file loads right after.
+#include "chatcontroller.h"
+#include "chatstore.h"
+#include "fixtures.h"
+#include "mainwindow.h"
+#include "testfixtures.h"
+
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestHostileFile : public QObject
+{
+    Q_OBJECT
+private:
+    QString write(const QString &name, const std::string &chatTemplate)
+    {
+        auto spec = shoehorn::fixtures::tinyLlama();
+        spec.chatTemplate = chatTemplate;
+        const QString path = m_dir.filePath(name);
+        if (!shoehorn::fixtures::write(spec, path.toStdString()).empty())
+            qFatal("fixture");
+        return path;
+    }
+    QTemporaryDir m_dir;
+
+private slots:
+    void init()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+        QFile::remove(ChatStore::defaultPath());
+    }
+    void hostileTemplateIsStoppedBeforeLoading_data();
+    void hostileTemplateIsStoppedBeforeLoading();
+};
+
+void TestHostileFile::hostileTemplateIsStoppedBeforeLoading_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("cause");
+    QTest::newRow("calls itself") << write("recursive.gguf", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")
+                                  << "crashed while rendering the chat template";
+    QTest::newRow("spins") << write("spins.gguf", "{% for a in range(1000) %}{% for b in range(1000) %}"
+                                                  "{% for c in range(1000) %}{% endfor %}{% endfor %}{% endfor %}")
+                           << "rendering the chat template did not finish in 5 s";
+}
+
+void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, cause);
+    ChatController controller;
+    MainWindow window(&controller);
+    QStringList errors;
+    window.setErrorPresenter([&](const QString &title, const QString &text) { errors << title + "\n" + text; });
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy failed(&controller, &ChatController::loadFailed);
+    QElapsedTimer t;
+    t.start();
+    window.openModel(file);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 15000);
+    QVERIFY2(t.elapsed() < 8000, qPrintable(QString::number(t.elapsed())));
+    QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::FileCheckFailed);
+    QCOMPARE(errors.size(), 1);
+    QVERIFY2(errors[0].contains("safety check") && errors[0].contains(cause) &&
+                 errors[0].contains(QFileInfo(file).fileName()),
+             qPrintable(errors[0]));
+    QVERIFY(!controller.hasModel());
+    // The window goes on: a good file loads.
+    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    window.openModel(TestFixtures::instance().tinyLlama());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+}
+
+QTEST_MAIN(TestHostileFile)
+#include "tst_hostilefile.moc"
