@@ -165,6 +165,7 @@ add_library(shoehorn_llama_ui STATIC "${_shoehorn_ui}/ui.cpp" "${_shoehorn_ui}/u
 target_include_directories(shoehorn_llama_ui SYSTEM PUBLIC "${_shoehorn_ui}")
 target_compile_options(shoehorn_llama_ui PRIVATE -w)
 
+find_package(Threads REQUIRED) # found by Qt in a GUI build, not in an engine-only one
 list(TRANSFORM _shoehorn_srv_sources PREPEND "${_shoehorn_srv}/")
 add_library(shoehorn_llama_server STATIC ${_shoehorn_srv_sources})
 target_include_directories(shoehorn_llama_server SYSTEM PUBLIC "${_shoehorn_srv}")
