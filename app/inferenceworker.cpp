@@ -51,6 +51,10 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     auto session = ChatSession::create(*model, context);
     if (!session)
         return session.error();
+    // Creating the context reads no flag (llama.cpp has no callback there): Cancel pressed
+    // meanwhile takes effect as soon as it returns, and the model is not kept.
+    if (loadCancelled())
+        return Error{ErrorCode::Cancelled, "loading was cancelled"};
     m_model = *model;
     m_session = std::move(*session);
     m_path = path;

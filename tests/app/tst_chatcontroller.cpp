@@ -47,6 +47,7 @@ private slots:
     void openWhileLoadingLoadsTheLatest();
     void outOfMemoryLadderRetries();
     void ladderExhaustedIsAnError();
+    void cancelWhileTheContextIsCreated();
     void chatsAreStoredAndReopened();
 };
 
@@ -353,6 +354,26 @@ void TestChatController::outOfMemoryLadderRetries()
     QCOMPARE(c.loadSettings().cpuMoeLayers, tried.back().load.cpuMoeLayers);
     QCOMPARE(c.model().load.cpuMoeLayers, tried.back().load.cpuMoeLayers);
     QCOMPARE(c.state(), State::Ready);
+}
+
+// Cancel while the context is created (after the weights loaded): nothing stays loaded.
+void TestChatController::cancelWhileTheContextIsCreated()
+{
+    ChatController c;
+    configure(c, 8);
+    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int stage, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+        if (stage == 1) // the weights are in; the context is next
+            QMetaObject::invokeMethod(&c, [&c] { c.cancelLoad(); }, Qt::BlockingQueuedConnection);
+        return std::nullopt;
+    });
+    QSignalSpy failed(&c, &ChatController::loadFailed);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(TestFixtures::instance().tinyMoe());
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QCOMPARE(failed.first().at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::Cancelled);
+    QCOMPARE(loaded.count(), 0);
+    QCOMPARE(c.state(), State::NoModel);
+    QVERIFY(!c.hasModel());
 }
 
 void TestChatController::ladderExhaustedIsAnError()
