@@ -6,6 +6,7 @@
 #include <gguf.h>
 
 #include <QFile>
+#include <QProcess>
 #include <QtTest>
 
 #include <cmath>
@@ -161,12 +162,25 @@ void TestModelChecks::refused()
     QFETCH(QByteArray, bytes);
     QFETCH(int, code);
     QFETCH(QString, detail);
-    auto r = inspectModel(writeFile("refused.gguf", bytes).toStdString());
+    const QString file = writeFile("refused.gguf", bytes);
+    auto r = inspectModel(file.toStdString());
     QVERIFY(!r.ok());
     const QString got = QString::fromStdString(r.error().detail);
     QVERIFY2(got.contains(detail), qPrintable(got));
     QVERIFY2(!got.contains('\n') && !got.contains("gguf_init"), qPrintable(got));
     QCOMPARE(errorCodeName(r.error().code), errorCodeName(ErrorCode(code)));
+    // The same file through shoehorn-cli info and chat: an exit with the message, never a crash
+    // or a hang (chat would load it in-process after the check).
+    for (const QStringList &args : {QStringList{"info", file}, QStringList{"chat", file, "-p", "hi", "-n", "4"}}) {
+        QProcess p;
+        p.start(QStringLiteral(SHOEHORN_CLI), args);
+        QVERIFY(p.waitForFinished(30000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains(QStringLiteral("error (%1): ").arg(errorCodeName(ErrorCode(code)))) && err.contains(detail),
+                 qPrintable(args.first() + ": " + err));
+    }
 }
 
 void TestModelChecks::missingSplitPartNamed()
