@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "filepages.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
@@ -128,6 +129,9 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
         return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::LoadFailed, why};
     }
 
+    // The file pages of weights llama.cpp copied (repacked, offloaded) are of no more use here.
+    if (settings.loadMode == LoadMode::Mmap)
+        internal::releaseCopiedFilePages(raw, info->files);
     auto model = std::shared_ptr<Model>(new Model());
     model->m_impl->model.reset(raw);
     model->m_impl->info = std::move(*info);

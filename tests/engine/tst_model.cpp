@@ -1,8 +1,13 @@
 // Model loading: settings, progress, cancel and failures as values.
+#include "fixtures.h"
+#include "hardware.h"
 #include "model.h"
+#include "planner.h"
 #include "testfixtures.h"
 
 #include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace shoehorn;
@@ -17,6 +22,7 @@ private slots:
     void cancelBeforeLoad();
     void brokenFileIsAnError();
     void cpuMoePatterns();
+    void copiedWeightsLeaveTheMapping();
     void outOfMemoryText_data();
     void outOfMemoryText();
 };
@@ -128,6 +134,51 @@ void TestModel::outOfMemoryText()
     QFETCH(QString, log);
     QFETCH(bool, oom);
     QCOMPARE(looksLikeOutOfMemory(log.toStdString()), oom);
+}
+
+// A Q4_K model on a CPU that repacks Q4_K: after an mmap load the mapping keeps resident only
+// the pages of the weights used in place (the plan's file pages), not the whole file.
+void TestModel::copiedWeightsLeaveTheMapping()
+{
+    auto spec = fixtures::tinyLlama();
+    spec.embd = 256;
+    spec.headDim = 64;
+    spec.ff = 512;
+    spec.layers = 2;
+    spec.quant = "q4_k_m";
+    spec.name = "repacked";
+    QTemporaryDir dir;
+    const QString path = dir.filePath("q4k.gguf");
+    QVERIFY(fixtures::write(spec, path.toStdString()).empty());
+    auto info = inspectModel(path.toStdString());
+    QVERIFY(info.ok());
+    PlanSettings ps;
+    ps.load.gpuLayers = 0;
+    const PlanTarget target = targetFromHardware(probeHardware());
+    const MemoryPlan plan = analyticPlan(*info, ps, target);
+    if (plan.ram.use.weights() - plan.mmapResidentBytes < 256 * 1024)
+        QSKIP("this CPU repacks none of this model's weights");
+    auto model = Model::load(path.toStdString(), ps.load);
+    QVERIFY(model.ok());
+    // The mapping's resident pages, from /proc/self/smaps.
+    QFile smaps("/proc/self/smaps");
+    QVERIFY(smaps.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QByteArray canonical = QFileInfo(path).canonicalFilePath().toUtf8();
+    qint64 rss = 0;
+    bool inside = false;
+    static const QRegularExpression header(QStringLiteral("^[0-9a-f]+-[0-9a-f]+ "));
+    for (const QByteArray &line : smaps.readAll().split('\n')) {
+        if (header.match(QString::fromUtf8(line)).hasMatch())
+            inside = line.endsWith(canonical);
+        else if (inside && line.startsWith("Rss:"))
+            rss += line.mid(4).trimmed().split(' ').first().toLongLong() * 1024;
+    }
+    const qint64 planned = qint64(plan.mmapResidentBytes);
+    QVERIFY2(rss >= planned * 9 / 10 && rss <= planned + 64 * 4096,
+             qPrintable(QStringLiteral("resident %1 of the file (%2 bytes), in place %3")
+                            .arg(rss)
+                            .arg(QFileInfo(path).size())
+                            .arg(planned)));
 }
 
 QTEST_GUILESS_MAIN(TestModel)
