@@ -2,7 +2,8 @@
 # Long fuzz runs of what Shoehorn reads from untrusted files in its own process (tests/fuzz):
 # libFuzzer with ASan and UBSan, built with clang in a build directory of its own.
 #   tools/fuzz.sh [SECONDS] [BUILD_DIR]     (default: 600 s, build-fuzz)
-# Crashes are written to BUILD_DIR/fuzz-crashes; add them to the corpus once fixed. The test
+# Crashes are written to BUILD_DIR/fuzz-crashes; add them to tests/fuzz/corpus once fixed, with
+# small inputs that reach new code (the corpus grows in BUILD_DIR/fuzz-work). The test
 # command runs a short version (fuzz_gguf_short: the corpus and 20000 mutations, no libFuzzer).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Writes the fuzz corpus: small valid files of each kind the inspectors read.
+# Writes the fuzz corpus: small valid files of each kind the inspectors read, and the inputs
+# libFuzzer found that reach new code (tests/fuzz/corpus, kept in the repository).
 #   corpus.sh FIXTUREGEN OUT_DIR
 set -euo pipefail
 gen=$1 out=$2
@@ -10,3 +11,4 @@ mkdir -p "$out"
 "$gen" mmproj-tiny "$out/mmproj-tiny.gguf" >/dev/null
 printf 'BM\x36\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x18\x00' > "$out/pixel.bmp"
 printf '\x00\x00\xff\x00' >> "$out/pixel.bmp"
+cp "$(dirname "$0")"/corpus/* "$out/"
