@@ -79,8 +79,13 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "no corpus in %s\n", argv[1]);
         return 2;
     }
-    for (const Bytes &b : corpus)
-        LLVMFuzzerTestOneInput(b.data(), b.size());
+    std::vector<size_t> valid; // the corpus' valid models: half the mutations start from one
+    for (size_t i = 0; i < corpus.size(); ++i) {
+        const long before = g_fuzzAccepted;
+        LLVMFuzzerTestOneInput(corpus[i].data(), corpus[i].size());
+        if (g_fuzzAccepted > before)
+            valid.push_back(i);
+    }
     const long models = g_fuzzAccepted;
     if (models == 0) {
         std::fprintf(stderr, "no file of the corpus reaches the model inspector: the harness tests nothing\n");
@@ -89,7 +94,7 @@ int main(int argc, char **argv)
     const long iterations = std::stol(argv[2]);
     std::mt19937_64 rng(argc > 3 ? std::stoull(argv[3]) : 1);
     for (long i = 0; i < iterations; ++i) {
-        Bytes b = corpus[rng() % corpus.size()];
+        Bytes b = corpus[rng() % 2 ? valid[rng() % valid.size()] : rng() % corpus.size()];
         for (int m = 0; m < 1 + int(rng() % 3); ++m)
             mutate(b, rng);
         LLVMFuzzerTestOneInput(b.data(), b.size());
