@@ -288,6 +288,13 @@ void InferenceWorker::exactPlan(quint64 requestId, const QString &path, const Pl
 {
     ExactCheck c;
     c.requestId = requestId;
+    // llama.cpp's dry run loads the file's metadata and vocabulary in this process: only after
+    // the file passed the check in the helper (cached, so usually free).
+    if (auto failed = checkFile(path)) {
+        c.error = *failed;
+        emit exactPlanFinished(c);
+        return;
+    }
     auto r = shoehorn::exactPlan(path.toStdString(), settings, target);
     c.ok = r.ok();
     if (r)

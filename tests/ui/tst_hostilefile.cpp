@@ -5,6 +5,7 @@
 #include "chatstore.h"
 #include "fixtures.h"
 #include "mainwindow.h"
+#include "offloadpanel.h"
 #include "testfixtures.h"
 
 #include <QElapsedTimer>
@@ -73,6 +74,11 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
                  errors[0].contains(QFileInfo(file).fileName()),
              qPrintable(errors[0]));
     QVERIFY(!controller.hasModel());
+    // The offload panel's llama.cpp dry run (in this process) does not run on it either.
+    OffloadPanel *panel = window.findChild<OffloadPanel *>();
+    QVERIFY(panel);
+    panel->setModelPath(file);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->exactText().contains(cause), 20000);
     // The window goes on: a good file loads.
     QSignalSpy loaded(&controller, &ChatController::modelLoaded);
     window.openModel(TestFixtures::instance().tinyLlama());
