@@ -1,0 +1,19 @@
+#pragma once
+
+// Malformed GGUF files of every kind llama.cpp would assert on or misread (limits, lengths and
+// offsets, broken vocabularies, cut-off files), each made from a valid tiny fixture, with the
+// error code and what its message must contain. One list for the inspector's test and for the
+// paths a person takes (shoehorn-cli, the app's open path).
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+struct MalformedFile {
+    QString kind;
+    QByteArray bytes;
+    int code;       // shoehorn::ErrorCode
+    QString detail; // what the message must contain
+};
+
+QList<MalformedFile> malformedFiles();
