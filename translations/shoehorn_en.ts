@@ -472,31 +472,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>The file does not exist.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The file cannot be read.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>This is not a GGUF model file.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>This GGUF version is not supported.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>The file is incomplete. Was the download interrupted?</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The file is damaged or not a valid model.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>A part of this split model is missing.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -576,15 +552,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>The vision projector (mmproj) does not belong to this model.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>The vision projector (mmproj) could not be loaded or run.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The image cannot be used.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -592,7 +560,39 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded.</source>
+      <source>The file does not exist: it may have been moved, renamed or deleted.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The file cannot be read: check that it is yours to read and that the disk is there.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This is not a GGUF model file: Shoehorn opens llama.cpp's .gguf models.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This GGUF version is not supported: get the model converted by a current llama.cpp.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The file is damaged or not a valid model: download it again, or get it from another source.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>A part of this split model is missing: put every part in the same folder.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The vision projector (mmproj) does not belong to this model: use the mmproj file that came with it.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The image cannot be used: attach a PNG, JPEG, BMP or GIF picture.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template.</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -981,6 +981,10 @@
     </message>
     <message>
       <source>This model cannot see images: the message was not sent.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 could not be opened.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -472,32 +472,8 @@
       <translation>没有错误。</translation>
     </message>
     <message>
-      <source>The file does not exist.</source>
-      <translation>文件不存在。</translation>
-    </message>
-    <message>
-      <source>The file cannot be read.</source>
-      <translation>无法读取文件。</translation>
-    </message>
-    <message>
-      <source>This is not a GGUF model file.</source>
-      <translation>这不是 GGUF 模型文件。</translation>
-    </message>
-    <message>
-      <source>This GGUF version is not supported.</source>
-      <translation>不支持此 GGUF 版本。</translation>
-    </message>
-    <message>
       <source>The file is incomplete. Was the download interrupted?</source>
       <translation>文件不完整。下载是否被中断？</translation>
-    </message>
-    <message>
-      <source>The file is damaged or not a valid model.</source>
-      <translation>文件已损坏或不是有效的模型。</translation>
-    </message>
-    <message>
-      <source>A part of this split model is missing.</source>
-      <translation>此分卷模型缺少一部分文件。</translation>
     </message>
     <message>
       <source>A setting has an invalid value.</source>
@@ -576,24 +552,48 @@
       <translation>本地 API 无法启动。</translation>
     </message>
     <message>
-      <source>The vision projector (mmproj) does not belong to this model.</source>
-      <translation>该视觉投影（mmproj）与此模型不匹配。</translation>
-    </message>
-    <message>
       <source>The vision projector (mmproj) could not be loaded or run.</source>
       <translation>视觉投影（mmproj）无法加载或运行。</translation>
-    </message>
-    <message>
-      <source>The image cannot be used.</source>
-      <translation>无法使用这张图片。</translation>
     </message>
     <message>
       <source>This model cannot see images: no vision projector (mmproj) is paired with it.</source>
       <translation>此模型无法识别图片：没有为它配对视觉投影（mmproj）。</translation>
     </message>
     <message>
-      <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded.</source>
-      <translation>此文件未通过加载前的安全检查：它会让 Shoehorn 崩溃或卡住，因此没有加载。</translation>
+      <source>The file does not exist: it may have been moved, renamed or deleted.</source>
+      <translation>文件不存在：它可能已被移动、重命名或删除。</translation>
+    </message>
+    <message>
+      <source>The file cannot be read: check that it is yours to read and that the disk is there.</source>
+      <translation>无法读取该文件：请检查你是否有读取权限，以及磁盘是否可用。</translation>
+    </message>
+    <message>
+      <source>This is not a GGUF model file: Shoehorn opens llama.cpp's .gguf models.</source>
+      <translation>这不是 GGUF 模型文件：Shoehorn 打开的是 llama.cpp 的 .gguf 模型。</translation>
+    </message>
+    <message>
+      <source>This GGUF version is not supported: get the model converted by a current llama.cpp.</source>
+      <translation>不支持此 GGUF 版本：请使用由新版 llama.cpp 转换的模型。</translation>
+    </message>
+    <message>
+      <source>The file is damaged or not a valid model: download it again, or get it from another source.</source>
+      <translation>文件已损坏或不是有效的模型：请重新下载，或换一个来源。</translation>
+    </message>
+    <message>
+      <source>A part of this split model is missing: put every part in the same folder.</source>
+      <translation>此分片模型缺少一部分：请把所有分片放在同一个文件夹中。</translation>
+    </message>
+    <message>
+      <source>The vision projector (mmproj) does not belong to this model: use the mmproj file that came with it.</source>
+      <translation>该视觉投影（mmproj）与此模型不匹配：请使用与模型一同发布的 mmproj 文件。</translation>
+    </message>
+    <message>
+      <source>The image cannot be used: attach a PNG, JPEG, BMP or GIF picture.</source>
+      <translation>无法使用这张图片：请附加 PNG、JPEG、BMP 或 GIF 图片。</translation>
+    </message>
+    <message>
+      <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template.</source>
+      <translation>此文件未通过加载前的安全检查：它会让 Shoehorn 崩溃或卡住，因此没有加载。请换一个来源获取模型，或使用修复了聊天模板的版本。</translation>
     </message>
   </context>
   <context>
@@ -980,6 +980,10 @@
     <message>
       <source>This model cannot see images: the message was not sent.</source>
       <translation>此模型无法识别图片：消息未发送。</translation>
+    </message>
+    <message>
+      <source>%1 could not be opened.</source>
+      <translation>无法打开 %1。</translation>
     </message>
   </context>
   <context>

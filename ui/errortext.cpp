@@ -29,15 +29,15 @@ QString ErrorText::message(const shoehorn::Error &error)
     const QString detail = QString::fromStdString(error.detail);
     switch (error.code) {
     case ErrorCode::None: text = tr("No error."); break;
-    case ErrorCode::FileNotFound: text = tr("The file does not exist."); break;
-    case ErrorCode::FileUnreadable: text = tr("The file cannot be read."); break;
-    case ErrorCode::NotGguf: text = tr("This is not a GGUF model file."); break;
-    case ErrorCode::UnsupportedVersion: text = tr("This GGUF version is not supported."); break;
+    case ErrorCode::FileNotFound: text = tr("The file does not exist: it may have been moved, renamed or deleted."); break;
+    case ErrorCode::FileUnreadable: text = tr("The file cannot be read: check that it is yours to read and that the disk is there."); break;
+    case ErrorCode::NotGguf: text = tr("This is not a GGUF model file: Shoehorn opens llama.cpp's .gguf models."); break;
+    case ErrorCode::UnsupportedVersion: text = tr("This GGUF version is not supported: get the model converted by a current llama.cpp."); break;
     case ErrorCode::Truncated:
         text = tr("The file is incomplete. Was the download interrupted?");
         break;
-    case ErrorCode::Corrupt: text = tr("The file is damaged or not a valid model."); break;
-    case ErrorCode::SplitMissing: text = tr("A part of this split model is missing."); break;
+    case ErrorCode::Corrupt: text = tr("The file is damaged or not a valid model: download it again, or get it from another source."); break;
+    case ErrorCode::SplitMissing: text = tr("A part of this split model is missing: put every part in the same folder."); break;
     case ErrorCode::InvalidArgument: text = tr("A setting has an invalid value."); break;
     case ErrorCode::LoadFailed: text = tr("llama.cpp could not load the model."); break;
     case ErrorCode::OutOfMemory:
@@ -56,11 +56,11 @@ QString ErrorText::message(const shoehorn::Error &error)
         text = tr("The port is already in use by another program, or this address cannot be used.");
         break;
     case ErrorCode::ServeFailed: text = tr("The local API could not start."); break;
-    case ErrorCode::ProjectorMismatch: text = tr("The vision projector (mmproj) does not belong to this model."); break;
+    case ErrorCode::ProjectorMismatch: text = tr("The vision projector (mmproj) does not belong to this model: use the mmproj file that came with it."); break;
     case ErrorCode::ProjectorFailed: text = tr("The vision projector (mmproj) could not be loaded or run."); break;
-    case ErrorCode::ImageInvalid: text = tr("The image cannot be used."); break;
+    case ErrorCode::ImageInvalid: text = tr("The image cannot be used: attach a PNG, JPEG, BMP or GIF picture."); break;
     case ErrorCode::NoProjector: text = tr("This model cannot see images: no vision projector (mmproj) is paired with it."); break;
-    case ErrorCode::FileCheckFailed: text = tr("This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded."); break;
+    case ErrorCode::FileCheckFailed: text = tr("This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template."); break;
     }
     if (!detail.isEmpty())
         text += QLatin1Char('\n') + tr("Details: %1").arg(detail);

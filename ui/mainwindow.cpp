@@ -525,7 +525,11 @@ void MainWindow::onLoadFailed(const shoehorn::Error &error)
         statusBar()->showMessage(tr("Loading cancelled."), 4000);
         return;
     }
-    m_showError(ErrorText::title(error.code), ErrorText::message(error));
+    // Which file: the details name the field or the stage, not always the file.
+    const QString file = QFileInfo(m_loadingPath).fileName();
+    m_showError(ErrorText::title(error.code),
+                (file.isEmpty() ? QString() : tr("%1 could not be opened.").arg(file) + QLatin1Char('\n')) +
+                    ErrorText::message(error));
 }
 
 void MainWindow::sendOrStop()

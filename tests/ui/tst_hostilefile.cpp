@@ -70,7 +70,8 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
     QVERIFY2(t.elapsed() < 8000, qPrintable(QString::number(t.elapsed())));
     QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::FileCheckFailed);
     QCOMPARE(errors.size(), 1);
-    QVERIFY2(errors[0].contains("safety check") && errors[0].contains(cause) &&
+    QVERIFY2(errors[0].contains(QFileInfo(file).fileName() + " could not be opened.") &&
+                 errors[0].contains("safety check") && errors[0].contains(cause) &&
                  errors[0].contains(QFileInfo(file).fileName()),
              qPrintable(errors[0]));
     QVERIFY(!controller.hasModel());
