@@ -1,5 +1,7 @@
 #include "apiserver.h"
 
+#include "guarded.h"
+
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
@@ -306,45 +308,47 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(std::shared_ptr<Model> model
                                                     const ContextSettings &context,
                                                     const ApiServerOptions &options)
 {
-    if (!model)
-        return Error{ErrorCode::NoModel, {}};
-    if (Error e = checkOptions(options))
-        return e;
-    auto impl = std::make_unique<Impl>();
-    impl->model = std::move(model);
-    impl->params = serverParams(*impl->model, context, options);
-    if (!impl->http.init(impl->params))
-        return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
-    impl->routes = std::make_unique<server_routes>(impl->params, impl->server);
-    impl->addRoutes();
-    if (!impl->http.start())
-        return Error{ErrorCode::AddressInUse, options.host + ":" + std::to_string(options.port) +
-                                                  " cannot be bound (in use by another program?)"};
-    const auto failStarted = [&impl](Error e) {
-        impl->http.stop();
-        if (impl->http.thread.joinable())
-            impl->http.thread.join();
-        return e;
-    };
-    const bool loaded = impl->server.load_model_shared(impl->params, internal::llamaModel(*impl->model));
-    // llama-server points libmtmd's log at its own logger when it loads a projector: take it back.
-    LogCapture::reinstallLogger();
-    if (!loaded && !options.mmproj.empty())
-        return failStarted(Error{ErrorCode::ProjectorFailed, "llama.cpp's server could not load the vision projector " +
-                                                                 options.mmproj});
-    if (!loaded)
-        return failStarted(Error{ErrorCode::ContextFailed,
-                                 "llama.cpp could not create the API's context (" +
-                                     std::to_string(impl->params.n_ctx) + " tokens for " +
-                                     std::to_string(options.parallel) + " slots)"});
-    // Persistent CPU thread pools as the chat context has (about 10 % of generation speed).
-    impl->pools = std::make_unique<CpuThreadPools>(context);
-    impl->pools->attach(impl->server.get_llama_context());
-    impl->routes->update_meta(impl->server);
-    Impl *raw = impl.get();
-    impl->loop = std::thread([raw] { raw->server.start_loop(); });
-    impl->http.is_ready.store(true); // requests wait for the loop, not the other way round
-    return std::unique_ptr<ApiServer>(new ApiServer(std::move(impl)));
+    return internal::guarded(ErrorCode::ServeFailed, [&]() -> Result<std::unique_ptr<ApiServer>> {
+        if (!model)
+            return Error{ErrorCode::NoModel, {}};
+        if (Error e = checkOptions(options))
+            return e;
+        auto impl = std::make_unique<Impl>();
+        impl->model = std::move(model);
+        impl->params = serverParams(*impl->model, context, options);
+        if (!impl->http.init(impl->params))
+            return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
+        impl->routes = std::make_unique<server_routes>(impl->params, impl->server);
+        impl->addRoutes();
+        if (!impl->http.start())
+            return Error{ErrorCode::AddressInUse, options.host + ":" + std::to_string(options.port) +
+                                                      " cannot be bound (in use by another program?)"};
+        const auto failStarted = [&impl](Error e) {
+            impl->http.stop();
+            if (impl->http.thread.joinable())
+                impl->http.thread.join();
+            return e;
+        };
+        const bool loaded = impl->server.load_model_shared(impl->params, internal::llamaModel(*impl->model));
+        // llama-server points libmtmd's log at its own logger when it loads a projector: take it back.
+        LogCapture::reinstallLogger();
+        if (!loaded && !options.mmproj.empty())
+            return failStarted(Error{ErrorCode::ProjectorFailed, "llama.cpp's server could not load the vision projector " +
+                                                                     options.mmproj});
+        if (!loaded)
+            return failStarted(Error{ErrorCode::ContextFailed,
+                                     "llama.cpp could not create the API's context (" +
+                                         std::to_string(impl->params.n_ctx) + " tokens for " +
+                                         std::to_string(options.parallel) + " slots)"});
+        // Persistent CPU thread pools as the chat context has (about 10 % of generation speed).
+        impl->pools = std::make_unique<CpuThreadPools>(context);
+        impl->pools->attach(impl->server.get_llama_context());
+        impl->routes->update_meta(impl->server);
+        Impl *raw = impl.get();
+        impl->loop = std::thread([raw] { raw->server.start_loop(); });
+        impl->http.is_ready.store(true); // requests wait for the loop, not the other way round
+        return std::unique_ptr<ApiServer>(new ApiServer(std::move(impl)));
+    });
 }
 
 void ApiServer::stop()

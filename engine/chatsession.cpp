@@ -1,5 +1,7 @@
 #include "chatsession.h"
 
+#include "guarded.h"
+
 #include "candidatesampler.h"
 #include "chattemplate.h"
 #include "answerstream.h"
@@ -108,38 +110,40 @@ struct ChatSession::Impl {
 
 Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> model, const ContextSettings &settings)
 {
-    if (!model)
-        return Error{ErrorCode::NoModel, "no model loaded"};
-    if (Error e = validate(settings))
-        return e;
+    return internal::guarded(ErrorCode::ContextFailed, [&]() -> Result<std::unique_ptr<ChatSession>> {
+        if (!model)
+            return Error{ErrorCode::NoModel, "no model loaded"};
+        if (Error e = validate(settings))
+            return e;
 
-    LogCapture capture;
-    llama_context_params cp = contextParams(settings);
+        LogCapture capture;
+        llama_context_params cp = contextParams(settings);
 
-    auto session = std::unique_ptr<ChatSession>(new ChatSession());
-    Impl &d = *session->m_impl;
-    cp.abort_callback = &Impl::abortCallback;
-    cp.abort_callback_data = &d;
+        auto session = std::unique_ptr<ChatSession>(new ChatSession());
+        Impl &d = *session->m_impl;
+        cp.abort_callback = &Impl::abortCallback;
+        cp.abort_callback_data = &d;
 
-    llama_context *ctx = llama_init_from_model(internal::llamaModel(*model), cp);
-    if (!ctx) {
-        const std::string why = capture.lastError().empty() ? "llama.cpp could not create the context"
-                                                            : capture.lastError();
-        return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
-    }
-    d.ctx.reset(ctx);
-    d.batch.reset(new llama_batch(llama_batch_init(static_cast<int32_t>(llama_n_ubatch(ctx)), 0, 1)));
-    d.threads = std::make_unique<CpuThreadPools>(settings);
-    d.threads->attach(ctx);
-    d.model = std::move(model);
-    d.settings = settings;
-    d.settings.contextSize = llama_n_ctx(ctx);
+        llama_context *ctx = llama_init_from_model(internal::llamaModel(*model), cp);
+        if (!ctx) {
+            const std::string why = capture.lastError().empty() ? "llama.cpp could not create the context"
+                                                                : capture.lastError();
+            return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
+        }
+        d.ctx.reset(ctx);
+        d.batch.reset(new llama_batch(llama_batch_init(static_cast<int32_t>(llama_n_ubatch(ctx)), 0, 1)));
+        d.threads = std::make_unique<CpuThreadPools>(settings);
+        d.threads->attach(ctx);
+        d.model = std::move(model);
+        d.settings = settings;
+        d.settings.contextSize = llama_n_ctx(ctx);
 
-    auto templates = ChatTemplates::create(internal::llamaModel(*d.model));
-    if (!templates)
-        return templates.error();
-    d.templates = std::move(*templates);
-    return session;
+        auto templates = ChatTemplates::create(internal::llamaModel(*d.model));
+        if (!templates)
+            return templates.error();
+        d.templates = std::move(*templates);
+        return session;
+    });
 }
 
 ChatSession::ChatSession() : m_impl(std::make_unique<Impl>()) {}
@@ -514,42 +518,44 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
                                                const GenerationOptions &options, const StreamCallbacks &callbacks,
                                                const std::atomic<bool> *cancel)
 {
-    Impl &d = *m_impl;
-    const auto t0 = Clock::now();
-    LogCapture capture;
-    auto turn = d.fitPrompt(history, options);
-    if (!turn)
-        return turn.error();
-    d.rollBackTo(turn->keep);
+    return internal::guarded(ErrorCode::DecodeFailed, [&]() -> Result<GenerationResult> {
+        Impl &d = *m_impl;
+        const auto t0 = Clock::now();
+        LogCapture capture;
+        auto turn = d.fitPrompt(history, options);
+        if (!turn)
+            return turn.error();
+        d.rollBackTo(turn->keep);
 
-    // The abort callback reads the flag while llama_decode runs; never past this call.
-    d.cancel.store(cancel);
-    if (d.projector)
-        internal::Access::setProjectorCancel(*d.projector, cancel);
-    struct CancelReset {
-        Impl &d;
-        ~CancelReset()
-        {
-            d.cancel.store(nullptr);
-            if (d.projector)
-                internal::Access::setProjectorCancel(*d.projector, nullptr);
-        }
-    } cancelReset{d};
+        // The abort callback reads the flag while llama_decode runs; never past this call.
+        d.cancel.store(cancel);
+        if (d.projector)
+            internal::Access::setProjectorCancel(*d.projector, cancel);
+        struct CancelReset {
+            Impl &d;
+            ~CancelReset()
+            {
+                d.cancel.store(nullptr);
+                if (d.projector)
+                    internal::Access::setProjectorCancel(*d.projector, nullptr);
+            }
+        } cancelReset{d};
 
-    GenerationResult result;
-    GenerationStats &st = result.stats;
-    st.promptTokens = static_cast<int>(turn->tokens.size());
-    st.reusedTokens = static_cast<int>(turn->keep);
-    st.trimmedMessages = turn->trimmed;
-    st.contextSize = static_cast<int>(contextSize());
+        GenerationResult result;
+        GenerationStats &st = result.stats;
+        st.promptTokens = static_cast<int>(turn->tokens.size());
+        st.reusedTokens = static_cast<int>(turn->keep);
+        st.trimmedMessages = turn->trimmed;
+        st.contextSize = static_cast<int>(contextSize());
 
-    if (auto failed = d.prefill(*turn, callbacks, cancel, capture, st))
-        return *failed;
-    if (st.stopReason == StopReason::Cancelled)
+        if (auto failed = d.prefill(*turn, callbacks, cancel, capture, st))
+            return *failed;
+        if (st.stopReason == StopReason::Cancelled)
+            return result;
+        if (auto failed = d.answer(turn->prompt, options, callbacks, cancel, capture, t0, result))
+            return *failed;
         return result;
-    if (auto failed = d.answer(turn->prompt, options, callbacks, cancel, capture, t0, result))
-        return *failed;
-    return result;
+    });
 }
 
 llama_context *internal::Access::context(const ChatSession &s)

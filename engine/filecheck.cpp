@@ -217,7 +217,26 @@ Error verdictFromChild(int status, const std::string &out, const std::string &er
     for (int c = 0; c < 100; ++c)
         if (name == errorCodeName(ErrorCode(c)))
             code = ErrorCode(c);
-    return Error{code, j.value("detail", std::string("the file check failed"))};
+    std::string detail = j.value("detail", std::string("the file check failed"));
+    if (detail.rfind(file, 0) != 0)
+        detail = file + ": " + detail;
+    return Error{code, detail};
+}
+
+// A template that fails on a sample conversation: its own words (first line), or, when it ran
+// out of memory (the helper's heap limit), the limit.
+Error templateFailure(const Error &e)
+{
+    if (e.detail.find("bad_alloc") != std::string::npos) {
+        rlimit heap{};
+        ::getrlimit(RLIMIT_DATA, &heap);
+        return Error{ErrorCode::FileCheckFailed,
+                     "rendering the chat template needed more than " +
+                         (heap.rlim_cur == RLIM_INFINITY ? std::string("all the memory") : formatBytes(heap.rlim_cur)) +
+                         " of memory"};
+    }
+    const std::string first = e.detail.substr(0, e.detail.find('\n'));
+    return Error{ErrorCode::TemplateFailed, "the chat template fails on a sample conversation: " + first};
 }
 
 } // namespace
@@ -259,7 +278,7 @@ Error checkFileInProcess(const std::string &path)
             GenerationOptions o;
             o.enableThinking = thinking;
             if (auto p = templates->apply(c, o, vocab); !p)
-                return p.error();
+                return templateFailure(p.error());
         }
     }
     stage("done");

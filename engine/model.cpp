@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "guarded.h"
+
 #include "filepages.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
@@ -90,53 +92,55 @@ std::vector<std::string> Model::cpuMoePatterns(int layers)
 Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSettings &settings,
                                            const ProgressFn &progress, const std::atomic<bool> *cancel)
 {
-    auto info = inspectModel(path);
-    if (!info)
-        return info.error();
-    if (settings.gpuLayers < -1 || settings.cpuMoeLayers < 0)
-        return Error{ErrorCode::InvalidArgument, "negative layer count"};
+    return internal::guarded(ErrorCode::LoadFailed, [&]() -> Result<std::shared_ptr<Model>> {
+        auto info = inspectModel(path);
+        if (!info)
+            return info.error();
+        if (settings.gpuLayers < -1 || settings.cpuMoeLayers < 0)
+            return Error{ErrorCode::InvalidArgument, "negative layer count"};
 
-    llama_backend_init();
-    LogCapture capture;
+        llama_backend_init();
+        LogCapture capture;
 
-    ModelParams params(settings, static_cast<int>(info->layerCount));
-    llama_model_params &mp = params.get();
-    ProgressContext pctx{&progress, cancel};
-    if (settings.loadMode != LoadMode::NoMmap) {
-        if (!warmPageCache(info->files, info->fileSize, pctx))
-            return Error{ErrorCode::Cancelled, "loading was cancelled"};
-        pctx.offset = kWarmShare;
-    }
-    mp.progress_callback = &onProgress;
-    mp.progress_callback_user_data = &pctx;
+        ModelParams params(settings, static_cast<int>(info->layerCount));
+        llama_model_params &mp = params.get();
+        ProgressContext pctx{&progress, cancel};
+        if (settings.loadMode != LoadMode::NoMmap) {
+            if (!warmPageCache(info->files, info->fileSize, pctx))
+                return Error{ErrorCode::Cancelled, "loading was cancelled"};
+            pctx.offset = kWarmShare;
+        }
+        mp.progress_callback = &onProgress;
+        mp.progress_callback_user_data = &pctx;
 
-    llama_model *raw = nullptr;
-    if (info->files.size() > 1) {
-        std::vector<const char *> paths;
-        for (const auto &f : info->files)
-            paths.push_back(f.c_str());
-        raw = llama_model_load_from_splits(paths.data(), paths.size(), mp);
-    } else {
-        raw = llama_model_load_from_file(path.c_str(), mp);
-    }
-    if (!raw) {
-        if (cancel && cancel->load())
-            return Error{ErrorCode::Cancelled, "loading was cancelled"};
-        const std::string log = capture.all();
-        std::string why = capture.lastError();
-        if (why.empty())
-            why = "llama.cpp could not load the model";
-        return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::LoadFailed, why};
-    }
+        llama_model *raw = nullptr;
+        if (info->files.size() > 1) {
+            std::vector<const char *> paths;
+            for (const auto &f : info->files)
+                paths.push_back(f.c_str());
+            raw = llama_model_load_from_splits(paths.data(), paths.size(), mp);
+        } else {
+            raw = llama_model_load_from_file(path.c_str(), mp);
+        }
+        if (!raw) {
+            if (cancel && cancel->load())
+                return Error{ErrorCode::Cancelled, "loading was cancelled"};
+            const std::string log = capture.all();
+            std::string why = capture.lastError();
+            if (why.empty())
+                why = "llama.cpp could not load the model";
+            return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::LoadFailed, why};
+        }
 
-    // The file pages of weights llama.cpp copied (repacked, offloaded) are of no more use here.
-    if (settings.loadMode == LoadMode::Mmap)
-        internal::releaseCopiedFilePages(raw, info->files);
-    auto model = std::shared_ptr<Model>(new Model());
-    model->m_impl->model.reset(raw);
-    model->m_impl->info = std::move(*info);
-    model->m_impl->settings = settings;
-    return model;
+        // The file pages of weights llama.cpp copied (repacked, offloaded) are of no more use here.
+        if (settings.loadMode == LoadMode::Mmap)
+            internal::releaseCopiedFilePages(raw, info->files);
+        auto model = std::shared_ptr<Model>(new Model());
+        model->m_impl->model.reset(raw);
+        model->m_impl->info = std::move(*info);
+        model->m_impl->settings = settings;
+        return model;
+    });
 }
 
 Model::Model() : m_impl(std::make_unique<Impl>()) {}

@@ -1,5 +1,7 @@
 #include "modelinfo.h"
 
+#include "guarded.h"
+
 #include "modelchecks.h"
 #include "modelreader.h"
 
@@ -111,31 +113,33 @@ uint64_t ModelInfo::expertBytes() const
 
 Result<ModelInfo> inspectModel(const std::string &path)
 {
-    ModelInfo info;
-    info.path = path;
-    info.files = splitPaths(path);
-    if (info.files.empty())
-        info.files.push_back(path);
+    return internal::guarded(ErrorCode::Corrupt, [&]() -> Result<ModelInfo> {
+        ModelInfo info;
+        info.path = path;
+        info.files = splitPaths(path);
+        if (info.files.empty())
+            info.files.push_back(path);
 
-    auto parts = internal::openParts(info.files);
-    if (!parts)
-        return parts.error();
-    const GgufFile &g = *parts->front();
-    if (auto e = internal::readGeneral(g, info))
-        return *e;
-    internal::readHyperparameters(g, info);
-    internal::readWindowAndRecurrent(g, info);
-    internal::readChatDefaults(g, info);
-    if (auto e = internal::checkLlamaLimits(g, info))
-        return *e;
-    if (auto e = internal::checkVocabulary(g))
-        return *e;
-    if (auto e = internal::checkHyperparameters(info))
-        return *e;
-    if (auto e = internal::readTensorTable(*parts, info))
-        return *e;
-    internal::finishLayers(info);
-    return info;
+        auto parts = internal::openParts(info.files);
+        if (!parts)
+            return parts.error();
+        const GgufFile &g = *parts->front();
+        if (auto e = internal::readGeneral(g, info))
+            return *e;
+        internal::readHyperparameters(g, info);
+        internal::readWindowAndRecurrent(g, info);
+        internal::readChatDefaults(g, info);
+        if (auto e = internal::checkLlamaLimits(g, info))
+            return *e;
+        if (auto e = internal::checkVocabulary(g))
+            return *e;
+        if (auto e = internal::checkHyperparameters(info))
+            return *e;
+        if (auto e = internal::readTensorTable(*parts, info))
+            return *e;
+        internal::finishLayers(info);
+        return info;
+    });
 }
 
 std::string modelInfoToJson(const ModelInfo &info, bool withTensors)

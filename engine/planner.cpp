@@ -1,5 +1,7 @@
 #include "planner.h"
 
+#include "guarded.h"
+
 #include "chatsession.h"
 #include "cpuweights.h"
 #include "llamahandles.h"
@@ -426,40 +428,42 @@ double planError(const MemoryPlan &a, const MemoryPlan &e)
 
 Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, const PlanTarget &t)
 {
-    auto info = inspectModel(path);
-    if (!info)
-        return info.error();
-    llama_backend_init();
-    LogCapture::installLogger();
+    return internal::guarded(ErrorCode::LoadFailed, [&]() -> Result<MemoryPlan> {
+        auto info = inspectModel(path);
+        if (!info)
+            return info.error();
+        llama_backend_init();
+        LogCapture::installLogger();
 
-    ModelParams params(s.load, static_cast<int>(info->layerCount));
-    llama_model_params &mp = params.get();
-    const llama_context_params cp = contextParams(s.context, s.parallel);
+        ModelParams params(s.load, static_cast<int>(info->layerCount));
+        llama_model_params &mp = params.get();
+        const llama_context_params cp = contextParams(s.context, s.parallel);
 
-    // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
-    // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only
-    // matters when fitting GPUs, while we plan RAM too.
-    mp.no_alloc = true;
-    mp.load_mode = LLAMA_LOAD_MODE_NONE;
-    // A target whose CPU repacks nothing (see PlanTarget::cpuRepackTypes): no AMX or CPU_REPACK.
-    if (!t.cpuAmx && t.cpuRepackTypes.empty())
-        mp.use_extra_bufts = false;
-    LogCapture capture;
-    llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
-    if (!model) {
-        const std::string why = capture.lastError();
-        return Error{ErrorCode::LoadFailed,
-                     "llama.cpp's dry run could not load the model" + (why.empty() ? std::string() : ": " + why)};
-    }
-    llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
-    if (!ctx) {
-        const std::string why = capture.lastError();
-        return Error{ErrorCode::ContextFailed, "llama.cpp's dry run could not create the context" +
-                                                   (why.empty() ? std::string() : ": " + why)};
-    }
-    MemoryPlan plan = measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t));
-    addProjector(plan, s); // llama.cpp's own dry run of it (projectorMemory) is already exact
-    return plan;
+        // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
+        // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only
+        // matters when fitting GPUs, while we plan RAM too.
+        mp.no_alloc = true;
+        mp.load_mode = LLAMA_LOAD_MODE_NONE;
+        // A target whose CPU repacks nothing (see PlanTarget::cpuRepackTypes): no AMX or CPU_REPACK.
+        if (!t.cpuAmx && t.cpuRepackTypes.empty())
+            mp.use_extra_bufts = false;
+        LogCapture capture;
+        llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
+        if (!model) {
+            const std::string why = capture.lastError();
+            return Error{ErrorCode::LoadFailed,
+                         "llama.cpp's dry run could not load the model" + (why.empty() ? std::string() : ": " + why)};
+        }
+        llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
+        if (!ctx) {
+            const std::string why = capture.lastError();
+            return Error{ErrorCode::ContextFailed, "llama.cpp's dry run could not create the context" +
+                                                       (why.empty() ? std::string() : ": " + why)};
+        }
+        MemoryPlan plan = measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t));
+        addProjector(plan, s); // llama.cpp's own dry run of it (projectorMemory) is already exact
+        return plan;
+    });
 }
 
 MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape)

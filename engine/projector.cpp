@@ -1,5 +1,7 @@
 #include "projector.h"
 
+#include "guarded.h"
+
 #include "gguffile.h"
 #include "llamahandles.h"
 #include "logcapture.h"
@@ -131,50 +133,52 @@ std::vector<std::string> findProjectors(const std::string &modelPath)
 
 Result<ProjectorInfo> inspectProjector(const std::string &path)
 {
-    auto file = GgufFile::open(path);
-    if (!file)
-        return file.error();
-    const GgufFile &f = **file;
-    ProjectorInfo info;
-    info.path = path;
-    info.fileSize = f.fileSize();
-    if (f.string("general.architecture").value_or("") != "clip")
-        return Error{ErrorCode::ProjectorMismatch,
-                     "the file is not a projector (general.architecture is \"" +
-                         f.string("general.architecture").value_or("") + "\", not \"clip\")"};
-    info.name = f.string("general.name").value_or("");
-    info.vision = f.uint("clip.has_vision_encoder").value_or(0) != 0;
-    info.audio = f.uint("clip.has_audio_encoder").value_or(0) != 0;
-    info.projectorType = f.string("clip.projector_type").value_or(f.string("clip.vision.projector_type").value_or(""));
-    info.outputEmbedding = static_cast<uint32_t>(f.uint("clip.vision.projection_dim").value_or(0));
-    info.imageSize = static_cast<uint32_t>(f.uint("clip.vision.image_size").value_or(0));
-    info.patchSize = static_cast<uint32_t>(f.uint("clip.vision.patch_size").value_or(0));
-    info.visionEmbedding = static_cast<uint32_t>(f.uint("clip.vision.embedding_length").value_or(0));
-    info.visionLayers = static_cast<uint32_t>(f.uint("clip.vision.block_count").value_or(0));
-    for (int64_t i = 0; i < f.tensorCount(); ++i)
-        info.tensorBytes += ggml_nbytes(f.tensor(i));
-    info.precision = dominantType(f);
-    const bool qwenMerger = info.projectorType == "qwen2vl_merger" || info.projectorType == "qwen2.5vl_merger" ||
-                            info.projectorType == "qwen3vl_merger";
-    info.mergeSize = static_cast<uint32_t>(f.uint("clip.vision.spatial_merge_size").value_or(qwenMerger ? 2 : 1));
-    if (qwenMerger && info.patchSize > 0 && info.mergeSize > 0) {
-        // llama.cpp's limits for these (clip.cpp: set_limit_image_tokens(8, 4096)), unless the
-        // file gives its own in pixels.
-        const uint64_t area = uint64_t(info.patchSize) * info.patchSize * info.mergeSize * info.mergeSize;
-        info.minImageTokens = static_cast<uint32_t>(f.uint("clip.vision.image_min_pixels").value_or(8 * area) / area);
-        info.maxImageTokens = static_cast<uint32_t>(f.uint("clip.vision.image_max_pixels").value_or(4096 * area) / area);
-    }
-    // Qwen3-VL's deepstack layers widen what the projector emits, like the text model's input.
-    if (info.projectorType == "qwen3vl_merger") {
-        uint32_t deepstack = 0;
-        for (int64_t i = 0; i < f.tensorCount(); ++i) {
-            const std::string n = ggml_get_name(f.tensor(i));
-            if (n.find("deepstack") != std::string::npos && n.ends_with("fc2.weight"))
-                ++deepstack;
+    return internal::guarded(ErrorCode::Corrupt, [&]() -> Result<ProjectorInfo> {
+        auto file = GgufFile::open(path);
+        if (!file)
+            return file.error();
+        const GgufFile &f = **file;
+        ProjectorInfo info;
+        info.path = path;
+        info.fileSize = f.fileSize();
+        if (f.string("general.architecture").value_or("") != "clip")
+            return Error{ErrorCode::ProjectorMismatch,
+                         "the file is not a projector (general.architecture is \"" +
+                             f.string("general.architecture").value_or("") + "\", not \"clip\")"};
+        info.name = f.string("general.name").value_or("");
+        info.vision = f.uint("clip.has_vision_encoder").value_or(0) != 0;
+        info.audio = f.uint("clip.has_audio_encoder").value_or(0) != 0;
+        info.projectorType = f.string("clip.projector_type").value_or(f.string("clip.vision.projector_type").value_or(""));
+        info.outputEmbedding = static_cast<uint32_t>(f.uint("clip.vision.projection_dim").value_or(0));
+        info.imageSize = static_cast<uint32_t>(f.uint("clip.vision.image_size").value_or(0));
+        info.patchSize = static_cast<uint32_t>(f.uint("clip.vision.patch_size").value_or(0));
+        info.visionEmbedding = static_cast<uint32_t>(f.uint("clip.vision.embedding_length").value_or(0));
+        info.visionLayers = static_cast<uint32_t>(f.uint("clip.vision.block_count").value_or(0));
+        for (int64_t i = 0; i < f.tensorCount(); ++i)
+            info.tensorBytes += ggml_nbytes(f.tensor(i));
+        info.precision = dominantType(f);
+        const bool qwenMerger = info.projectorType == "qwen2vl_merger" || info.projectorType == "qwen2.5vl_merger" ||
+                                info.projectorType == "qwen3vl_merger";
+        info.mergeSize = static_cast<uint32_t>(f.uint("clip.vision.spatial_merge_size").value_or(qwenMerger ? 2 : 1));
+        if (qwenMerger && info.patchSize > 0 && info.mergeSize > 0) {
+            // llama.cpp's limits for these (clip.cpp: set_limit_image_tokens(8, 4096)), unless the
+            // file gives its own in pixels.
+            const uint64_t area = uint64_t(info.patchSize) * info.patchSize * info.mergeSize * info.mergeSize;
+            info.minImageTokens = static_cast<uint32_t>(f.uint("clip.vision.image_min_pixels").value_or(8 * area) / area);
+            info.maxImageTokens = static_cast<uint32_t>(f.uint("clip.vision.image_max_pixels").value_or(4096 * area) / area);
         }
-        info.outputEmbedding *= 1 + deepstack;
-    }
-    return info;
+        // Qwen3-VL's deepstack layers widen what the projector emits, like the text model's input.
+        if (info.projectorType == "qwen3vl_merger") {
+            uint32_t deepstack = 0;
+            for (int64_t i = 0; i < f.tensorCount(); ++i) {
+                const std::string n = ggml_get_name(f.tensor(i));
+                if (n.find("deepstack") != std::string::npos && n.ends_with("fc2.weight"))
+                    ++deepstack;
+            }
+            info.outputEmbedding *= 1 + deepstack;
+        }
+        return info;
+    });
 }
 
 int estimateImageTokens(const ProjectorInfo &p, int width, int height)

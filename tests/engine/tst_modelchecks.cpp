@@ -1,6 +1,7 @@
 // A broken or hostile GGUF is refused by the inspector, before llama.cpp sees it, with the
 // right error code and a detail that names the field. Each row is made from a valid fixture.
 #include "modelinfo.h"
+#include "guarded.h"
 #include "malformedfiles.h"
 #include "testfixtures.h"
 
@@ -50,6 +51,7 @@ private slots:
     void refused_data();
     void refused();
     void missingSplitPartNamed();
+    void exceptionsBecomeErrors();
     void symlinkLoop();
     void noPermission();
 };
@@ -87,6 +89,26 @@ void TestModelChecks::refused()
         QVERIFY2(err.contains(QStringLiteral("error (%1): ").arg(errorCodeName(ErrorCode(code)))) && err.contains(detail),
                  qPrintable(args.first() + ": " + err));
     }
+}
+
+// What the public engine functions wrap their bodies in (guarded.h): no exception leaves them.
+void TestModelChecks::exceptionsBecomeErrors()
+{
+    auto thrown = [](auto thrower) {
+        return internal::guarded(ErrorCode::LoadFailed, [&]() -> Result<int> {
+            thrower();
+            return 1;
+        });
+    };
+    auto a = thrown([] { throw std::out_of_range("unordered_map::at"); });
+    QCOMPARE(a.error().code, ErrorCode::LoadFailed);
+    QCOMPARE(QString::fromStdString(a.error().detail), QString("unexpected failure: unordered_map::at"));
+    auto b = thrown([] { throw std::bad_alloc(); });
+    QCOMPARE(b.error().code, ErrorCode::OutOfMemory);
+    auto c = thrown([] { throw 42; });
+    QCOMPARE(c.error().code, ErrorCode::LoadFailed);
+    auto d = thrown([] {});
+    QCOMPARE(*d, 1);
 }
 
 void TestModelChecks::missingSplitPartNamed()
