@@ -1,5 +1,7 @@
 #include "benchmark.h"
 
+#include "guarded.h"
+
 #include "decodestatus.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
@@ -221,32 +223,34 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
                                  const BenchRequest &r, const std::atomic<bool> *cancel,
                                  const std::function<void(const std::string &)> &progress)
 {
-    if (!model)
-        return Error{ErrorCode::NoModel, "no model"};
-    if (Error e = validate(context))
-        return e;
-    LogCapture capture;
-    const EarlyStop stop = r.stop.maxSamples > 0 && r.stop.relativeError > 0
-                               ? r.stop
-                               : EarlyStop{r.repetitions, r.repetitions, 0.0};
-    BenchRun run{model, context, r, stop, cancel, progress, capture};
-    BenchResult out;
-    if (r.promptTokens > 0) {
-        if (auto e = timePrompt(run, out.promptRuns))
-            return *e;
-    }
-    if (r.generateTokens > 0) {
-        if (auto e = timeGeneration(run, out.generateRuns))
-            return *e;
-    }
-    if (r.generateTokens > 0 && r.chatPath) {
-        if (auto e = timeChatPath(run, out.chatRuns))
-            return *e;
-    }
-    out.promptTps = summarize(out.promptRuns);
-    out.generateTps = summarize(out.generateRuns);
-    out.chatTps = summarize(out.chatRuns);
-    return out;
+    return internal::guarded(ErrorCode::DecodeFailed, [&]() -> Result<BenchResult> {
+        if (!model)
+            return Error{ErrorCode::NoModel, "no model"};
+        if (Error e = validate(context))
+            return e;
+        LogCapture capture;
+        const EarlyStop stop = r.stop.maxSamples > 0 && r.stop.relativeError > 0
+                                   ? r.stop
+                                   : EarlyStop{r.repetitions, r.repetitions, 0.0};
+        BenchRun run{model, context, r, stop, cancel, progress, capture};
+        BenchResult out;
+        if (r.promptTokens > 0) {
+            if (auto e = timePrompt(run, out.promptRuns))
+                return *e;
+        }
+        if (r.generateTokens > 0) {
+            if (auto e = timeGeneration(run, out.generateRuns))
+                return *e;
+        }
+        if (r.generateTokens > 0 && r.chatPath) {
+            if (auto e = timeChatPath(run, out.chatRuns))
+                return *e;
+        }
+        out.promptTps = summarize(out.promptRuns);
+        out.generateTps = summarize(out.generateRuns);
+        out.chatTps = summarize(out.chatRuns);
+        return out;
+    });
 }
 
 } // namespace shoehorn

@@ -260,10 +260,12 @@ std::string ChatSession::Impl::piece(llama_token token, bool special) const
 Result<std::string> ChatSession::formatPrompt(const std::vector<ChatMessage> &history,
                                               const GenerationOptions &options) const
 {
-    auto p = m_impl->templates.apply(withImageMarkers(history), options, m_impl->vocab());
-    if (!p)
-        return p.error();
-    return p->text;
+    return internal::guarded(ErrorCode::TemplateFailed, [&]() -> Result<std::string> {
+        auto p = m_impl->templates.apply(withImageMarkers(history), options, m_impl->vocab());
+        if (!p)
+            return p.error();
+        return p->text;
+    });
 }
 
 Result<internal::MediaTokens> ChatSession::Impl::tokenizePrompt(const std::string &text,

@@ -1,5 +1,7 @@
 #include "filecheck.h"
 
+#include "guarded.h"
+
 #include "chattemplate.h"
 #include "logcapture.h"
 #include "modelinfo.h"
@@ -243,46 +245,48 @@ Error templateFailure(const Error &e)
 
 Error checkFileInProcess(const std::string &path)
 {
-    stage("metadata");
-    auto info = inspectModel(path);
-    if (!info)
-        return info.error();
-    llama_backend_init();
-    LogCapture capture;
-    stage("vocabulary");
-    llama_model_params mp = llama_model_default_params();
-    mp.vocab_only = true;
-    llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
-    if (!model)
-        return Error{ErrorCode::LoadFailed, capture.lastError().empty() ? "llama.cpp could not read the vocabulary"
-                                                                        : capture.lastError()};
-    stage("tokenize");
-    const llama_vocab *vocab = llama_model_get_vocab(model.get());
-    for (const char *text : {"Hello, world! How are you?", "你好，世界。Grüße 🚀", "def f(x):\n    return x * 2\n"}) {
-        const auto tokens = common_tokenize(vocab, text, true, true);
-        std::string back;
-        for (llama_token t : tokens)
-            back += common_token_to_piece(vocab, t, false);
-    }
-    stage("template");
-    auto templates = ChatTemplates::create(model.get());
-    if (!templates)
-        return templates.error();
-    const std::vector<std::vector<ChatMessage>> conversations = {
-        {{"user", "Hello!", {}}},
-        {{"system", "You are a helpful assistant.", {}}, {"user", "What is 2+2?", {}},
-         {"assistant", "4", "Adding two and two."}, {"user", "And 3+3?", {}}},
-    };
-    for (const auto &c : conversations) {
-        for (bool thinking : {true, false}) {
-            GenerationOptions o;
-            o.enableThinking = thinking;
-            if (auto p = templates->apply(c, o, vocab); !p)
-                return templateFailure(p.error());
+    return internal::guarded(ErrorCode::LoadFailed, [&]() -> Error {
+        stage("metadata");
+        auto info = inspectModel(path);
+        if (!info)
+            return info.error();
+        llama_backend_init();
+        LogCapture capture;
+        stage("vocabulary");
+        llama_model_params mp = llama_model_default_params();
+        mp.vocab_only = true;
+        llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
+        if (!model)
+            return Error{ErrorCode::LoadFailed, capture.lastError().empty() ? "llama.cpp could not read the vocabulary"
+                                                                            : capture.lastError()};
+        stage("tokenize");
+        const llama_vocab *vocab = llama_model_get_vocab(model.get());
+        for (const char *text : {"Hello, world! How are you?", "你好，世界。Grüße 🚀", "def f(x):\n    return x * 2\n"}) {
+            const auto tokens = common_tokenize(vocab, text, true, true);
+            std::string back;
+            for (llama_token t : tokens)
+                back += common_token_to_piece(vocab, t, false);
         }
-    }
-    stage("done");
-    return {};
+        stage("template");
+        auto templates = ChatTemplates::create(model.get());
+        if (!templates)
+            return templates.error();
+        const std::vector<std::vector<ChatMessage>> conversations = {
+            {{"user", "Hello!", {}}},
+            {{"system", "You are a helpful assistant.", {}}, {"user", "What is 2+2?", {}},
+             {"assistant", "4", "Adding two and two."}, {"user", "And 3+3?", {}}},
+        };
+        for (const auto &c : conversations) {
+            for (bool thinking : {true, false}) {
+                GenerationOptions o;
+                o.enableThinking = thinking;
+                if (auto p = templates->apply(c, o, vocab); !p)
+                    return templateFailure(p.error());
+            }
+        }
+        stage("done");
+        return {};
+    });
 }
 
 Result<FileCheckVerdict> checkFileIsolated(const std::string &path, const std::string &helper,

@@ -1,5 +1,7 @@
 #include "presetini.h"
 
+#include "guarded.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -211,60 +213,62 @@ void ModelPreset::applyTo(LoadSettings &load, ContextSettings &context, Generati
 
 Result<PresetFile> parsePresetIni(const std::string &text)
 {
-    PresetFile file;
-    std::vector<ModelPreset> sections;
-    ModelPreset *current = nullptr; // nullptr: before any section (global keys)
-    std::istringstream in(text);
-    std::string raw;
-    int lineNo = 0;
-    bool sawSection = false;
-    while (std::getline(in, raw)) {
-        ++lineNo;
-        const std::string line = trim(raw);
-        if (line.empty() || line[0] == ';' || line[0] == '#')
-            continue;
-        if (line.front() == '[') {
-            if (line.back() != ']')
-                return Error{ErrorCode::Corrupt, "line " + std::to_string(lineNo) + ": unterminated section"};
-            const std::string name = trim(line.substr(1, line.size() - 2));
-            sawSection = true;
-            if (name == "*") {
-                current = &file.defaults;
-                file.defaults.name = "*";
-            } else {
-                sections.push_back(ModelPreset{});
-                sections.back().name = name;
-                current = &sections.back();
+    return internal::guarded(ErrorCode::InvalidArgument, [&]() -> Result<PresetFile> {
+        PresetFile file;
+        std::vector<ModelPreset> sections;
+        ModelPreset *current = nullptr; // nullptr: before any section (global keys)
+        std::istringstream in(text);
+        std::string raw;
+        int lineNo = 0;
+        bool sawSection = false;
+        while (std::getline(in, raw)) {
+            ++lineNo;
+            const std::string line = trim(raw);
+            if (line.empty() || line[0] == ';' || line[0] == '#')
+                continue;
+            if (line.front() == '[') {
+                if (line.back() != ']')
+                    return Error{ErrorCode::Corrupt, "line " + std::to_string(lineNo) + ": unterminated section"};
+                const std::string name = trim(line.substr(1, line.size() - 2));
+                sawSection = true;
+                if (name == "*") {
+                    current = &file.defaults;
+                    file.defaults.name = "*";
+                } else {
+                    sections.push_back(ModelPreset{});
+                    sections.back().name = name;
+                    current = &sections.back();
+                }
+                continue;
             }
-            continue;
-        }
-        const auto eq = line.find('=');
-        if (eq == std::string::npos) {
-            file.issues.push_back({lineNo, current ? current->name : "", line, "not a key = value line"});
-            continue;
-        }
-        const std::string key = trim(line.substr(0, eq));
-        const std::string value = unquote(trim(line.substr(eq + 1)));
-        if (!current) {
-            if (key == "version") {
-                if (!parseNumber(value, file.version) || file.version != 1)
-                    file.issues.push_back({lineNo, "", key, "unsupported preset version " + value});
-            } else {
-                file.issues.push_back({lineNo, "", key, "key outside a section"});
+            const auto eq = line.find('=');
+            if (eq == std::string::npos) {
+                file.issues.push_back({lineNo, current ? current->name : "", line, "not a key = value line"});
+                continue;
             }
-            continue;
+            const std::string key = trim(line.substr(0, eq));
+            const std::string value = unquote(trim(line.substr(eq + 1)));
+            if (!current) {
+                if (key == "version") {
+                    if (!parseNumber(value, file.version) || file.version != 1)
+                        file.issues.push_back({lineNo, "", key, "unsupported preset version " + value});
+                } else {
+                    file.issues.push_back({lineNo, "", key, "key outside a section"});
+                }
+                continue;
+            }
+            std::string error;
+            if (!applyKey(*current, key, value, error))
+                file.issues.push_back({lineNo, current->name, key, "unknown key, not imported"});
+            else if (!error.empty())
+                file.issues.push_back({lineNo, current->name, key, error});
         }
-        std::string error;
-        if (!applyKey(*current, key, value, error))
-            file.issues.push_back({lineNo, current->name, key, "unknown key, not imported"});
-        else if (!error.empty())
-            file.issues.push_back({lineNo, current->name, key, error});
-    }
-    if (!sawSection)
-        return Error{ErrorCode::Corrupt, "no [sections]: not a llama-server preset file"};
-    for (const auto &s : sections)
-        file.models.push_back(file.defaults.overlaidWith(s));
-    return file;
+        if (!sawSection)
+            return Error{ErrorCode::Corrupt, "no [sections]: not a llama-server preset file"};
+        for (const auto &s : sections)
+            file.models.push_back(file.defaults.overlaidWith(s));
+        return file;
+    });
 }
 
 } // namespace shoehorn

@@ -232,44 +232,46 @@ Error checkProjectorMatches(const ProjectorInfo &p, const ModelInfo &m)
 
 Result<ImageProbe> probeImage(const std::string &bytes)
 {
-    if (bytes.empty())
-        return Error{ErrorCode::ImageInvalid, "the image file is empty"};
-    if (static_cast<int64_t>(bytes.size()) > kMaxImageBytes)
-        return Error{ErrorCode::ImageInvalid, "the image file is " + formatBytes(bytes.size()) + "; at most " +
-                                                  formatBytes(static_cast<uint64_t>(kMaxImageBytes)) + " are read"};
-    int w = 0, h = 0, channels = 0;
-    const auto *data = reinterpret_cast<const stbi_uc *>(bytes.data());
-    if (!stbi_info_from_memory(data, static_cast<int>(bytes.size()), &w, &h, &channels)) {
-        // stb_image refuses images over 1 GiB of pixels in the header already; say how big.
-        const bool png = bytes.size() >= 24 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0;
-        if (png) {
-            auto be32 = [&](size_t at) {
-                uint32_t v = 0;
-                for (size_t i = 0; i < 4; ++i)
-                    v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
-                return v;
-            };
-            w = static_cast<int>(std::min<uint32_t>(be32(16), 1u << 30));
-            h = static_cast<int>(std::min<uint32_t>(be32(20), 1u << 30));
+    return internal::guarded(ErrorCode::ImageInvalid, [&]() -> Result<ImageProbe> {
+        if (bytes.empty())
+            return Error{ErrorCode::ImageInvalid, "the image file is empty"};
+        if (static_cast<int64_t>(bytes.size()) > kMaxImageBytes)
+            return Error{ErrorCode::ImageInvalid, "the image file is " + formatBytes(bytes.size()) + "; at most " +
+                                                      formatBytes(static_cast<uint64_t>(kMaxImageBytes)) + " are read"};
+        int w = 0, h = 0, channels = 0;
+        const auto *data = reinterpret_cast<const stbi_uc *>(bytes.data());
+        if (!stbi_info_from_memory(data, static_cast<int>(bytes.size()), &w, &h, &channels)) {
+            // stb_image refuses images over 1 GiB of pixels in the header already; say how big.
+            const bool png = bytes.size() >= 24 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0;
+            if (png) {
+                auto be32 = [&](size_t at) {
+                    uint32_t v = 0;
+                    for (size_t i = 0; i < 4; ++i)
+                        v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+                    return v;
+                };
+                w = static_cast<int>(std::min<uint32_t>(be32(16), 1u << 30));
+                h = static_cast<int>(std::min<uint32_t>(be32(20), 1u << 30));
+            }
+            const char *reason = stbi_failure_reason();
+            if ((png && (w > kMaxImageSide || h > kMaxImageSide)) || (reason && std::strcmp(reason, "too large") == 0))
+                return Error{ErrorCode::ImageInvalid,
+                             (png ? "the image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels"
+                                  : std::string("the image is too large to decode")) +
+                                 "; at most " + std::to_string(kMaxImageSide) + " per side and 64 megapixels are accepted"};
+            if (const char *format = imageFormatName(bytes))
+                return Error{ErrorCode::ImageInvalid, std::string(format) +
+                                                          " images are not supported; use PNG, JPEG, BMP or GIF"};
+            return Error{ErrorCode::ImageInvalid, "the file is not an image in a supported format (PNG, JPEG, BMP, GIF)"};
         }
-        const char *reason = stbi_failure_reason();
-        if ((png && (w > kMaxImageSide || h > kMaxImageSide)) || (reason && std::strcmp(reason, "too large") == 0))
-            return Error{ErrorCode::ImageInvalid,
-                         (png ? "the image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels"
-                              : std::string("the image is too large to decode")) +
-                             "; at most " + std::to_string(kMaxImageSide) + " per side and 64 megapixels are accepted"};
-        if (const char *format = imageFormatName(bytes))
-            return Error{ErrorCode::ImageInvalid, std::string(format) +
-                                                      " images are not supported; use PNG, JPEG, BMP or GIF"};
-        return Error{ErrorCode::ImageInvalid, "the file is not an image in a supported format (PNG, JPEG, BMP, GIF)"};
-    }
-    if (w <= 0 || h <= 0)
-        return Error{ErrorCode::ImageInvalid, "the image has no pixels"};
-    if (w > kMaxImageSide || h > kMaxImageSide || int64_t(w) * h > kMaxImagePixels)
-        return Error{ErrorCode::ImageInvalid, "the image is " + std::to_string(w) + "x" + std::to_string(h) +
-                                                  " pixels; at most " + std::to_string(kMaxImageSide) +
-                                                  " per side and 64 megapixels are accepted"};
-    return ImageProbe{w, h};
+        if (w <= 0 || h <= 0)
+            return Error{ErrorCode::ImageInvalid, "the image has no pixels"};
+        if (w > kMaxImageSide || h > kMaxImageSide || int64_t(w) * h > kMaxImagePixels)
+            return Error{ErrorCode::ImageInvalid, "the image is " + std::to_string(w) + "x" + std::to_string(h) +
+                                                      " pixels; at most " + std::to_string(kMaxImageSide) +
+                                                      " per side and 64 megapixels are accepted"};
+        return ImageProbe{w, h};
+    });
 }
 
 Result<uint64_t> projectorMemory(const std::string &path, bool offload)
@@ -298,63 +300,67 @@ Result<uint64_t> projectorMemory(const std::string &path, bool offload)
 
 Error checkImageDecodes(const std::string &bytes)
 {
-    auto probe = probeImage(bytes);
-    if (!probe)
-        return probe.error();
-    int w = 0, h = 0, channels = 0;
-    stbi_uc *pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc *>(bytes.data()), static_cast<int>(bytes.size()),
-                                            &w, &h, &channels, 3);
-    if (!pixels) {
-        const char *why = stbi_failure_reason();
-        return Error{ErrorCode::ImageInvalid,
-                     std::string("the image is damaged or cut short") + (why ? std::string(" (") + why + ")" : "")};
-    }
-    stbi_image_free(pixels);
-    return {};
+    return internal::guarded(ErrorCode::ImageInvalid, [&]() -> Error {
+        auto probe = probeImage(bytes);
+        if (!probe)
+            return probe.error();
+        int w = 0, h = 0, channels = 0;
+        stbi_uc *pixels = stbi_load_from_memory(reinterpret_cast<const stbi_uc *>(bytes.data()), static_cast<int>(bytes.size()),
+                                                &w, &h, &channels, 3);
+        if (!pixels) {
+            const char *why = stbi_failure_reason();
+            return Error{ErrorCode::ImageInvalid,
+                         std::string("the image is damaged or cut short") + (why ? std::string(" (") + why + ")" : "")};
+        }
+        stbi_image_free(pixels);
+        return {};
+    });
 }
 
 Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model, const std::string &path,
                                                    const ProjectorSettings &settings)
 {
-    if (!model)
-        return Error{ErrorCode::NoModel, "no model loaded"};
-    auto info = inspectProjector(path);
-    if (!info)
-        return info.error();
-    if (Error e = checkProjectorMatches(*info, model->info()))
-        return e;
-    LogCapture capture;
-    mtmd_context_params p = mtmd_context_params_default();
-    p.use_gpu = settings.offload;
-    p.print_timings = false;
-    p.n_threads = settings.threads > 0 ? settings.threads : std::max(1, physicalCoreCount());
-    p.warmup = true; // allocates the compute buffer now: an OOM shows at load, not at the first image
-    p.media_marker = marker();
-    auto proj = std::shared_ptr<Projector>(new Projector());
-    p.cb_eval = &Impl::evalCallback;
-    p.cb_eval_user_data = proj->m_impl.get();
-    mtmd_context *ctx = nullptr;
-    try {
-        ctx = mtmd_init_from_file(path.c_str(), internal::llamaModel(*model), p);
-    } catch (const std::exception &e) {
-        return Error{ErrorCode::ProjectorFailed, e.what()};
-    }
-    if (!ctx) {
-        const std::string log = capture.all();
-        const std::string why = capture.lastError().empty() ? "libmtmd could not load " + path : capture.lastError();
-        if (log.find("mismatch between text model") != std::string::npos)
-            return Error{ErrorCode::ProjectorMismatch, why};
-        return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::ProjectorFailed, why};
-    }
-    if (!mtmd_support_vision(ctx)) {
-        mtmd_free(ctx);
-        return Error{ErrorCode::ProjectorMismatch, fs::path(path).filename().string() + " cannot read images"};
-    }
-    proj->m_impl->ctx.reset(ctx);
-    proj->m_impl->model = std::move(model);
-    proj->m_impl->info = std::move(*info);
-    proj->m_impl->settings = settings;
-    return proj;
+    return internal::guarded(ErrorCode::ProjectorFailed, [&]() -> Result<std::shared_ptr<Projector>> {
+        if (!model)
+            return Error{ErrorCode::NoModel, "no model loaded"};
+        auto info = inspectProjector(path);
+        if (!info)
+            return info.error();
+        if (Error e = checkProjectorMatches(*info, model->info()))
+            return e;
+        LogCapture capture;
+        mtmd_context_params p = mtmd_context_params_default();
+        p.use_gpu = settings.offload;
+        p.print_timings = false;
+        p.n_threads = settings.threads > 0 ? settings.threads : std::max(1, physicalCoreCount());
+        p.warmup = true; // allocates the compute buffer now: an OOM shows at load, not at the first image
+        p.media_marker = marker();
+        auto proj = std::shared_ptr<Projector>(new Projector());
+        p.cb_eval = &Impl::evalCallback;
+        p.cb_eval_user_data = proj->m_impl.get();
+        mtmd_context *ctx = nullptr;
+        try {
+            ctx = mtmd_init_from_file(path.c_str(), internal::llamaModel(*model), p);
+        } catch (const std::exception &e) {
+            return Error{ErrorCode::ProjectorFailed, e.what()};
+        }
+        if (!ctx) {
+            const std::string log = capture.all();
+            const std::string why = capture.lastError().empty() ? "libmtmd could not load " + path : capture.lastError();
+            if (log.find("mismatch between text model") != std::string::npos)
+                return Error{ErrorCode::ProjectorMismatch, why};
+            return Error{looksLikeOutOfMemory(log) ? ErrorCode::OutOfMemory : ErrorCode::ProjectorFailed, why};
+        }
+        if (!mtmd_support_vision(ctx)) {
+            mtmd_free(ctx);
+            return Error{ErrorCode::ProjectorMismatch, fs::path(path).filename().string() + " cannot read images"};
+        }
+        proj->m_impl->ctx.reset(ctx);
+        proj->m_impl->model = std::move(model);
+        proj->m_impl->info = std::move(*info);
+        proj->m_impl->settings = settings;
+        return proj;
+    });
 }
 
 Projector::Projector() : m_impl(std::make_unique<Impl>()) {}
