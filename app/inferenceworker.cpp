@@ -178,6 +178,8 @@ void InferenceWorker::loadProjector(const QString &path, bool offload)
     if (!path.isEmpty()) {
         if (!m_model) {
             v.error = Error{ErrorCode::NoModel, "no model is loaded"};
+        } else if (auto failed = checkFile(path)) {
+            v.error = *failed;
         } else {
             ProjectorSettings ps;
             ps.offload = offload && m_model->settings().gpuLayers != 0;

@@ -5,6 +5,7 @@
 #include "chattemplate.h"
 #include "logcapture.h"
 #include "modelinfo.h"
+#include "projector.h"
 
 #include <common.h>
 #include <llama-cpp.h>
@@ -53,6 +54,8 @@ std::string lastStage(const std::string &err)
         return "loading the vocabulary";
     if (s == "tokenize")
         return "tokenizing sample text";
+    if (s == "projector")
+        return "preparing the vision projector";
     return "reading the metadata";
 }
 
@@ -247,6 +250,14 @@ Error checkFileInProcess(const std::string &path)
 {
     return internal::guarded(ErrorCode::LoadFailed, [&]() -> Error {
         stage("metadata");
+        // A vision projector: llama.cpp's dry run of it (what the plan runs in-process) is the check.
+        if (auto projector = inspectProjector(path); projector) {
+            stage("projector");
+            if (auto bytes = projectorMemory(path, false); !bytes)
+                return bytes.error();
+            stage("done");
+            return Error{};
+        }
         auto info = inspectModel(path);
         if (!info)
             return info.error();

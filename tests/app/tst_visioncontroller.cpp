@@ -5,6 +5,7 @@
 #include "chatcontroller.h"
 #include "chatmodel.h"
 #include "chatstore.h"
+#include "fixtures.h"
 #include "modelsettings.h"
 #include "testfixtures.h"
 #include "testsettings.h"
@@ -47,6 +48,7 @@ private slots:
     void choiceIsRememberedAndAppliedWithoutReload();
     void modelWithoutProjectorRefusesImages();
     void theLocalApiSeesImagesToo();
+    void brokenProjectorIsCheckedFirst();
 };
 
 void TestVisionController::candidatesAndResolve()
@@ -231,6 +233,27 @@ void TestVisionController::theLocalApiSeesImagesToo()
     QVERIFY2(seen >= plain + 12, qPrintable(QStringLiteral("%1 vs %2").arg(seen).arg(plain)));
     c.api()->stop();
     QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::Off, 30000);
+}
+
+// An mmproj that aborts llama.cpp (a BF16 patch convolution) is stopped by the helper's check,
+// both for the plan (memoryOf) and for loading; the window's process goes on.
+void TestVisionController::brokenProjectorIsCheckedFirst()
+{
+    QTemporaryDir dir;
+    auto p = shoehorn::fixtures::tinyProjector();
+    p.type = "bf16";
+    p.bf16Convolution = true;
+    const QString bad = dir.filePath("mmproj-broken-BF16.gguf");
+    QVERIFY(shoehorn::fixtures::writeProjector(p, bad.toStdString()).empty());
+    ChatController c;
+    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
+    QCOMPARE(c.vision()->memoryOf(bad, false), quint64(0));
+    c.vision()->choose(bad, false);
+    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path == bad && c.vision()->vision().error, 30000);
+    QCOMPARE(c.vision()->vision().error.code, shoehorn::ErrorCode::FileCheckFailed);
+    QVERIFY(!c.vision()->canSeeImages());
+    c.vision()->choose(QString(), true); // automatic again: the good one beside the model
+    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->canSeeImages(), 30000);
 }
 
 QTEST_GUILESS_MAIN(TestVisionController)

@@ -51,6 +51,7 @@ private slots:
     void hostileTemplates();
     void goodFileIsCheckedOnceUntilItChanges();
     void cancelKillsTheHelper();
+    void brokenProjector();
 };
 
 void TestFileCheck::hostileTemplates_data()
@@ -126,6 +127,27 @@ void TestFileCheck::cancelKillsTheHelper()
     QVERIFY(!v.ok());
     QCOMPARE(v.error().code, ErrorCode::Cancelled);
     QVERIFY2(t.elapsed() < 1000, qPrintable(QString::number(t.elapsed())));
+}
+
+// A projector with a BF16 patch convolution: llama.cpp's dry run of it aborts (no backend runs
+// that op). In the helper that is a message; in-process it would end Shoehorn.
+void TestFileCheck::brokenProjector()
+{
+    auto p = fixtures::tinyProjector();
+    p.type = "bf16";
+    p.bf16Convolution = true;
+    const QString bad = m_dir.filePath("mmproj-broken-BF16.gguf");
+    QVERIFY(fixtures::writeProjector(p, bad.toStdString()).empty());
+    const FileCheckLimits limits; // the default heap: the dry run's graph for a warm-up image needs more than quick()'s
+    auto v = checkFileIsolated(bad.toStdString(), SHOEHORN_CLI, limits, {});
+    QVERIFY(!v.ok());
+    QCOMPARE(v.error().code, ErrorCode::FileCheckFailed);
+    QVERIFY2(v.error().detail.find("while preparing the vision projector") != std::string::npos, v.error().detail.c_str());
+    p.bf16Convolution = false;
+    const QString good = m_dir.filePath("mmproj-good-BF16.gguf");
+    QVERIFY(fixtures::writeProjector(p, good.toStdString()).empty());
+    auto ok = checkFileIsolated(good.toStdString(), SHOEHORN_CLI, limits, {});
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().detail.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestFileCheck)

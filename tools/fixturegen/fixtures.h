@@ -84,6 +84,7 @@ struct ProjectorSpec {
     std::string type = "f16";    // "f16", "bf16" or "f32": the precision in the file name (mmproj-F16.gguf)
     uint64_t seed = 7;
     bool sparse = false;         // no data written (full-size shapes, for planning)
+    bool bf16Convolution = false; // the patch convolution in BF16 too: llama.cpp aborts on it (hostile-file tests)
 };
 ProjectorSpec tinyProjector();
 // Qwen3.5-35B-A3B's vision tower and merger (depth 27, width 1152, out 2048), BF16 as

@@ -121,7 +121,9 @@ std::string writeProjector(const ProjectorSpec &p, const std::string &path)
         // The patch convolution stays F16 in BF16 files, as convert_hf_to_gguf writes them:
         // ggml's CPU conv_2d has no BF16 kernel.
         const bool conv = d.name.starts_with("v.patch_embd.weight");
-        const ggml_type type = !big ? GGML_TYPE_F32 : conv && matrix == GGML_TYPE_BF16 ? GGML_TYPE_F16 : matrix;
+        const ggml_type type = !big                                                          ? GGML_TYPE_F32
+                               : conv && matrix == GGML_TYPE_BF16 && !p.bf16Convolution ? GGML_TYPE_F16
+                                                                                       : matrix;
         ggml_tensor *t = ggml_new_tensor(meta.get(), type, d.dims, d.ne);
         ggml_set_name(t, d.name.c_str());
         tensors.push_back(t);
