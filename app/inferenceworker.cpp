@@ -7,7 +7,7 @@
 #include "autotune.h"
 #include "hardware.h"
 #include "model.h"
-#include "filecheck.h"
+#include "filesafety.h"
 #include "planner.h"
 #include "projector.h"
 
@@ -61,25 +61,6 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     return true;
 }
 
-// A file is opened in a helper process first (shoehorn-cli check-file, under time and memory
-// limits), the first time and whenever it changed: a template that crashes or hangs llama.cpp
-// costs the helper, not this window.
-std::optional<Error> InferenceWorker::checkFile(const QString &path) const
-{
-    const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
-    if (!QFileInfo(helper).isExecutable()) {
-        qWarning("shoehorn-cli is not beside the app (%s): files are loaded without the safety check",
-                 qPrintable(helper));
-        return std::nullopt;
-    }
-    const QString cache =
-        QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/checked-files");
-    auto verdict = checkFileIsolated(path.toStdString(), helper.toStdString(), {}, cache.toStdString(), m_cancel.load);
-    if (!verdict)
-        return verdict.error();
-    return std::nullopt;
-}
-
 void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
 {
     // Free the old model first: two large models rarely fit at once. The API lets go of it
@@ -92,7 +73,7 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     m_session.reset();
     m_model.reset();
     m_held = {};
-    if (auto failed = checkFile(path)) {
+    if (auto failed = checkUntrustedFile(path, m_cancel.load)) {
         emit loadFailed(*failed);
         return;
     }
@@ -178,7 +159,7 @@ void InferenceWorker::loadProjector(const QString &path, bool offload)
     if (!path.isEmpty()) {
         if (!m_model) {
             v.error = Error{ErrorCode::NoModel, "no model is loaded"};
-        } else if (auto failed = checkFile(path)) {
+        } else if (auto failed = checkUntrustedFile(path)) {
             v.error = *failed;
         } else {
             ProjectorSettings ps;
@@ -292,7 +273,7 @@ void InferenceWorker::exactPlan(quint64 requestId, const QString &path, const Pl
     c.requestId = requestId;
     // llama.cpp's dry run loads the file's metadata and vocabulary in this process: only after
     // the file passed the check in the helper (cached, so usually free).
-    if (auto failed = checkFile(path)) {
+    if (auto failed = checkUntrustedFile(path)) {
         c.error = *failed;
         emit exactPlanFinished(c);
         return;

@@ -39,7 +39,6 @@ public:
 
 private:
     shoehorn::Result<bool> tryLoad(const QString &path, const shoehorn::PlanSettings &settings);
-    std::optional<shoehorn::Error> checkFile(const QString &path) const;
     ModelSummary summary(const QString &path, const shoehorn::PlanSettings &used,
                          const shoehorn::HardwareInfo &hw) const;
 

@@ -3,12 +3,10 @@
 #include "chatcontroller.h"
 #include "modelsettings.h"
 
-#include "filecheck.h"
+#include "filesafety.h"
 
-#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <QStandardPaths>
 
 using namespace shoehorn;
 
@@ -21,19 +19,6 @@ VisionController::VisionController(ChatController *chat) : QObject(chat), m_chat
 const VisionSummary &VisionController::vision() const
 {
     return m_chat->session()->vision();
-}
-
-std::optional<Error> VisionController::checkFile(const QString &path)
-{
-    const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
-    if (!QFileInfo(helper).isExecutable())
-        return std::nullopt; // see InferenceWorker::checkFile
-    const QString cache =
-        QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/checked-files");
-    auto verdict = checkFileIsolated(path.toStdString(), helper.toStdString(), {}, cache.toStdString());
-    if (!verdict)
-        return verdict.error();
-    return std::nullopt;
 }
 
 bool VisionController::isProjectorFile(const QString &path)
@@ -82,7 +67,7 @@ quint64 VisionController::memoryOf(const QString &projectorPath, bool offload)
         return *it;
     // llama.cpp's dry run of the projector runs here: only once the file passed the helper's
     // check (a broken mmproj can abort llama.cpp). Once per file; cached across runs.
-    if (checkFile(projectorPath)) {
+    if (checkUntrustedFile(projectorPath)) {
         m_memory.insert(key, 0);
         return 0;
     }

@@ -31,8 +31,6 @@ public:
 
     const VisionSummary &vision() const;
     bool canSeeImages() const { return vision().ready; }
-    // The helper process's check of a file (filecheck.h; cached), before llama.cpp reads it here.
-    static std::optional<shoehorn::Error> checkFile(const QString &path);
     // The name says it is a projector (mmproj*.gguf), not a model.
     static bool isProjectorFile(const QString &path);
     // mmproj*.gguf files beside `modelPath` (best first), each checked against the model.
