@@ -244,7 +244,7 @@ OffloadController::Images OffloadController::images() const
     if (m_projectorPath.isEmpty())
         return out;
     out.projector = m_projectorPath;
-    out.onGpu = s.projectorOnGpu;
+    out.onGpu = s.projectorOnGpu && !m_plan.gpus.empty(); // no GPU planned for: it runs on the CPU
     auto info = inspectProjector(m_projectorPath.toStdString());
     if (info) {
         out.precision = QString::fromStdString(info->precision);
