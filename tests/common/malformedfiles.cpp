@@ -15,15 +15,10 @@
 
 using namespace shoehorn;
 
+QByteArray readAll(const QString &path);
+
 namespace {
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        qFatal("cannot read %s", qPrintable(path));
-    return f.readAll();
-}
 
 // The fixture with its metadata changed by `edit` (ggml's gguf API) and its tensor data as it was.
 QByteArray rewritten(const QString &fixture, const std::function<void(gguf_context *)> &edit)
@@ -75,6 +70,14 @@ void setTokens(gguf_context *ctx, const std::function<void(std::vector<std::stri
 }
 
 } // namespace
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read %s", qPrintable(path));
+    return f.readAll();
+}
 
 QList<MalformedFile> malformedFiles()
 {

@@ -17,3 +17,4 @@ struct MalformedFile {
 };
 
 QList<MalformedFile> malformedFiles();
+QByteArray readAll(const QString &path); // a test's file, whole (qFatal if it cannot)

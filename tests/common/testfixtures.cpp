@@ -75,6 +75,17 @@ QString TestFixtures::projectorMismatch()
     return path;
 }
 
+QString TestFixtures::withTemplate(const QString &file, const std::string &chatTemplate)
+{
+    auto spec = shoehorn::fixtures::tinyLlama();
+    spec.chatTemplate = chatTemplate;
+    const QString path = m_dir.filePath(file);
+    const std::string err = shoehorn::fixtures::write(spec, path.toStdString());
+    if (!err.empty())
+        qFatal("fixture generation failed: %s", err.c_str());
+    return path;
+}
+
 QByteArray TestFixtures::bmpImage(int w, int h, int seed)
 {
     const int row = (w * 3 + 3) / 4 * 4;

@@ -3,6 +3,8 @@
 #include <QString>
 #include <QTemporaryDir>
 
+#include <string>
+
 // Generates the tiny fixture models once per test executable, into a temporary directory.
 class TestFixtures
 {
@@ -24,6 +26,9 @@ public:
     QString tinyVision();
     QString projector(const QString &precision = QStringLiteral("F16"));
     QString projectorMismatch();
+    // Tiny llama with `chatTemplate` instead of its own (hostile-template tests), in the
+    // fixtures directory under `file`; written again on every call.
+    QString withTemplate(const QString &file, const std::string &chatTemplate);
     // A w x h 24-bit BMP (readable without QtGui); `seed` varies the colours.
     static QByteArray bmpImage(int w, int h, int seed = 0);
     QString dir() const { return m_dir.path(); }

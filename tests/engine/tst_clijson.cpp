@@ -503,10 +503,8 @@ void TestCliJson::addImageErrorRows()
     QTest::newRow("projector of another model")
         << chat + QStringList{"--mmproj", f.projectorMismatch()} << QByteArray("error (projector-mismatch)");
     // A chat template that crashes llama.cpp: the helper process takes the crash, chat says why.
-    auto hostile = shoehorn::fixtures::tinyLlama();
-    hostile.chatTemplate = "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}";
-    const QString recursive = m_dir.filePath("recursive.gguf");
-    QVERIFY(shoehorn::fixtures::write(hostile, recursive.toStdString()).empty());
+    const QString recursive =
+        f.withTemplate("recursive.gguf", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}");
     QTest::newRow("template crashes llama.cpp")
         << QStringList{"chat", recursive, "-p", "hi"}
         << QByteArray("error (file-check-failed): recursive.gguf: llama.cpp crashed while rendering the chat template");

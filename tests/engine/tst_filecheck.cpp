@@ -4,6 +4,7 @@
 // and is not checked again until it changes.
 #include "filecheck.h"
 #include "fixtures.h"
+#include "testfixtures.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -24,15 +25,9 @@ class TestFileCheck : public QObject
 {
     Q_OBJECT
 private:
-    QString write(const QString &name, const std::string &chatTemplate)
+    static QString write(const QString &name, const std::string &chatTemplate)
     {
-        auto spec = fixtures::tinyLlama();
-        spec.chatTemplate = chatTemplate;
-        const QString path = m_dir.filePath(name);
-        const std::string err = fixtures::write(spec, path.toStdString());
-        if (!err.empty())
-            qFatal("fixture: %s", err.c_str());
-        return path;
+        return TestFixtures::instance().withTemplate(name, chatTemplate);
     }
     static FileCheckLimits quick()
     {
@@ -105,9 +100,8 @@ void TestFileCheck::goodFileIsCheckedOnceUntilItChanges()
     QVERIFY(second->fromCache);
     // The same name with another template (a new download): checked again, and refused.
     std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a new modification time
-    auto spec = fixtures::tinyLlama();
-    spec.chatTemplate = kSpin;
-    QVERIFY(fixtures::write(spec, file.toStdString()).empty());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    QCOMPARE(write("cached.gguf", kSpin), file);
     auto third = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), cache);
     QVERIFY(!third.ok());
 }

@@ -23,14 +23,6 @@ using namespace shoehorn;
 
 namespace {
 
-QByteArray readAll(const QString &path)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly))
-        qFatal("cannot read %s", qPrintable(path));
-    return f.readAll();
-}
-
 QString writeFile(const QString &name, const QByteArray &bytes)
 {
     const QString path = TestFixtures::instance().dir() + "/" + name;

@@ -19,16 +19,10 @@ class TestHostileFile : public QObject
 {
     Q_OBJECT
 private:
-    QString write(const QString &name, const std::string &chatTemplate)
+    static QString write(const QString &name, const std::string &chatTemplate)
     {
-        auto spec = shoehorn::fixtures::tinyLlama();
-        spec.chatTemplate = chatTemplate;
-        const QString path = m_dir.filePath(name);
-        if (!shoehorn::fixtures::write(spec, path.toStdString()).empty())
-            qFatal("fixture");
-        return path;
+        return TestFixtures::instance().withTemplate(name, chatTemplate);
     }
-    QTemporaryDir m_dir;
 
 private slots:
     void init()

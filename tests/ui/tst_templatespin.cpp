@@ -5,7 +5,7 @@
 // at its deadline). The worker thread never returns, so this executable ends with _Exit.
 #include "chatcontroller.h"
 #include "chatstore.h"
-#include "fixtures.h"
+#include "testfixtures.h"
 #include "mainwindow.h"
 #include "messageinput.h"
 
@@ -31,14 +31,10 @@ void TestTemplateSpin::stopOffersToQuit()
     QStandardPaths::setTestModeEnabled(true);
     QSettings().clear();
     QFile::remove(ChatStore::defaultPath());
-    QTemporaryDir dir;
-    auto spec = shoehorn::fixtures::tinyLlama();
-    spec.chatTemplate = "{% for m in messages %}{% if 'spin' in m.content %}{% for a in range(100000) %}"
+    const QString model = TestFixtures::instance().withTemplate(QStringLiteral("spins-on-a-word.gguf"), "{% for m in messages %}{% if 'spin' in m.content %}{% for a in range(100000) %}"
                         "{% for b in range(100000) %}{% endfor %}{% endfor %}{% endif %}"
                         "<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
-                        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
-    const QString model = dir.filePath("spins-on-a-word.gguf");
-    QVERIFY(shoehorn::fixtures::write(spec, model.toStdString()).empty());
+                        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}");
 
     auto *controller = new ChatController; // never deleted: its worker never comes back
     auto *window = new MainWindow(controller);
