@@ -28,6 +28,10 @@ private:
     {
         QSignalSpy vision(c.vision(), &VisionController::visionChanged);
         QSignalSpy loaded(&c, &ChatController::modelLoaded);
+        // A random-weight model talks until the context is full; a few tokens show the answer.
+        auto o = c.generationOptions();
+        o.maxTokens = 16;
+        c.setGenerationOptions(o);
         c.openModel(path);
         if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 30000))
             return false;
