@@ -13,9 +13,9 @@ namespace shoehorn::internal {
 // llama.cpp copies the weights it repacks for the CPU (and those it offloads to a GPU) out of the
 // file mapping, but the mapping keeps their file pages: nothing reads them again, yet they stay
 // in this process's resident memory and in the page cache. This drops them from the mapping
-// (MADV_DONTNEED; the kernel may then reclaim the pages), keeping the pages of every weight used
-// where it lies, and makes those resident now. Returns the bytes released. Only for plain mmap
-// loads (not --mlock).
+// (MADV_DONTNEED) and from the page cache (POSIX_FADV_DONTNEED; pages another process maps stay),
+// keeping the pages of every weight used where it lies, and makes those resident now. Returns the
+// bytes released. Only for plain mmap loads (not --mlock).
 uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std::string> &files);
 
 } // namespace shoehorn::internal
