@@ -7,7 +7,10 @@
 #   4. for VRAM budgets of 6 GB and 12 GB: llama.cpp's own fit (llama-fit-params' choice, run
 #      by llama-bench) against Shoehorn's auto-tune (shoehorn-cli tune, its best settings also
 #      run by llama-bench), and prints the ratios;
-#   5. appends the table, with the command, to docs/benchmarks.md.
+#   5. plan against actual per GPU and for both RAM parts (shoehorn-cli chat --memory-report:
+#      llama.cpp's buffers on each GPU and the free memory the load took there), all layers on
+#      the GPU and experts partly on the CPU with a q8_0 KV cache;
+#   6. appends the tables, with the command, to docs/benchmarks.md.
 # Usage: tools/gpu-bench.sh [work-dir]   (about 20 GB of disk for the model)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,6 +65,20 @@ for budget in 6144 12288; do
     row+=("| $((budget / 1024)) GB budget | $fit_args | $ref | $best | $ours | $(python3 -c "print(f'{$ours/$ref:.3f}')") |")
 done
 
+echo "== plan and actual per GPU"
+mib() { awk -v b="${1#*=}" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+mem=()
+for flags in "-ngl 99 -fa on -c 8192" "-ngl 99 --n-cpu-moe 30 -fa on -c 8192 -ctk q8_0 -ctv q8_0"; do
+    # shellcheck disable=SC2086 # flags are words
+    parts=$("$bin/shoehorn-cli" chat "$model" -p hi -n 1 $flags --no-check --memory-report 2>&1 >/dev/null |
+        grep '^memory: part=' || true)
+    while read -r _ part planned actual err _; do
+        if [ -n "$part" ]; then
+            mem+=("| \`$flags\` | ${part#part=} | $(mib "$planned") | $(mib "$actual") | ${err#error_pct=} % |")
+        fi
+    done <<<"$parts"
+done
+
 {
     echo
     echo "## GPU: $gpu, $(date -u +%Y-%m-%d)"
@@ -71,4 +88,11 @@ done
     echo "| case | llama.cpp settings | llama.cpp tg t/s | Shoehorn settings | Shoehorn tg t/s | ratio |"
     echo "| --- | --- | ---: | --- | ---: | ---: |"
     printf '%s\n' "${row[@]}"
+    echo
+    echo "Plan against actual (\`shoehorn-cli chat MODEL -p hi -n 1 FLAGS --memory-report\`; target: within 3 %"
+    echo "per part; \`CUDA0/buffers\` is llama.cpp's breakdown, \`CUDA0/device\` the free memory the load took):"
+    echo
+    echo "| flags | part | planned MiB | actual MiB | error |"
+    echo "| --- | --- | ---: | ---: | ---: |"
+    printf '%s\n' "${mem[@]}"
 } | tee -a docs/benchmarks.md

@@ -146,7 +146,7 @@ int cmdChat(const cli::Args &a)
             return fail(projector.error());
         (*session)->setProjector(*projector);
     }
-    memory.afterLoad();
+    memory.afterLoad(**session);
     std::vector<ChatMessage> history;
     if (!a.system.empty())
         history.push_back({"system", a.system, {}});

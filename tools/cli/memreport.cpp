@@ -45,16 +45,30 @@ MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
     std::fprintf(stderr, "memory: plan anonymous=%llu file_pages=%llu locked=%d\n",
                  static_cast<unsigned long long>(m_plan.anonymousBytes()),
                  static_cast<unsigned long long>(m_plan.mmapResidentBytes), m_plan.mmapLocked ? 1 : 0);
+    m_gpusBefore = probeHardware().gpus;
     m_before = processMemory();
     printProcess("before-load", m_before);
 }
 
-void MemoryReport::afterLoad()
+void MemoryReport::afterLoad(const ChatSession &session)
 {
     if (!m_on)
         return;
     m_loaded = processMemory();
     printProcess("after-load", m_loaded);
+    // Per GPU: llama.cpp's own buffers there (weights, KV, compute), and what the device lost
+    // (the buffers plus what CUDA itself takes for them, e.g. cuBLAS workspaces).
+    const MemoryPlan measured = measuredPlan(session, m_plan);
+    const std::vector<GpuInfo> gpusNow = probeHardware().gpus;
+    for (size_t i = 0; i < m_plan.gpus.size(); ++i) {
+        const std::string name = m_plan.gpus[i].name;
+        const uint64_t planned = m_plan.gpus[i].use.total();
+        if (i < measured.gpus.size())
+            printPart("after-load", (name + "/buffers").c_str(), planned, measured.gpus[i].use.total());
+        if (i < m_gpusBefore.size() && i < gpusNow.size())
+            printPart("after-load", (name + "/device").c_str(), planned,
+                      growth(m_gpusBefore[i].freeBytes, gpusNow[i].freeBytes));
+    }
     // Compute buffers are allocated but mostly untouched yet; mapped weights not read yet.
     printPart("after-load", "anonymous", m_plan.anonymousBytes(), growth(m_loaded.anonymousBytes, m_before.anonymousBytes));
     printPart("after-load", "file_pages", m_plan.mmapResidentBytes, growth(m_loaded.fileBytes, m_before.fileBytes));
