@@ -173,3 +173,16 @@ target_include_directories(shoehorn_llama_server SYSTEM PRIVATE "${LLAMA_CPP_DIR
 target_link_libraries(shoehorn_llama_server PUBLIC llama-common mtmd shoehorn_llama_ui cpp-httplib Threads::Threads)
 target_compile_features(shoehorn_llama_server PUBLIC cxx_std_17)
 target_compile_options(shoehorn_llama_server PRIVATE -w)
+
+# llama.cpp's own llama-server program on the same library: the reference that tools/api-bench.sh
+# measures the local API against (same HTTP code, same client). Its sources are copied beside
+# the patched headers so that they see the same declarations as the library. Built on demand.
+foreach(f main.cpp server.cpp server-models.cpp)
+    configure_file("${_shoehorn_srv_in}/${f}" "${_shoehorn_srv}/${f}" COPYONLY)
+endforeach()
+add_executable(llama-server EXCLUDE_FROM_ALL "${_shoehorn_srv}/main.cpp" "${_shoehorn_srv}/server.cpp"
+                                             "${_shoehorn_srv}/server-models.cpp")
+target_include_directories(llama-server SYSTEM PRIVATE "${LLAMA_CPP_DIR}/tools/mtmd" "${LLAMA_CPP_DIR}")
+target_link_libraries(llama-server PRIVATE shoehorn_llama_server)
+target_compile_options(llama-server PRIVATE -w)
+set_target_properties(llama-server PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
