@@ -4,6 +4,7 @@
 #include "chatstore.h"
 #include "fakeworker.h"
 #include "inferenceworker.h"
+#include "smallchat.h"
 #include "testfixtures.h"
 
 #include <QAbstractItemModelTester>
@@ -61,17 +62,7 @@ void TestChatController::init()
 
 void TestChatController::configure(ChatController &c, int maxTokens)
 {
-    auto ls = c.loadSettings();
-    ls.gpuLayers = 0;
-    c.setLoadSettings(ls);
-    auto cs = c.contextSettings();
-    cs.contextSize = 1024;
-    cs.threads = 2;
-    c.setContextSettings(cs);
-    auto o = c.generationOptions();
-    o.maxTokens = maxTokens;
-    o.sampling.seed = 3;
-    c.setGenerationOptions(o);
+    configureSmallChat(c, maxTokens, 3);
 }
 
 void TestChatController::loadThenStreamInOrder()

@@ -2,6 +2,7 @@
 // on the message box and by pasting; thumbnails that can be removed and opened; a bad file or
 // a model that cannot see said in words, with nothing typed lost; the sent message shows its
 // pictures, and Model > Vision Projector switches the projector without a reload.
+#include "../app/smallchat.h"
 #include "attachmentstrip.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
@@ -43,16 +44,7 @@ private:
     [[nodiscard]] static bool open(Window &w, const QString &model, bool wantVision)
     {
         [&] {
-            auto ls = w.controller.loadSettings();
-            ls.gpuLayers = 0;
-            w.controller.setLoadSettings(ls);
-            auto cs = w.controller.contextSettings();
-            cs.contextSize = 1024;
-            cs.threads = 2;
-            w.controller.setContextSettings(cs);
-            auto o = w.controller.generationOptions();
-            o.maxTokens = 8;
-            w.controller.setGenerationOptions(o);
+            configureSmallChat(w.controller, 8, 0);
             w.window = std::make_unique<MainWindow>(&w.controller);
             w.window->setErrorPresenter([](const QString &, const QString &) {});
             w.window->setInfoPresenter([](const QString &, const QString &) {});

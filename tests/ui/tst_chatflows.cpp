@@ -1,6 +1,7 @@
 // The chat flows a person goes through in the real window, on the tiny MoE fixture:
 // send, stop, regenerate and switch versions, edit and resend, delete, new chat, export and
 // import, and the conversation settings.
+#include "../app/smallchat.h"
 #include "chatcontroller.h"
 #include "chatlist.h"
 #include "conversationlist.h"
@@ -95,17 +96,7 @@ void TestChatFlows::init()
 bool TestChatFlows::open(Window &w, const QString &model)
 {
     [&] {
-        auto ls = w.controller.loadSettings();
-        ls.gpuLayers = 0;
-        w.controller.setLoadSettings(ls);
-        auto cs = w.controller.contextSettings();
-        cs.contextSize = 1024;
-        cs.threads = 2;
-        w.controller.setContextSettings(cs);
-        auto o = w.controller.generationOptions();
-        o.maxTokens = 24;
-        o.sampling.seed = 5;
-        w.controller.setGenerationOptions(o);
+        configureSmallChat(w.controller, 24, 5);
         w.window = std::make_unique<MainWindow>(&w.controller);
         w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
         w.window->setInfoPresenter([](const QString &, const QString &) {});

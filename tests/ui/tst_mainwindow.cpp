@@ -3,6 +3,7 @@
 #include "chatmodel.h"
 #include "mainwindow.h"
 #include "../app/fakeworker.h"
+#include "../app/smallchat.h"
 #include "messageinput.h"
 #include "chatlist.h"
 #include "chatstore.h"
@@ -125,17 +126,7 @@ void TestMainWindow::initTestCase()
 
 void TestMainWindow::configure(ChatController &c)
 {
-    auto ls = c.loadSettings();
-    ls.gpuLayers = 0;
-    c.setLoadSettings(ls);
-    auto cs = c.contextSettings();
-    cs.contextSize = 1024;
-    cs.threads = 2;
-    c.setContextSettings(cs);
-    auto o = c.generationOptions();
-    o.maxTokens = 64;
-    o.sampling.seed = 11;
-    c.setGenerationOptions(o);
+    configureSmallChat(c, 64, 11);
 }
 
 void TestMainWindow::drop(QWidget *w, const QString &path)
