@@ -4,6 +4,7 @@
 
 #include "chatsession.h"
 #include "cpuweights.h"
+#include "filepages.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "logcapture.h"
@@ -142,11 +143,15 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
 }
 
 // What llama.cpp allocated (or would, for a no_alloc model) per device, laid out like `shape`.
-MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape)
+// `loaded`: a real load (not llama.cpp's no_alloc dry run, whose breakdown already counts tensors).
+MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape, bool loaded)
 {
     const int nDev = llama_model_n_devices(model);
     std::vector<common_device_memory_data> data(static_cast<size_t>(nDev) + 1, common_device_memory_data{0, 0, 0, 0, 0});
-    for (const auto &[buft, mb] : llama_get_memory_breakdown(ctx)) {
+    const auto inRam = loaded ? internal::hostWeightBytes(model) : std::map<ggml_backend_buffer_type_t, uint64_t>{};
+    for (auto [buft, mb] : llama_get_memory_breakdown(ctx)) {
+        if (const auto w = inRam.find(buft); w != inRam.end())
+            mb.model = w->second; // a mapped span counts only the weights used in place
         size_t slot = data.size() - 1; // RAM
         ggml_backend_dev_t dev = ggml_backend_buft_get_device(buft);
         if (!ggml_backend_buft_is_host(buft) && dev && ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
@@ -460,7 +465,7 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
             return Error{ErrorCode::ContextFailed, "llama.cpp's dry run could not create the context" +
                                                        (why.empty() ? std::string() : ": " + why)};
         }
-        MemoryPlan plan = measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t));
+        MemoryPlan plan = measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t), false);
         addProjector(plan, s); // llama.cpp's own dry run of it (projectorMemory) is already exact
         return plan;
     });
@@ -468,7 +473,7 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
 
 MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape)
 {
-    return measuredFromLlama(internal::llamaModel(*session.model()), internal::llamaContext(session), shape);
+    return measuredFromLlama(internal::llamaModel(*session.model()), internal::llamaContext(session), shape, true);
 }
 
 } // namespace shoehorn

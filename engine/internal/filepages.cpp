@@ -131,4 +131,17 @@ uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std:
     return released;
 }
 
+std::map<ggml_backend_buffer_type_t, uint64_t> hostWeightBytes(const llama_model *model)
+{
+    std::map<ggml_backend_buffer_type_t, uint64_t> bytes;
+    for (const auto &[name, t] : model->tensors_by_name) {
+        if (!t->buffer)
+            continue;
+        ggml_backend_buffer_type_t buft = ggml_backend_buffer_get_type(t->buffer);
+        if (ggml_backend_buft_is_host(buft))
+            bytes[buft] += ggml_backend_buft_get_alloc_size(buft, t);
+    }
+    return bytes;
+}
+
 } // namespace shoehorn::internal

@@ -5,6 +5,7 @@
 #include <llama.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,11 @@ namespace shoehorn::internal {
 // keeping the pages of every weight used where it lies, and makes those resident now. Returns the
 // bytes released. Only for plain mmap loads (not --mlock).
 uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std::string> &files);
+
+// What the model's weights occupy in each host (RAM) buffer type, tensor by tensor. For a buffer
+// mapped from the file (CPU_Mapped) llama.cpp's memory breakdown counts the whole mapped span,
+// including the file bytes of the weights it copied elsewhere (repacked, offloaded); this counts
+// only what lies there in place: the plan's file pages.
+std::map<ggml_backend_buffer_type_t, uint64_t> hostWeightBytes(const llama_model *model);
 
 } // namespace shoehorn::internal

@@ -1,6 +1,7 @@
 // Model loading: settings, progress, cancel and failures as values.
 #include "fixtures.h"
 #include "hardware.h"
+#include "chatsession.h"
 #include "model.h"
 #include "planner.h"
 #include "testfixtures.h"
@@ -208,6 +209,18 @@ void TestModel::copiedWeightsLeaveTheMapping()
                             .arg(rss)
                             .arg(QFileInfo(path).size())
                             .arg(planned)));
+    // llama.cpp's breakdown after the load, like with like: the mapped span counts only the
+    // weights used in place, so the weights in RAM are the plan's (not the file plus the copies).
+    ContextSettings cs;
+    cs.contextSize = 256;
+    auto session = ChatSession::create(*model, cs);
+    QVERIFY(session.ok());
+    const double measuredWeights = double(measuredPlan(**session, plan).ram.use.weights());
+    const double plannedWeights = double(plan.ram.use.weights());
+    QVERIFY2(std::abs(measuredWeights - plannedWeights) <= 0.03 * plannedWeights,
+             qPrintable(QStringLiteral("llama.cpp holds %1 bytes of weights in RAM, planned %2")
+                            .arg(measuredWeights, 0, 'f', 0)
+                            .arg(plannedWeights, 0, 'f', 0)));
     // The copied weights' pages left the page cache too, not only this process's mapping.
     const qint64 cached = pageCacheBytes(path);
     QVERIFY2(cached <= planned + 256 * 1024, qPrintable(QStringLiteral("%1 bytes of the file in the page cache, in place %2")
