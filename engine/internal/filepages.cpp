@@ -52,9 +52,7 @@ std::vector<Mapping> fileMappings(const std::vector<std::string> &files)
     return out;
 }
 
-// Drops clean page-cache pages of a file range. Only pages no process maps go:
-// those were copied out at load and nothing reads them again; leaving them to the kernel's
-// reclaim made it evict in-place weights' pages as well, 2-6 % of them, differently every load.
+// Drops clean page-cache pages of a file range. Only pages no process maps go.
 class PageCacheDropper
 {
 public:
@@ -76,9 +74,58 @@ private:
     int m_fd;
 };
 
+// Whole pages of the mappings strictly between the used ranges: never a page a used weight touches.
+struct Gap {
+    const Mapping *mapping;
+    uintptr_t lo, hi;
+};
+
+std::vector<Gap> copiedGaps(const std::vector<Mapping> &mappings, const std::vector<std::pair<uintptr_t, uintptr_t>> &used,
+                            uintptr_t page)
+{
+    std::vector<Gap> gaps;
+    for (const Mapping &m : mappings) {
+        uintptr_t from = m.start;
+        auto add = [&](uintptr_t a, uintptr_t b) {
+            const uintptr_t lo = (a + page - 1) / page * page, hi = b / page * page;
+            if (hi > lo)
+                gaps.push_back({&m, lo, hi});
+        };
+        // A mapping can be several VMAs: a used range may begin in an earlier one.
+        for (const auto &[a, b] : used) {
+            if (b <= m.start || a >= m.end)
+                continue;
+            if (a > from)
+                add(from, a);
+            from = std::max(from, b);
+        }
+        if (from < m.end)
+            add(from, m.end);
+    }
+    return gaps;
+}
+
+// MemFree from /proc/meminfo: memory nothing holds, not even the page cache.
+uint64_t freeMemoryBytes()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    uint64_t kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit)
+        if (key == "MemFree:")
+            return kb * 1024;
+    return 0;
+}
+
 } // namespace
 
-uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std::string> &files)
+bool memoryIsTight(uint64_t freeBytes, uint64_t copiedBytes)
+{
+    return freeBytes < copiedBytes;
+}
+
+uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std::string> &files, PageCacheDrop drop)
 {
     const std::vector<Mapping> mappings = fileMappings(files);
     if (mappings.empty())
@@ -95,28 +142,21 @@ uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std:
     }
     std::sort(used.begin(), used.end());
     const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const std::vector<Gap> gaps = copiedGaps(mappings, used, page);
+    uint64_t copied = 0;
+    for (const Gap &g : gaps)
+        copied += g.hi - g.lo;
+    const bool dropCache = drop == PageCacheDrop::Always ||
+                           (drop == PageCacheDrop::IfMemoryTight && memoryIsTight(freeMemoryBytes(), copied));
     uint64_t released = 0;
-    for (const Mapping &m : mappings) {
-        uintptr_t from = m.start;
-        const PageCacheDropper cache(m.path);
-        auto release = [&](uintptr_t a, uintptr_t b) {
-            // Whole pages strictly between the used ranges: never a page a used weight touches.
-            const uintptr_t lo = (a + page - 1) / page * page, hi = b / page * page;
-            if (hi > lo && ::madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED) == 0) {
-                released += hi - lo;
-                cache.drop(lo - m.start + m.offset, hi - m.start + m.offset);
-            }
-        };
-        // A mapping can be several VMAs: a used range may begin in an earlier one.
-        for (const auto &[a, b] : used) {
-            if (b <= m.start || a >= m.end)
-                continue;
-            if (a > from)
-                release(from, a);
-            from = std::max(from, b);
+    for (const Gap &g : gaps) {
+        if (::madvise(reinterpret_cast<void *>(g.lo), g.hi - g.lo, MADV_DONTNEED) != 0)
+            continue;
+        released += g.hi - g.lo;
+        if (dropCache) {
+            const PageCacheDropper cache(g.mapping->path);
+            cache.drop(g.lo - g.mapping->start + g.mapping->offset, g.hi - g.mapping->start + g.mapping->offset);
         }
-        if (from < m.end)
-            release(from, m.end);
     }
     // The weights used in place, resident now rather than at their first use: what llama.cpp's
     // MAP_POPULATE is for (an MoE model's experts are otherwise read in during the first
