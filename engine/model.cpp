@@ -5,6 +5,7 @@
 #include "filepages.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
+#include "loadprogress.h"
 #include "logcapture.h"
 
 #include <llama-cpp.h>
@@ -22,31 +23,13 @@ struct Model::Impl {
 };
 
 namespace {
-struct ProgressContext {
-    const Model::ProgressFn *progress;
-    const std::atomic<bool> *cancel;
-    float offset = 0.0f; // llama.cpp's 0..1 maps to offset..1
-};
-
 // With mmap, llama.cpp maps the file with MAP_POPULATE: the whole file is read inside mmap(),
 // before its first progress report and without a way to cancel (a minute at 0 % for a 18 GB
 // model). Reading the file first, here, puts it in the page cache with progress and Cancel;
 // llama.cpp's populate then finds the pages there. This is the first part of the progress.
-constexpr float kWarmShare = 0.6f;
-
-bool onProgress(float p, void *user)
-{
-    auto *ctx = static_cast<ProgressContext *>(user);
-    if (ctx->cancel && ctx->cancel->load(std::memory_order_relaxed))
-        return false; // llama.cpp stops loading and returns null
-    if (ctx->progress && *ctx->progress)
-        (*ctx->progress)(ctx->offset + p * (1.0f - ctx->offset));
-    return true;
-}
-
 // Brings the files into the page cache in 64 MiB steps with readahead(2), which waits for the
 // reads but copies nothing (pages already cached cost next to nothing); false when cancelled.
-bool warmPageCache(const std::vector<std::string> &files, uint64_t total, const ProgressContext &ctx)
+bool warmPageCache(const std::vector<std::string> &files, uint64_t total, internal::LoadProgress &progress)
 {
     constexpr uint64_t kStep = 64ull << 20;
     uint64_t done = 0;
@@ -56,14 +39,13 @@ bool warmPageCache(const std::vector<std::string> &files, uint64_t total, const 
             continue; // llama.cpp will say what is wrong with it
         const off_t size = ::lseek(fd, 0, SEEK_END);
         for (off_t at = 0; at < size; at += static_cast<off_t>(kStep)) {
-            if (ctx.cancel && ctx.cancel->load(std::memory_order_relaxed)) {
+            if (progress.cancelled()) {
                 ::close(fd);
                 return false;
             }
             ::readahead(fd, at, kStep);
             done += std::min<uint64_t>(kStep, static_cast<uint64_t>(size - at));
-            if (ctx.progress && *ctx.progress && total > 0)
-                (*ctx.progress)(kWarmShare * static_cast<float>(std::min(done, total)) / static_cast<float>(total));
+            progress.warmed(done, total);
         }
         ::close(fd);
     }
@@ -104,13 +86,14 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
 
         ModelParams params(settings, static_cast<int>(info->layerCount));
         llama_model_params &mp = params.get();
-        ProgressContext pctx{&progress, cancel};
-        if (settings.loadMode != LoadMode::NoMmap) {
+        const bool mmap = settings.loadMode != LoadMode::NoMmap;
+        internal::LoadProgress pctx(progress, cancel, mmap);
+        if (mmap) {
             if (!warmPageCache(info->files, info->fileSize, pctx))
                 return Error{ErrorCode::Cancelled, "loading was cancelled"};
-            pctx.offset = kWarmShare;
+            pctx.watchMapping(info->fileSize);
         }
-        mp.progress_callback = &onProgress;
+        mp.progress_callback = &internal::LoadProgress::callback;
         mp.progress_callback_user_data = &pctx;
 
         llama_model *raw = nullptr;
