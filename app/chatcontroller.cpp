@@ -143,6 +143,7 @@ void ChatController::openModel(const QString &path)
     if (m_conversation)
         ChatJson::optionsFromJson(m_repo->conversation(m_conversation).settings, s.generation);
     applySettings(s);
+    m_loadingPath = path;
     m_session->load(path, m_settings.load, m_settings.context);
 }
 

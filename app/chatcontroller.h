@@ -51,6 +51,9 @@ public:
     State state() const { return m_session->state(); }
     const ModelSummary &model() const { return m_session->model(); }
     bool hasModel() const { return m_session->hasModel(); }
+    // The file of the load in progress, or of the last one (whoever started it: the window, the
+    // offload panel, a reload after tuning, a stored chat's model).
+    QString loadingPath() const { return m_loadingPath; }
     // An answer is streaming into the chat (also while a model switch waits for it to stop).
     bool answering() const { return m_answerRow >= 0; }
 
@@ -145,6 +148,7 @@ private:
     VisionController *m_vision = nullptr;
     ModelSettings m_settings;
     QString m_systemPrompt;
+    QString m_loadingPath;
     int m_answerRow = -1;
     qint64 m_conversation = 0;
     qint64 m_answerMessage = 0;

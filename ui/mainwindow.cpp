@@ -97,6 +97,7 @@ void MainWindow::buildUi()
     m_loadStrip = new QWidget(central);
     auto *strip = new QHBoxLayout(m_loadStrip);
     m_loadLabel = new QLabel(m_loadStrip);
+    m_loadLabel->setObjectName(QStringLiteral("loadLabel"));
     m_loadBar = new QProgressBar(m_loadStrip);
     m_loadBar->setRange(0, 1000);
     m_loadBar->setTextVisible(false);
@@ -292,7 +293,6 @@ void MainWindow::offerLocate(const QString &missingPath)
         statusBar()->showMessage(tr("This chat's model is no longer at %1.").arg(missingPath), 15000);
         return;
     }
-    m_loadingPath = found;
     m_offload->setModelPath(found);
     m_controller->relocateConversationModel(id, found);
 }
@@ -391,7 +391,6 @@ void MainWindow::openModelDialog()
 
 void MainWindow::openModel(const QString &path)
 {
-    m_loadingPath = path;
     m_offload->setModelPath(path);
     m_controller->openModel(path);
 }
@@ -484,7 +483,7 @@ void MainWindow::onStateChanged(ChatController::State state)
     if (loading) {
         m_loadBar->setValue(0);
         m_loadTimer.start();
-        m_loadLabel->setText(tr("Loading %1…").arg(QFileInfo(m_loadingPath).fileName()));
+        m_loadLabel->setText(tr("Loading %1…").arg(QFileInfo(m_controller->loadingPath()).fileName()));
     }
     const bool chatting = m_controller->hasModel() && state != ChatController::State::NoModel;
     m_pages->setCurrentWidget(chatting || m_controller->chatModel()->rowCount() > 0 ? m_chatPage : m_emptyPage);
@@ -498,7 +497,7 @@ void MainWindow::onLoadProgress(double fraction)
 {
     m_loadBar->setValue(int(fraction * 1000));
     const qint64 ms = m_loadTimer.isValid() ? m_loadTimer.elapsed() : 0;
-    const QString name = QFileInfo(m_loadingPath).fileName();
+    const QString name = QFileInfo(m_controller->loadingPath()).fileName();
     // The time left from the rate so far, once there is a rate to speak of.
     if (fraction > 0.02 && fraction < 1.0 && ms > 1000) {
         const int left = int(double(ms) * (1.0 - fraction) / fraction / 1000.0 + 0.5);
@@ -526,7 +525,7 @@ void MainWindow::onLoadFailed(const shoehorn::Error &error)
         return;
     }
     // Which file: the details name the field or the stage, not always the file.
-    const QString file = QFileInfo(m_loadingPath).fileName();
+    const QString file = QFileInfo(m_controller->loadingPath()).fileName();
     m_showError(ErrorText::title(error.code),
                 (file.isEmpty() ? QString() : tr("%1 could not be opened.").arg(file) + QLatin1Char('\n')) +
                     ErrorText::message(error));

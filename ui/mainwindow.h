@@ -123,7 +123,6 @@ private:
     StatusStrip *m_status = nullptr;
     ApiDialog *m_apiDialog = nullptr;
     QLabel *m_apiIndicator = nullptr;
-    QString m_loadingPath;
     QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;
     FileChooser m_chooseFile;

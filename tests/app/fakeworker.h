@@ -32,6 +32,7 @@ public:
                 return;
             }
             QThread::msleep(5);
+            emit loadProgress(double(waited) / double(loadMs));
         }
         emit loadProgress(1.0);
         if (path.contains(QLatin1String("bad"))) {

@@ -53,7 +53,32 @@ private slots:
     void chatListSearchRenameDelete();
     void brokenHistoryIsReported();
     void stuckAnswerOffersToQuit();
+    void loadStartedElsewhereNamesTheFile();
 };
+
+void TestMainWindow::loadStartedElsewhereNamesTheFile()
+{
+    // The offload panel's Load and a reload after tuning start the load through the controller,
+    // not the window: the loading strip and a failure still name the file.
+    auto *worker = new FakeWorker;
+    worker->loadMs = 3000;
+    ChatController c{std::unique_ptr<Worker>(worker)};
+    MainWindow w(&c);
+    QString shownText;
+    w.setErrorPresenter([&](const QString &, const QString &text) { shownText = text; });
+    w.show();
+    auto *label = w.findChild<QLabel *>("loadLabel");
+    QVERIFY(label);
+    c.openModel("/models/from-the-panel.gguf");
+    QTRY_VERIFY2(label->text().contains("from-the-panel.gguf") && label->text().contains(" s left"),
+                 qPrintable(label->text()));
+    c.cancelLoad();
+    QTRY_COMPARE(c.state(), ChatController::State::NoModel);
+    worker->loadMs = 0;
+    c.openModel("/models/bad-download.gguf");
+    QTRY_VERIFY(!shownText.isEmpty());
+    QVERIFY2(shownText.startsWith("bad-download.gguf could not be opened."), qPrintable(shownText));
+}
 
 void TestMainWindow::stuckAnswerOffersToQuit()
 {
