@@ -18,18 +18,27 @@ void GaugeBar::setData(const QString &title, const QList<Segment> &segments, qui
     m_segments = segments;
     m_available = available;
     m_capacity = std::max(capacity, available);
-    QStringList tip;
-    for (const Segment &s : segments)
-        tip << QStringLiteral("%1: %2").arg(s.label, bytesText(s.bytes));
-    tip << tr("Available: %1 of %2").arg(bytesText(available), bytesText(m_capacity));
-    setToolTip(tip.join(QLatin1Char('\n')));
+    updateToolTip();
     update();
+}
+
+// The parts, and the measured line in full (painted elided when the panel is narrow).
+void GaugeBar::updateToolTip()
+{
+    QStringList tip;
+    for (const Segment &s : m_segments)
+        tip << QStringLiteral("%1: %2").arg(s.label, bytesText(s.bytes));
+    tip << tr("Available: %1 of %2").arg(bytesText(m_available), bytesText(m_capacity));
+    if (const QString measured = measuredText(); !measured.isEmpty())
+        tip << measured;
+    setToolTip(tip.join(QLatin1Char('\n')));
 }
 
 void GaugeBar::setMeasured(quint64 bytes, quint64 notMeasured)
 {
     m_measured = bytes;
     m_notMeasured = notMeasured;
+    updateToolTip();
     update();
 }
 

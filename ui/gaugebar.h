@@ -46,6 +46,7 @@ protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
+    void updateToolTip();
     QString m_title;
     QList<Segment> m_segments;
     quint64 m_available = 0;

@@ -181,6 +181,11 @@ void TestGaugeBar::measuredText()
                 8 * GiB);
     bar.setMeasured(measured);
     QCOMPARE(bar.measuredText(), text);
+    // In full in the tooltip: the painted line is cut off when the panel is narrow.
+    if (text.isEmpty())
+        QVERIFY(!bar.toolTip().contains("Loaded"));
+    else
+        QCOMPARE(bar.toolTip().split('\n').last(), text);
 }
 
 void TestGaugeBar::paintsSegmentsFreeAndHatched()
