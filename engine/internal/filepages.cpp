@@ -74,35 +74,24 @@ private:
     int m_fd;
 };
 
-// Whole pages of the mappings strictly between the used ranges: never a page a used weight touches.
-struct Gap {
-    const Mapping *mapping;
-    uintptr_t lo, hi;
+struct Range {
+    uint64_t lo, hi;
 };
 
-std::vector<Gap> copiedGaps(const std::vector<Mapping> &mappings, const std::vector<std::pair<uintptr_t, uintptr_t>> &used,
-                            uintptr_t page)
+// What is not in `used` (sorted) within [from, to).
+std::vector<Range> complement(const std::vector<Range> &used, uint64_t from, uint64_t to)
 {
-    std::vector<Gap> gaps;
-    for (const Mapping &m : mappings) {
-        uintptr_t from = m.start;
-        auto add = [&](uintptr_t a, uintptr_t b) {
-            const uintptr_t lo = (a + page - 1) / page * page, hi = b / page * page;
-            if (hi > lo)
-                gaps.push_back({&m, lo, hi});
-        };
-        // A mapping can be several VMAs: a used range may begin in an earlier one.
-        for (const auto &[a, b] : used) {
-            if (b <= m.start || a >= m.end)
-                continue;
-            if (a > from)
-                add(from, a);
-            from = std::max(from, b);
-        }
-        if (from < m.end)
-            add(from, m.end);
+    std::vector<Range> out;
+    for (const Range &u : used) {
+        if (u.hi <= from || u.lo >= to)
+            continue;
+        if (u.lo > from)
+            out.push_back({from, u.lo});
+        from = std::max(from, u.hi);
     }
-    return gaps;
+    if (from < to)
+        out.push_back({from, to});
+    return out;
 }
 
 // MemFree from /proc/meminfo: memory nothing holds, not even the page cache.
@@ -118,6 +107,66 @@ uint64_t freeMemoryBytes()
     return 0;
 }
 
+// This model's weights used where they lie in a file mapping.
+struct InPlace {
+    std::vector<Range> addresses;                      // sorted
+    std::vector<Range> spans;                          // its mapped buffers (CPU_Mapped): base, size
+    std::map<std::string, std::vector<Range>> offsets; // per file, in the file; sorted
+};
+
+InPlace inPlaceWeights(const llama_model *model, const std::vector<Mapping> &vmas)
+{
+    InPlace w;
+    for (const auto &[name, t] : model->tensors_by_name) {
+        const auto data = reinterpret_cast<uintptr_t>(t->data);
+        for (const Mapping &m : vmas)
+            if (data >= m.start && data < m.end) {
+                const uint64_t n = ggml_nbytes(t);
+                w.addresses.push_back({data, data + n});
+                w.offsets[m.path].push_back({data - m.start + m.offset, data - m.start + m.offset + n});
+                if (t->buffer) {
+                    const auto base = reinterpret_cast<uintptr_t>(ggml_backend_buffer_get_base(t->buffer));
+                    w.spans.push_back({base, base + ggml_backend_buffer_get_size(t->buffer)});
+                }
+                break;
+            }
+    }
+    auto byStart = [](const Range &a, const Range &b) { return a.lo < b.lo || (a.lo == b.lo && a.hi < b.hi); };
+    std::sort(w.addresses.begin(), w.addresses.end(), byStart);
+    std::sort(w.spans.begin(), w.spans.end(), byStart);
+    w.spans.erase(std::unique(w.spans.begin(), w.spans.end(),
+                              [](const Range &a, const Range &b) { return a.lo == b.lo && a.hi == b.hi; }),
+                  w.spans.end());
+    for (auto &[path, ranges] : w.offsets)
+        std::sort(ranges.begin(), ranges.end(), byStart);
+    return w;
+}
+
+// Drops the page cache of every part of the files that no weight of this model uses in place
+// (the copied weights, and the head and tail that llama.cpp unmapped itself) when free memory
+// cannot hold it. Pages another mapping (another loaded model) uses stay: the kernel keeps them.
+void dropCopiedPageCache(const InPlace &w, PageCacheDrop drop)
+{
+    std::vector<std::pair<std::string, std::vector<Range>>> copied;
+    uint64_t copiedBytes = 0;
+    for (const auto &[path, ranges] : w.offsets) {
+        std::error_code ec;
+        const uint64_t size = std::filesystem::file_size(path, ec);
+        if (ec)
+            continue;
+        copied.emplace_back(path, complement(ranges, 0, size));
+        for (const Range &r : copied.back().second)
+            copiedBytes += r.hi - r.lo;
+    }
+    if (drop == PageCacheDrop::Never || (drop == PageCacheDrop::IfMemoryTight && !memoryIsTight(freeMemoryBytes(), copiedBytes)))
+        return;
+    for (const auto &[path, ranges] : copied) {
+        const PageCacheDropper cache(path);
+        for (const Range &r : ranges)
+            cache.drop(r.lo, r.hi);
+    }
+}
+
 } // namespace
 
 bool memoryIsTight(uint64_t freeBytes, uint64_t copiedBytes)
@@ -127,44 +176,27 @@ bool memoryIsTight(uint64_t freeBytes, uint64_t copiedBytes)
 
 uint64_t releaseCopiedFilePages(const llama_model *model, const std::vector<std::string> &files, PageCacheDrop drop)
 {
-    const std::vector<Mapping> mappings = fileMappings(files);
-    if (mappings.empty())
+    const InPlace w = inPlaceWeights(model, fileMappings(files));
+    if (w.addresses.empty())
         return 0;
-    // The byte ranges llama.cpp uses in place: tensors whose data lies inside a mapping.
-    std::vector<std::pair<uintptr_t, uintptr_t>> used;
-    for (const auto &[name, t] : model->tensors_by_name) {
-        const auto data = reinterpret_cast<uintptr_t>(t->data);
-        for (const Mapping &m : mappings)
-            if (data >= m.start && data < m.end) {
-                used.emplace_back(data, data + ggml_nbytes(t));
-                break;
-            }
-    }
-    std::sort(used.begin(), used.end());
-    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-    const std::vector<Gap> gaps = copiedGaps(mappings, used, page);
-    uint64_t copied = 0;
-    for (const Gap &g : gaps)
-        copied += g.hi - g.lo;
-    const bool dropCache = drop == PageCacheDrop::Always ||
-                           (drop == PageCacheDrop::IfMemoryTight && memoryIsTight(freeMemoryBytes(), copied));
+    // Out of this model's mapped buffers (not another model's mapping of the same file): the
+    // whole pages strictly between the weights used in place, never a page such a weight touches.
+    const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
     uint64_t released = 0;
-    for (const Gap &g : gaps) {
-        if (::madvise(reinterpret_cast<void *>(g.lo), g.hi - g.lo, MADV_DONTNEED) != 0)
-            continue;
-        released += g.hi - g.lo;
-        if (dropCache) {
-            const PageCacheDropper cache(g.mapping->path);
-            cache.drop(g.lo - g.mapping->start + g.mapping->offset, g.hi - g.mapping->start + g.mapping->offset);
+    for (const Range &span : w.spans)
+        for (const Range &g : complement(w.addresses, span.lo, span.hi)) {
+            const uint64_t lo = (g.lo + page - 1) / page * page, hi = g.hi / page * page;
+            if (hi > lo && ::madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_DONTNEED) == 0)
+                released += hi - lo;
         }
-    }
+    dropCopiedPageCache(w, drop);
     // The weights used in place, resident now rather than at their first use: what llama.cpp's
     // MAP_POPULATE is for (an MoE model's experts are otherwise read in during the first
     // answers, a few at a time), and what the plan's file pages count.
-    for (const auto &[a, b] : used) {
-        const uintptr_t lo = a / page * page, hi = (b + page - 1) / page * page;
+    for (const Range &u : w.addresses) {
+        const uint64_t lo = u.lo / page * page, hi = (u.hi + page - 1) / page * page;
         if (::madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_POPULATE_READ) != 0) {
-            for (uintptr_t p = lo; p < hi; p += page) // kernels before 5.14: touch each page
+            for (uint64_t p = lo; p < hi; p += page) // kernels before 5.14: touch each page
                 (void)*reinterpret_cast<volatile const char *>(p);
         }
     }
