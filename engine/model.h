@@ -25,6 +25,8 @@ public:
     using ProgressFn = std::function<void(float)>;
 
     // Loads on the calling thread. `cancel` is checked from llama's progress callback.
+    // `progress` gets 0..1, rising, one call at a time but not always on the calling thread (a
+    // watcher reports while llama.cpp maps the file): it must be quick and must not block.
     static Result<std::shared_ptr<Model>> load(const std::string &path, const LoadSettings &settings,
                                                const ProgressFn &progress = {},
                                                const std::atomic<bool> *cancel = nullptr);

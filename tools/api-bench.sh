@@ -55,7 +55,7 @@ grep -q "listening on http" "$tmp/llama-server.log" || { tail -20 "$tmp/llama-se
     { tail -40 "$tmp/llama-server.log"; exit 1; }
 (cd "$build/api-client" && nice -n 19 node bench.mjs "http://127.0.0.1:$port" "$n" "$reps") > "$tmp/ref-nice.json" ||
     { tail -40 "$tmp/llama-server.log"; exit 1; }
-kill "$ref_pid"
+kill "$ref_pid" 2>/dev/null || true
 node -e "
 const fs = require('fs');
 const f = (x) => x.toFixed(2);

@@ -77,6 +77,7 @@ for flags in "-ngl 99 -fa on -c 8192" "-ngl 99 --n-cpu-moe 30 -fa on -c 8192 -ct
             mem+=("| \`$flags\` | ${part#part=} | $(mib "$planned") | $(mib "$actual") | ${err#error_pct=} % |")
         fi
     done <<<"$parts"
+    [ -n "$parts" ] || echo "warning: shoehorn-cli chat $flags --memory-report printed no parts (did it fail?)" >&2
 done
 
 {

@@ -40,7 +40,7 @@ private:
     void watch(uint64_t fileBytes, uint64_t base);
     void stopWatching();
 
-    const Fn &m_fn;
+    const Fn m_fn; // a copy: the watcher thread calls it too
     const std::atomic<bool> *m_cancel;
     float m_warmShare = 0.0f;
     float m_mapShare = 0.0f;
