@@ -4,7 +4,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QtTest>
+
+#include <unistd.h>
 
 TestFixtures &TestFixtures::instance()
 {
@@ -84,6 +88,39 @@ QString TestFixtures::withTemplate(const QString &file, const std::string &chatT
     if (!err.empty())
         qFatal("fixture generation failed: %s", err.c_str());
     return path;
+}
+
+bool TestFixtures::writeRepackedQ4K(const QString &path)
+{
+    auto spec = shoehorn::fixtures::tinyLlama();
+    spec.embd = 256;
+    spec.headDim = 64;
+    spec.ff = 512;
+    spec.layers = 2;
+    spec.quant = "q4_k_m";
+    spec.name = "repacked";
+    if (!shoehorn::fixtures::write(spec, path.toStdString()).empty())
+        return false;
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && ::fsync(f.handle()) == 0;
+}
+
+qint64 TestFixtures::mappedResidentBytes(const QString &path)
+{
+    QFile smaps("/proc/self/smaps");
+    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text))
+        return -1;
+    const QByteArray canonical = QFileInfo(path).canonicalFilePath().toUtf8();
+    static const QRegularExpression header(QStringLiteral("^[0-9a-f]+-[0-9a-f]+ "));
+    qint64 rss = 0;
+    bool inside = false;
+    for (const QByteArray &line : smaps.readAll().split('\n')) {
+        if (header.match(QString::fromUtf8(line)).hasMatch())
+            inside = line.endsWith(canonical);
+        else if (inside && line.startsWith("Rss:"))
+            rss += line.mid(4).trimmed().split(' ').first().toLongLong() * 1024;
+    }
+    return rss;
 }
 
 QByteArray TestFixtures::bmpImage(int w, int h, int seed)

@@ -29,6 +29,11 @@ public:
     // Tiny llama with `chatTemplate` instead of its own (hostile-template tests), in the
     // fixtures directory under `file`; written again on every call.
     QString withTemplate(const QString &file, const std::string &chatTemplate);
+    // A small Q4_K_M llama at `path`, whose weights an x86 CPU with AVX2 repacks (CPU_REPACK)
+    // out of the file mapping, written back to disk (its page cache can be dropped).
+    static bool writeRepackedQ4K(const QString &path);
+    // Resident bytes of this process's mappings of `path` (/proc/self/smaps), all of them.
+    static qint64 mappedResidentBytes(const QString &path);
     // A w x h 24-bit BMP (readable without QtGui); `seed` varies the colours.
     static QByteArray bmpImage(int w, int h, int seed = 0);
     QString dir() const { return m_dir.path(); }

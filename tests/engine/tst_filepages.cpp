@@ -1,13 +1,12 @@
 // The model file's pages after an mmap load (internal/filepages): the copied weights' pages
 // leave the mapping, and leave the page cache when free memory could not hold them.
 #include "filepages.h"
-#include "fixtures.h"
 #include "hardware.h"
 #include "llamahandles.h"
 #include "model.h"
 #include "planner.h"
+#include "testfixtures.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -83,22 +82,9 @@ void TestFilePages::pageCache()
 {
     QFETCH(int, drop);
     QFETCH(bool, copiesCached);
-    auto spec = fixtures::tinyLlama();
-    spec.embd = 256;
-    spec.headDim = 64;
-    spec.ff = 512;
-    spec.layers = 2;
-    spec.quant = "q4_k_m";
-    spec.name = "repacked";
     QTemporaryDir dir;
     const QString path = dir.filePath("q4k.gguf");
-    QVERIFY(fixtures::write(spec, path.toStdString()).empty());
-    {
-        // Written back, so its page cache can be dropped (dirty pages cannot).
-        const int fd = ::open(path.toLocal8Bit().constData(), O_RDONLY);
-        QVERIFY(fd >= 0 && ::fsync(fd) == 0);
-        ::close(fd);
-    }
+    QVERIFY(TestFixtures::writeRepackedQ4K(path));
     auto info = inspectModel(path.toStdString());
     QVERIFY(info.ok());
     PlanSettings ps;
@@ -125,38 +111,13 @@ void TestFilePages::pageCache()
         QVERIFY2(cached <= inPlace + 32 * ::sysconf(_SC_PAGESIZE), qPrintable(what)); // partial pages at the ends
 }
 
-// Resident bytes of every mapping of `path` in this process (/proc/self/smaps).
-static qint64 mappedResidentBytes(const QString &path)
-{
-    QFile smaps("/proc/self/smaps");
-    if (!smaps.open(QIODevice::ReadOnly | QIODevice::Text))
-        return -1;
-    const QByteArray canonical = QFileInfo(path).canonicalFilePath().toUtf8();
-    qint64 rss = 0;
-    bool inside = false;
-    for (const QByteArray &line : smaps.readAll().split('\n')) {
-        if (!line.isEmpty() && std::isxdigit(static_cast<unsigned char>(line[0])) && line.contains('-'))
-            inside = line.endsWith(canonical);
-        else if (inside && line.startsWith("Rss:"))
-            rss += line.mid(4).trimmed().split(' ').first().toLongLong() * 1024;
-    }
-    return rss;
-}
-
 // Auto-tune loads candidates of the file that the chat has loaded: a second load releases its
 // own copied pages, not the first model's mapping (which would fault its weights in again).
 void TestFilePages::anotherModelOfTheFileKeepsItsPages()
 {
-    auto spec = fixtures::tinyLlama();
-    spec.embd = 256;
-    spec.headDim = 64;
-    spec.ff = 512;
-    spec.layers = 2;
-    spec.quant = "q4_k_m";
-    spec.name = "repacked";
     QTemporaryDir dir;
     const QString path = dir.filePath("q4k.gguf");
-    QVERIFY(fixtures::write(spec, path.toStdString()).empty());
+    QVERIFY(TestFixtures::writeRepackedQ4K(path));
     auto info = inspectModel(path.toStdString());
     QVERIFY(info.ok());
     PlanSettings ps;
@@ -169,7 +130,7 @@ void TestFilePages::anotherModelOfTheFileKeepsItsPages()
     QVERIFY(first.ok());
     auto second = Model::load(path.toStdString(), ps.load);
     QVERIFY(second.ok());
-    const qint64 rss = mappedResidentBytes(path);
+    const qint64 rss = TestFixtures::mappedResidentBytes(path);
     QVERIFY2(rss >= inPlace * 2 * 9 / 10,
              qPrintable(QStringLiteral("both models map %1 bytes resident, each uses %2 in place").arg(rss).arg(inPlace)));
 }

@@ -1,5 +1,4 @@
 // Model loading: settings, progress, cancel and failures as values.
-#include "fixtures.h"
 #include "hardware.h"
 #include "chatsession.h"
 #include "model.h"
@@ -7,7 +6,6 @@
 #include "testfixtures.h"
 
 #include <QFile>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -141,16 +139,9 @@ void TestModel::outOfMemoryText()
 // the pages of the weights used in place (the plan's file pages), not the whole file.
 void TestModel::copiedWeightsLeaveTheMapping()
 {
-    auto spec = fixtures::tinyLlama();
-    spec.embd = 256;
-    spec.headDim = 64;
-    spec.ff = 512;
-    spec.layers = 2;
-    spec.quant = "q4_k_m";
-    spec.name = "repacked";
     QTemporaryDir dir;
     const QString path = dir.filePath("q4k.gguf");
-    QVERIFY(fixtures::write(spec, path.toStdString()).empty());
+    QVERIFY(TestFixtures::writeRepackedQ4K(path));
     auto info = inspectModel(path.toStdString());
     QVERIFY(info.ok());
     PlanSettings ps;
@@ -161,19 +152,7 @@ void TestModel::copiedWeightsLeaveTheMapping()
         QSKIP("this CPU repacks none of this model's weights");
     auto model = Model::load(path.toStdString(), ps.load);
     QVERIFY(model.ok());
-    // The mapping's resident pages, from /proc/self/smaps.
-    QFile smaps("/proc/self/smaps");
-    QVERIFY(smaps.open(QIODevice::ReadOnly | QIODevice::Text));
-    const QByteArray canonical = QFileInfo(path).canonicalFilePath().toUtf8();
-    qint64 rss = 0;
-    bool inside = false;
-    static const QRegularExpression header(QStringLiteral("^[0-9a-f]+-[0-9a-f]+ "));
-    for (const QByteArray &line : smaps.readAll().split('\n')) {
-        if (header.match(QString::fromUtf8(line)).hasMatch())
-            inside = line.endsWith(canonical);
-        else if (inside && line.startsWith("Rss:"))
-            rss += line.mid(4).trimmed().split(' ').first().toLongLong() * 1024;
-    }
+    const qint64 rss = TestFixtures::mappedResidentBytes(path);
     const qint64 planned = qint64(plan.mmapResidentBytes);
     QVERIFY2(rss >= planned * 9 / 10 && rss <= planned + 64 * 4096,
              qPrintable(QStringLiteral("resident %1 of the file (%2 bytes), in place %3")
