@@ -27,6 +27,7 @@ namespace {
 // before its first progress report and without a way to cancel (a minute at 0 % for a 18 GB
 // model). Reading the file first, here, puts it in the page cache with progress and Cancel;
 // llama.cpp's populate then finds the pages there. This is the first part of the progress.
+//
 // Brings the files into the page cache in 64 MiB steps with readahead(2), which waits for the
 // reads but copies nothing (pages already cached cost next to nothing); false when cancelled.
 bool warmPageCache(const std::vector<std::string> &files, uint64_t total, internal::LoadProgress &progress)

@@ -76,6 +76,31 @@ void TestFilePages::pageCache_data()
     QTest::newRow("always") << int(PageCacheDrop::Always) << false;
 }
 
+// The repacking Q4_K model in `dir`, and its CPU-only plan on this machine: the bytes used in
+// place and the bytes copied out of the mapping (repacked). False when it cannot be written.
+struct Repacked {
+    QString path;
+    LoadSettings load;
+    qint64 inPlace = 0;
+    qint64 copied = 0;
+};
+static bool writeRepacked(const QTemporaryDir &dir, Repacked &r)
+{
+    r.path = dir.filePath("q4k.gguf");
+    if (!TestFixtures::writeRepackedQ4K(r.path))
+        return false;
+    auto info = inspectModel(r.path.toStdString());
+    if (!info)
+        return false;
+    PlanSettings ps;
+    ps.load.gpuLayers = 0;
+    const MemoryPlan plan = analyticPlan(*info, ps, targetFromHardware(probeHardware()));
+    r.load = ps.load;
+    r.inPlace = qint64(plan.mmapResidentBytes);
+    r.copied = qint64(plan.ram.use.weights() - plan.mmapResidentBytes);
+    return true;
+}
+
 // A Q4_K model on a CPU that repacks Q4_K, loaded with mmap: its copied weights' pages stay in
 // the page cache or leave it as asked (the load itself decided by free memory: here plenty).
 void TestFilePages::pageCache()
@@ -83,18 +108,13 @@ void TestFilePages::pageCache()
     QFETCH(int, drop);
     QFETCH(bool, copiesCached);
     QTemporaryDir dir;
-    const QString path = dir.filePath("q4k.gguf");
-    QVERIFY(TestFixtures::writeRepackedQ4K(path));
-    auto info = inspectModel(path.toStdString());
-    QVERIFY(info.ok());
-    PlanSettings ps;
-    ps.load.gpuLayers = 0;
-    const MemoryPlan plan = analyticPlan(*info, ps, targetFromHardware(probeHardware()));
-    const qint64 inPlace = qint64(plan.mmapResidentBytes);
-    const qint64 copied = qint64(plan.ram.use.weights() - plan.mmapResidentBytes);
+    Repacked r;
+    QVERIFY(writeRepacked(dir, r));
+    const QString &path = r.path;
+    const qint64 inPlace = r.inPlace, copied = r.copied;
     if (copied < 256 * 1024)
         QSKIP("this CPU repacks none of this model's weights");
-    auto model = Model::load(path.toStdString(), ps.load);
+    auto model = Model::load(path.toStdString(), r.load);
     QVERIFY(model.ok());
     const uint64_t released =
         internal::releaseCopiedFilePages(internal::llamaModel(**model), (*model)->info().files, PageCacheDrop(drop));
@@ -116,19 +136,15 @@ void TestFilePages::pageCache()
 void TestFilePages::anotherModelOfTheFileKeepsItsPages()
 {
     QTemporaryDir dir;
-    const QString path = dir.filePath("q4k.gguf");
-    QVERIFY(TestFixtures::writeRepackedQ4K(path));
-    auto info = inspectModel(path.toStdString());
-    QVERIFY(info.ok());
-    PlanSettings ps;
-    ps.load.gpuLayers = 0;
-    const MemoryPlan plan = analyticPlan(*info, ps, targetFromHardware(probeHardware()));
-    const qint64 inPlace = qint64(plan.mmapResidentBytes);
-    if (qint64(plan.ram.use.weights()) - inPlace < 256 * 1024)
+    Repacked r;
+    QVERIFY(writeRepacked(dir, r));
+    const QString &path = r.path;
+    const qint64 inPlace = r.inPlace, copied = r.copied;
+    if (copied < 256 * 1024)
         QSKIP("this CPU repacks none of this model's weights");
-    auto first = Model::load(path.toStdString(), ps.load);
+    auto first = Model::load(path.toStdString(), r.load);
     QVERIFY(first.ok());
-    auto second = Model::load(path.toStdString(), ps.load);
+    auto second = Model::load(path.toStdString(), r.load);
     QVERIFY(second.ok());
     const qint64 rss = TestFixtures::mappedResidentBytes(path);
     QVERIFY2(rss >= inPlace * 2 * 9 / 10,
