@@ -86,23 +86,30 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
     c.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     QSignalSpy finished(&c, &ChatController::answerFinished);
-    QSignalSpy changed(c.hardware(), &HardwareMonitor::changed);
     int duringAnswer = 0;
     connect(c.hardware(), &HardwareMonitor::changed, this, [&] {
         if (c.state() == ChatController::State::Generating)
             ++duringAnswer;
     });
+    // A probe thread beside two spinning ggml threads on 2 cores waits for a time slice: here a
+    // probe lands every 25-50 ms, in CI once none landed in a whole 1.4 s answer. So the worker is
+    // kept busy, answer after answer in fresh chats, until three probes landed while it generated.
     QElapsedTimer t;
     t.start();
-    QVERIFY(c.send(QStringLiteral("Tell me a long story")));
-    while (finished.isEmpty() && duringAnswer < 3) {
+    int answers = 0;
+    while (duringAnswer < 3 && t.elapsed() < 30000) {
+        if (c.state() == ChatController::State::Ready && finished.count() == answers) {
+            if (answers > 0)
+                c.newChat();
+            QVERIFY(c.send(QStringLiteral("Tell me a long story")));
+            ++answers;
+        }
         c.hardware()->refresh();
         QTest::qWait(5);
     }
-    qInfo("the answer took %lld ms", t.elapsed());
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-    qInfo("%d probes arrived while the answer streamed", duringAnswer);
-    QVERIFY(duringAnswer >= 1);
+    qInfo("%d probes arrived in %lld ms over %d answers", duringAnswer, t.elapsed(), answers);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), answers, 30000);
+    QVERIFY(duringAnswer >= 3);
     QVERIFY(c.hardware()->current().ramTotalBytes > 0);
     QVERIFY(!c.chatModel()->message(1).content.isEmpty());
 }
