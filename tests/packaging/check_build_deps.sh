@@ -19,58 +19,72 @@ packages=${SHOEHORN_DEPS_PACKAGES:-$("$src/tools/dev.sh" packages | tr '\n' ' ')
 closure $packages > "$work/closure"
 echo "tools/dev.sh installs $(wc -w <<< "$packages") packages; with their dependencies and the base system: $(wc -l < "$work/closure")"
 
-uses="$work/uses"
-: > "$uses"
-# 1. CMake: package config directories and the programs and libraries it found.
-while IFS= read -r line; do
-    name=${line%%:*}
-    value=${line#*=}
-    case "$line" in
-    *_DIR:PATH=/*)
-        [ -d "$value" ] || continue
-        for f in "$value"/*[Cc]onfig.cmake; do
-            [ -f "$f" ] && printf '%s\tCMake package %s\n' "$f" "${name%_DIR}" >> "$uses"
-        done
-        ;;
-    *:FILEPATH=/*)
-        [ -f "$value" ] && printf '%s\tCMake %s\n' "$value" "$name" >> "$uses"
-        ;;
-    esac
-done < "$build/CMakeCache.txt"
+# Collecting what the build uses (ldd of every program, dpkg -S of every file) is the slow part and
+# does not depend on the list; SHOEHORN_DEPS_CACHE (a folder) keeps it for the guard's own test.
+cache=${SHOEHORN_DEPS_CACHE:-}
+if [ -n "$cache" ] && [ -f "$cache/owners" ]; then
+    cp "$cache/uses.sorted" "$cache/owners" "$work/"
+    [ -f "$cache/failed" ] && cp "$cache/failed" "$work/"
+else
+    uses="$work/uses"
+    : > "$uses"
+    # 1. CMake: package config directories and the programs and libraries it found.
+    while IFS= read -r line; do
+        name=${line%%:*}
+        value=${line#*=}
+        case "$line" in
+        *_DIR:PATH=/*)
+            [ -d "$value" ] || continue
+            for f in "$value"/*[Cc]onfig.cmake; do
+                [ -f "$f" ] && printf '%s\tCMake package %s\n' "$f" "${name%_DIR}" >> "$uses"
+            done
+            ;;
+        *:FILEPATH=/*)
+            [ -f "$value" ] && printf '%s\tCMake %s\n' "$value" "$name" >> "$uses"
+            ;;
+        esac
+    done < "$build/CMakeCache.txt"
 
-# 2. Shared libraries of every program the build made.
-for exe in "$build"/bin/*; do
-    [ -x "$exe" ] && [ -f "$exe" ] || continue
-    file -b "$exe" | grep -q ELF || continue
-    ldd "$exe" | awk '/=> \// {print $3} /^\t\/[^ ]+ \(/ {print $1}' | while read -r lib; do
-        printf '%s\tlinked by %s\n' "$lib" "$(basename "$exe")"
-    done >> "$uses"
-done
+    # 2. Shared libraries of every program the build made.
+    for exe in "$build"/bin/*; do
+        [ -x "$exe" ] && [ -f "$exe" ] || continue
+        file -b "$exe" | grep -q ELF || continue
+        ldd "$exe" | awk '/=> \// {print $3} /^\t\/[^ ]+ \(/ {print $1}' | while read -r lib; do
+            printf '%s\tlinked by %s\n' "$lib" "$(basename "$exe")"
+        done >> "$uses"
+    done
 
-# 3. Commands run by tools/dev.sh, the build (npm pack, git clone, cpack's dpkg-shlibdeps and
-#    file), the tests (packaging, screenshots, the API through node's openai client, the systemd
-#    unit) and the app (code highlighting).
-for cmd in npm node curl systemd-analyze git cmake ninja ccache c++ file dpkg-deb dpkg-shlibdeps apt-cache \
-           desktop-file-validate appstreamcli update-mime-database xdg-mime \
-           xvfb-run xauth Xvfb xdotool import kate-syntax-highlighter; do
-    path=$(command -v "$cmd" || true)
-    if [ -z "$path" ]; then
-        echo "MISSING: command $cmd is not installed"
-        echo missing >> "$work/failed"
-        continue
+    # 3. Commands run by tools/dev.sh, the build (npm pack, git clone, cpack's dpkg-shlibdeps and
+    #    file), the tests (packaging, screenshots, the API through node's openai client, the systemd
+    #    unit) and the app (code highlighting).
+    for cmd in npm node curl systemd-analyze git cmake ninja ccache c++ file dpkg-deb dpkg-shlibdeps apt-cache \
+               desktop-file-validate appstreamcli update-mime-database xdg-mime \
+               xvfb-run xauth Xvfb xdotool import kate-syntax-highlighter; do
+        path=$(command -v "$cmd" || true)
+        if [ -z "$path" ]; then
+            echo "MISSING: command $cmd is not installed"
+            echo missing >> "$work/failed"
+            continue
+        fi
+        printf '%s\tcommand %s\n' "$path" "$cmd" >> "$uses"
+    done
+
+    # Files that the build itself makes or fetches are not packages (the llama.cpp source cache),
+    # and the CUDA toolkit of a CUDA build is the user's own install (README).
+    cache_dir=$(sed -n 's/^SHOEHORN_CACHE_DIR:PATH=//p' "$build/CMakeCache.txt")
+    grep -v -e "^$build/" -e "^$(cd "$build" && pwd)/" -e "^$src/" ${cache_dir:+-e "^$cache_dir/"} -e '^/usr/local/cuda' "$uses" \
+        | sort -u > "$work/uses.sorted" || true
+    owners $(cut -f1 "$work/uses.sorted" | sort -u) > "$work/owners" || true # its status is its last test
+    if [ -n "$cache" ]; then
+        mkdir -p "$cache"
+        cp "$work/uses.sorted" "$work/owners" "$cache/"
+        [ -f "$work/failed" ] && cp "$work/failed" "$cache/"
     fi
-    printf '%s\tcommand %s\n' "$path" "$cmd" >> "$uses"
-done
-
-# Files that the build itself makes or fetches are not packages (the llama.cpp source cache),
-# and the CUDA toolkit of a CUDA build is the user's own install (README).
-cache_dir=$(sed -n 's/^SHOEHORN_CACHE_DIR:PATH=//p' "$build/CMakeCache.txt")
-grep -v -e "^$build/" -e "^$(cd "$build" && pwd)/" -e "^$src/" ${cache_dir:+-e "^$cache_dir/"} -e '^/usr/local/cuda' "$uses" \
-    | sort -u > "$work/uses.sorted" || true
+fi
 echo "files used: $(cut -f1 "$work/uses.sorted" | sort -u | wc -l)"
 
 status=0
-USED_PACKAGES_FILE="$work/used" check_owned "tools/dev.sh's list" "$work/closure" "$work/uses.sorted" \
+OWNERS_FILE="$work/owners" USED_PACKAGES_FILE="$work/used" check_owned "tools/dev.sh's list" "$work/closure" "$work/uses.sorted" \
     > "$work/report" || status=1
 echo "packages used: $(tr ', ' '\n\n' < "$work/used" | grep . | sort -u | tr '\n' ' ')"
 cat "$work/report"

@@ -7,9 +7,11 @@ src=$1
 build=$2
 here=$(dirname "$0")
 status=0
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
 for pkg in libqt6opengl6-dev qt6-charts-dev ninja-build ccache libkf5syntaxhighlighting-tools; do
     list=$("$src/tools/dev.sh" packages | grep -vx "$pkg" | tr '\n' ' ')
-    if out=$(SHOEHORN_DEPS_PACKAGES="$list" "$here/check_build_deps.sh" "$src" "$build" 2>&1); then
+    if out=$(SHOEHORN_DEPS_CACHE="$cache" SHOEHORN_DEPS_PACKAGES="$list" "$here/check_build_deps.sh" "$src" "$build" 2>&1); then
         echo "FAIL: without $pkg the guard passed"
         status=1
     elif grep -q "^MISSING: package $pkg " <<< "$out"; then
