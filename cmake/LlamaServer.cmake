@@ -2,10 +2,11 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Two changes to upstream: server_context::load_model_shared(params, model) creates the server's
+# Three changes to upstream: server_context::load_model_shared(params, model) creates the server's
 # context on a model the application already loaded, so the desktop chat and the API share one
-# copy of the weights and turning the API on or off never reloads them; and stopping the server
-# ends open requests (see below). The changes are applied
+# copy of the weights and turning the API on or off never reloads them; stopping the server
+# ends open requests; and a finished stream keeps its keep-alive connection (see below). The
+# changes are applied
 # here, at configure time, to a copy of the sources in the build tree (the cached llama.cpp
 # checkout stays pristine); every anchor must match exactly, so a new llama.cpp pin that moves
 # them stops the configure with a message instead of building something else.
@@ -140,6 +141,19 @@ shoehorn_server_patch(_http_cpp server-http.cpp
 "#include <functional>
 
 std::atomic<bool> shoehorn_server_stopping{false};
+")
+# Third change: a stream that ended keeps its connection. The provider returned false after
+# sink.done(), which cpp-httplib takes for a cancel and closes the keep-alive connection that the
+# response did not announce as closing; a client that reused it at once (the official openai
+# client on a loaded machine) got "other side closed" on its next request.
+shoehorn_server_patch(_http_cpp server-http.cpp
+"                SRV_DBG(\"%s\", \"http: stream ended\\n\");
+            }
+            return has_next;
+"
+"                SRV_DBG(\"%s\", \"http: stream ended\\n\");
+            }
+            return true; // shoehorn: after done() httplib ends the response itself; false would close
 ")
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.h" CONTENT "${_http_h}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.cpp" CONTENT "${_http_cpp}" @ONLY)

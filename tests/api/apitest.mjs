@@ -58,6 +58,52 @@ export function rawStatus(base, length) {
     });
 }
 
+// Posts `bodies` to /v1/chat/completions one after another on one connection, waiting `pauseMs`
+// after each answer; resolves the status lines, with 'closed' where the server had closed it.
+export function keepAliveStatuses(base, bodies, pauseMs) {
+    const url = new URL(base);
+    return new Promise((resolve, reject) => {
+        const statuses = [];
+        let data = Buffer.alloc(0); // bytes: Content-Length counts bytes, and answers are UTF-8
+        let closed = false;
+        const sock = net.connect(Number(url.port), url.hostname);
+        const timer = setTimeout(() => {
+            sock.destroy();
+            reject(new Error(`no whole answer in 30 s after ${statuses.length}; got:\n${data.toString().slice(-500)}`));
+        }, 30000);
+        const send = () => {
+            if (statuses.length === bodies.length || closed) {
+                while (statuses.length < bodies.length) statuses.push('closed');
+                clearTimeout(timer);
+                sock.destroy();
+                resolve(statuses);
+                return;
+            }
+            const body = bodies[statuses.length];
+            data = Buffer.alloc(0);
+            sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n` +
+                       `Authorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+                       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        };
+        sock.on('connect', send);
+        sock.on('data', (d) => {
+            data = Buffer.concat([data, d]);
+            const head = data.indexOf('\r\n\r\n');
+            if (head < 0) return;
+            const headers = data.subarray(0, head).toString();
+            const length = /^content-length: *(\d+)/im.exec(headers);
+            const complete = /^transfer-encoding: *chunked/im.test(headers)
+                ? data.subarray(-7).toString() === '\r\n0\r\n\r\n'
+                : length && data.length >= head + 4 + Number(length[1]);
+            if (!complete) return;
+            statuses.push(headers.split('\r\n')[0]);
+            setTimeout(send, pauseMs);
+        });
+        sock.on('end', () => { closed = true; });
+        sock.on('error', (e) => (statuses.length ? (closed = true) : reject(e)));
+    });
+}
+
 // Streams one chat completion with the official client; returns the text and the arrival
 // time (ms) of every content chunk.
 export async function stream(api, prompt, maxTokens, extra = {}) {
@@ -127,12 +173,27 @@ export async function checkServer(t, base, { slots = 2 } = {}) {
     await t.test('a request beyond the slots waits for a free slot', async () => {
         const busy = [];
         for (let i = 0; i < slots; ++i) busy.push(stream(api, 'busy ' + i, 500));
-        await new Promise((r) => setTimeout(r, 30));
+        // Every slot busy before the third comes (a fixed pause let it overtake on a loaded machine).
+        let all = false;
+        for (let i = 0; i < 400 && !all; ++i) {
+            await new Promise((r) => setTimeout(r, 5));
+            all = JSON.parse((await get(base, '/slots')).text).every((slot) => slot.is_processing);
+        }
+        assert.ok(all, 'the slots never were all busy');
         const third = await stream(api, 'third', 20);
         const done = await Promise.all(busy);
         const firstEnd = Math.min(...done.map((d) => d.times.at(-1)));
         assert.ok(third.times.length > 0);
         assert.ok(third.times[0] >= firstEnd - 5, `third started ${firstEnd - third.times[0]} ms before a slot was free`);
+    });
+
+    await t.test('a finished stream keeps its keep-alive connection for the next request', async () => {
+        // llama-server closed it after every stream without saying so: a client that reused it
+        // at once (the official one, on a loaded machine) got "other side closed".
+        const body = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4, stream: true });
+        const plain = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+        assert.deepEqual(await keepAliveStatuses(base, [body, plain, body], 300),
+                         ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
     });
 
     await t.test('keys: none or wrong is 401, /health needs none', async () => {
