@@ -83,6 +83,7 @@ struct Repacked {
     LoadSettings load;
     qint64 inPlace = 0;
     qint64 copied = 0;
+    bool repacks() const { return copied >= 256 * 1024; } // else this CPU repacks none of it
 };
 static bool writeRepacked(const QTemporaryDir &dir, Repacked &r)
 {
@@ -110,25 +111,23 @@ void TestFilePages::pageCache()
     QTemporaryDir dir;
     Repacked r;
     QVERIFY(writeRepacked(dir, r));
-    const QString &path = r.path;
-    const qint64 inPlace = r.inPlace, copied = r.copied;
-    if (copied < 256 * 1024)
+    if (!r.repacks())
         QSKIP("this CPU repacks none of this model's weights");
-    auto model = Model::load(path.toStdString(), r.load);
+    auto model = Model::load(r.path.toStdString(), r.load);
     QVERIFY(model.ok());
     const uint64_t released =
         internal::releaseCopiedFilePages(internal::llamaModel(**model), (*model)->info().files, PageCacheDrop(drop));
     // Whole pages only: a tiny model loses a partial page at each end of every gap.
-    QVERIFY2(released >= uint64_t(copied) / 2, qPrintable(QString::number(released)));
-    const qint64 cached = pageCacheBytes(path);
+    QVERIFY2(released >= uint64_t(r.copied) / 2, qPrintable(QString::number(released)));
+    const qint64 cached = pageCacheBytes(r.path);
     const QString what = QStringLiteral("%1 bytes of the file in the page cache; in place %2, copied %3")
                              .arg(cached)
-                             .arg(inPlace)
-                             .arg(copied);
+                             .arg(r.inPlace)
+                             .arg(r.copied);
     if (copiesCached)
-        QVERIFY2(cached >= inPlace + copied * 9 / 10, qPrintable(what));
+        QVERIFY2(cached >= r.inPlace + r.copied * 9 / 10, qPrintable(what));
     else
-        QVERIFY2(cached <= inPlace + 32 * ::sysconf(_SC_PAGESIZE), qPrintable(what)); // partial pages at the ends
+        QVERIFY2(cached <= r.inPlace + 32 * ::sysconf(_SC_PAGESIZE), qPrintable(what)); // partial pages at the ends
 }
 
 // Auto-tune loads candidates of the file that the chat has loaded: a second load releases its
@@ -138,17 +137,15 @@ void TestFilePages::anotherModelOfTheFileKeepsItsPages()
     QTemporaryDir dir;
     Repacked r;
     QVERIFY(writeRepacked(dir, r));
-    const QString &path = r.path;
-    const qint64 inPlace = r.inPlace, copied = r.copied;
-    if (copied < 256 * 1024)
+    if (!r.repacks())
         QSKIP("this CPU repacks none of this model's weights");
-    auto first = Model::load(path.toStdString(), r.load);
+    auto first = Model::load(r.path.toStdString(), r.load);
     QVERIFY(first.ok());
-    auto second = Model::load(path.toStdString(), r.load);
+    auto second = Model::load(r.path.toStdString(), r.load);
     QVERIFY(second.ok());
-    const qint64 rss = TestFixtures::mappedResidentBytes(path);
-    QVERIFY2(rss >= inPlace * 2 * 9 / 10,
-             qPrintable(QStringLiteral("both models map %1 bytes resident, each uses %2 in place").arg(rss).arg(inPlace)));
+    const qint64 rss = TestFixtures::mappedResidentBytes(r.path);
+    QVERIFY2(rss >= r.inPlace * 2 * 9 / 10,
+             qPrintable(QStringLiteral("both models map %1 bytes resident, each uses %2 in place").arg(rss).arg(r.inPlace)));
 }
 
 QTEST_GUILESS_MAIN(TestFilePages)
