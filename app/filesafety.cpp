@@ -6,12 +6,18 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
-std::optional<shoehorn::Error> checkUntrustedFile(const QString &path, const std::atomic<bool> *cancel)
+QString fileSafetyHelper()
 {
     const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
-    if (!QFileInfo(helper).isExecutable()) {
+    return QFileInfo(helper).isExecutable() ? helper : QString();
+}
+
+std::optional<shoehorn::Error> checkUntrustedFile(const QString &path, const std::atomic<bool> *cancel)
+{
+    const QString helper = fileSafetyHelper();
+    if (helper.isEmpty()) {
         qWarning("shoehorn-cli is not beside the app (%s): files are loaded without the safety check",
-                 qPrintable(helper));
+                 qPrintable(QCoreApplication::applicationDirPath()));
         return std::nullopt;
     }
     const QString cache =

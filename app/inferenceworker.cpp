@@ -51,6 +51,9 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     auto session = ChatSession::create(*model, context);
     if (!session)
         return session.error();
+    // Each turn's chat template renders in the helper process, under the first-open check's limits.
+    if (const QString helper = fileSafetyHelper(); !helper.isEmpty())
+        (*session)->isolateTemplate(helper.toStdString());
     // Creating the context reads no flag (llama.cpp has no callback there): Cancel pressed
     // meanwhile takes effect as soon as it returns, and the model is not kept.
     if (loadCancelled())

@@ -297,6 +297,8 @@ ModelLibrary::Scan ModelLibrary::scan(const QStringList &folders, const QStringL
         QDirIterator it(folder, {QStringLiteral("*.gguf")}, QDir::Files | QDir::Readable, QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QString p = it.next();
+            if (!it.fileInfo().isFile())
+                continue; // a named pipe or a device called *.gguf: opening it could wait forever
             if (isLaterSplitPart(p) || VisionController::isProjectorFile(p))
                 continue; // a projector (mmproj*.gguf) is paired with a model, not listed as one
             out.found << p;

@@ -118,6 +118,10 @@ Result<ChatImage> VisionController::imageFromBytes(const QByteArray &bytes)
 Result<ChatImage> VisionController::imageFromFile(const QString &path)
 {
     QFile f(path);
+    // A named pipe or a device would block open() and readAll() on the GUI thread.
+    if (QFileInfo(path).exists() && !QFileInfo(path).isFile())
+        return Error{ErrorCode::FileUnreadable,
+                     QStringLiteral("%1 is not a regular file").arg(QFileInfo(path).fileName()).toStdString()};
     if (QFileInfo(path).size() > kMaxImageBytes)
         return Error{ErrorCode::ImageInvalid, QStringLiteral("%1 is larger than %2 MiB")
                                                   .arg(QFileInfo(path).fileName())

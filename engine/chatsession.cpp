@@ -11,6 +11,7 @@
 #include "llamaparams.h"
 #include "logcapture.h"
 #include "mediaprompt.h"
+#include "templatesandbox.h"
 #include "textstream.h"
 #include "validate.h"
 
@@ -77,6 +78,7 @@ struct ChatSession::Impl {
     std::unique_ptr<CpuThreadPools> threads; // declared before ctx: outlives the context
     llama_context_ptr ctx;
     ChatTemplates templates;
+    std::unique_ptr<internal::TemplateSandbox> sandbox; // null: render in this process
     internal::KvLedger cached;       // what the KV cache holds (images as placeholder runs)
     std::string cachedText;          // their text, special tokens included
     std::shared_ptr<Projector> projector;
@@ -99,7 +101,10 @@ struct ChatSession::Impl {
                                   Turn &turn) const;
     Result<internal::MediaTokens> tokenizePrompt(const std::string &text, const std::vector<const ImageData *> &images,
                                                  bool addSpecial) const;
-    Result<Turn> fitPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
+    Result<ChatPrompt> render(const std::vector<ChatMessage> &msgs, const GenerationOptions &options,
+                              const std::atomic<bool> *cancel);
+    Result<Turn> fitPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options,
+                           const std::atomic<bool> *cancel);
     void rollBackTo(size_t &keep);
     std::optional<Error> prefill(const Turn &turn, const StreamCallbacks &callbacks, const std::atomic<bool> *cancel,
                                  const LogCapture &capture, GenerationStats &st);
@@ -257,11 +262,29 @@ std::string ChatSession::Impl::piece(llama_token token, bool special) const
     return common_token_to_piece(vocab(), token, special);
 }
 
+void ChatSession::isolateTemplate(const std::string &helper, const FileCheckLimits &limits)
+{
+    m_impl->sandbox = std::make_unique<internal::TemplateSandbox>(helper, m_impl->model->info().path, limits.seconds,
+                                                                  limits.memoryBytes);
+    m_impl->sandbox->warmUp();
+}
+
+Result<ChatPrompt> ChatSession::Impl::render(const std::vector<ChatMessage> &msgs, const GenerationOptions &options,
+                                             const std::atomic<bool> *stop)
+{
+    if (!sandbox)
+        return templates.apply(msgs, options, vocab());
+    auto p = sandbox->render(msgs, options, stop);
+    if (p)
+        p->resolveVisible(vocab());
+    return p;
+}
+
 Result<std::string> ChatSession::formatPrompt(const std::vector<ChatMessage> &history,
                                               const GenerationOptions &options) const
 {
     return internal::guarded(ErrorCode::TemplateFailed, [&]() -> Result<std::string> {
-        auto p = m_impl->templates.apply(withImageMarkers(history), options, m_impl->vocab());
+        auto p = m_impl->render(withImageMarkers(history), options, nullptr);
         if (!p)
             return p.error();
         return p->text;
@@ -321,7 +344,7 @@ Result<size_t> ChatSession::Impl::reusablePrefix(const ChatPrompt &prompt, const
 }
 
 Result<Turn> ChatSession::Impl::fitPrompt(const std::vector<ChatMessage> &history,
-                                          const GenerationOptions &options) const
+                                          const GenerationOptions &options, const std::atomic<bool> *stop)
 {
     const int nCtx = static_cast<int>(llama_n_ctx(ctx.get()));
     // Room the answer needs; the prompt is trimmed to leave it.
@@ -333,7 +356,7 @@ Result<Turn> ChatSession::Impl::fitPrompt(const std::vector<ChatMessage> &histor
     std::vector<ChatMessage> msgs = withImageMarkers(history);
     Turn turn;
     for (;;) {
-        auto p = templates.apply(msgs, options, vocab());
+        auto p = render(msgs, options, stop);
         if (!p)
             return p.error();
         turn.prompt = std::move(*p);
@@ -524,7 +547,13 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
         Impl &d = *m_impl;
         const auto t0 = Clock::now();
         LogCapture capture;
-        auto turn = d.fitPrompt(history, options);
+        auto turn = d.fitPrompt(history, options, cancel);
+        if (!turn && turn.error().code == ErrorCode::Cancelled) {
+            GenerationResult stopped; // Stop while the template rendered: nothing was written
+            stopped.stats.stopReason = StopReason::Cancelled;
+            stopped.stats.contextSize = static_cast<int>(contextSize());
+            return stopped;
+        }
         if (!turn)
             return turn.error();
         d.rollBackTo(turn->keep);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "error.h"
+#include "filecheck.h"
 #include "model.h"
 #include "projector.h"
 #include "settings.h"
@@ -83,6 +84,12 @@ public:
     // A history with images and no projector is refused with NoProjector.
     void setProjector(std::shared_ptr<Projector> projector);
     const std::shared_ptr<Projector> &projector() const;
+
+    // Renders every turn's chat template in a helper process (`helper render-template MODEL`)
+    // under the first-open check's limits, so that a template that spins or eats memory on a
+    // real message fails that turn (TemplateFailed, in the check's words) and Stop ends it at
+    // once. Without this the template runs in this process, unbounded (trusted files, benches).
+    void isolateTemplate(const std::string &helper, const FileCheckLimits &limits = {});
 
     void clearCache();
     int cachedTokens() const;

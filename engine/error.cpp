@@ -34,6 +34,14 @@ const char *errorCodeName(ErrorCode code)
     return "unknown";
 }
 
+std::optional<ErrorCode> errorCodeFromName(const std::string &name)
+{
+    for (int c = 0; c <= int(ErrorCode::FileCheckFailed); ++c)
+        if (name == errorCodeName(ErrorCode(c)))
+            return ErrorCode(c);
+    return std::nullopt;
+}
+
 const char *errorCodeSentence(ErrorCode code)
 {
     switch (code) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -44,6 +45,8 @@ struct Error {
 };
 
 const char *errorCodeName(ErrorCode code);
+// The code errorCodeName() gives this name; nullopt for a name it never gives.
+std::optional<ErrorCode> errorCodeFromName(const std::string &name);
 // One English sentence per code, for logs and shoehorn-cli (the GUI translates its own).
 const char *errorCodeSentence(ErrorCode code);
 // The detail, or the code's sentence when a failure left none: never empty.

@@ -2,6 +2,9 @@
 
 #include "guarded.h"
 
+#include "helperprocess.h"
+#include "templatesandbox.h"
+
 #include "chattemplate.h"
 #include "logcapture.h"
 #include "modelinfo.h"
@@ -56,6 +59,8 @@ std::string lastStage(const std::string &err)
         return "tokenizing sample text";
     if (s == "projector")
         return "preparing the vision projector";
+    if (s == "layout")
+        return "placing the tensors and building the compute graph (llama.cpp's dry run)";
     return "reading the metadata";
 }
 
@@ -104,87 +109,19 @@ void remember(const std::string &cacheFile, const std::string &key)
     std::ofstream(cacheFile, std::ios::app) << key << '\n';
 }
 
-// The child's heap (VmData, what RLIMIT_DATA limits), from /proc; 0 if unknown.
-uint64_t heapBytes(pid_t pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("VmData:", 0) == 0)
-            return std::stoull(line.substr(7)) * 1024; // "VmData:   524288 kB"
-    return 0;
-}
-
-struct Child {
-    pid_t pid = -1;
-    int out = -1;
-    int err = -1;
-};
-
-// fork + exec with the limits set in the child (only async-signal-safe calls between them).
-Child spawn(const std::string &helper, const std::string &path, const FileCheckLimits &limits)
-{
-    int outPipe[2], errPipe[2];
-    if (::pipe2(outPipe, O_CLOEXEC) != 0)
-        return {};
-    if (::pipe2(errPipe, O_CLOEXEC) != 0) {
-        ::close(outPipe[0]);
-        ::close(outPipe[1]);
-        return {};
-    }
-    std::string arg0 = helper, arg1 = "check-file", arg2 = path;
-    char *argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
-    const rlimit data{limits.memoryBytes, limits.memoryBytes};
-    const rlimit cpu{rlim_t(limits.seconds + 1), rlim_t(limits.seconds + 2)};
-    const rlimit core{0, 0};
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::dup2(outPipe[1], 1);
-        ::dup2(errPipe[1], 2);
-        ::setrlimit(RLIMIT_DATA, &data);
-        ::setrlimit(RLIMIT_CPU, &cpu);
-        ::setrlimit(RLIMIT_CORE, &core); // a crash here is expected: no core file
-        ::execv(argv[0], argv);
-        ::_exit(127);
-    }
-    ::close(outPipe[1]);
-    ::close(errPipe[1]);
-    if (pid < 0) {
-        ::close(outPipe[0]);
-        ::close(errPipe[0]);
-        return {};
-    }
-    return {pid, outPipe[0], errPipe[0]};
-}
-
-// Reads both pipes until the child closes them, the deadline passes or `cancel` is set.
-// Returns false when it stopped early (the caller kills the child).
-bool collect(const Child &c, std::string &out, std::string &err, Clock::time_point deadline,
+// Reads the helper's output until it closes both pipes, the deadline passes or `cancel` is set.
+// Returns false when it stopped early (the caller kills the helper).
+bool collect(internal::HelperProcess &child, std::string &out, std::string &err, Clock::time_point deadline,
              const std::atomic<bool> *cancel)
 {
-    bool outOpen = true, errOpen = true;
-    char buf[4096];
-    while (outOpen || errOpen) {
+    for (;;) {
         if (Clock::now() >= deadline || (cancel && cancel->load()))
             return false;
-        pollfd fds[2] = {{c.out, POLLIN, 0}, {c.err, POLLIN, 0}};
-        if (::poll(fds, 2, 50) < 0 && errno != EINTR)
-            return false;
-        for (int i = 0; i < 2; ++i) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-            bool &open = i == 0 ? outOpen : errOpen;
-            if (n <= 0) {
-                open = false;
-                fds[i].fd = -1;
-                continue;
-            }
-            std::string &to = i == 0 ? out : err;
-            if (to.size() < (1u << 20))
-                to.append(buf, size_t(n));
-        }
+        if (!child.pump(out, err, std::chrono::milliseconds(50)))
+            return true;
+        if (out.size() > (1u << 20))
+            out.resize(1u << 20);
     }
-    return true;
 }
 
 Error verdictFromChild(int status, const std::string &out, const std::string &err, const std::string &file,
@@ -204,6 +141,8 @@ Error verdictFromChild(int status, const std::string &out, const std::string &er
                                                     (during == "rendering the chat template"
                                                          ? " (the template nests too deeply or calls itself)"
                                                          : "")};
+        if (sig == SIGFPE)
+            return Error{ErrorCode::FileCheckFailed, file + ": llama.cpp crashed (a division by zero) while " + during};
         if (sig == SIGABRT)
             return Error{ErrorCode::FileCheckFailed, file + ": llama.cpp stopped while " + during +
                                                     (line.empty() ? std::string() : ": " + line)};
@@ -217,11 +156,7 @@ Error verdictFromChild(int status, const std::string &out, const std::string &er
         return Error{ErrorCode::FileCheckFailed, file + ": the file check gave no answer while " + during};
     if (j.value("ok", false))
         return {};
-    ErrorCode code = ErrorCode::LoadFailed;
-    const std::string name = j.value("code", std::string());
-    for (int c = 0; c < 100; ++c)
-        if (name == errorCodeName(ErrorCode(c)))
-            code = ErrorCode(c);
+    const ErrorCode code = errorCodeFromName(j.value("code", std::string())).value_or(ErrorCode::LoadFailed);
     std::string detail = j.value("detail", std::string("the file check failed"));
     if (detail.rfind(file, 0) != 0)
         detail = file + ": " + detail;
@@ -242,6 +177,34 @@ Error templateFailure(const Error &e)
     }
     const std::string first = e.detail.substr(0, e.detail.find('\n'));
     return Error{ErrorCode::TemplateFailed, "the chat template fails on a sample conversation: " + first};
+}
+
+// Loads the model's layout without its data (no_alloc) on the CPU alone and creates a small
+// context, which builds the worst-case graph. Allocates nothing large.
+Error dryRun(const std::string &path)
+{
+    LogCapture capture;
+    llama_model_params mp = llama_model_default_params();
+    mp.no_alloc = true;
+    mp.load_mode = LLAMA_LOAD_MODE_NONE;
+    mp.n_gpu_layers = 0;
+    ggml_backend_dev_t noDevices[] = {nullptr}; // the CPU only: no GPU is initialised here
+    mp.devices = noDevices;
+    llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
+    if (!model)
+        return Error{ErrorCode::LoadFailed, "llama.cpp could not read the model's layout" +
+                                                (capture.lastError().empty() ? std::string() : ": " + capture.lastError())};
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = 512;
+    cp.n_batch = 512;
+    cp.n_ubatch = 512;
+    cp.n_threads = 1;
+    cp.n_threads_batch = 1;
+    llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
+    if (!ctx)
+        return Error{ErrorCode::LoadFailed, "llama.cpp could not build the model's compute graph" +
+                                                (capture.lastError().empty() ? std::string() : ": " + capture.lastError())};
+    return {};
 }
 
 } // namespace
@@ -295,9 +258,21 @@ Error checkFileInProcess(const std::string &path)
                     return templateFailure(p.error());
             }
         }
+        model.reset();
+        // llama.cpp's own dry run, as the exact planner runs it: every hyperparameter it reads,
+        // every tensor placed (no data), and the worst-case compute graph built. Its asserts on
+        // what only the file controls (a rope type, a head layout, a weight's type) end here.
+        stage("layout");
+        if (Error e = dryRun(path))
+            return e;
         stage("done");
         return {};
     });
+}
+
+int serveChatTemplates(const std::string &modelPath)
+{
+    return internal::TemplateSandbox::serve(modelPath);
 }
 
 Result<FileCheckVerdict> checkFileIsolated(const std::string &path, const std::string &helper,
@@ -308,21 +283,16 @@ Result<FileCheckVerdict> checkFileIsolated(const std::string &path, const std::s
     if (!key.empty() && !cacheFile.empty() && cached(cacheFile, key))
         return FileCheckVerdict{true, 0};
     const auto start = Clock::now();
-    Child child = spawn(helper, path, limits);
-    if (child.pid < 0)
+    internal::HelperProcess child;
+    const internal::HelperProcess::Limits rl{limits.memoryBytes, limits.seconds + 1};
+    if (!child.start({helper, "check-file", path}, rl, false))
         return Error{ErrorCode::LoadFailed, "the file check could not start (" + std::string(std::strerror(errno)) + ")"};
     std::string out, err;
     const bool finished = collect(child, out, err, start + std::chrono::seconds(limits.seconds), cancel);
     // At the memory limit glibc's malloc can keep trying new arenas instead of failing: a helper
     // that stopped at the deadline with its heap full ran out of memory, not of time.
-    const bool heapFull = !finished && heapBytes(child.pid) >= limits.memoryBytes / 10 * 9;
-    if (!finished)
-        ::kill(child.pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    ::close(child.out);
-    ::close(child.err);
+    const bool heapFull = !finished && internal::processHeapBytes(child.pid()) >= limits.memoryBytes / 10 * 9;
+    const int status = finished ? child.wait() : child.kill();
     const std::string file = fs::path(path).filename().string();
     if (!finished) {
         if (cancel && cancel->load())

@@ -28,6 +28,10 @@ struct FileCheckVerdict {
 // stage it enters on stderr ("check: template") so that a crash can be named by its stage.
 Error checkFileInProcess(const std::string &path);
 
+// What `shoehorn-cli render-template MODEL` runs: the helper process of a session's chat template
+// (ChatSession::isolateTemplate). Serves render requests on stdin/stdout until EOF; exit status.
+int serveChatTemplates(const std::string &modelPath);
+
 // Runs `helper check-file PATH` (shoehorn-cli) under `limits` and reads its verdict. Verdicts of
 // files that passed are kept in `cacheFile` (one line per path, size and modification time), so a
 // file is checked again only when it changed. Cancelled when `cancel` is set (the helper is killed).

@@ -135,6 +135,11 @@ Result<ModelInfo> inspectModel(const std::string &path)
             return *e;
         if (auto e = internal::checkHyperparameters(info))
             return *e;
+        if (auto e = internal::checkDecodeHyperparameters(g, info))
+            return *e;
+        for (const auto &part : *parts)
+            if (auto e = internal::checkTensorTypes(*part))
+                return *e;
         if (auto e = internal::readTensorTable(*parts, info))
             return *e;
         internal::finishLayers(info);

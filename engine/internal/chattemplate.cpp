@@ -69,6 +69,14 @@ bool ChatTemplates::supportsThinking() const
 Result<ChatPrompt> ChatTemplates::apply(const std::vector<ChatMessage> &history, const GenerationOptions &options,
                                         const llama_vocab *vocab) const
 {
+    auto p = render(history, options);
+    if (p)
+        p->resolveVisible(vocab);
+    return p;
+}
+
+Result<ChatPrompt> ChatTemplates::render(const std::vector<ChatMessage> &history, const GenerationOptions &options) const
+{
     try {
         common_chat_params params = common_chat_templates_apply(m_templates.get(), inputs(history, options));
         ChatPrompt p;
@@ -84,19 +92,24 @@ Result<ChatPrompt> ChatTemplates::apply(const std::vector<ChatMessage> &history,
         p.stops = options.stop;
         for (const auto &s : params.additional_stops)
             p.stops.push_back(s);
-        std::vector<std::string> visible = params.preserved_tokens;
+        p.visibleText = params.preserved_tokens;
         if (!p.startTag.empty())
-            visible.push_back(rtrim(p.startTag));
+            p.visibleText.push_back(rtrim(p.startTag));
         for (const auto &t : p.endTags)
-            visible.push_back(rtrim(t));
-        for (const auto &t : visible) {
-            const auto ids = common_tokenize(vocab, t, false, true);
-            if (ids.size() == 1)
-                p.visibleSpecial.insert(ids.front());
-        }
+            p.visibleText.push_back(rtrim(t));
         return p;
     } catch (const std::exception &e) {
         return Error{ErrorCode::TemplateFailed, e.what()};
+    }
+}
+
+void ChatPrompt::resolveVisible(const llama_vocab *vocab)
+{
+    visibleSpecial.clear();
+    for (const auto &t : visibleText) {
+        const auto ids = common_tokenize(vocab, t, false, true);
+        if (ids.size() == 1)
+            visibleSpecial.insert(ids.front());
     }
 }
 

@@ -20,7 +20,11 @@ struct ChatPrompt {
     std::vector<std::string> endTags;
     bool startInReasoning = false;        // the generation prompt already opened the block
     std::vector<std::string> stops;       // the caller's and the template's
-    std::set<llama_token> visibleSpecial; // control tokens the output parser needs to see
+    std::vector<std::string> visibleText; // tags the output parser needs to see (as text)
+    std::set<llama_token> visibleSpecial; // ...and those of them that are one control token
+
+    // Fills visibleSpecial from visibleText with this vocabulary.
+    void resolveVisible(const llama_vocab *vocab);
 };
 
 // The model's Jinja chat template through llama.cpp's common/chat, with a ChatML fallback
@@ -32,6 +36,8 @@ public:
 
     Result<ChatPrompt> apply(const std::vector<ChatMessage> &history, const GenerationOptions &options,
                              const llama_vocab *vocab) const;
+    // The same without resolving the visible tags to tokens (the template sandbox's helper).
+    Result<ChatPrompt> render(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
     bool supportsThinking() const;
 
 private:

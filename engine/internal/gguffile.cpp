@@ -6,6 +6,7 @@
 #include <ggml.h>
 #include <gguf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace shoehorn {
@@ -21,6 +23,7 @@ namespace {
 
 constexpr uint64_t kMaxTensors = 1u << 20; // real models have < 20k; more means a broken header
 constexpr uint64_t kMaxKv = 1u << 16;
+constexpr uint64_t kTensorAlignment = 32; // TENSOR_ALIGNMENT in ggml-impl.h
 
 struct Header {
     char magic[4];
@@ -65,10 +68,33 @@ int64_t readIntAt(const void *data, gguf_type t, size_t i)
 
 } // namespace
 
+std::string fileKind(unsigned mode)
+{
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISFIFO(mode))
+        return "a named pipe";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    return "not a file";
+}
+
+Error refuseNonRegular(const std::string &path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return Error{ErrorCode::FileUnreadable, path + " is not a regular file (" + fileKind(st.st_mode) + ")"};
+    return {};
+}
+
 Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
 {
     // open(2) first: its errno tells a missing file from a symlink loop or a permission problem.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO named *.gguf would otherwise wait for a writer forever; what is
+    // not a regular file (a FIFO, a device, a socket, a folder) is refused before any read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         const int err = errno;
         if (err == ENOENT || err == ENOTDIR)
@@ -77,15 +103,18 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
             return Error{ErrorCode::FileUnreadable, path + " is a symbolic link that loops back on itself"};
         if (err == EACCES || err == EPERM)
             return Error{ErrorCode::FileUnreadable, "no permission to read " + path};
+        if (err == ENXIO)
+            return Error{ErrorCode::FileUnreadable, path + " is not a regular file (a socket or a device)"};
         return Error{ErrorCode::FileUnreadable, path + ": " + std::strerror(err)};
     }
+    struct stat st {};
+    const int statRc = ::fstat(fd, &st);
     ::close(fd);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        return Error{ErrorCode::FileUnreadable, path + " is not a regular file"};
-    const uint64_t size = std::filesystem::file_size(path, ec);
-    if (ec)
-        return Error{ErrorCode::FileUnreadable, path + ": " + ec.message()};
+    if (statRc != 0)
+        return Error{ErrorCode::FileUnreadable, path + ": " + std::strerror(errno)};
+    if (!S_ISREG(st.st_mode))
+        return Error{ErrorCode::FileUnreadable, path + " is not a regular file (" + fileKind(st.st_mode) + ")"};
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
 
     // Read the fixed header ourselves: it gives precise errors for the common cases
     // (not a GGUF at all, a newer version, a header with absurd counts).
@@ -122,10 +151,23 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
     file->m_path = path;
     file->m_fileSize = size;
 
+    // With mmap, llama.cpp hands ggml buffers that start at a tensor's place in the mapped file,
+    // and ggml asserts that they are aligned to TENSOR_ALIGNMENT (32 bytes): a smaller
+    // general.alignment (gguf takes any power of two) would abort the process at load.
+    const uint64_t alignment = gguf_get_alignment(ctx);
+    if (alignment < kTensorAlignment)
+        return Error{ErrorCode::Corrupt, "general.alignment is " + std::to_string(alignment) + ", less than the " +
+                                             std::to_string(kTensorAlignment) + " bytes llama.cpp needs for tensor data"};
     // gguf does not look at the tensor data; make sure it is all inside the file.
     const uint64_t dataOffset = gguf_get_data_offset(ctx);
     const int64_t n = gguf_get_n_tensors(ctx);
     for (int64_t i = 0; i < n; ++i) {
+        const uint64_t start = dataOffset + gguf_get_tensor_offset(ctx, i);
+        if (start % alignment != 0 || start % kTensorAlignment != 0)
+            return Error{ErrorCode::Corrupt, std::string("tensor '") + gguf_get_tensor_name(ctx, i) + "' starts at byte " +
+                                                 std::to_string(start) + ", not a multiple of " +
+                                                 std::to_string(std::max<uint64_t>(alignment, kTensorAlignment)) +
+                                                 " as llama.cpp needs"};
         const uint64_t tEnd = dataOffset + gguf_get_tensor_offset(ctx, i) + gguf_get_tensor_size(ctx, i);
         if (tEnd > size)
             return Error{ErrorCode::Truncated, std::string("tensor '") + gguf_get_tensor_name(ctx, i) +

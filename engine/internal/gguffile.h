@@ -14,6 +14,12 @@ struct ggml_tensor;
 
 namespace shoehorn {
 
+// "a named pipe", "a device", "a folder"...: what a path that is not a regular file is (st_mode).
+std::string fileKind(unsigned mode);
+// FileUnreadable when `path` exists and is not a regular file (a FIFO named *.gguf, a device):
+// opening one for reading could wait forever. Empty for a regular file or one that is missing.
+Error refuseNonRegular(const std::string &path);
+
 // Type-checked read access to one GGUF file's metadata. ggml's gguf getters assert on a
 // type mismatch; a hostile file must never reach those asserts, so every getter checks first.
 class GgufFile

@@ -1,9 +1,13 @@
 #include "modelchecks.h"
 
+#include <ggml-cpu.h>
+#include <ggml.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <string_view>
 #include <unordered_map>
 
@@ -87,11 +91,12 @@ std::optional<Error> checkVocabulary(const GgufFile &g)
         return std::nullopt;
     std::unordered_map<std::string_view, size_t> seen;
     seen.reserve(tokens->size());
+    std::deque<std::string> names; // the renamed empty tokens (stable addresses for the views)
     for (size_t i = 0; i < tokens->size(); ++i) {
         const std::string &t = (*tokens)[i];
-        if (t.empty())
-            continue; // llama.cpp renames empty tokens "[EMPTY_i]"
-        const auto [it, fresh] = seen.emplace(t, i);
+        // llama.cpp renames an empty token "[EMPTY_i]", which may then be another token's text.
+        const std::string named = t.empty() ? "[EMPTY_" + std::to_string(i) + "]" : std::string();
+        const auto [it, fresh] = seen.emplace(t.empty() ? std::string_view(names.emplace_back(named)) : std::string_view(t), i);
         if (!fresh)
             return Error{ErrorCode::Corrupt, "tokenizer.ggml.tokens has the token '" + tokenText(t) + "' twice (at " +
                                                  std::to_string(it->second) + " and " + std::to_string(i) + ")"};
@@ -104,6 +109,65 @@ std::optional<Error> checkVocabulary(const GgufFile &g)
                 return Error{ErrorCode::Corrupt, std::string("tokenizer.ggml.tokens has no byte token ") + name +
                                                      ", which a SentencePiece ('llama') vocabulary needs"};
         }
+    }
+    return std::nullopt;
+}
+
+std::optional<Error> checkDecodeHyperparameters(const GgufFile &g, const ModelInfo &info)
+{
+    const std::string a = info.architecture + ".";
+    if (const auto causal = g.uint(a + "attention.causal"); causal && *causal == 0)
+        return Error{ErrorCode::Corrupt, a + "attention.causal is false: this is an embedding or encoder model, "
+                                             "not one that writes answers"};
+    for (const char *suffix : {"", "_swa"}) {
+        const std::string key = a + "rope.dimension_count" + suffix;
+        const auto rot = g.uint(key);
+        const uint64_t head = std::string(suffix).empty() ? info.headSizeK
+                                                          : g.uint(a + "attention.key_length_swa").value_or(info.headSizeK);
+        if (rot && (*rot % 2 != 0 || (head > 0 && *rot > head)))
+            return Error{ErrorCode::Corrupt, key + " is " + std::to_string(*rot) + ", not an even number up to the head size " +
+                                                 std::to_string(head)};
+    }
+    const std::vector<int64_t> sections = g.intArray(a + "rope.dimension_sections");
+    if (!sections.empty()) {
+        int64_t sum = 0, firstThree = 0;
+        for (size_t i = 0; i < sections.size(); ++i) {
+            if (sections[i] < 0 || sections[i] > (1 << 24))
+                return Error{ErrorCode::Corrupt, a + "rope.dimension_sections has the entry " + std::to_string(sections[i])};
+            sum += sections[i];
+            if (i < 3)
+                firstThree += sections[i];
+        }
+        if (firstThree == 0 || (info.headSizeK > 0 && sum > int64_t(info.headSizeK)))
+            return Error{ErrorCode::Corrupt, a + "rope.dimension_sections add up to " + std::to_string(sum) +
+                                                 (firstThree == 0 ? " with the first three all 0" : ", more than the head size " +
+                                                                                                       std::to_string(info.headSizeK))};
+    }
+    // llama.cpp multiplies these in 32 bits: a product that wraps would pass its shape checks.
+    if (uint64_t(info.headSizeK) * info.headCount > (1u << 24) || uint64_t(info.headSizeV) * info.headCount > (1u << 24))
+        return Error{ErrorCode::Corrupt, a + "attention.key_length times head_count is absurdly large"};
+    return std::nullopt;
+}
+
+std::optional<Error> checkTensorTypes(const GgufFile &part)
+{
+    for (int64_t i = 0; i < part.tensorCount(); ++i) {
+        const ggml_tensor *t = part.tensor(i);
+        if (!t)
+            return Error{ErrorCode::Corrupt, "tensor table is inconsistent"};
+        const std::string name = ggml_get_name(t);
+        for (int d = 0; d < GGML_MAX_DIMS; ++d)
+            if (t->ne[d] < 1)
+                return Error{ErrorCode::Corrupt, "tensor '" + name + "' has a dimension of size " + std::to_string(t->ne[d])};
+        const char *type = ggml_type_name(t->type);
+        if (ggml_n_dims(t) == 1 && t->type != GGML_TYPE_F32)
+            return Error{ErrorCode::Corrupt, "tensor '" + name + "' is " + type +
+                                                 "; a one-dimensional tensor (a norm, bias or scale) must be F32"};
+        const bool multiplies = t->type == GGML_TYPE_F32 ||
+                                (ggml_get_type_traits(t->type)->to_float && ggml_get_type_traits_cpu(t->type)->vec_dot);
+        if (!multiplies)
+            return Error{ErrorCode::Corrupt, "tensor '" + name + "' is of type " + type +
+                                                 ", which llama.cpp cannot compute with as a weight"};
     }
     return std::nullopt;
 }

@@ -23,4 +23,15 @@ std::optional<Error> checkLlamaLimits(const GgufFile &g, const ModelInfo &info);
 // a SentencePiece ("llama") vocabulary has its 256 byte tokens.
 std::optional<Error> checkVocabulary(const GgufFile &g);
 
+// What only the first decode would find, so the helper's dry run cannot (docs/hostile-files.md):
+// rotary dimensions the CPU's rope kernel takes (even, within the head; M-RoPE sections), a
+// causal model (an encoder asserts on a batch larger than its micro-batch).
+std::optional<Error> checkDecodeHyperparameters(const GgufFile &g, const ModelInfo &info);
+
+// Every tensor of every part: no dimension of size 0 (ggml divides by them), one-dimensional
+// tensors (norms, biases, scales) in F32 as ggml's CPU element-wise kernels need, and weights of a
+// type the CPU can multiply (gguf accepts I32 or Q8_K weights, which end in an abort or a jump to
+// a null kernel at the first decode).
+std::optional<Error> checkTensorTypes(const GgufFile &part);
+
 } // namespace shoehorn::internal

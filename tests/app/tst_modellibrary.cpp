@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 class TestModelLibrary : public QObject
 {
     Q_OBJECT
@@ -111,6 +113,8 @@ void TestModelLibrary::scansFolders()
     QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("split/mmproj-tiny-F16.gguf").toStdString()).empty());
     projector.type = "f32";
     QVERIFY(shoehorn::fixtures::writeProjector(projector, dir.filePath("vision/mmproj-tiny-F32.gguf").toStdString()).empty());
+    // A named pipe called *.gguf: reading it would wait for a writer forever.
+    QVERIFY(::mkfifo(qPrintable(dir.filePath("pipe.gguf")), 0600) == 0);
     QFile text(dir.filePath("notes.txt"));
     QVERIFY(text.open(QIODevice::WriteOnly));
     text.write("not a model");

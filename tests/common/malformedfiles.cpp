@@ -4,6 +4,7 @@
 #include "error.h"
 #include "testfixtures.h"
 
+#include <ggml.h>
 #include <gguf.h>
 
 #include <QFile>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 using namespace shoehorn;
 
@@ -33,6 +36,91 @@ QByteArray rewritten(const QString &fixture, const std::function<void(gguf_conte
         qFatal("cannot write the metadata");
     gguf_free(ctx);
     return readAll(meta) + readAll(fixture).mid(qsizetype(oldDataOffset));
+}
+
+// A tensor of a rebuilt file: its data is cut or padded with zeros to the size of its shape.
+struct Tensor {
+    std::string name;
+    std::vector<int64_t> ne;
+    ggml_type type;
+    QByteArray data;
+};
+
+// The fixture written anew by ggml's gguf writer, with its metadata and tensors changed by `edit`
+// and the tensor data laid out at `alignment` (gguf writes with the alignment it read: a file
+// that holds only general.alignment is read first to set it).
+QByteArray rebuilt(const QString &fixture, const std::function<void(gguf_context *, std::vector<Tensor> &)> &edit,
+                   uint32_t alignment = 32)
+{
+    ggml_context *data = nullptr;
+    gguf_context *src = gguf_init_from_file(fixture.toUtf8().constData(), gguf_init_params{false, &data});
+    if (!src)
+        qFatal("cannot parse the fixture");
+    std::vector<Tensor> tensors;
+    for (int64_t i = 0; i < gguf_get_n_tensors(src); ++i) {
+        const ggml_tensor *t = ggml_get_tensor(data, gguf_get_tensor_name(src, i));
+        tensors.push_back({t->name, {t->ne[0], t->ne[1], t->ne[2], t->ne[3]}, t->type,
+                           QByteArray(static_cast<const char *>(t->data), qsizetype(ggml_nbytes(t)))});
+    }
+    const QString dir = TestFixtures::instance().dir();
+    gguf_context *dst = gguf_init_empty();
+    if (alignment != 32) {
+        gguf_set_val_u32(dst, "general.alignment", alignment);
+        gguf_write_to_file(dst, (dir + "/alignment.gguf").toUtf8().constData(), true);
+        gguf_free(dst);
+        dst = gguf_init_from_file((dir + "/alignment.gguf").toUtf8().constData(), gguf_init_params{true, nullptr});
+    }
+    gguf_set_kv(dst, src);
+    if (alignment != 32)
+        gguf_set_val_u32(dst, "general.alignment", alignment);
+    edit(dst, tensors);
+    ggml_init_params ip{size_t(tensors.size() + 1) * ggml_tensor_overhead(), nullptr, true};
+    ggml_context *meta = ggml_init(ip);
+    for (Tensor &t : tensors) {
+        ggml_tensor *g = ggml_new_tensor(meta, t.type, 4, t.ne.data());
+        ggml_set_name(g, t.name.c_str());
+        t.data.resize(qsizetype(ggml_nbytes(g)), '\0');
+        gguf_add_tensor(dst, g);
+        gguf_set_tensor_data(dst, t.name.c_str(), t.data.constData());
+    }
+    const QString out = dir + "/rebuilt.gguf";
+    if (!gguf_write_to_file(dst, out.toUtf8().constData(), false))
+        qFatal("cannot write the rebuilt file");
+    gguf_free(dst);
+    gguf_free(src);
+    ggml_free(meta);
+    ggml_free(data);
+    return readAll(out);
+}
+
+// The fixture with general.alignment 8 and its tensor data starting 8 bytes past a multiple of 32
+// (general.name is lengthened until it does): memory-mapped, llama.cpp hands ggml an unaligned
+// buffer and ggml aborts.
+QByteArray misaligned(const QString &fixture)
+{
+    const QString out = TestFixtures::instance().dir() + "/rebuilt.gguf";
+    for (int extra = 0; extra < 32; ++extra) {
+        QByteArray b = rebuilt(
+            fixture,
+            [&](gguf_context *c, std::vector<Tensor> &) {
+                gguf_set_val_str(c, "general.name", std::string(size_t(1 + extra), 'x').c_str());
+            },
+            8);
+        gguf_context *back = gguf_init_from_file(out.toUtf8().constData(), gguf_init_params{true, nullptr});
+        const bool shifted = back && gguf_get_alignment(back) == 8 && gguf_get_data_offset(back) % 32 != 0;
+        gguf_free(back);
+        if (shifted)
+            return b;
+    }
+    qFatal("could not misalign the tensor data");
+}
+
+Tensor &tensorNamed(std::vector<Tensor> &tensors, const char *name)
+{
+    for (Tensor &t : tensors)
+        if (t.name == name)
+            return t;
+    qFatal("no tensor %s", name);
 }
 
 // `from` replaced by `to` (same length) at its first occurrence.
@@ -131,5 +219,53 @@ QList<MalformedFile> malformedFiles()
         "tokenizer.ggml.tokens has the token");
     row("SPM without byte tokens", patched(good, "<0x0A>", "<0y0A>"), corrupt,
         "tokenizer.ggml.tokens has no byte token <0x0A>");
+    row("empty token renamed to another's text", rewritten(moe, [](gguf_context *c) {
+            setTokens(c, [](auto &t) { t[300] = ""; t[301] = "[EMPTY_300]"; });
+        }), corrupt, "tokenizer.ggml.tokens has the token '[EMPTY_300]' twice");
+    // What llama.cpp would only find at the first decode, or with a memory-mapped buffer.
+    row("alignment 8", misaligned(moe), corrupt, "general.alignment is 8, less than the 32 bytes llama.cpp needs");
+    row("norm in F16", rebuilt(moe, [](gguf_context *, std::vector<Tensor> &t) {
+            tensorNamed(t, "blk.0.attn_norm.weight").type = GGML_TYPE_F16;
+        }), corrupt, "tensor 'blk.0.attn_norm.weight' is f16; a one-dimensional tensor");
+    row("weight in I32", rebuilt(moe, [](gguf_context *, std::vector<Tensor> &t) {
+            tensorNamed(t, "blk.0.attn_q.weight").type = GGML_TYPE_I32;
+        }), corrupt, "tensor 'blk.0.attn_q.weight' is of type i32, which llama.cpp cannot compute with");
+    // The last tensor: gguf then sees no offset after it that would no longer add up.
+    row("dimension of size 0", rebuilt(moe, [](gguf_context *, std::vector<Tensor> &t) { t.back().ne[1] = 0; }),
+        corrupt, "_exps.weight' has a dimension of size 0");
+    row("encoder, not causal", rewritten(moe, [](gguf_context *c) { gguf_set_val_bool(c, "qwen3moe.attention.causal", false); }),
+        corrupt, "qwen3moe.attention.causal is false");
+    row("odd rotary dimensions", u32("qwen3moe.rope.dimension_count", 7), corrupt,
+        "qwen3moe.rope.dimension_count is 7, not an even number up to the head size 16");
+    return files;
+}
+
+QList<MalformedFile> dryRunFiles()
+{
+    QList<MalformedFile> files;
+    auto row = [&files](const char *name, const QByteArray &bytes, int code, const QString &detail) {
+        files.append({QString::fromLatin1(name), bytes, code, detail});
+    };
+    const QString moe = TestFixtures::instance().tinyMoe();
+    const int check = int(ErrorCode::FileCheckFailed);
+    auto set = [&](const std::function<void(gguf_context *)> &edit) { return rewritten(moe, edit); };
+    const QString stopped = "llama.cpp stopped while placing the tensors and building the compute graph";
+    row("unknown rope scaling", set([](gguf_context *c) { gguf_set_val_str(c, "qwen3moe.rope.scaling.type", "bogus"); }),
+        check, stopped);
+    row("rotary dimensions not the head size", set([](gguf_context *c) { gguf_set_val_u32(c, "qwen3moe.rope.dimension_count", 8); }),
+        check, "n_embd_head == n_rot");
+    row("expert groups", set([](gguf_context *c) { gguf_set_val_u32(c, "qwen3moe.expert_group_count", 8); }),
+        check, "n_expert_groups < hparams.n_expert");
+    row("next-token layers past the last", set([](gguf_context *c) { gguf_set_val_u32(c, "qwen3moe.nextn_predict_layers", 5); }),
+        check, "n_layer_nextn <= hparams.n_layer_all");
+    row("heads not a multiple of the KV heads", rebuilt(moe, [](gguf_context *c, std::vector<Tensor> &t) {
+            gguf_set_val_u32(c, "qwen3moe.attention.head_count_kv", 3);
+            for (Tensor &w : t)
+                if (w.name.find("attn_k.weight") != std::string::npos || w.name.find("attn_v.weight") != std::string::npos)
+                    w.ne[1] = 48; // 3 heads of 16: the shapes llama.cpp checks agree, the graph does not
+        }), check, "GGML_ASSERT(ggml_can_mul_mat");
+    row("K weight of another shape", rebuilt(moe, [](gguf_context *, std::vector<Tensor> &t) {
+            tensorNamed(t, "blk.0.attn_k.weight").ne[1] = 48;
+        }), int(ErrorCode::LoadFailed), "tensor 'blk.0.attn_k.weight' has wrong shape");
     return files;
 }

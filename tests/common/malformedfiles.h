@@ -17,4 +17,7 @@ struct MalformedFile {
 };
 
 QList<MalformedFile> malformedFiles();
+// Files the inspector accepts that llama.cpp would abort on while loading their layout or
+// building their compute graph: the first-open check's dry run (in its helper) refuses them.
+QList<MalformedFile> dryRunFiles();
 QByteArray readAll(const QString &path); // a test's file, whole (qFatal if it cannot)

@@ -4,7 +4,11 @@
 // and is not checked again until it changes.
 #include "filecheck.h"
 #include "fixtures.h"
+#include "malformedfiles.h"
+#include "modelinfo.h"
 #include "testfixtures.h"
+
+#include <QProcess>
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -47,6 +51,8 @@ private slots:
     void goodFileIsCheckedOnceUntilItChanges();
     void cancelKillsTheHelper();
     void brokenProjector();
+    void dryRunRefuses_data();
+    void dryRunRefuses();
 };
 
 void TestFileCheck::hostileTemplates_data()
@@ -142,6 +148,47 @@ void TestFileCheck::brokenProjector()
     QVERIFY(fixtures::writeProjector(p, good.toStdString()).empty());
     auto ok = checkFileIsolated(good.toStdString(), SHOEHORN_CLI, limits, {});
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().detail.c_str());
+}
+
+void TestFileCheck::dryRunRefuses_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("detail");
+    for (const MalformedFile &f : dryRunFiles())
+        QTest::newRow(qPrintable(f.kind)) << f.bytes << f.code << f.detail;
+}
+
+// Files whose metadata the inspector accepts and on which llama.cpp asserts while it places the
+// tensors or builds the compute graph: the check's dry run ends in the helper, with llama.cpp's
+// words, and so do `shoehorn-cli chat` and `bench` (which would load it in their own process).
+void TestFileCheck::dryRunRefuses()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, code);
+    QFETCH(QString, detail);
+    const QString file = m_dir.filePath("dry-run.gguf");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+    f.close();
+    auto info = inspectModel(file.toStdString());
+    QVERIFY2(info.ok(), info.ok() ? "" : info.error().detail.c_str()); // only the dry run finds it
+    auto v = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), {});
+    QVERIFY2(!v.ok(), "the file passed the check");
+    QCOMPARE(errorCodeName(v.error().code), errorCodeName(ErrorCode(code)));
+    QVERIFY2(QString::fromStdString(v.error().detail).contains(detail), v.error().detail.c_str());
+    for (const QStringList &args : {QStringList{"chat", file, "-p", "hi", "-n", "4"}, QStringList{"bench", file, "-p", "8", "-n", "4", "-r", "1"}}) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_CACHE_HOME", m_dir.filePath("cache")); // no verdict of an earlier run
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(SHOEHORN_CLI), args);
+        QVERIFY(p.waitForFinished(30000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(p.exitCode() == 1 && err.contains(detail), qPrintable(args.first() + ": " + err.right(600)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestFileCheck)

@@ -7,6 +7,7 @@
 
 #include <gguf.h>
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QtTest>
@@ -45,6 +46,7 @@ private slots:
     void missingSplitPartNamed();
     void exceptionsBecomeErrors();
     void symlinkLoop();
+    void notARegularFile();
     void noPermission();
 };
 
@@ -125,6 +127,33 @@ void TestModelChecks::symlinkLoop()
     QVERIFY(!r.ok());
     QCOMPARE(r.error().code, ErrorCode::FileUnreadable);
     QVERIFY2(QString::fromStdString(r.error().detail).contains("loops"), r.error().detail.c_str());
+}
+
+// A named pipe called *.gguf (or a device) is refused before anything opens it for reading, which
+// would wait for a writer forever: by the inspector, shoehorn-cli info and chat.
+void TestModelChecks::notARegularFile()
+{
+    const QString pipe = TestFixtures::instance().dir() + "/pipe.gguf";
+    QFile::remove(pipe);
+    QVERIFY(::mkfifo(qPrintable(pipe), 0600) == 0);
+    QElapsedTimer t;
+    t.start();
+    for (const QString &path : {pipe, QStringLiteral("/dev/zero"), TestFixtures::instance().dir()}) {
+        auto r = inspectModel(path.toStdString());
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::FileUnreadable);
+        QVERIFY2(QString::fromStdString(r.error().detail).contains("is not a regular file"), r.error().detail.c_str());
+    }
+    QVERIFY(QString::fromStdString(inspectModel(pipe.toStdString()).error().detail).contains("a named pipe"));
+    QVERIFY(t.elapsed() < 1000);
+    for (const QStringList &args : {QStringList{"info", pipe}, QStringList{"chat", pipe, "-p", "hi"}}) {
+        QProcess p;
+        p.start(QStringLiteral(SHOEHORN_CLI), args);
+        QVERIFY2(p.waitForFinished(10000), qPrintable(args.first() + " waits on the pipe"));
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("is not a regular file (a named pipe)"));
+    }
+    QFile::remove(pipe);
 }
 
 void TestModelChecks::noPermission()

@@ -1,6 +1,7 @@
 // Replays a corpus through the fuzz target, then random mutations of it (deterministic for a
 // seed): the short, bounded fuzz run of the test command. tools/fuzz.sh runs libFuzzer instead.
 //   fuzz_gguf_replay CORPUS_DIR ITERATIONS [SEED]
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -16,16 +17,26 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
+// Where each occurrence of `what` ends.
+std::vector<size_t> after(const Bytes &b, const std::string &what)
+{
+    std::vector<size_t> out;
+    for (auto it = b.begin(); (it = std::search(it, b.end(), what.begin(), what.end())) != b.end(); ++it)
+        out.push_back(size_t(it - b.begin()) + what.size());
+    return out;
+}
+
 // The mutations that found the inspector's bugs: bytes flipped, lengths and counts made huge
-// or negative, the file cut short, a part repeated. Most land in the header, where GGUF keeps
-// its counts, types and offsets.
+// or negative, the file cut short, a part repeated; and those aimed at what llama.cpp asserts on
+// later (a tensor's type or size, the alignment of the data). Most land in the header, where
+// GGUF keeps its counts, types and offsets.
 void mutate(Bytes &b, std::mt19937_64 &rng)
 {
     if (b.empty())
         return;
     auto at = [&](size_t limit) { return size_t(rng() % std::max<size_t>(1, std::min(limit, b.size()))); };
     const size_t header = 4096;
-    switch (rng() % 6) {
+    switch (rng() % 8) {
     case 0: // flip a few bytes
         for (int i = 0; i < 1 + int(rng() % 8); ++i)
             b[at(header)] ^= uint8_t(1u << (rng() % 8));
@@ -55,6 +66,32 @@ void mutate(Bytes &b, std::mt19937_64 &rng)
                 b[p + i] = uint8_t(v >> (8 * i));
         }
         break;
+    case 5: { // a tensor's type or one of its sizes (after a "...weight" name: dims, shape, type)
+        const auto spots = after(b, ".weight");
+        if (spots.empty())
+            break;
+        const size_t p = spots[rng() % spots.size()];
+        if (p + 4 > b.size())
+            break;
+        const uint32_t dims = uint32_t(b[p]) | uint32_t(b[p + 1]) << 8;
+        if (dims == 0 || dims > 4)
+            break;
+        const bool type = rng() % 2;
+        const size_t q = type ? p + 4 + 8 * dims : p + 4 + 8 * (rng() % dims);
+        const uint64_t v = type ? rng() % 42 : (rng() % 3 == 0 ? 0 : rng() % 4096);
+        for (size_t i = 0; i < (type ? 4 : 8) && q + i < b.size(); ++i)
+            b[q + i] = uint8_t(v >> (8 * i));
+        break;
+    }
+    case 6: { // general.alignment: another power of two (or not), value after the key and its type
+        const auto spots = after(b, "general.alignment");
+        if (spots.empty() || spots.front() + 8 > b.size())
+            break;
+        const uint32_t v = rng() % 8 ? 1u << (rng() % 8) : uint32_t(rng() % 100);
+        for (size_t i = 0; i < 4; ++i)
+            b[spots.front() + 4 + i] = uint8_t(v >> (8 * i));
+        break;
+    }
     default: // random bytes
         for (int i = 0; i < 16; ++i)
             b[at(b.size())] = uint8_t(rng());

@@ -5,6 +5,7 @@
 #include "chatstore.h"
 #include "fixtures.h"
 #include "mainwindow.h"
+#include "malformedfiles.h"
 #include "offloadpanel.h"
 #include "testfixtures.h"
 
@@ -14,6 +15,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 class TestHostileFile : public QObject
 {
@@ -33,6 +36,8 @@ private slots:
     }
     void hostileTemplateIsStoppedBeforeLoading_data();
     void hostileTemplateIsStoppedBeforeLoading();
+    void damagedFileIsRefused_data();
+    void damagedFileIsRefused();
 };
 
 void TestHostileFile::hostileTemplateIsStoppedBeforeLoading_data()
@@ -75,6 +80,51 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
     panel->setModelPath(file);
     QTRY_VERIFY_WITH_TIMEOUT(panel->exactText().contains(cause), 20000);
     // The window goes on: a good file loads.
+    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    window.openModel(TestFixtures::instance().tinyLlama());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+}
+
+void TestHostileFile::damagedFileIsRefused_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("cause");
+    QList<MalformedFile> files = malformedFiles() + dryRunFiles();
+    for (const MalformedFile &f : files)
+        if (f.kind == "alignment 8" || f.kind == "weight in I32" || f.kind == "unknown rope scaling" ||
+            f.kind == "K weight of another shape")
+            QTest::newRow(qPrintable(f.kind)) << f.bytes << f.detail;
+    QTest::newRow("named pipe") << QByteArray() << "is not a regular file (a named pipe)";
+}
+
+// Files that would abort llama.cpp in this process (a misaligned tensor, a weight type no CPU
+// kernel takes, an assert while placing tensors) and a named pipe: the window says what is wrong,
+// loads nothing, and a good file loads after.
+void TestHostileFile::damagedFileIsRefused()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, cause);
+    QTemporaryDir dir;
+    const QString file = dir.filePath("downloaded.gguf");
+    if (bytes.isEmpty()) {
+        QVERIFY(::mkfifo(qPrintable(file), 0600) == 0);
+    } else {
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes);
+    }
+    ChatController controller;
+    MainWindow window(&controller);
+    QStringList errors;
+    window.setErrorPresenter([&](const QString &title, const QString &text) { errors << title + "\n" + text; });
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy failed(&controller, &ChatController::loadFailed);
+    window.openModel(file);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 15000);
+    QTRY_COMPARE(errors.size(), 1);
+    QVERIFY2(errors[0].contains("downloaded.gguf could not be opened.") && errors[0].contains(cause), qPrintable(errors[0]));
+    QVERIFY(!controller.hasModel());
     QSignalSpy loaded(&controller, &ChatController::modelLoaded);
     window.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);

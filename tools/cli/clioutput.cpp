@@ -33,12 +33,17 @@ std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)
 
 namespace shoehorn::cli {
 
+std::string selfPath()
+{
+    std::error_code ec;
+    return std::filesystem::read_symlink("/proc/self/exe", ec).string();
+}
+
 int checkBeforeLoad(const std::string &path, bool enabled)
 {
     if (!enabled)
         return 0;
-    std::error_code ec;
-    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    const std::string self = selfPath();
     const char *xdg = std::getenv("XDG_CACHE_HOME");
     const char *home = std::getenv("HOME");
     const std::string cache = xdg && *xdg ? std::string(xdg) + "/Shoehorn/checked-files"

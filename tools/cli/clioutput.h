@@ -18,6 +18,9 @@ int fail(const Error &e);
 // Before chat and serve load a file: the isolated check (filecheck.h), unless --no-check. 0 when
 // the file may be loaded, else the exit code after printing why.
 int checkBeforeLoad(const std::string &path, bool enabled);
+// This program's own path (the helper processes run it).
+std::string selfPath();
+
 // shoehorn-cli check-file PATH: what the helper process runs; prints {"ok": ...} on stdout.
 int cmdCheckFile(const std::string &path);
 

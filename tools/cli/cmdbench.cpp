@@ -38,6 +38,8 @@ Result<BenchResult> ourBench(const Args &a, int reps)
 
 int cmdBench(const Args &a)
 {
+    if (const int rc = checkBeforeLoad(a.model, a.checkFile))
+        return rc;
     auto r = ourBench(a, a.benchReps);
     if (!r)
         return fail(r.error());
@@ -70,6 +72,8 @@ int cmdBench(const Args &a)
 
 int cmdTune(const Args &a)
 {
+    if (const int rc = checkBeforeLoad(a.model, a.checkFile))
+        return rc;
     auto info = inspectModel(a.model);
     if (!info)
         return fail(info.error());

@@ -210,6 +210,8 @@ int cmdPlan(const Args &a)
             std::fprintf(stderr, "error: --exact measures this machine's devices; it cannot plan for a profile\n");
             return 2;
         }
+        if (const int rc = checkBeforeLoad(a.model, a.checkFile)) // the dry run is llama.cpp's, in this process
+            return rc;
         auto e = exactPlan(a.model, s, target);
         if (!e)
             return fail(e.error());

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -86,6 +87,9 @@ Result<std::vector<ImageData>> readImages(const cli::Args &a)
     if (!a.images.empty() && a.mmproj.empty())
         return Error{ErrorCode::NoProjector, "--image needs --mmproj F, the model's vision projector"};
     for (const std::string &path : a.images) {
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+            return Error{ErrorCode::FileUnreadable, "--image " + path + ": not a regular file"};
         std::ifstream in(path, std::ios::binary);
         if (!in)
             return Error{ErrorCode::FileNotFound, "--image " + path + ": cannot open it (" + std::strerror(errno) + ")"};
@@ -137,6 +141,8 @@ int cmdChat(const cli::Args &a)
     auto session = ChatSession::create(*model, a.context);
     if (!session)
         return fail(session.error());
+    if (a.checkFile) // the template renders in the helper, under the check's limits
+        (*session)->isolateTemplate(cli::selfPath());
     if (!a.mmproj.empty()) {
         ProjectorSettings ps;
         ps.offload = a.mmprojOffload && a.load.gpuLayers != 0;
@@ -208,6 +214,8 @@ int main(int argc, char **argv)
         return cmdInfo(args);
     if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
         return cli::cmdCheckFile(args.model);
+    if (cmd == "render-template") // a chat session's template helper (ChatSession::isolateTemplate)
+        return serveChatTemplates(args.model);
     if (cmd == "chat")
         return cmdChat(args);
     if (cmd == "plan")

@@ -76,6 +76,8 @@ void setGeneral(gguf_context *g, const Spec &s)
 {
     gguf_set_val_str(g, "general.architecture", s.arch.c_str());
     gguf_set_val_str(g, "general.name", s.name.c_str());
+    if (s.alignmentKey)
+        gguf_set_val_u32(g, "general.alignment", 32);
     if (s.samplingDefaults) {
         gguf_set_val_f32(g, "general.sampling.temp", 0.6f);
         gguf_set_val_f32(g, "general.sampling.top_p", 0.95f);

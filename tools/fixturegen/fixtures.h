@@ -34,6 +34,7 @@ struct Spec {
     std::string quant = "f16";   // "f16", "f32", "q8_0", "q4_k_m"
     Fill fill = Fill::Random;
     uint64_t seed = 42;
+    bool alignmentKey = false; // write general.alignment (32, the layout's) as many real files do
     uint32_t ropeDims = 0;       // 0: the head size
     uint32_t sharedExpertFf = 0; // shared expert width (qwen35moe)
     uint32_t slidingWindow = 0;  // gemma3
