@@ -22,22 +22,20 @@ struct StartResult {
 
 } // namespace
 
-ApiServerOptions ApiConfig::options(const QString &modelAlias) const
+ApiServerOptions ApiConfig::options() const
 {
     ApiServerOptions o;
     o.host = host.trimmed().toStdString();
     o.port = port;
     o.apiKey = key.toStdString();
-    o.parallel = parallel;
-    o.contextPerSlot = static_cast<uint32_t>(std::max(0, contextPerSlot));
     o.metrics = metrics;
-    o.modelAlias = modelAlias.toStdString();
     return o;
 }
 
 ApiController::ApiController(std::shared_ptr<ApiHost> host, QObject *parent)
     : QObject(parent), m_host(std::move(host)), m_config(loadConfig())
 {
+    m_host->setApiSlots(m_config.parallel);
     m_poll.setInterval(1000);
     connect(&m_poll, &QTimer::timeout, this, &ApiController::poll);
 }
@@ -66,7 +64,6 @@ ApiConfig ApiController::loadConfig()
     c.host = s.value(QStringLiteral("api/host"), c.host).toString();
     c.port = s.value(QStringLiteral("api/port"), c.port).toInt();
     c.parallel = s.value(QStringLiteral("api/parallel"), c.parallel).toInt();
-    c.contextPerSlot = s.value(QStringLiteral("api/contextPerSlot"), c.contextPerSlot).toInt();
     c.metrics = s.value(QStringLiteral("api/metrics"), c.metrics).toBool();
     QFile f(keyFilePath());
     if (f.open(QIODevice::ReadOnly))
@@ -80,7 +77,6 @@ void ApiController::saveConfig(const ApiConfig &c)
     s.setValue(QStringLiteral("api/host"), c.host);
     s.setValue(QStringLiteral("api/port"), c.port);
     s.setValue(QStringLiteral("api/parallel"), c.parallel);
-    s.setValue(QStringLiteral("api/contextPerSlot"), c.contextPerSlot);
     s.setValue(QStringLiteral("api/metrics"), c.metrics);
     // The key never goes into the settings file (often world-readable): a file only the user reads.
     const QString path = keyFilePath();
@@ -109,6 +105,7 @@ void ApiController::setModelAlias(const QString &alias)
 void ApiController::setConfig(const ApiConfig &config)
 {
     m_config = config;
+    m_host->setApiSlots(config.parallel);
     saveConfig(config);
 }
 
@@ -128,8 +125,7 @@ void ApiController::start()
 {
     if (m_state == State::Starting || m_state == State::Stopping)
         return;
-    // No alias: the server names the model by its file, also after a model change restarts it.
-    const ApiServerOptions o = m_config.options(QString());
+    const ApiServerOptions o = m_config.options();
     if (Error e = ApiServer::checkOptions(o)) {
         emit failed(e, 0);
         return;

@@ -19,16 +19,16 @@ struct ApiConfig {
     QString host = QStringLiteral("127.0.0.1");
     int port = 8080;
     QString key;               // empty: none (loopback only)
-    int parallel = 2;          // slots, as the guides run llama-server
-    int contextPerSlot = 4096; // tokens
+    int parallel = 2;          // slots beside the chat's, as the guides run llama-server
     bool metrics = false;
     bool operator==(const ApiConfig &) const = default;
-    shoehorn::ApiServerOptions options(const QString &modelAlias) const;
+    shoehorn::ApiServerOptions options() const;
 };
 
 // The local API seen from the GUI thread: start, stop, and a status poll once a second while
-// it runs. The server itself lives in ApiHost (on the worker's model); everything that blocks
-// (creating the slots' context, asking the server for its slots) runs on a pool thread.
+// it runs. The HTTP side belongs to the loaded model's server loop (ApiHost); opening, closing
+// and asking for the slots take milliseconds and run on a pool thread. The API's slots are
+// part of the model's context (ApiHost::setSlots): a change applies to the next load.
 class ApiController : public QObject
 {
     Q_OBJECT
@@ -58,8 +58,8 @@ public:
     bool isOn() const { return m_state == State::On; }
     QString baseUrl() const { return m_baseUrl; }
     const shoehorn::ApiStatus &status() const { return m_status; }
-    // The KV cache and compute the API adds while on (for the planner): slots, tokens per slot.
-    int plannedSlots() const { return m_state == State::On || m_state == State::Starting ? m_config.parallel : 0; }
+    // The API's slots in the loaded (or next) model's context, on or off (for the planner).
+    int apiSlots() const { return m_config.parallel; }
 
     void start();
     void stop();

@@ -1,96 +1,90 @@
 #include "apihost.h"
 
-#include "model.h"
+#include <utility>
 
 using namespace shoehorn;
 
 ApiHost::~ApiHost()
 {
-    stop();
+    if (auto s = server())
+        s->close();
 }
 
-ApiServerOptions ApiHost::withProjector(ApiServerOptions options) const
+std::shared_ptr<ApiServer> ApiHost::server() const
 {
-    options.mmproj = m_projector;
-    options.mmprojOffload = m_projectorOffload;
-    return options;
+    std::lock_guard lock(m_mutex);
+    return m_server;
 }
 
-void ApiHost::setModel(std::shared_ptr<Model> model, const ContextSettings &context, const std::string &projector,
-                       bool projectorOffload)
+void ApiHost::setServer(std::shared_ptr<ApiServer> server)
 {
-    std::shared_ptr<ApiServer> old;
     std::optional<ApiServerOptions> wanted;
+    std::shared_ptr<ApiServer> old;
     {
         std::lock_guard lock(m_mutex);
-        old = std::move(m_server);
-        m_model = std::move(model);
-        m_context = context;
-        m_projector = projector;
-        m_projectorOffload = projectorOffload;
+        old = std::exchange(m_server, server);
         wanted = m_wanted;
     }
-    if (old)
-        old->stop(); // outside the lock: status() may be waiting on this server
+    if (old && old != server)
+        old->close(); // its session goes next: its port is free at once
     old.reset();
-    std::lock_guard lock(m_mutex);
-    if (!m_model || !wanted)
+    if (!server || !wanted)
         return;
-    auto server = ApiServer::start(m_model, m_context, withProjector(*wanted));
-    if (server) {
-        m_server = std::move(*server);
-        m_lastError = {};
-    } else {
-        m_lastError = server.error();
+    const Error e = server->open(*wanted);
+    std::lock_guard lock(m_mutex);
+    m_lastError = e;
+    if (e)
         m_wanted.reset(); // off: the controller reports lastError(); a later model does not retry
-    }
+}
+
+void ApiHost::setApiSlots(int count)
+{
+    std::lock_guard lock(m_mutex);
+    m_slots = std::max(1, count);
+}
+
+int ApiHost::apiSlots() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_slots;
 }
 
 Error ApiHost::start(const ApiServerOptions &options)
 {
     if (Error e = ApiServer::checkOptions(options))
         return e;
-    std::shared_ptr<ApiServer> old;
+    std::shared_ptr<ApiServer> s;
     {
         std::lock_guard lock(m_mutex);
-        old = std::move(m_server);
+        s = m_server;
+        m_wanted = options; // a session published meanwhile opens with these
     }
-    if (old)
-        old->stop();
-    old.reset();
+    Error e = s ? s->open(options) : Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
     std::lock_guard lock(m_mutex);
-    if (!m_model) {
+    if (m_server != s && e.code == ErrorCode::NoModel)
+        return {}; // a new model came meanwhile, and was opened with these options
+    m_lastError = e;
+    if (e)
         m_wanted.reset();
-        return Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
-    }
-    auto server = ApiServer::start(m_model, m_context, withProjector(options));
-    if (!server) {
-        m_wanted.reset();
-        m_lastError = server.error();
-        return server.error();
-    }
-    m_server = std::move(*server);
-    m_wanted = options;
-    m_lastError = {};
-    return {};
+    return e;
 }
 
 void ApiHost::stop()
 {
-    std::shared_ptr<ApiServer> old;
+    std::shared_ptr<ApiServer> s;
     {
         std::lock_guard lock(m_mutex);
-        old = std::move(m_server);
+        s = m_server;
         m_wanted.reset();
     }
-    if (old)
-        old->stop();
+    if (s)
+        s->close();
 }
 
 bool ApiHost::running() const
 {
-    std::lock_guard lock(m_mutex);
-    return m_server != nullptr;
+    const auto s = server();
+    return s && s->isOpen();
 }
 
 std::optional<ApiServerOptions> ApiHost::wanted() const
@@ -101,14 +95,10 @@ std::optional<ApiServerOptions> ApiHost::wanted() const
 
 std::optional<ApiStatus> ApiHost::status() const
 {
-    std::shared_ptr<ApiServer> server;
-    {
-        std::lock_guard lock(m_mutex);
-        server = m_server;
-    }
-    if (!server)
+    const auto s = server();
+    if (!s || !s->isOpen())
         return std::nullopt;
-    return server->status();
+    return s->status();
 }
 
 Error ApiHost::lastError() const

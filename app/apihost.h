@@ -6,14 +6,12 @@
 #include <mutex>
 #include <optional>
 
-namespace shoehorn {
-class Model;
-}
-
-// Where the loaded model meets the local API. The worker (the model's one owner) publishes the
-// model it loaded and withdraws it before it frees it; the API controller starts and stops
-// llama.cpp's server on whatever model is published. Thread-safe: the worker thread, a pool
-// thread (start/stop/status block for milliseconds to seconds) and the GUI thread all call in.
+// Where the loaded model's server loop meets the local API. The worker (the model's one owner)
+// publishes the HTTP side of the session it loaded, and withdraws it before the session goes
+// (which detaches it: nothing here holds the model). The API controller opens and closes it.
+// Thread-safe: the worker thread, a pool thread (open, close and status take milliseconds) and
+// the GUI thread call in; the lock here is held only to read or swap the pointers, never
+// across an open, a close or a status query.
 class ApiHost
 {
 public:
@@ -22,15 +20,17 @@ public:
     ApiHost(const ApiHost &) = delete;
     ApiHost &operator=(const ApiHost &) = delete;
 
-    // Worker thread. A null model stops the server (it holds the model alive otherwise). A new
-    // model restarts the server on it with the options it ran with; a failure there turns the
-    // API off (wanted() empty) and is kept for lastError().
-    // `projector` (an mmproj path, or empty) is what the chat reads images with: the server
-    // loads its own copy of it, so image_url parts work through the API as well.
-    void setModel(std::shared_ptr<shoehorn::Model> model, const shoehorn::ContextSettings &context,
-                  const std::string &projector = {}, bool projectorOffload = true);
+    // Worker thread: the HTTP side of a new session (null: none). When the API is wanted it is
+    // opened on it with the wanted options; a failure turns the API off (wanted() empty) and is
+    // kept for lastError().
+    void setServer(std::shared_ptr<shoehorn::ApiServer> server);
 
-    // Starts (or restarts with new options) on the published model.
+    // The API's slots beside the desktop chat's: part of the context, so a model loaded after
+    // a change has them (the dialog's "parallel requests").
+    void setApiSlots(int count);
+    int apiSlots() const;
+
+    // Opens (or reopens with new options) the published server; remembered as wanted.
     shoehorn::Error start(const shoehorn::ApiServerOptions &options);
     void stop();
     bool running() const;
@@ -40,14 +40,11 @@ public:
     shoehorn::Error lastError() const;
 
 private:
-    shoehorn::ApiServerOptions withProjector(shoehorn::ApiServerOptions options) const;
+    std::shared_ptr<shoehorn::ApiServer> server() const;
 
     mutable std::mutex m_mutex;
-    std::shared_ptr<shoehorn::Model> m_model;
-    shoehorn::ContextSettings m_context;
-    std::string m_projector;
-    bool m_projectorOffload = true;
-    std::optional<shoehorn::ApiServerOptions> m_wanted;
     std::shared_ptr<shoehorn::ApiServer> m_server;
+    std::optional<shoehorn::ApiServerOptions> m_wanted;
     shoehorn::Error m_lastError;
+    int m_slots = 2;
 };

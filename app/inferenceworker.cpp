@@ -48,7 +48,11 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     const uint32_t trained = (*model)->info().contextLength;
     if (trained > 0 && (context.contextSize == 0 || context.contextSize > trained))
         context.contextSize = trained;
-    auto session = ChatSession::create(*model, context);
+    // The local API's slots are part of the one context: the memory is the same with the API on
+    // or off, and turning it on only opens the HTTP side.
+    ApiSlotSettings api;
+    api.count = m_api ? m_api->apiSlots() : 0;
+    auto session = ChatSession::create(*model, context, api);
     if (!session)
         return session.error();
     // Each turn's chat template renders in the helper process, under the first-open check's limits.
@@ -58,7 +62,6 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     // meanwhile takes effect as soon as it returns, and the model is not kept.
     if (loadCancelled())
         return Error{ErrorCode::Cancelled, "loading was cancelled"};
-    m_model = *model;
     m_session = std::move(*session);
     m_path = path;
     return true;
@@ -66,15 +69,13 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
 
 void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
 {
-    // Free the old model first: two large models rarely fit at once. The API lets go of it
-    // first (its server holds the model), and comes back on the new one.
+    // Free the old model first: two large models rarely fit at once. The session is its one
+    // owner: the API's HTTP side is withdrawn and closed, the loop ends, then the weights go.
     if (m_api)
-        m_api->setModel(nullptr, {});
-    if (m_projector)
+        m_api->setServer(nullptr);
+    if (m_session && m_session->projector())
         emit visionChanged(VisionSummary{});
-    m_projector.reset();
     m_session.reset();
-    m_model.reset();
     m_held = {};
     if (auto failed = checkUntrustedFile(path, m_cancel.load)) {
         emit loadFailed(*failed);
@@ -119,17 +120,19 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     PlanSettings used;
     used.load = settings.load;
     used.context = m_session->settings();
+    used.serverLoop = true;
+    used.apiSlots = m_session->apiSlots();
     if (m_api)
-        m_api->setModel(m_model, used.context);
+        m_api->setServer(m_session->api());
     emit modelLoaded(summary(path, used, hwAfter));
 }
 
 ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &used, const HardwareInfo &hw) const
 {
-    const ModelInfo &mi = m_model->info();
+    const ModelInfo &mi = m_session->model()->info();
     ModelSummary s;
     s.path = path;
-    s.name = QString::fromStdString(mi.name.empty() ? m_model->description() : mi.name);
+    s.name = QString::fromStdString(mi.name.empty() ? m_session->model()->description() : mi.name);
     s.architecture = QString::fromStdString(mi.architecture);
     s.quantization = QString::fromStdString(mi.fileTypeName);
     s.fileSize = mi.fileSize;
@@ -156,33 +159,38 @@ void InferenceWorker::loadProjector(const QString &path, bool offload)
     VisionSummary v;
     v.path = path;
     v.offload = offload;
-    if (m_session)
-        m_session->setProjector(nullptr);
-    m_projector.reset();
-    if (!path.isEmpty()) {
-        if (!m_model) {
+    if (!m_session) {
+        if (!path.isEmpty())
             v.error = Error{ErrorCode::NoModel, "no model is loaded"};
-        } else if (auto failed = checkUntrustedFile(path)) {
+        emit visionChanged(v);
+        return;
+    }
+    std::shared_ptr<Projector> projector;
+    if (!path.isEmpty()) {
+        if (auto failed = checkUntrustedFile(path)) {
             v.error = *failed;
         } else {
             ProjectorSettings ps;
-            ps.offload = offload && m_model->settings().gpuLayers != 0;
-            ps.threads = m_session ? m_session->settings().threads : 0;
-            auto p = Projector::load(m_model, path.toStdString(), ps);
-            if (p) {
-                m_projector = *p;
-                m_session->setProjector(m_projector);
-                v.ready = true;
-                v.precision = QString::fromStdString(m_projector->info().precision);
-                v.projectorType = QString::fromStdString(m_projector->info().projectorType);
-            } else {
+            ps.offload = offload && m_session->model()->settings().gpuLayers != 0;
+            ps.threads = m_session->settings().threads;
+            auto p = Projector::load(m_session->model(), path.toStdString(), ps);
+            if (p)
+                projector = *p;
+            else
                 v.error = p.error();
-            }
         }
     }
-    // The API reads images with its own copy of the same projector.
-    if (m_api && m_model && m_session)
-        m_api->setModel(m_model, m_session->settings(), v.ready ? path.toStdString() : std::string(), offload);
+    // One copy, for the chat and the API: the loop starts again with it (the context, not the model).
+    if (Error e = m_session->setProjector(projector)) {
+        v.error = e;
+        projector.reset();
+        m_session->setProjector(nullptr);
+    }
+    if (projector) {
+        v.ready = true;
+        v.precision = QString::fromStdString(projector->info().precision);
+        v.projectorType = QString::fromStdString(projector->info().projectorType);
+    }
     emit visionChanged(v);
 }
 
@@ -239,7 +247,7 @@ void InferenceWorker::generate(quint64 requestId, const std::vector<ChatMessage>
 void InferenceWorker::autoTune(const TuneRequest &request)
 {
     TuneReport report;
-    if (!m_model) {
+    if (!m_session) {
         emit tuneFinished(report);
         return;
     }
@@ -251,8 +259,8 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         addHeldMemory(r.target, m_held, hw.process); // the loaded model's own memory is free for it
     }
     report.machine = TuningStore::machineId(hw);
-    AutoTuner tuner(m_model->info(), r);
-    BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, m_model);
+    AutoTuner tuner(m_session->model()->info(), r);
+    BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, m_session->model());
     int done = 0;
     auto measure = [&](const TuneCandidate &c) {
         emit tuneProgress(done, 0, QString::fromStdString(c.label));

@@ -43,9 +43,8 @@ private:
                          const shoehorn::HardwareInfo &hw) const;
 
     FailureInjector m_inject;
-    std::shared_ptr<shoehorn::Model> m_model;
     QString m_path;
+    // The loaded model's one owner: its server loop, projector and weights, freed here.
     std::unique_ptr<shoehorn::ChatSession> m_session;
-    std::shared_ptr<shoehorn::Projector> m_projector; // holds m_model: dropped before it
     shoehorn::HeldMemory m_held; // what the loaded model took from the machine
 };

@@ -215,14 +215,11 @@ void OffloadController::onControllerSettings()
 PlanSettings OffloadController::planSettings() const
 {
     PlanSettings s{m_settings.load, m_settings.context, 1};
-    // The local API's slots have a context of their own on the same weights.
-    if (const ApiController *api = m_chat->api(); api && api->plannedSlots() > 0) {
-        s.apiSlots = api->plannedSlots();
-        s.apiContextPerSlot = uint32_t(api->config().contextPerSlot);
-        // llama-server caps a slot at the trained length: plan what it allocates.
-        if (m_info && m_info->contextLength > 0)
-            s.apiContextPerSlot = std::min(s.apiContextPerSlot, m_info->contextLength);
-    }
+    // The model's one context: the chat's slot and the local API's in one KV cache, the same
+    // memory with the API on or off.
+    s.serverLoop = true;
+    if (const ApiController *api = m_chat->api())
+        s.apiSlots = api->apiSlots();
     // The vision projector the model will use: its weights and compute buffer (llama.cpp's own
     // dry run of it), on the GPU like llama.cpp unless turned off or nothing is offloaded.
     const QString key = m_path + QLatin1Char('\n') + m_settings.projector;

@@ -20,7 +20,7 @@ set(_shoehorn_srv_sources
     server-stream.cpp server-tools.cpp server-mcp.cpp server-schema.cpp server-http.cpp)
 file(GLOB _shoehorn_srv_headers RELATIVE "${_shoehorn_srv_in}" "${_shoehorn_srv_in}/*.h")
 foreach(f IN LISTS _shoehorn_srv_sources _shoehorn_srv_headers)
-    if(NOT f MATCHES "^server-(context|http)\\.(cpp|h)$")
+    if(NOT f MATCHES "^(server-(context|http)\\.(cpp|h)|server-task\\.h|server-(queue|stream)\\.cpp)$")
         configure_file("${_shoehorn_srv_in}/${f}" "${_shoehorn_srv}/${f}" COPYONLY)
     endif()
 endforeach()
@@ -52,16 +52,47 @@ shoehorn_server_patch(_h server-context.h
 "    bool load_model(common_params & params);
 
     // shoehorn: like load_model, on a model the caller loaded and keeps alive (only the
-    // context and the slots belong to the server)
-    bool load_model_shared(common_params & params, llama_model * model);
+    // context and the slots belong to the server), and with the caller's projector (mtmd)
+    // when it has one: it is shared, not loaded again and not freed here
+    bool load_model_shared(common_params & params, llama_model * model, mtmd_context * mctx = nullptr);
+
+    // shoehorn: slot `id` belongs to the application's own client (the desktop chat): only tasks
+    // marked shoehorn_reserved take it; -1: none. Set before load_model_shared.
+    void set_reserved_slot(int id);
+
+    // shoehorn: true while llama_decode runs on a batch that holds only the reserved slot's
+    // tokens: an abort callback may then stop it (the slot ends as cancelled, nothing else does)
+    const std::atomic<bool> & reserved_batch_abortable() const;
+
+    // shoehorn: test seam, called instead of llama_decode (it may call llama_decode itself)
+    void set_decode_hook(std::function<int32_t(llama_context *, llama_batch &)> hook);
+")
+shoehorn_server_patch(_h server-context.h
+"    void update_meta(const server_context & ctx_server) {
+        this->meta = std::make_unique<server_context_meta>(ctx_server.get_meta());
+    }
+"
+"    void update_meta(const server_context & ctx_server) {
+        this->meta = std::make_unique<server_context_meta>(ctx_server.get_meta());
+    }
+
+    // shoehorn: the meta the loop's owner took before the loop started (get_meta() is not for
+    // other threads while it runs): an HTTP side opened later on a running loop uses this
+    void set_meta(const server_context_meta & m) {
+        this->meta = std::make_unique<server_context_meta>(m);
+    }
 ")
 file(READ "${_shoehorn_srv_in}/server-context.cpp" _cpp)
 shoehorn_server_patch(_cpp server-context.cpp
 "    llama_model * model_tgt = nullptr;
 "
 "    llama_model * model_tgt = nullptr;
-    llama_model * model_shared = nullptr; // shoehorn: owned by the application
-    llama_context_ptr ctx_shared;         // shoehorn: the server's context on model_shared
+    llama_model * model_shared = nullptr;  // shoehorn: owned by the application
+    llama_context_ptr ctx_shared;          // shoehorn: the server's context on model_shared
+    mtmd_context * mctx_shared = nullptr;  // shoehorn: the application's projector, borrowed
+    int shoehorn_reserved_slot = -1;       // shoehorn: the desktop chat's slot
+    std::atomic<bool> shoehorn_abortable{false};
+    std::function<int32_t(llama_context *, llama_batch &)> shoehorn_decode_hook; // shoehorn: tests
 ")
 shoehorn_server_patch(_cpp server-context.cpp
 "        llama_init.reset();
@@ -106,10 +137,147 @@ shoehorn_server_patch(_cpp server-context.cpp
     return impl->load_model(params);
 }
 
-bool server_context::load_model_shared(common_params & params, llama_model * model) {
+bool server_context::load_model_shared(common_params & params, llama_model * model, mtmd_context * mctx) {
     impl->model_shared = model;
+    impl->mctx_shared = mctx;
     return impl->load_model(params);
 }
+
+void server_context::set_reserved_slot(int id) {
+    impl->shoehorn_reserved_slot = id;
+}
+
+const std::atomic<bool> & server_context::reserved_batch_abortable() const {
+    return impl->shoehorn_abortable;
+}
+
+void server_context::set_decode_hook(std::function<int32_t(llama_context *, llama_batch &)> hook) {
+    impl->shoehorn_decode_hook = std::move(hook);
+}
+")
+# The borrowed projector: counts as an mmproj, is not loaded from a file, and is not freed.
+shoehorn_server_patch(_cpp server-context.cpp
+"        const bool has_mmproj = !params.mmproj.path.empty();
+"
+"        const bool has_mmproj = !params.mmproj.path.empty() || mctx_shared != nullptr;
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"            mctx = mtmd_init_from_file(mmproj_path.c_str(), model_tgt, mparams);
+"
+"            mctx = mctx_shared != nullptr ? mctx_shared : mtmd_init_from_file(mmproj_path.c_str(), model_tgt, mparams);
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"        mtmd_free(mctx);
+        mctx = nullptr;
+"
+"        if (mctx != mctx_shared) {
+            mtmd_free(mctx);
+        }
+        mctx = nullptr;
+")
+# The reserved slot: API tasks never take it (not by similarity, not when free, not by id_slot,
+# not as a child of an n > 1 request); only the application's own tasks do.
+shoehorn_server_patch(_cpp server-context.cpp
+"            ret = get_slot_by_id(task.id_slot);
+            if (ret) {
+"
+"            ret = get_slot_by_id(task.id_slot);
+            if (ret && ret->id == shoehorn_reserved_slot && !task.shoehorn_reserved) {
+                ret = nullptr; // shoehorn: the desktop chat's slot
+            }
+            if (ret) {
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"                if (task.id_slot != -1 && slot.id != task.id_slot) {
+                    continue;
+                }
+"
+"                if (task.id_slot != -1 && slot.id != task.id_slot) {
+                    continue;
+                }
+                if ((slot.id == shoehorn_reserved_slot) != task.shoehorn_reserved) {
+                    continue; // shoehorn: the desktop chat's slot is its own, and it has no other
+                }
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"                // skip the slot if it is not available
+                if (slot.is_processing()) {
+                    continue;
+                }
+
+                // select the current slot if the criteria match
+                if (!ret || slot.t_last_used <= t_last) {
+"
+"                // skip the slot if it is not available
+                if (slot.is_processing()) {
+                    continue;
+                }
+                if ((slot.id == shoehorn_reserved_slot) != task.shoehorn_reserved) {
+                    continue; // shoehorn: the desktop chat's slot is its own, and it has no other
+                }
+
+                // select the current slot if the criteria match
+                if (!ret || slot.t_last_used <= t_last) {
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"            if (!slot.is_processing() && slot.id != exclude_id_slot) {
+"
+"            if (!slot.is_processing() && slot.id != exclude_id_slot && slot.id != shoehorn_reserved_slot) {
+")
+# Stop for the desktop chat mid-prompt: llama_decode may be aborted (the application's abort
+# callback) while a batch holds only the reserved slot's tokens; the slot then ends as cancelled.
+shoehorn_server_patch(_cpp server-context.cpp
+"        int ret = 0;
+        queue_tasks.yield_to_queue([&]() {
+            ret = llama_decode(ctx_tgt, batch_view);
+"
+"        int ret = 0;
+        {
+            bool only_reserved = shoehorn_reserved_slot >= 0 && batch_view.n_tokens > 0;
+            for (int32_t i = 0; i < batch_view.n_tokens && only_reserved; ++i) {
+                only_reserved = batch_view.n_seq_id[i] == 1 && batch_view.seq_id[i][0] == shoehorn_reserved_slot;
+            }
+            shoehorn_abortable.store(only_reserved);
+        }
+        queue_tasks.yield_to_queue([&]() {
+            ret = shoehorn_decode_hook ? shoehorn_decode_hook(ctx_tgt, batch_view) : llama_decode(ctx_tgt, batch_view);
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"                // TODO: handle ret == 2 (abort) when we start aborting
+"
+"                if (ret == 2) {
+                    // shoehorn: the desktop chat's Stop, in a batch of its slot alone. Some of the
+                    // batch's micro-batches may be in the KV cache, which the slot's tokens do not
+                    // say: forget its prompt, as a failed decode does, and release it. Its reader
+                    // gets an error (it knows whether it asked to stop).
+                    for (auto & slot : slots) {
+                        if (slot.id == shoehorn_reserved_slot && slot.is_processing()) {
+                            send_error(slot, \"aborted\", ERROR_TYPE_SERVER);
+                            slot.release();
+                            slot.prompt_clear();
+                        }
+                    }
+                    return true;
+                }
+")
+# The desktop chat's final result keeps the generated token ids in stream mode too (it asks for
+# them with return_tokens): its next turn continues exactly these tokens, not a re-tokenized text.
+shoehorn_server_patch(_cpp server-context.cpp
+"            res->content     = \"\";
+            res->tokens      = llama_tokens{};
+"
+"            res->content     = \"\";
+            res->tokens      = slot.task->shoehorn_reserved ? std::move(slot.generated_tokens) : llama_tokens{};
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"        if (ret != 0) {
+            {
+                std::string err;
+"
+"        shoehorn_abortable.store(false);
+        if (ret != 0) {
+            {
+                std::string err;
 ")
 # Second change: stopping ends every open request. llama-server's handlers wait for results
 # until the client disconnects (req.should_stop), so a client that stays connected would keep
@@ -119,29 +287,27 @@ file(READ "${_shoehorn_srv_in}/server-http.h" _http_h)
 shoehorn_server_patch(_http_h server-http.h
 "    const std::function<bool()> & should_stop;
 "
-"    std::function<bool()> should_stop; // shoehorn: a value that also sees shoehorn_server_stopping
+"    std::function<bool()> should_stop; // shoehorn: a value that also sees its server stopping
 ")
 shoehorn_server_patch(_http_h server-http.h
-"struct server_http_req {
+"    std::atomic<bool> is_ready = false;
 "
-"// shoehorn: true while ApiServer::stop() ends the open requests (one server per process at a time)
-extern std::atomic<bool> shoehorn_server_stopping;
-
-struct server_http_req {
+"    std::atomic<bool> is_ready = false;
+    std::atomic<bool> shoehorn_stopping = false; // shoehorn: set while ApiServer ends the open requests
 ")
 file(READ "${_shoehorn_srv_in}/server-http.cpp" _http_cpp)
 shoehorn_server_patch(_http_cpp server-http.cpp
 "            req.is_connection_closed
 "
-"            [&req] { return shoehorn_server_stopping.load() || req.is_connection_closed(); }
+"            [this, &req] { return shoehorn_stopping.load() || req.is_connection_closed(); }
 " 3)
-shoehorn_server_patch(_http_cpp server-http.cpp
-"#include <functional>
+foreach(_method Get Post Delete)
+    shoehorn_server_patch(_http_cpp server-http.cpp
+"    pimpl->srv->${_method}(path_prefix + path, [handler](const httplib::Request & req, httplib::Response & res) {
 "
-"#include <functional>
-
-std::atomic<bool> shoehorn_server_stopping{false};
+"    pimpl->srv->${_method}(path_prefix + path, [this, handler](const httplib::Request & req, httplib::Response & res) {
 ")
+endforeach()
 # Third change: a stream that ended keeps its connection. The provider returned false after
 # sink.done(), which cpp-httplib takes for a cancel and closes the keep-alive connection that the
 # response did not announce as closing; a client that reused it at once (the official openai
@@ -155,11 +321,45 @@ shoehorn_server_patch(_http_cpp server-http.cpp
             }
             return true; // shoehorn: after done() httplib ends the response itself; false would close
 ")
+# Fourth change: the desktop chat's tasks are marked, and may take only the reserved slot.
+file(READ "${_shoehorn_srv_in}/server-task.h" _task_h)
+shoehorn_server_patch(_task_h server-task.h
+"    int id_target = -1;
+    int id_slot   = -1;
+"
+"    int id_target = -1;
+    int id_slot   = -1;
+    bool shoehorn_reserved = false; // shoehorn: a task of the application's own client (its slot)
+")
+# Fifth: a reader's polling interval below a second. A negative polling_interval_seconds is that
+# many milliseconds: the desktop chat checks its Stop flag every 20 ms, not every second.
+file(READ "${_shoehorn_srv_in}/server-queue.cpp" _queue_cpp)
+shoehorn_server_patch(_queue_cpp server-queue.cpp
+"        std::cv_status cr_res = condition_results.wait_for(lock, std::chrono::seconds(timeout));
+"
+"        std::cv_status cr_res = condition_results.wait_for(lock, timeout >= 0 ? std::chrono::milliseconds(timeout * 1000)
+                                                                              : std::chrono::milliseconds(-timeout));
+")
+# Sixth: no stream sessions. A request with an X-Conversation-Id header would make its generation
+# ignore the client leaving and the server stopping (it drains to the end for a later resume),
+# and nothing collects those sessions here: such a request is served like any other.
+file(READ "${_shoehorn_srv_in}/server-stream.cpp" _stream_cpp)
+shoehorn_server_patch(_stream_cpp server-stream.cpp
+"    std::string conversation_id = server_stream_conv_id_from_headers(headers);
+"
+"    (void) headers;
+    return nullptr; // shoehorn: no resumable stream sessions
+    std::string conversation_id = server_stream_conv_id_from_headers(headers);
+")
+file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-task.h" CONTENT "${_task_h}" @ONLY)
+file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-queue.cpp" CONTENT "${_queue_cpp}" @ONLY)
+file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-stream.cpp" CONTENT "${_stream_cpp}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.h" CONTENT "${_http_h}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.cpp" CONTENT "${_http_cpp}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-context.h" CONTENT "${_h}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-context.cpp" CONTENT "${_cpp}" @ONLY)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             "${_shoehorn_srv_in}/server-task.h" "${_shoehorn_srv_in}/server-queue.cpp" "${_shoehorn_srv_in}/server-stream.cpp"
              "${_shoehorn_srv_in}/server-context.h" "${_shoehorn_srv_in}/server-context.cpp"
              "${_shoehorn_srv_in}/server-http.h" "${_shoehorn_srv_in}/server-http.cpp")
 

@@ -6,6 +6,7 @@
 #include "llamaparams.h"
 #include "logcapture.h"
 #include "model.h"
+#include "serverloop.h"
 
 #include <server-common.h>
 #include <server-context.h>
@@ -32,54 +33,6 @@ namespace {
 
 constexpr size_t kMaxErrors = 10;
 
-llama_flash_attn_type flashType(FlashAttention f)
-{
-    switch (f) {
-    case FlashAttention::On: return LLAMA_FLASH_ATTN_TYPE_ENABLED;
-    case FlashAttention::Off: return LLAMA_FLASH_ATTN_TYPE_DISABLED;
-    case FlashAttention::Auto: break;
-    }
-    return LLAMA_FLASH_ATTN_TYPE_AUTO;
-}
-
-// llama-server's parameters for what Shoehorn's settings and the API options say. The model's
-// placement (-ngl, --n-cpu-moe) is not here: the model is loaded already.
-common_params serverParams(const Model &model, const ContextSettings &c, const ApiServerOptions &o)
-{
-    common_params p;
-    p.model.path = model.info().path;
-    p.hostname = o.host;
-    p.port = o.port;
-    if (!o.apiKey.empty())
-        p.api_keys = {o.apiKey};
-    p.n_parallel = o.parallel;
-    p.kv_unified = false; // llama-server's default: every slot has its own contextPerSlot cells
-    p.n_ctx = int32_t(o.contextPerSlot) * o.parallel;
-    p.n_batch = int32_t(c.batchSize);
-    p.n_ubatch = int32_t(c.ubatchSize);
-    p.cache_type_k = kvCacheType(c.typeK);
-    p.cache_type_v = kvCacheType(c.typeV);
-    p.flash_attn_type = flashType(c.flashAttention);
-    const int threads = c.threads > 0 ? c.threads : physicalCoreCount();
-    p.cpuparams.n_threads = threads;
-    p.cpuparams_batch.n_threads = c.threadsBatch > 0 ? c.threadsBatch : threads;
-    p.endpoint_metrics = o.metrics;
-    p.endpoint_slots = true;
-    p.ctx_shift = o.contextShift;
-    p.ui = false;            // no embedded web UI in this build: `/` is our page
-    p.fit_params = false;    // Shoehorn planned and placed the model already
-    p.warmup = false;        // the model is warm: the chat context ran on it
-    p.cache_ram_mib = 0;     // no host-RAM prompt cache beyond the slots: memory stays as planned
-    p.sleep_idle_seconds = -1;
-    const std::string alias = o.modelAlias.empty()
-                                  ? std::filesystem::path(model.info().path).filename().string()
-                                  : o.modelAlias;
-    p.model_alias = {alias};
-    p.mmproj.path = o.mmproj;
-    p.mmproj_use_gpu = o.mmprojOffload;
-    return p;
-}
-
 const char *kIndexPage = R"(<!doctype html>
 <html><head><meta charset="utf-8"><title>Shoehorn local API</title></head>
 <body style="font-family:sans-serif;max-width:44em;margin:2em auto">
@@ -97,17 +50,14 @@ Chat in the Shoehorn window, or point any OpenAI-compatible client at this addre
 } // namespace
 
 struct ApiServer::Impl {
-    std::shared_ptr<Model> model;
-    common_params params;
-    std::unique_ptr<CpuThreadPools> pools; // declared before `server`: outlives its context
-    server_context server;
-    server_http_context http;
-    std::unique_ptr<server_routes> routes;
-    std::thread loop;
-    // Held by stop() and by status()'s in-process /slots call: that call waits on the task
-    // queue, which stop() terminates.
+    // Held by open(), close(), status() and the session's attach/detach: a status poll or a
+    // start on a pool thread never outlives the loop it uses. Never across a context creation.
     mutable std::mutex lifecycle;
-    bool stopped = false;
+    internal::ServerLoop *loop = nullptr;
+    ApiServerOptions options;
+    common_params params; // the loop's, with the HTTP options: outlives the routes and the HTTP side
+    std::unique_ptr<server_http_context> http;
+    std::unique_ptr<server_routes> routes;
 
     mutable std::mutex mutex;
     uint64_t requests = 0;
@@ -119,6 +69,7 @@ struct ApiServer::Impl {
     };
     mutable std::map<int, Rate> rates;
 
+    void closeLocked();
     void noteError(const std::string &what)
     {
         std::lock_guard lock(mutex);
@@ -159,7 +110,7 @@ struct ApiServer::Impl {
                 json body = format_error_response(message, type);
                 res->status = json_value(body, "code", 500);
                 res->data = safe_json_to_str({{"error", body}});
-            } else if (shoehorn_server_stopping.load() && !res->is_stream() && res->status == 200 &&
+            } else if (http->shoehorn_stopping.load() && !res->is_stream() && res->status == 200 &&
                        res->data.empty()) {
                 // A request still waiting when the server stopped: llama-server returns an empty
                 // 200 (it assumes the client left); say what happened instead.
@@ -183,14 +134,14 @@ struct ApiServer::Impl {
     {
         auto &r = *routes;
         const auto get = [this](const std::string &path, const server_http_context::handler_t &h) {
-            http.get(path, wrap("GET", path, h));
+            http->get(path, wrap("GET", path, h));
         };
         const auto post = [this](const std::string &path, const server_http_context::handler_t &h) {
-            http.post(path, wrap("POST", path, h));
+            http->post(path, wrap("POST", path, h));
         };
-        http.get("/health", r.get_health); // public (no key), not counted
-        http.get("/v1/health", r.get_health);
-        http.get("/", [](const server_http_req &) {
+        http->get("/health", r.get_health); // public (no key), not counted
+        http->get("/v1/health", r.get_health);
+        http->get("/", [](const server_http_req &) {
             auto res = std::make_unique<server_http_res>();
             res->content_type = "text/html; charset=utf-8";
             res->data = kIndexPage;
@@ -200,7 +151,18 @@ struct ApiServer::Impl {
         get("/props", r.get_props);
         get("/models", r.get_models);
         get("/v1/models", r.get_models);
-        get("/slots", r.get_slots);
+        // The desktop chat's slot is not the API's: its prompt is the user's conversation.
+        get("/slots", [&r](const server_http_req &req) {
+            server_http_res_ptr res = r.get_slots(req);
+            if (res && res->status == 200 && !res->is_stream()) {
+                json api = json::array();
+                for (auto &slot : json::parse(res->data))
+                    if (slot.value("id", -1) != internal::ServerLoop::kDesktopSlot)
+                        api.push_back(std::move(slot));
+                res->data = safe_json_to_str(api);
+            }
+            return res;
+        });
         post("/completion", r.post_completions);
         post("/completions", r.post_completions);
         post("/v1/completions", r.post_completions_oai);
@@ -220,11 +182,11 @@ struct ApiServer::Impl {
     }
 };
 
-ApiServer::ApiServer(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+ApiServer::ApiServer() : m_impl(std::make_unique<Impl>()) {}
 
 ApiServer::~ApiServer()
 {
-    stop();
+    close();
 }
 
 Error ApiServer::checkOptions(const ApiServerOptions &o)
@@ -233,11 +195,6 @@ Error ApiServer::checkOptions(const ApiServerOptions &o)
         return Error{ErrorCode::InvalidArgument, "--host: empty"};
     if (o.port < 0 || o.port > 65535)
         return Error{ErrorCode::InvalidArgument, "--port " + std::to_string(o.port) + ": must be 1-65535"};
-    if (o.parallel < 1 || o.parallel > 256)
-        return Error{ErrorCode::InvalidArgument, "--parallel " + std::to_string(o.parallel) + ": must be 1-256"};
-    if (o.contextPerSlot < 256)
-        return Error{ErrorCode::InvalidArgument,
-                     "context per slot " + std::to_string(o.contextPerSlot) + ": must be at least 256 tokens"};
     if (!isLoopback(o.host) && o.apiKey.empty())
         return Error{ErrorCode::InvalidArgument,
                      "--host " + o.host + " is reachable from other machines: set an API key first"};
@@ -304,101 +261,126 @@ int ApiServer::freePortAfter(const std::string &host, int port)
     return 0;
 }
 
-Result<std::unique_ptr<ApiServer>> ApiServer::start(std::shared_ptr<Model> model,
-                                                    const ContextSettings &context,
-                                                    const ApiServerOptions &options)
+Error ApiServer::open(const ApiServerOptions &options)
 {
-    return internal::guarded(ErrorCode::ServeFailed, [&]() -> Result<std::unique_ptr<ApiServer>> {
-        if (!model)
-            return Error{ErrorCode::NoModel, {}};
+    return internal::guarded(ErrorCode::ServeFailed, [&]() -> Error {
         if (Error e = checkOptions(options))
             return e;
-        auto impl = std::make_unique<Impl>();
-        impl->model = std::move(model);
-        impl->params = serverParams(*impl->model, context, options);
-        if (!impl->http.init(impl->params))
+        std::lock_guard life(m_impl->lifecycle);
+        Impl &d = *m_impl;
+        if (!d.loop)
+            return Error{ErrorCode::NoModel, "no model is loaded"};
+        d.closeLocked();
+        d.params = d.loop->params();
+        d.params.hostname = options.host;
+        d.params.port = options.port;
+        d.params.api_keys.clear();
+        if (!options.apiKey.empty())
+            d.params.api_keys = {options.apiKey};
+        d.params.endpoint_metrics = options.metrics;
+        d.http = std::make_unique<server_http_context>();
+        if (!d.http->init(d.params)) {
+            d.http.reset();
             return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
-        impl->routes = std::make_unique<server_routes>(impl->params, impl->server);
-        impl->addRoutes();
-        if (!impl->http.start())
+        }
+        d.routes = std::make_unique<server_routes>(d.params, d.loop->server());
+        d.routes->set_meta(d.loop->meta());
+        d.addRoutes();
+        if (!d.http->start()) {
+            d.routes.reset();
+            d.http.reset();
             return Error{ErrorCode::AddressInUse, options.host + ":" + std::to_string(options.port) +
                                                       " cannot be bound (in use by another program?)"};
-        const auto failStarted = [&impl](Error e) {
-            impl->http.stop();
-            if (impl->http.thread.joinable())
-                impl->http.thread.join();
-            return e;
-        };
-        const bool loaded = impl->server.load_model_shared(impl->params, internal::llamaModel(*impl->model));
-        // llama-server points libmtmd's log at its own logger when it loads a projector: take it back.
-        LogCapture::reinstallLogger();
-        if (!loaded && !options.mmproj.empty())
-            return failStarted(Error{ErrorCode::ProjectorFailed, "llama.cpp's server could not load the vision projector " +
-                                                                     options.mmproj});
-        if (!loaded)
-            return failStarted(Error{ErrorCode::ContextFailed,
-                                     "llama.cpp could not create the API's context (" +
-                                         std::to_string(impl->params.n_ctx) + " tokens for " +
-                                         std::to_string(options.parallel) + " slots)"});
-        // Persistent CPU thread pools as the chat context has (about 10 % of generation speed).
-        impl->pools = std::make_unique<CpuThreadPools>(context);
-        impl->pools->attach(impl->server.get_llama_context());
-        impl->routes->update_meta(impl->server);
-        Impl *raw = impl.get();
-        impl->loop = std::thread([raw] { raw->server.start_loop(); });
-        impl->http.is_ready.store(true); // requests wait for the loop, not the other way round
-        return std::unique_ptr<ApiServer>(new ApiServer(std::move(impl)));
+        }
+        d.options = options;
+        d.http->is_ready.store(true); // the loop runs already: requests are served at once
+        return {};
     });
 }
 
-void ApiServer::stop()
+// Stop accepting, and end every open request (cmake/LlamaServer.cmake: should_stop sees the
+// flag within the reader's polling): streams end, waiting requests get no answer and their
+// readers cancel their tasks. The loop and its slots stay. Without the flag a client that stays
+// connected would hold the HTTP threads forever.
+void ApiServer::Impl::closeLocked()
 {
-    if (!m_impl)
+    if (!http)
         return;
+    http->shoehorn_stopping.store(true);
+    http->stop();
+    if (http->thread.joinable())
+        http->thread.join();
+    routes.reset();
+    http.reset();
+}
+
+void ApiServer::close()
+{
     std::lock_guard life(m_impl->lifecycle);
-    if (m_impl->stopped)
-        return;
-    m_impl->stopped = true;
-    // Stop accepting, and end every open request (cmake/LlamaServer.cmake: should_stop sees the
-    // flag within llama-server's 1 s polling): streams end, waiting requests get no answer and
-    // their readers cancel their tasks. Then the task loop, then the HTTP threads. Without the
-    // flag a client that stays connected would hold the HTTP threads forever.
-    shoehorn_server_stopping.store(true);
-    m_impl->http.stop();
-    if (m_impl->http.thread.joinable())
-        m_impl->http.thread.join();
-    m_impl->server.terminate();
-    if (m_impl->loop.joinable())
-        m_impl->loop.join();
-    shoehorn_server_stopping.store(false);
+    m_impl->closeLocked();
+}
+
+bool ApiServer::isOpen() const
+{
+    std::lock_guard life(m_impl->lifecycle);
+    return m_impl->http != nullptr;
+}
+
+ApiServerOptions ApiServer::options() const
+{
+    std::lock_guard life(m_impl->lifecycle);
+    return m_impl->options;
+}
+
+std::shared_ptr<ApiServer> internal::Access::makeApiServer(ServerLoop &loop)
+{
+    auto api = std::shared_ptr<ApiServer>(new ApiServer());
+    api->m_impl->loop = &loop;
+    return api;
+}
+
+void internal::Access::attachApiServer(ApiServer &api, ServerLoop &loop)
+{
+    std::lock_guard life(api.m_impl->lifecycle);
+    api.m_impl->loop = &loop;
+}
+
+void internal::Access::detachApiServer(ApiServer &api)
+{
+    std::lock_guard life(api.m_impl->lifecycle);
+    api.m_impl->closeLocked();
+    api.m_impl->loop = nullptr;
 }
 
 int ApiServer::port() const
 {
-    return m_impl->http.port;
+    std::lock_guard life(m_impl->lifecycle);
+    return m_impl->http ? m_impl->http->port : 0;
 }
 
 std::string ApiServer::baseUrl() const
 {
-    std::string host = m_impl->params.hostname;
+    const int p = port();
+    std::lock_guard life(m_impl->lifecycle);
+    std::string host = m_impl->options.host;
     if (host == "0.0.0.0" || host == "::")
         host = "127.0.0.1";
     if (host.find(':') != std::string::npos && host.front() != '[')
         host = "[" + host + "]";
-    return "http://" + host + ":" + std::to_string(port());
+    return "http://" + host + ":" + std::to_string(p);
 }
 
 ApiStatus ApiServer::status() const
 {
     ApiStatus s;
-    s.baseUrl = baseUrl();
+    s.baseUrl = isOpen() ? baseUrl() : std::string();
     {
         std::lock_guard lock(m_impl->mutex);
         s.requests = m_impl->requests;
         s.lastErrors.assign(m_impl->errors.begin(), m_impl->errors.end());
     }
     std::lock_guard life(m_impl->lifecycle);
-    if (m_impl->stopped)
+    if (!m_impl->http)
         return s;
     // llama-server's own /slots answer, asked in-process (it goes through the task queue).
     const std::function<bool()> never = [] { return false; };
@@ -416,6 +398,8 @@ ApiStatus ApiServer::status() const
     for (const auto &j : slots) {
         ApiSlot slot;
         slot.id = j.value("id", 0);
+        if (slot.id == internal::ServerLoop::kDesktopSlot)
+            continue; // the desktop chat's: not the API's to show
         slot.busy = j.value("is_processing", false);
         slot.contextTokens = j.value("n_ctx", 0);
         slot.promptTokens = j.value("n_prompt_tokens", 0);

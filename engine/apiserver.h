@@ -11,20 +11,17 @@
 namespace shoehorn {
 
 class Model;
+namespace internal {
+struct Access;
+}
 
-// What llama-server's --host, --port, --api-key, --parallel, --metrics and -c mean here.
+// What llama-server's --host, --port, --api-key and --metrics mean here. The slots (--parallel),
+// the context and the projector belong to the session's server loop (ChatSession::create).
 struct ApiServerOptions {
     std::string host = "127.0.0.1";
     int port = 8080;              // 0: any free port (tests)
     std::string apiKey;           // empty: no key; only allowed on a loopback host
-    int parallel = 2;             // slots: requests decoded together
-    uint32_t contextPerSlot = 4096; // tokens per slot; the KV cache holds parallel x this
     bool metrics = false;         // /metrics in Prometheus text format
-    bool contextShift = false;    // shift instead of refusing a prompt longer than a slot
-    std::string modelAlias;       // the name in /v1/models; empty: the file's name
-    std::string mmproj;           // vision projector: image_url content parts work (the server
-                                  // loads its own copy, as llama-server's --mmproj does)
-    bool mmprojOffload = true;    // false: --no-mmproj-offload
 };
 
 struct ApiSlot {
@@ -43,27 +40,28 @@ struct ApiStatus {
     std::vector<std::string> lastErrors; // newest last, at most 10: "POST /v1/chat/completions: 400 …"
 };
 
-// llama.cpp's own server (routes, slots, batching, chat parsing, API keys, metrics) on a model
-// that is already loaded: it creates a second context (the slots' KV cache) on the same
-// weights and never reloads or frees them. Starting and stopping it leaves the model and every
-// other context as they were. The server's threads (HTTP pool, task loop) are its own.
+// The HTTP side of a session's server loop (ChatSession::api()): llama.cpp's own routes, API
+// keys and metrics on the slots the loop already has. Opening binds and starts the HTTP threads;
+// closing ends open requests and stops them. Neither creates a context or touches the model,
+// and the memory stays as it was. Any thread; a session that goes detaches it first, after which
+// open() says there is no model.
 class ApiServer
 {
 public:
-    // Binds, creates the slots' context, and serves. AddressInUse names the address when the
-    // port is taken; InvalidArgument names the option that is wrong.
-    static Result<std::unique_ptr<ApiServer>> start(std::shared_ptr<Model> model,
-                                                    const ContextSettings &context,
-                                                    const ApiServerOptions &options);
-    ~ApiServer(); // stop()
+    ~ApiServer(); // close()
     ApiServer(const ApiServer &) = delete;
     ApiServer &operator=(const ApiServer &) = delete;
 
-    // Ends open streams, stops the loop and the HTTP threads, frees the slots' context. Idempotent.
-    void stop();
-    int port() const;
+    // AddressInUse names the address when the port is taken; InvalidArgument names the option
+    // that is wrong; NoModel when the session is gone. An open server is closed first.
+    Error open(const ApiServerOptions &options);
+    // Ends open streams and stops the HTTP threads. Idempotent.
+    void close();
+    bool isOpen() const;
+    ApiServerOptions options() const;
+    int port() const;             // 0 when closed
     std::string baseUrl() const;
-    ApiStatus status() const; // any thread
+    ApiStatus status() const;     // any thread
 
     // Checks without starting: a bad port, parallel or context, a non-loopback host without a key.
     static Error checkOptions(const ApiServerOptions &options);
@@ -77,8 +75,9 @@ public:
     static int freePortAfter(const std::string &host, int port);
 
 private:
+    friend struct internal::Access;
     struct Impl;
-    explicit ApiServer(std::unique_ptr<Impl> impl);
+    ApiServer();
     std::unique_ptr<Impl> m_impl;
 };
 

@@ -59,13 +59,26 @@ struct StreamCallbacks {
     std::function<void(int generated, int contextUsed)> onToken;
 };
 
-// One conversation's llama.cpp context. The caller passes the whole history each turn; the
-// session finds what its KV cache already holds and decodes only the rest. The context,
-// templates and cache bookkeeping live behind the pointer to implementation.
+class ApiServer;
+
+// The local API's part of a session's server loop, fixed when the session starts.
+struct ApiSlotSettings {
+    int count = 0;             // API requests decoded at once, beside the desktop chat (--parallel)
+    bool contextShift = false; // shift instead of stopping when a slot's context is full
+    std::string alias;         // the model's name in /v1/models; empty: the file's name
+};
+
+// The loaded model's one llama.cpp context, run by llama.cpp's own server loop: one thread
+// decodes for everyone, and every slot's tokens share one KV cache of settings.contextSize
+// cells (llama.cpp's unified cache). Slot 0 is the desktop chat's (generate()); api.count
+// more serve the local API when its HTTP side (api()) is open, batched with the chat. The
+// caller passes the whole history each turn; the slot keeps what its cache holds and decodes
+// only the rest.
 class ChatSession
 {
 public:
-    static Result<std::unique_ptr<ChatSession>> create(std::shared_ptr<Model> model, const ContextSettings &settings);
+    static Result<std::unique_ptr<ChatSession>> create(std::shared_ptr<Model> model, const ContextSettings &settings,
+                                                       const ApiSlotSettings &api = {});
     ~ChatSession();
     ChatSession(const ChatSession &) = delete;
     ChatSession &operator=(const ChatSession &) = delete;
@@ -81,8 +94,9 @@ public:
     Result<std::string> formatPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
 
     // Lets the session read images (the projector must belong to the same model); null: none.
-    // A history with images and no projector is refused with NoProjector.
-    void setProjector(std::shared_ptr<Projector> projector);
+    // A history with images and no projector is refused with NoProjector. The server loop is
+    // started again with it (the context and its cache, not the model): an open API reopens.
+    Error setProjector(std::shared_ptr<Projector> projector);
     const std::shared_ptr<Projector> &projector() const;
 
     // Renders every turn's chat template in a helper process (`helper render-template MODEL`)
@@ -94,6 +108,9 @@ public:
     void clearCache();
     int cachedTokens() const;
     uint32_t contextSize() const;
+    int apiSlots() const;
+    // The local API on this session's loop: opening it only binds the HTTP side.
+    const std::shared_ptr<ApiServer> &api() const;
     const ContextSettings &settings() const;
     const std::shared_ptr<Model> &model() const;
     bool templateSupportsThinking() const;

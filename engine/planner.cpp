@@ -7,6 +7,7 @@
 #include "filepages.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
+#include "serverloop.h"
 #include "logcapture.h"
 #include "model.h"
 
@@ -45,16 +46,23 @@ struct ContextCells {
     uint32_t perSequence = 0;
 };
 
-ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, int parallel)
+// The sequences a plan's context has: llama-server's --parallel, or Shoehorn's chat slot and API slots.
+int sequences(const PlanSettings &s)
+{
+    return s.serverLoop ? 1 + std::max(0, s.apiSlots) : std::max(1, s.parallel);
+}
+
+ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, const PlanSettings &s)
 {
     uint32_t n = c.contextSize == 0 ? m.contextLength : c.contextSize;
     if (n == 0)
         n = 4096;
-    const uint32_t nSeq = static_cast<uint32_t>(std::max(1, parallel));
+    const uint32_t nSeq = static_cast<uint32_t>(sequences(s));
     ContextCells cells;
     cells.total = static_cast<uint32_t>(pad(n, 256));
-    cells.perSequence = nSeq > 1 ? static_cast<uint32_t>(pad(cells.total / nSeq, 256)) : cells.total;
-    cells.total = cells.perSequence * nSeq;
+    // A unified cache (Shoehorn's loop) is one pool that every sequence may fill.
+    cells.perSequence = nSeq > 1 && !s.serverLoop ? static_cast<uint32_t>(pad(cells.total / nSeq, 256)) : cells.total;
+    cells.total = s.serverLoop ? cells.total : cells.perSequence * nSeq;
     return cells;
 }
 
@@ -293,7 +301,7 @@ void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const
 {
     const ggml_type tk = kvCacheType(s.context.typeK);
     const ggml_type tv = kvCacheType(s.context.typeV);
-    const uint64_t nSeq = static_cast<uint64_t>(std::max(1, s.parallel));
+    const uint64_t nSeq = static_cast<uint64_t>(sequences(s));
     const uint64_t swaCells =
         m.slidingWindow > 0 ? std::min<uint64_t>(plan.contextSize, pad(m.slidingWindow * nSeq + s.context.ubatchSize, 256))
                             : plan.contextSize;
@@ -363,9 +371,8 @@ static void addProjector(MemoryPlan &plan, const PlanSettings &s)
 {
     if (s.projectorBytes == 0)
         return;
-    const uint64_t copies = s.apiSlots > 0 ? 2 : 1;
     DevicePlan &d = s.projectorOnGpu && !plan.gpus.empty() ? plan.gpus.front() : plan.ram;
-    d.use.projector += copies * s.projectorBytes;
+    d.use.projector += s.projectorBytes;
 }
 
 uint64_t MemoryPlan::anonymousBytes() const
@@ -389,7 +396,7 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     const Placement p = place(m, s, t);
     plan.gpuLayers = p.ngl;
     plan.cpuMoeLayers = std::clamp(s.load.cpuMoeLayers, 0, nLayer);
-    const ContextCells cells = effectiveContext(m, s.context, s.parallel);
+    const ContextCells cells = effectiveContext(m, s.context, s);
     plan.contextSize = cells.total;
     addDevices(plan, t);
     const RamFileBytes file = addWeights(plan, m, p, t);
@@ -397,23 +404,6 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);
     addCompute(plan, m, s, p, cells);
-    if (s.apiSlots > 0 && s.apiContextPerSlot > 0) {
-        // The API's context: the same layers in the same places, its own cells and buffers.
-        PlanSettings api = s;
-        api.parallel = s.apiSlots;
-        api.context.contextSize = s.apiContextPerSlot * static_cast<uint32_t>(s.apiSlots);
-        const ContextCells apiCells = effectiveContext(m, api.context, api.parallel);
-        plan.contextSize = apiCells.total;
-        addCache(plan, m, api, p); // adds to the chat's cache
-        std::vector<uint64_t> chatCompute{plan.ram.use.compute};
-        for (const auto &g : plan.gpus)
-            chatCompute.push_back(g.use.compute);
-        addCompute(plan, m, api, p, apiCells); // sets: add the chat's buffers back
-        plan.ram.use.compute += chatCompute[0];
-        for (size_t g = 0; g < plan.gpus.size(); ++g)
-            plan.gpus[g].use.compute += chatCompute[g + 1];
-        plan.contextSize = cells.total;
-    }
     setFilePages(plan, s.load.loadMode, file);
     addProjector(plan, s);
     return plan;
@@ -442,7 +432,8 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
 
         ModelParams params(s.load, static_cast<int>(info->layerCount));
         llama_model_params &mp = params.get();
-        const llama_context_params cp = contextParams(s.context, s.parallel);
+        const llama_context_params cp = s.serverLoop ? internal::loopContextParams(s.context, s.apiSlots)
+                                                     : contextParams(s.context, s.parallel);
 
         // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
         // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only

@@ -18,13 +18,15 @@ struct PlanSettings {
     LoadSettings load;
     ContextSettings context;
     int parallel = 1; // sequences (llama-server's --parallel)
-    // The local API's own context on the same weights (ApiServer): apiSlots x apiContextPerSlot
-    // cells of KV cache and that context's compute buffers, on top of the chat's. 0: API off.
+    // Shoehorn's own server loop (ChatSession): the desktop chat's slot and `apiSlots` for the
+    // local API in one unified KV cache of context.contextSize cells, decoded a micro-batch at a
+    // time; `parallel` is ignored. The same memory with the API on or off. False: llama.cpp's
+    // context with `parallel` sequences, as llama-server and the other tools make it.
+    bool serverLoop = false;
     int apiSlots = 0;
-    uint32_t apiContextPerSlot = 0;
     // The vision projector (mmproj): its weights and compute buffer (projectorMemory()), on the
     // first GPU like llama.cpp unless projectorOnGpu is false (--no-mmproj-offload), then in
-    // RAM. With the API on, its server loads a second copy. 0: no projector.
+    // RAM. One copy, shared by the chat and the API. 0: no projector.
     uint64_t projectorBytes = 0;
     bool projectorOnGpu = true;
     bool operator==(const PlanSettings &) const = default;

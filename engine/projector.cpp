@@ -10,6 +10,7 @@
 #include <ggml.h>
 #include <gguf.h>
 #include <mtmd.h>
+#include <server-common.h>
 #include <stb/stb_image.h>
 
 #include <algorithm>
@@ -409,15 +410,10 @@ int Projector::imageTokens(int width, int height) const
 
 const char *Projector::marker()
 {
-    // Random per process, as llama-server does: a user who types mtmd's default marker
-    // ("<__media__>") into a message must not make it an image.
-    static const std::string m = [] {
-        std::random_device rd;
-        char buf[48];
-        std::snprintf(buf, sizeof buf, "<__shoehorn_image_%08x%08x__>", rd(), rd());
-        return std::string(buf);
-    }();
-    return m.c_str();
+    // llama-server's own marker, random per process (a user who types mtmd's default marker
+    // into a message must not make it an image): the server loop shares this projector, and the
+    // local API's image parts become this marker too.
+    return get_media_marker();
 }
 
 mtmd_context *internal::Access::projector(const Projector &p)

@@ -119,14 +119,16 @@ QWidget *ApiDialog::buildSettings()
     m_parallel->setValue(c.parallel);
     m_parallel->setToolTip(tr("Requests answered at the same time (llama-server's --parallel)."));
     form->addRow(tr("Parallel requests:"), m_parallel);
-    m_context = new QSpinBox;
-    m_context->setRange(256, 262144);
-    m_context->setSingleStep(1024);
-    m_context->setValue(c.contextPerSlot);
-    m_context->setSuffix(tr(" tokens"));
-    m_context->setToolTip(tr("Each request's context, at most the model's trained length (llama.cpp caps it "
-                             "there). Its KV cache is counted in the memory plan while the API is on."));
-    form->addRow(tr("Context per request:"), m_context);
+    m_parallel->setToolTip(tr("Requests answered at the same time (llama-server's --parallel), decoded in one "
+                              "batch with the chat. Part of the model's context: a change applies when a model "
+                              "is loaded next."));
+    auto *sharing = new QLabel(tr("The chat and these requests are slots of one llama.cpp context with one KV "
+                                  "cache (llama.cpp's unified cache): each uses what the others leave free, up to "
+                                  "the context set in the Offload panel. So the memory the plan shows is the same "
+                                  "with the API on or off, and turning it on loads nothing."));
+    sharing->setObjectName(QStringLiteral("apiSharing"));
+    sharing->setWordWrap(true);
+    form->addRow(tr("Context:"), sharing);
     m_metrics = new QCheckBox(tr("Prometheus metrics at /metrics"));
     m_metrics->setChecked(c.metrics);
     form->addRow(QString(), m_metrics);
@@ -193,7 +195,6 @@ ApiConfig ApiDialog::configFromFields() const
     c.port = m_port->value();
     c.key = m_key->text().trimmed();
     c.parallel = m_parallel->value();
-    c.contextPerSlot = m_context->value();
     c.metrics = m_metrics->isChecked();
     return c;
 }

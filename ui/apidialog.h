@@ -49,7 +49,6 @@ private:
     QLineEdit *m_key = nullptr;
     QToolButton *m_showKey = nullptr;
     QSpinBox *m_parallel = nullptr;
-    QSpinBox *m_context = nullptr;
     QCheckBox *m_metrics = nullptr;
     QWidget *m_settingsBox = nullptr;
     QPushButton *m_toggle = nullptr;

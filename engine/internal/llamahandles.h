@@ -11,6 +11,10 @@
 
 struct mtmd_context;
 
+namespace shoehorn::internal {
+class ServerLoop;
+}
+
 #include <functional>
 #include <optional>
 
@@ -30,6 +34,11 @@ struct Access {
     // The flag that stops an image's encoding (null: none), read inside the encoder's graph.
     static void setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel);
     static void setDecodeHook(ChatSession &s, DecodeHook hook);
+    // The HTTP side of a session's server loop: made with it, moved to a new loop when the loop
+    // starts again (a new projector), and detached before the loop goes.
+    static std::shared_ptr<ApiServer> makeApiServer(ServerLoop &loop);
+    static void attachApiServer(ApiServer &api, ServerLoop &loop);
+    static void detachApiServer(ApiServer &api);
 };
 
 inline llama_model *llamaModel(const Model &m) { return Access::model(m); }

@@ -42,6 +42,11 @@ LogCapture::LogCapture() : m_previous(t_capture)
     t_capture = this;
 }
 
+LogCapture::LogCapture(bool shared) : LogCapture()
+{
+    m_shared = shared;
+}
+
 LogCapture::~LogCapture()
 {
     t_capture = m_previous;
@@ -49,21 +54,52 @@ LogCapture::~LogCapture()
 
 void LogCapture::append(int level, const char *text)
 {
+    std::unique_lock lock(m_mutex, std::defer_lock);
+    if (m_shared)
+        lock.lock();
     // CONT continues the previous message at its level.
     if (level == GGML_LOG_LEVEL_CONT)
         level = m_lastLevel;
     m_lastLevel = level;
     if (m_text.size() < 64 * 1024)
         m_text += text;
-    if (level == GGML_LOG_LEVEL_ERROR && m_errors.size() < 8 * 1024)
+    else if (m_shared) // keep the newest
+        m_text = m_text.substr(m_text.size() - 32 * 1024) + text;
+    if (level == GGML_LOG_LEVEL_ERROR && (m_errors.size() < 8 * 1024 || m_shared)) {
         m_errors += text;
-    else if (level == GGML_LOG_LEVEL_WARN && m_warnings.size() < 8 * 1024)
+        if (m_errors.size() > 8 * 1024)
+            m_errors.erase(0, m_errors.size() - 8 * 1024);
+    } else if (level == GGML_LOG_LEVEL_WARN && (m_warnings.size() < 8 * 1024 || m_shared)) {
         m_warnings += text;
+        if (m_warnings.size() > 8 * 1024)
+            m_warnings.erase(0, m_warnings.size() - 8 * 1024);
+    }
 }
 
 std::string LogCapture::lastError() const
 {
+    std::unique_lock lock(m_mutex, std::defer_lock);
+    if (m_shared)
+        lock.lock();
     return trimmed(m_errors.empty() ? m_warnings : m_errors);
+}
+
+std::string LogCapture::all() const
+{
+    std::unique_lock lock(m_mutex, std::defer_lock);
+    if (m_shared)
+        lock.lock();
+    return m_text;
+}
+
+void LogCapture::clear()
+{
+    std::unique_lock lock(m_mutex, std::defer_lock);
+    if (m_shared)
+        lock.lock();
+    m_text.clear();
+    m_errors.clear();
+    m_warnings.clear();
 }
 
 void LogCapture::reinstallLogger()

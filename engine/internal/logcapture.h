@@ -1,5 +1,6 @@
 #pragma once
 
+#include <mutex>
 #include <string>
 
 namespace shoehorn {
@@ -11,13 +12,18 @@ class LogCapture
 {
 public:
     LogCapture();
+    // `shared`: read from other threads while this one logs (a thread that runs for long, such
+    // as the server loop's): appends and reads take a lock, and the text keeps its last 64 KiB.
+    explicit LogCapture(bool shared);
     ~LogCapture();
     LogCapture(const LogCapture &) = delete;
     LogCapture &operator=(const LogCapture &) = delete;
 
     // The error lines logged since construction (warnings if there were no errors), trimmed.
     std::string lastError() const;
-    const std::string &all() const { return m_text; }
+    std::string all() const;
+    // A shared capture: forgets what it has collected (before the call whose errors matter).
+    void clear();
 
     // Installs the process-wide callback. Idempotent. SHOEHORN_LLAMA_LOG=1 echoes llama's log.
     static void installLogger();
@@ -33,6 +39,8 @@ private:
     std::string m_warnings;
     int m_lastLevel = 0;
     LogCapture *m_previous = nullptr;
+    bool m_shared = false;
+    mutable std::mutex m_mutex;
 };
 
 } // namespace shoehorn

@@ -3,15 +3,9 @@
 #include <mtmd-helper.h>
 #include <mtmd.h>
 
-#include <cstring>
-
 namespace shoehorn::internal {
 
 namespace {
-using BitmapPtr = std::unique_ptr<mtmd_bitmap, decltype(&mtmd_bitmap_free)>;
-using ChunksPtr = std::unique_ptr<mtmd_input_chunks, decltype(&mtmd_input_chunks_free)>;
-constexpr size_t kMaxCachedEmbeddingBytes = 512ull << 20;
-} // namespace
 
 uint64_t imageHash(const std::string &bytes)
 {
@@ -23,17 +17,12 @@ uint64_t imageHash(const std::string &bytes)
     return h;
 }
 
-llama_token imagePlaceholder(uint64_t hash, size_t index)
-{
-    return -1 - static_cast<llama_token>(((hash >> 2) + index * 2654435761ull) % 0x3fffffffull);
-}
+} // namespace
 
-Result<MediaTokens> tokenizeWithImages(mtmd_context *ctx, const std::string &text,
-                                       const std::vector<const ImageData *> &images, bool addSpecial)
+Result<server_tokens> tokenizeWithImages(mtmd_context *ctx, const std::string &text,
+                                         const std::vector<const ImageData *> &images, bool addSpecial)
 {
-    std::vector<BitmapPtr> bitmaps;
-    std::vector<const mtmd_bitmap *> raw;
-    std::vector<uint64_t> hashes;
+    mtmd::bitmaps bitmaps;
     for (size_t i = 0; i < images.size(); ++i) {
         auto probe = probeImage(images[i]->bytes);
         if (!probe)
@@ -46,58 +35,51 @@ Result<MediaTokens> tokenizeWithImages(mtmd_context *ctx, const std::string &tex
         if (!w.bitmap)
             return Error{ErrorCode::ImageInvalid,
                          "image " + std::to_string(i + 1) + " could not be decoded (damaged or truncated?)"};
-        hashes.push_back(imageHash(images[i]->bytes));
-        mtmd_bitmap_set_id(w.bitmap, std::to_string(hashes.back()).c_str());
-        bitmaps.emplace_back(w.bitmap, &mtmd_bitmap_free);
-        raw.push_back(w.bitmap);
+        mtmd_bitmap_set_id(w.bitmap, std::to_string(imageHash(images[i]->bytes)).c_str());
+        bitmaps.entries.emplace_back(w.bitmap);
     }
-    ChunksPtr chunks(mtmd_input_chunks_init(), &mtmd_input_chunks_free);
+    mtmd::input_chunks chunks(mtmd_input_chunks_init());
     const mtmd_input_text in{text.c_str(), text.size(), addSpecial, true};
-    const int32_t rc = mtmd_tokenize(ctx, chunks.get(), &in, raw.data(), raw.size());
+    auto raw = bitmaps.c_ptr();
+    const int32_t rc = mtmd_tokenize(ctx, chunks.ptr.get(), &in, raw.data(), raw.size());
     if (rc == 1)
         return Error{ErrorCode::TokenizeFailed, "the prompt's image markers do not match its " +
                                                     std::to_string(images.size()) + " images"};
     if (rc != 0)
         return Error{ErrorCode::ImageInvalid, "llama.cpp could not prepare an image for the projector"};
-
-    MediaTokens out;
-    size_t imageIndex = 0;
-    for (size_t c = 0; c < mtmd_input_chunks_size(chunks.get()); ++c) {
-        const mtmd_input_chunk *chunk = mtmd_input_chunks_get(chunks.get(), c);
-        if (mtmd_input_chunk_get_type(chunk) == MTMD_INPUT_CHUNK_TYPE_TEXT) {
-            size_t n = 0;
-            const llama_token *t = mtmd_input_chunk_get_tokens_text(chunk, &n);
-            out.tokens.insert(out.tokens.end(), t, t + n);
-            continue;
-        }
-        PromptImage img;
-        img.start = out.tokens.size();
-        img.count = mtmd_input_chunk_get_n_tokens(chunk);
-        img.hash = imageIndex < hashes.size() ? hashes[imageIndex] : 0;
-        ++imageIndex;
-        img.chunk.reset(mtmd_input_chunk_copy(chunk), &mtmd_input_chunk_free);
-        for (size_t k = 0; k < img.count; ++k)
-            out.tokens.push_back(imagePlaceholder(img.hash, k));
-        out.images.push_back(std::move(img));
-    }
-    return out;
+    return server_tokens(chunks, true);
 }
 
-const std::vector<float> *ImageEmbeddings::get(mtmd_context *ctx, const PromptImage &image, size_t embdWidth,
-                                               const std::atomic<bool> *cancel)
+void append(server_tokens &head, const server_tokens &tail)
 {
-    if (auto it = m_cache.find(image.hash); it != m_cache.end())
-        return &it->second;
-    if (mtmd_encode_chunk(ctx, image.chunk.get()) != 0 || (cancel && cancel->load()))
-        return nullptr;
-    const float *embd = mtmd_get_output_embd(ctx);
-    if (!embd)
-        return nullptr;
-    std::vector<float> v(embd, embd + image.count * embdWidth);
-    if (m_bytes + v.size() * sizeof(float) > kMaxCachedEmbeddingBytes)
-        clear();
-    m_bytes += v.size() * sizeof(float);
-    return &(m_cache[image.hash] = std::move(v));
+    for (size_t i = 0; i < tail.size();) {
+        if (tail[i] != LLAMA_TOKEN_NULL) {
+            head.push_back(tail[i]);
+            ++i;
+            continue;
+        }
+        const mtmd_input_chunk *chunk = tail.find_chunk(i).get();
+        head.push_back(chunk); // a copy
+        i += mtmd_input_chunk_get_n_tokens(chunk);
+    }
+}
+
+std::vector<size_t> imageStarts(const server_tokens &tokens)
+{
+    std::vector<size_t> starts;
+    size_t at = 0;
+    if (!tokens.empty() && tokens[0] == LLAMA_TOKEN_NULL) { // an image first (find_next_media_chunk looks past 0)
+        starts.push_back(0);
+        at = mtmd_input_chunk_get_n_tokens(tokens.find_chunk(0).get());
+    }
+    for (;;) {
+        const auto [chunk, start] = tokens.find_next_media_chunk(at);
+        if (!chunk)
+            break;
+        starts.push_back(start);
+        at = start + mtmd_input_chunk_get_n_tokens(chunk->get());
+    }
+    return starts;
 }
 
 } // namespace shoehorn::internal

@@ -31,7 +31,7 @@ function serve(args, { waitUrl = true } = {}) {
 test('shoehorn-cli serve', async (t) => {
     const s = await serve([MODEL, '--port', '0', '--api-key', KEY, '--metrics', '--parallel', '2', '-c', '2048']);
     assert.ok(s.base, s.out());
-    assert.match(s.out(), /settings: -ngl \d+ --n-cpu-moe \d+ -c 2048 \(2 slots of 1024\)/);
+    assert.match(s.out(), /settings: -ngl \d+ --n-cpu-moe \d+ -c 2048 \(one KV cache for 2 API slots and the chat.s\)/);
     assert.ok(!s.out().includes(KEY), 'the key was printed');
     try {
         await checkServer(t, s.base, { slots: 2 });
@@ -103,7 +103,7 @@ test('--api-key-file and --models-preset --model', async () => {
     const s = await serve(['--models-preset', ini, '--model', 'tiny', '--api-key-file', keyFile, '--port', '0']);
     try {
         assert.ok(s.base, s.out());
-        assert.match(s.out(), /-c 1024 \(1 slots of 1024\)/);
+        assert.match(s.out(), /-c 1024 \(one KV cache for 1 API slots and the chat.s\)/);
         const models = await client(s.base).models.list();
         assert.equal(models.data[0].id, 'tiny');
         assert.ok((await stream(client(s.base), 'hi', 4)).times.length > 0);

@@ -25,7 +25,6 @@ private:
         ApiConfig c;
         c.port = 0; // any free port: tests run side by side
         c.key = QStringLiteral("sk-test-key");
-        c.contextPerSlot = 512;
         return c;
     }
     [[nodiscard]] static bool load(InferenceSession &s)
@@ -143,7 +142,7 @@ void TestApiController::failedRestartOnANewModelIsReported()
     QSignalSpy failed(&api, &ApiController::failed);
     api.start();
     QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
-    session.apiHost()->setModel(nullptr, {}); // what the worker does first when it loads another model
+    session.apiHost()->setServer(nullptr); // what the worker does first when it loads another model
     QTcpServer thief;
     QVERIFY(thief.listen(QHostAddress::LocalHost, quint16(c.port)));
     QVERIFY(load(session));

@@ -36,7 +36,7 @@ private slots:
     void readsTheModelInTheBackground();
     void loadedModelDoesNotCountAgainstItself();
     void heldMemoryIsMeasuredOnARealLoad();
-    void apiSlotsArePlannedWhileOn();
+    void apiSlotsAreInTheOneContext();
 };
 
 void TestOffloadController::readsTheModelInTheBackground()
@@ -147,7 +147,9 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
 
 // The local API's slots are a second context on the loaded model: planned (KV cache and compute)
 // while the API is on, gone from the plan when it is off.
-void TestOffloadController::apiSlotsArePlannedWhileOn()
+// The local API's slots are part of the model's one context (a unified KV cache): the plan is
+// the same with the API off and on, and counts the slots the next load creates.
+void TestOffloadController::apiSlotsAreInTheOneContext()
 {
     ChatController chat;
     QSignalSpy loaded(&chat, &ChatController::modelLoaded);
@@ -156,36 +158,27 @@ void TestOffloadController::apiSlotsArePlannedWhileOn()
     OffloadController c(&chat);
     c.setModelPath(TestFixtures::instance().tinyApi());
     QTRY_VERIFY(c.info().has_value());
+    QVERIFY(c.planSettings().serverLoop);
+    QCOMPARE(c.planSettings().apiSlots, chat.api()->config().parallel);
     const MemoryPlan off = c.plan();
-    QCOMPARE(c.planSettings().apiSlots, 0);
 
     ApiConfig cfg;
     cfg.port = 0;
     cfg.parallel = 3;
-    cfg.contextPerSlot = 1024;
     chat.api()->setConfig(cfg);
+    QCOMPARE(c.planSettings().apiSlots, 3);
+    const MemoryPlan three = c.plan();
     chat.api()->start();
     QTRY_COMPARE_WITH_TIMEOUT(chat.api()->state(), ApiController::State::On, 20000);
     QCOMPARE(c.planSettings().apiSlots, 3);
-    QCOMPARE(c.planSettings().apiContextPerSlot, 1024u);
-    QVERIFY(c.plan().ram.use.kv() > off.ram.use.kv());
-    QVERIFY(c.plan().ram.use.compute > off.ram.use.compute);
-    QCOMPARE(c.plan().ram.use.weights(), off.ram.use.weights());
-    const quint64 kv1024 = c.plan().ram.use.kv();
-
-    // More than the trained length (2048 for the tiny model): planned as llama-server caps it.
+    for (const MemoryPlan &p : {three, c.plan()}) {
+        QCOMPARE(p.ram.use.kv(), off.ram.use.kv());
+        QCOMPARE(p.ram.use.weights(), off.ram.use.weights());
+        QCOMPARE(p.contextSize, off.contextSize);
+    }
     chat.api()->stop();
     QTRY_COMPARE(chat.api()->state(), ApiController::State::Off);
-    cfg.contextPerSlot = 100000;
-    chat.api()->setConfig(cfg);
-    chat.api()->start();
-    QTRY_COMPARE_WITH_TIMEOUT(chat.api()->state(), ApiController::State::On, 20000);
-    QCOMPARE(c.planSettings().apiContextPerSlot, 2048u);
-    QVERIFY(c.plan().ram.use.kv() > kv1024);
-
-    chat.api()->stop();
-    QTRY_COMPARE(chat.api()->state(), ApiController::State::Off);
-    QCOMPARE(c.plan().ram.use.kv(), off.ram.use.kv());
+    QCOMPARE(c.plan().ram.use.total(), three.ram.use.total());
 }
 
 QTEST_GUILESS_MAIN(TestOffloadController)

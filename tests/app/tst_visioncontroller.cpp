@@ -206,7 +206,6 @@ void TestVisionController::theLocalApiSeesImagesToo()
     ApiConfig config;
     config.port = 0;
     config.key = QStringLiteral("sk-test-key");
-    config.contextPerSlot = 1024;
     c.api()->setConfig(config);
     c.api()->start();
     QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::On, 30000);

@@ -84,7 +84,7 @@ private slots:
     void gpuPlacement_data();
     void gpuPlacement();
     void kvCacheFormula();
-    void apiSlotsAddTheirContext();
+    void apiSlotsShareTheCache();
     void tiedOutputCopy();
     void ramParts_data();
     void ramParts();
@@ -237,22 +237,30 @@ void TestPlanner::kvCacheFormula()
     QCOMPARE(analyticPlan(*info, settings(1000, FlashAttention::On), cpuOnly()).contextSize, 1024u);
 }
 
-// The local API's context (PlanSettings::apiSlots) adds its KV cache and compute buffers to the
-// chat's, on the same weights.
-void TestPlanner::apiSlotsAddTheirContext()
+// Shoehorn's server loop (PlanSettings::serverLoop): the chat's slot and the API's slots share
+// one unified KV cache of the context's cells, so API slots add no KV cache and no context;
+// llama-server's own layout (per-sequence cells) is planned as before.
+void TestPlanner::apiSlotsShareTheCache()
 {
     auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
     QVERIFY(info.ok());
-    PlanSettings chat = settings(4096, FlashAttention::On);
+    PlanSettings chat = settings(8192, FlashAttention::On);
+    chat.serverLoop = true;
     PlanSettings served = chat;
-    served.apiSlots = 2;
-    served.apiContextPerSlot = 8192;
+    served.apiSlots = 4;
     const MemoryPlan a = analyticPlan(*info, chat, cpuOnly());
     const MemoryPlan b = analyticPlan(*info, served, cpuOnly());
     QCOMPARE(b.contextSize, a.contextSize);
     QCOMPARE(b.ram.use.weights(), a.ram.use.weights());
-    QCOMPARE(b.ram.use.kvFull - a.ram.use.kvFull, 2ull * 8192 * 48 * 4 * 128 * 2 * 2);
-    QVERIFY(b.ram.use.compute > a.ram.use.compute);
+    QCOMPARE(b.ram.use.kvFull, a.ram.use.kvFull);
+    QCOMPARE(b.ram.use.kvFull, 8192ull * 48 * 4 * 128 * 2 * 2);
+    QCOMPARE(b.ram.use.compute, a.ram.use.compute); // every slot may attend to the whole pool
+    // llama-server's --parallel 4 splits the cells: each sequence sees a quarter.
+    PlanSettings split = settings(8192, FlashAttention::On);
+    split.parallel = 4;
+    const MemoryPlan c = analyticPlan(*info, split, cpuOnly());
+    QCOMPARE(c.ram.use.kvFull, a.ram.use.kvFull);
+    QCOMPARE(c.contextSize, a.contextSize);
 }
 
 void TestPlanner::tiedOutputCopy()

@@ -267,9 +267,9 @@ void TestProjector::planCountsTheProjector()
     const MemoryPlan with = analyticPlan(*model, s, cpu);
     QCOMPARE(with.ram.use.total() - without.ram.use.total(), *bytes);
     QCOMPARE(with.anonymousBytes() - without.anonymousBytes(), *bytes); // read in, not mapped
+    s.serverLoop = true;
     s.apiSlots = 2;
-    s.apiContextPerSlot = 512;
-    QCOMPARE(analyticPlan(*model, s, cpu).ram.use.projector, 2 * *bytes); // the API loads its own
+    QCOMPARE(analyticPlan(*model, s, cpu).ram.use.projector, *bytes); // one copy, shared with the API
 }
 
 // Qwen3.5-35B-A3B with its BF16 mmproj (0.90 GB) on a 12 GB card: the plan puts weights and
@@ -348,7 +348,8 @@ void TestProjector::imageTokensEnterTheContext()
     QVERIFY2(added >= 6, qPrintable(QString::number(added)));
     QCOMPARE(prefilled, seen->stats.promptEvaluated);
     QCOMPARE(s->cachedTokens(), seen->stats.contextUsed);
-    QCOMPARE(seen->stats.contextUsed, seen->stats.promptTokens + seen->stats.generatedTokens);
+    // Every answer token but the last sampled one, which ended the answer undecoded.
+    QCOMPARE(seen->stats.contextUsed, seen->stats.promptTokens + seen->stats.generatedTokens - 1);
     // Another image gives another prompt: the tokens really are the picture's.
     s->clearCache();
     auto other = s->generate({{"user", "What is in the picture?", {}, {image(96, 64, 5)}}}, seeded(4));
@@ -475,7 +476,7 @@ void TestProjector::stopWhileAnImageIsEncoded()
     QCOMPARE(stopped->stats.stopReason, StopReason::Cancelled);
     qInfo("stopped %lld ms after Stop; the five pictures took %lld ms", stopMs, imageMs);
     QVERIFY2(stopMs < 200, qPrintable(QStringLiteral("%1 ms after Stop (the pictures took %2 ms)").arg(stopMs).arg(imageMs)));
-    QCOMPARE(s->cachedTokens(), 0);
+    QVERIFY(s->cachedTokens() < stopped->stats.promptTokens); // the text before the pictures, at most
     // The stopped encoding was not kept: the same pictures again are encoded and answered.
     auto again = s->generate({{"user", "Five.", {}, pictures(2)}}, seeded(1));
     QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());

@@ -46,7 +46,6 @@ void TestApiWindow::apiWhileTheChatStreams()
     c.port = probe.serverPort();
     probe.close();
     c.key = ApiController::newKey();
-    c.contextPerSlot = 2048;
     controller.api()->setConfig(c);
 
     QAction *action = window.findChild<QAction *>("localApiAction");

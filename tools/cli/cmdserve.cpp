@@ -2,6 +2,7 @@
 
 #include "apiserver.h"
 #include "autofit.h"
+#include "chatsession.h"
 #include "clioutput.h"
 #include "cmdplan.h"
 #include "hardware.h"
@@ -9,6 +10,7 @@
 #include "modelinfo.h"
 #include "planner.h"
 #include "presetini.h"
+#include "projector.h"
 
 #include <sys/stat.h>
 
@@ -146,13 +148,7 @@ int cmdServe(const Args &given)
     o.host = a.host;
     o.port = a.port;
     o.apiKey = a.apiKey;
-    o.parallel = a.parallel;
     o.metrics = a.metrics;
-    o.contextShift = a.contextShift;
-    o.modelAlias = a.presetModel;
-    o.mmproj = a.mmproj;
-    o.mmprojOffload = a.mmprojOffload;
-    o.contextPerSlot = 4096; // checked again below with the chosen context
     if (const Error e = ApiServer::checkOptions(o))
         return fail(e);
 
@@ -172,33 +168,47 @@ int cmdServe(const Args &given)
     auto model = Model::load(a.model, s.load);
     if (!model)
         return fail(model.error());
-    const uint32_t total = s.context.contextSize ? s.context.contextSize : (*model)->info().contextLength;
-    o.contextPerSlot = std::max<uint32_t>(256, total / uint32_t(o.parallel));
-    std::printf("settings: -ngl %d --n-cpu-moe %d -c %u (%d slots of %u) -ctk %s -ctv %s -fa %s -t %d\n",
-                s.load.gpuLayers, s.load.cpuMoeLayers, o.contextPerSlot * uint32_t(o.parallel), o.parallel,
-                o.contextPerSlot, s.context.typeK.c_str(), s.context.typeV.c_str(),
-                flashAttentionName(s.context.flashAttention),
+    ApiSlotSettings slots;
+    slots.count = a.parallel;
+    slots.contextShift = a.contextShift;
+    slots.alias = a.presetModel;
+    auto session = ChatSession::create(*model, s.context, slots);
+    if (!session)
+        return fail(session.error());
+    if (!a.mmproj.empty()) {
+        ProjectorSettings ps;
+        ps.offload = a.mmprojOffload && s.load.gpuLayers != 0;
+        ps.threads = s.context.threads;
+        auto projector = Projector::load(*model, a.mmproj, ps);
+        if (!projector)
+            return fail(projector.error());
+        if (Error e = (*session)->setProjector(*projector))
+            return fail(e);
+    }
+    std::printf("settings: -ngl %d --n-cpu-moe %d -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
+                s.load.gpuLayers, s.load.cpuMoeLayers, (*session)->contextSize(), a.parallel,
+                s.context.typeK.c_str(), s.context.typeV.c_str(), flashAttentionName(s.context.flashAttention),
                 s.context.threads > 0 ? s.context.threads : physicalCoreCount());
-    auto server = ApiServer::start(*model, s.context, o);
-    if (!server) {
-        if (server.error().code == ErrorCode::AddressInUse && o.port != 0) {
+    const std::shared_ptr<ApiServer> server = (*session)->api();
+    if (Error e = server->open(o)) {
+        if (e.code == ErrorCode::AddressInUse && o.port != 0) {
             const int free = ApiServer::freePortAfter(o.host, o.port);
             std::fprintf(stderr, "error: port %d on %s is in use by another program%s\n", o.port, o.host.c_str(),
                          free ? (": --port " + std::to_string(free) + " is free").c_str() : "");
             return 1;
         }
-        return fail(server.error());
+        return fail(e);
     }
-    std::printf("listening on %s/v1 (model \"%s\", API key %s, metrics %s)\n", (*server)->baseUrl().c_str(),
-                o.modelAlias.empty() ? std::filesystem::path(a.model).filename().c_str() : o.modelAlias.c_str(),
+    std::printf("listening on %s/v1 (model \"%s\", API key %s, metrics %s)\n", server->baseUrl().c_str(),
+                a.presetModel.empty() ? std::filesystem::path(a.model).filename().c_str() : a.presetModel.c_str(),
                 o.apiKey.empty() ? "none" : "required", o.metrics ? "on" : "off");
     std::fflush(stdout);
 
     int sig = 0;
     sigwait(&stopSignals, &sig);
     std::printf("%s: stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    const ApiStatus st = (*server)->status();
-    (*server)->stop();
+    const ApiStatus st = server->status();
+    server->close();
     std::printf("stopped after %llu requests\n", static_cast<unsigned long long>(st.requests));
     return 0;
 }

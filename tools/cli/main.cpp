@@ -150,7 +150,8 @@ int cmdChat(const cli::Args &a)
         auto projector = Projector::load(*model, a.mmproj, ps);
         if (!projector)
             return fail(projector.error());
-        (*session)->setProjector(*projector);
+        if (Error e = (*session)->setProjector(*projector))
+            return fail(e);
     }
     memory.afterLoad(**session);
     std::vector<ChatMessage> history;

@@ -63,6 +63,7 @@ Spec tinyVision()
     s.ssmTimeStepRank = 4;
     s.fullAttentionInterval = 2;
     s.controlHighBytes = true;
+    s.contextLength = 16384; // room for several 1024x1024 pictures (llama.cpp caps a slot here)
     return s;
 }
 

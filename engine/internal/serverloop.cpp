@@ -1,0 +1,193 @@
+#include "serverloop.h"
+
+#include "llamahandles.h"
+#include "model.h"
+
+#include <log.h>
+#include <server-common.h>
+#include <speculative.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+namespace shoehorn::internal {
+
+namespace {
+
+llama_flash_attn_type flashType(FlashAttention f)
+{
+    switch (f) {
+    case FlashAttention::On: return LLAMA_FLASH_ATTN_TYPE_ENABLED;
+    case FlashAttention::Off: return LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    case FlashAttention::Auto: break;
+    }
+    return LLAMA_FLASH_ATTN_TYPE_AUTO;
+}
+
+// llama-server's context parameters for Shoehorn's settings.
+common_params contextPart(const ContextSettings &c, int apiSlots)
+{
+    common_params p;
+    p.n_parallel = 1 + std::max(0, apiSlots);
+    // One pool of cells for every slot: the desktop chat may use the whole context, API requests
+    // what it leaves free, and the memory is the same whether the API is on or off.
+    p.kv_unified = true;
+    p.n_ctx = int32_t(c.contextSize);
+    // One micro-batch per decode: prompt progress after each, and Stop between them on any backend.
+    p.n_batch = int32_t(std::max<uint32_t>(1, c.ubatchSize));
+    p.n_ubatch = p.n_batch;
+    p.cache_type_k = kvCacheType(c.typeK);
+    p.cache_type_v = kvCacheType(c.typeV);
+    p.flash_attn_type = flashType(c.flashAttention);
+    const int threads = c.threads > 0 ? c.threads : physicalCoreCount();
+    p.cpuparams.n_threads = threads;
+    p.cpuparams_batch.n_threads = c.threadsBatch > 0 ? c.threadsBatch : threads;
+    p.swa_full = false;
+    return p;
+}
+
+// ...and the rest of llama-server's parameters. The model's placement (-ngl, --n-cpu-moe) is
+// not here: the model is loaded already.
+common_params loopParams(const Model &model, const LoopSettings &s)
+{
+    common_params p = contextPart(s.context, s.apiSlots);
+    p.model.path = model.info().path;
+    p.endpoint_slots = true;
+    p.ctx_shift = s.contextShift;
+    p.ui = false;            // the HTTP side decides what `/` is
+    p.fit_params = false;    // Shoehorn planned and placed the model already
+    p.warmup = false;        // a warm-up decode would run on the caller's thread
+    p.cache_ram_mib = 0;     // no host-RAM prompt cache beyond the slots: memory stays as planned
+    p.sleep_idle_seconds = -1;
+    p.cache_idle_slots = false; // needs a RAM prompt cache, which there is none of
+    p.model_alias = {s.alias.empty() ? std::filesystem::path(model.info().path).filename().string() : s.alias};
+    return p;
+}
+
+} // namespace
+
+llama_context_params loopContextParams(const ContextSettings &context, int apiSlots)
+{
+    common_params p = contextPart(context, apiSlots);
+    // What the server sets before it creates its context (server_output_limits).
+    auto limits = common_speculative_get_output_limits(p.n_batch, p.n_parallel, common_speculative_n_max(&p.speculative));
+    p.n_outputs_max = std::max<int32_t>(1, limits.total);
+    p.n_outputs_max_per_seq = std::max<int32_t>(1, limits.per_seq);
+    return common_context_params_to_llama(p);
+}
+
+Result<std::unique_ptr<ServerLoop>> ServerLoop::start(const Model &model, const LoopSettings &settings,
+                                                      mtmd_context *projector)
+{
+    // llama-server's own log (requests, slots, timings) is for a terminal that runs only it:
+    // warnings and errors only, unless SHOEHORN_LLAMA_LOG asks for llama.cpp's whole log.
+    static std::once_flag quiet;
+    std::call_once(quiet, [] {
+        const char *env = std::getenv("SHOEHORN_LLAMA_LOG");
+        if (!env || !*env || std::string(env) == "0")
+            common_log_set_verbosity_thold(LOG_LEVEL_WARN);
+    });
+    auto loop = std::unique_ptr<ServerLoop>(new ServerLoop());
+    loop->m_settings = settings;
+    loop->m_params = loopParams(model, settings);
+    loop->m_projector = projector;
+    LogCapture capture;
+    loop->m_server.set_reserved_slot(kDesktopSlot);
+    const bool loaded = loop->m_server.load_model_shared(loop->m_params, llamaModel(model), projector);
+    // llama-server points libmtmd's log at its own logger when it loads: take it back.
+    LogCapture::reinstallLogger();
+    if (!loaded) {
+        const std::string why = capture.lastError().empty()
+                                    ? "llama.cpp could not create the context (" + std::to_string(settings.context.contextSize) +
+                                          " tokens)"
+                                    : capture.lastError();
+        return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
+    }
+    llama_context *ctx = loop->m_server.get_llama_context();
+    // Persistent CPU thread pools (about 10 % of generation speed on the CPU).
+    loop->m_pools = std::make_unique<CpuThreadPools>(settings.context);
+    loop->m_pools->attach(ctx);
+    llama_set_abort_callback(ctx, &ServerLoop::abortCallback, loop.get());
+    loop->m_meta = std::make_unique<server_context_meta>(loop->m_server.get_meta());
+    ServerLoop *raw = loop.get();
+    loop->m_loop = std::thread([raw] {
+        LogCapture log(true);
+        raw->m_log.store(&log);
+        raw->m_server.start_loop();
+        raw->m_log.store(nullptr);
+        raw->m_ended.store(true);
+    });
+    return loop;
+}
+
+ServerLoop::~ServerLoop()
+{
+    // start_loop() sets its queue running when it begins: a terminate() that came before is
+    // lost, so ask until the loop has ended.
+    while (m_loop.joinable() && !m_ended.load()) {
+        m_server.terminate();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    if (m_loop.joinable())
+        m_loop.join();
+}
+
+bool ServerLoop::abortCallback(void *data)
+{
+    auto *self = static_cast<ServerLoop *>(data);
+    const std::atomic<bool> *flag = self->m_cancel.load(std::memory_order_relaxed);
+    return flag && flag->load(std::memory_order_relaxed) && self->m_server.reserved_batch_abortable().load();
+}
+
+llama_context *ServerLoop::context() const
+{
+    return const_cast<server_context &>(m_server).get_llama_context();
+}
+
+uint32_t ServerLoop::contextSize() const
+{
+    return llama_n_ctx(context());
+}
+
+int ServerLoop::slotTokens(int id)
+{
+    server_response_reader rd = m_server.get_response_reader();
+    server_task task(SERVER_TASK_TYPE_SLOT_GET);
+    task.id = rd.get_new_id();
+    rd.post_task(std::move(task));
+    server_task_result_ptr r = rd.next([] { return false; });
+    auto *slots = dynamic_cast<server_task_result_slots *>(r.get());
+    if (!slots)
+        return 0;
+    for (const auto &j : slots->slots_data)
+        if (j.value("id", -1) == id)
+            return j.value("n_prompt_tokens", 0);
+    return 0;
+}
+
+std::string ServerLoop::loopErrors() const
+{
+    const LogCapture *log = m_log.load();
+    return log ? log->lastError() : std::string();
+}
+
+std::string ServerLoop::loopLog() const
+{
+    const LogCapture *log = m_log.load();
+    return log ? log->all() : std::string();
+}
+
+void ServerLoop::clearLoopLog()
+{
+    if (LogCapture *log = m_log.load())
+        log->clear();
+}
+
+void ServerLoop::setDecodeHook(std::function<int32_t(llama_context *, llama_batch &)> hook)
+{
+    m_server.set_decode_hook(std::move(hook));
+}
+
+} // namespace shoehorn::internal

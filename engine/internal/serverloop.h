@@ -1,0 +1,95 @@
+#pragma once
+
+// Engine-internal: llama.cpp's server loop on a loaded model, shared by the desktop chat
+// (ChatSession) and the local API's HTTP side (ApiServer).
+
+#include "error.h"
+#include "llamaparams.h"
+#include "logcapture.h"
+#include "settings.h"
+
+#include <server-context.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+struct mtmd_context;
+
+namespace shoehorn {
+class Model;
+}
+
+namespace shoehorn::internal {
+
+struct LoopSettings {
+    ContextSettings context; // contextSize: the one KV cache, shared by every slot
+    int apiSlots = 0;        // the local API's slots, beside the desktop chat's
+    bool contextShift = false;
+    std::string alias;       // the model's name in /v1/models; empty: the file's name
+};
+
+// The llama_context_params the loop's context gets (the planner's dry run of it).
+llama_context_params loopContextParams(const ContextSettings &context, int apiSlots);
+
+// One llama_context whose KV cache is one pool for every slot (llama.cpp's unified cache), one
+// thread that runs every decode of the chat and the API together (llama.cpp's server loop, so
+// active slots decode in one batch), persistent CPU thread pools. Slot 0 is the desktop
+// chat's: API requests never take it (cmake/LlamaServer.cmake). The model and the projector
+// are the caller's and must outlive this.
+class ServerLoop
+{
+public:
+    static constexpr int kDesktopSlot = 0;
+
+    // Creates the context on the calling thread and starts the loop thread. OutOfMemory when
+    // llama.cpp logged a failed allocation.
+    static Result<std::unique_ptr<ServerLoop>> start(const Model &model, const LoopSettings &settings,
+                                                     mtmd_context *projector);
+    ~ServerLoop(); // ends the loop, waits for it, frees the context
+    ServerLoop(const ServerLoop &) = delete;
+    ServerLoop &operator=(const ServerLoop &) = delete;
+
+    server_context &server() { return m_server; }
+    // The parameters the server was created with (the HTTP side copies them).
+    const common_params &params() const { return m_params; }
+    // Taken before the loop started (llama.cpp's get_meta() is for the loop's owner only).
+    const server_context_meta &meta() const { return *m_meta; }
+    llama_context *context() const;
+    const LoopSettings &settings() const { return m_settings; }
+    uint32_t contextSize() const;
+    mtmd_context *projector() const { return m_projector; }
+
+    // The desktop chat's Stop: read by the context's abort callback, which stops a decode only
+    // while its batch holds the desktop's slot alone (null: none).
+    void setDesktopCancel(const std::atomic<bool> *cancel) { m_cancel.store(cancel); }
+    // The tokens slot `id` holds in the KV cache (asks the loop: answered even mid-decode).
+    int slotTokens(int id);
+
+    // What llama.cpp logged on the loop thread lately (a failed decode's reason).
+    std::string loopErrors() const;
+    std::string loopLog() const;
+    void clearLoopLog();
+
+    // Test seam: replaces llama_decode in the loop (the hook may call it).
+    void setDecodeHook(std::function<int32_t(llama_context *, llama_batch &)> hook);
+
+private:
+    ServerLoop() = default;
+    static bool abortCallback(void *data);
+
+    LoopSettings m_settings;
+    common_params m_params;
+    mtmd_context *m_projector = nullptr;
+    std::unique_ptr<CpuThreadPools> m_pools; // before m_server: outlives its context
+    server_context m_server;
+    std::unique_ptr<server_context_meta> m_meta;
+    std::thread m_loop;
+    std::atomic<LogCapture *> m_log{nullptr}; // lives on the loop thread's stack
+    std::atomic<bool> m_ended{false};
+    std::atomic<const std::atomic<bool> *> m_cancel{nullptr};
+};
+
+} // namespace shoehorn::internal
