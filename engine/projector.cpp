@@ -22,6 +22,8 @@
 
 namespace shoehorn {
 
+extern std::atomic<int> g_liveProjectors; // diagnostics.h
+
 namespace fs = std::filesystem;
 
 struct Projector::Impl {
@@ -360,6 +362,7 @@ Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model,
             return Error{ErrorCode::ProjectorMismatch, fs::path(path).filename().string() + " cannot read images"};
         }
         proj->m_impl->ctx.reset(ctx);
+        ++g_liveProjectors;
         proj->m_impl->model = std::move(model);
         proj->m_impl->info = std::move(*info);
         proj->m_impl->settings = settings;
@@ -368,7 +371,12 @@ Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model,
 }
 
 Projector::Projector() : m_impl(std::make_unique<Impl>()) {}
-Projector::~Projector() = default;
+
+Projector::~Projector()
+{
+    if (m_impl->ctx)
+        --g_liveProjectors;
+}
 
 const ProjectorInfo &Projector::info() const
 {

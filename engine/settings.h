@@ -50,6 +50,7 @@ struct GenerationOptions {
     std::vector<std::string> stop;      // extra stop strings
     bool enableThinking = true;         // passed to the chat template
     std::map<std::string, std::string> templateKwargs; // JSON values, e.g. {"reasoning_effort", "\"low\""}
+    bool ignoreEos = false;             // benchmarks: write maxTokens tokens (llama-server's ignore_eos)
 };
 
 int physicalCoreCount();

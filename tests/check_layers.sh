@@ -2,8 +2,14 @@
 # Layering checks on the built objects (Ninja builds):
 #   check_layers.sh BUILD_DIR symbols   ui/ calls no engine function: no undefined symbol of
 #                                       libshoehorn_ui.a is defined by libshoehorn_engine.a
-#   check_layers.sh BUILD_DIR headers   no ui/ or app/ source includes a llama.cpp or ggml
-#                                       header, directly or through another header (ninja -t deps)
+#   check_layers.sh BUILD_DIR headers   no ui/ or app/ source includes a llama.cpp, ggml, libmtmd
+#                                       or llama.cpp server header, directly or through another
+#                                       header (ninja -t deps)
+#   check_layers.sh BUILD_DIR names     no ui/ or app/ object refers to a llama.cpp, ggml, libmtmd
+#                                       or server symbol (llama_*, ggml_*, gguf_*, mtmd_*,
+#                                       server_*, common_*)
+# SHOEHORN_LAYERS_INPUT: a file to check instead of what the build gives (ninja's deps for
+# `headers`, nm's undefined symbols per object for `names`): the guard's own test.
 set -euo pipefail
 build=$1
 mode=$2
@@ -32,11 +38,11 @@ symbols)
     echo "ui: $(cut -f1 "$work/ui" | sort -u | wc -l) objects, none calls an engine function"
     ;;
 headers)
-    ninja -C "$build" -t deps > "$work/deps"
+    if [ -n "${SHOEHORN_LAYERS_INPUT:-}" ]; then cp "$SHOEHORN_LAYERS_INPUT" "$work/deps"; else ninja -C "$build" -t deps > "$work/deps"; fi
     # "target: #deps N, ..." then one indented header per line.
     awk '
         /^[^ \t].*: #deps/ { obj = $1; sub(/:$/, "", obj); next }
-        /^[ \t]+[^ \t]/ && obj ~ /shoehorn_(ui|app)\.dir/ && ($1 ~ /\/(llama|llama-cpp|ggml|ggml-backend|gguf)\.h$/) {
+        /^[ \t]+[^ \t]/ && obj ~ /shoehorn_(ui|app)\.dir/ && ($1 ~ /\/(llama|llama-cpp|ggml|ggml-backend|gguf|mtmd|mtmd-helper|server-[a-z]+)\.h$/) {
             print "FAIL: " obj " includes " $1
         }' "$work/deps" | sort -u > "$work/bad"
     objects=$(grep -cE '^[^ \t].*shoehorn_(ui|app)\.dir.*: #deps' "$work/deps" || true)
@@ -46,10 +52,33 @@ headers)
         echo "$(wc -l < "$work/bad") includes of llama.cpp/ggml headers from ui/ and app/"
         exit 1
     fi
-    echo "ui and app: $objects objects, none includes a llama.cpp or ggml header"
+    echo "ui and app: $objects objects, none includes a llama.cpp, ggml, mtmd or server header"
+    ;;
+names)
+    if [ -n "${SHOEHORN_LAYERS_INPUT:-}" ]; then
+        cp "$SHOEHORN_LAYERS_INPUT" "$work/undefined"
+    else
+        : > "$work/undefined"
+        for lib in libshoehorn_app.a libshoehorn_ui.a; do
+            archive=$(find "$build" -name "$lib" | head -1)
+            [ -n "$archive" ] || { echo "FAIL: $lib not built"; exit 1; }
+            nm -C --undefined-only "$archive" | awk -v lib="$lib" '
+                /:$/ { member = substr($0, 1, length($0) - 1); next }
+                NF >= 2 { $1 = ""; print lib "(" member ")\t" substr($0, 2) }' >> "$work/undefined"
+        done
+    fi
+    grep -E $'\t(.*[^A-Za-z0-9_])?(llama|ggml|gguf|mtmd|server|common)_[A-Za-z0-9_]+' "$work/undefined" |
+        awk -F'\t' '{ print "FAIL: " $1 " refers to " $2 }' | sort -u > "$work/bad" || true
+    [ -s "$work/undefined" ] || { echo "FAIL: no symbols to check"; exit 1; }
+    if [ -s "$work/bad" ]; then
+        head -40 "$work/bad"
+        echo "$(wc -l < "$work/bad") references to llama.cpp, ggml, mtmd or server names from app/ and ui/"
+        exit 1
+    fi
+    echo "app and ui: $(cut -f1 "$work/undefined" | sort -u | wc -l) objects, none names llama.cpp, ggml, mtmd or server symbols"
     ;;
 *)
-    echo "usage: $0 BUILD_DIR symbols|headers" >&2
+    echo "usage: $0 BUILD_DIR symbols|headers|names" >&2
     exit 2
     ;;
 esac

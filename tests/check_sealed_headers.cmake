@@ -1,5 +1,6 @@
 # The engine's public headers (engine/*.h) are all the app, the UI and shoehorn-cli see of it:
-# they must include no llama.cpp/ggml header, name no llama.cpp/ggml type (not even in a
+# they must include no llama.cpp/ggml header (libmtmd's and the server library's included), name
+# no llama.cpp/ggml/mtmd/server type (not even in a
 # forward declaration) and include no engine/internal header. Comments may mention llama.cpp.
 # Usage: cmake -DENGINE_DIR=path/to/engine -P check_sealed_headers.cmake
 file(GLOB headers "${ENGINE_DIR}/*.h")
@@ -15,9 +16,9 @@ foreach(header IN LISTS headers)
         math(EXPR n "${n} + 1")
         string(REGEX REPLACE "//.*$" "" code "${line}")
         set(bad "")
-        if(code MATCHES "#[ \t]*include[ \t]*[<\"](llama[^>\"]*|ggml[^>\"]*|gguf[^>\"]*|common\\.h|chat\\.h|fit\\.h|sampling\\.h|log\\.h)[>\"]")
+        if(code MATCHES "#[ \t]*include[ \t]*[<\"](llama[^>\"]*|ggml[^>\"]*|gguf[^>\"]*|mtmd[^>\"]*|server-[^>\"]*|common\\.h|chat\\.h|fit\\.h|sampling\\.h|log\\.h)[>\"]")
             set(bad "includes a llama.cpp header")
-        elseif(code MATCHES "(^|[^A-Za-z0-9_])(llama|ggml|gguf|common)_[A-Za-z0-9_]+")
+        elseif(code MATCHES "(^|[^A-Za-z0-9_])(llama|ggml|gguf|common|mtmd|server)_[A-Za-z0-9_]+")
             set(bad "names a llama.cpp/ggml identifier")
         else()
             foreach(h IN LISTS internal)

@@ -1,5 +1,7 @@
 #include "serverloop.h"
 
+#include "diagnostics.h"
+
 #include "llamahandles.h"
 #include "model.h"
 
@@ -11,6 +13,18 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+
+namespace shoehorn {
+
+std::atomic<int> g_liveServerContexts{0}; // diagnostics.h
+std::atomic<int> g_liveProjectors{0};     // counted by Projector
+
+EngineObjects liveEngineObjects()
+{
+    return EngineObjects{g_liveServerContexts.load(), g_liveProjectors.load()};
+}
+
+} // namespace shoehorn
 
 namespace shoehorn::internal {
 
@@ -106,6 +120,8 @@ Result<std::unique_ptr<ServerLoop>> ServerLoop::start(const Model &model, const 
         return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
     }
     llama_context *ctx = loop->m_server.get_llama_context();
+    loop->m_counted = true;
+    ++g_liveServerContexts;
     // Persistent CPU thread pools (about 10 % of generation speed on the CPU).
     loop->m_pools = std::make_unique<CpuThreadPools>(settings.context);
     loop->m_pools->attach(ctx);
@@ -132,6 +148,8 @@ ServerLoop::~ServerLoop()
     }
     if (m_loop.joinable())
         m_loop.join();
+    if (m_counted)
+        --g_liveServerContexts;
 }
 
 bool ServerLoop::abortCallback(void *data)

@@ -89,6 +89,7 @@ private:
     std::thread m_loop;
     std::atomic<LogCapture *> m_log{nullptr}; // lives on the loop thread's stack
     std::atomic<bool> m_ended{false};
+    bool m_counted = false; // in liveEngineObjects()
     std::atomic<const std::atomic<bool> *> m_cancel{nullptr};
 };
 

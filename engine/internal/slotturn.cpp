@@ -16,7 +16,7 @@ double msSince(Clock::time_point t)
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-task_params taskParams(const GenerationOptions &o, const ChatPrompt &prompt)
+task_params taskParams(const GenerationOptions &o, const ChatPrompt &prompt, const server_context_meta &meta)
 {
     task_params p;
     p.stream = true;
@@ -35,6 +35,9 @@ task_params taskParams(const GenerationOptions &o, const ChatPrompt &prompt)
     s.penalty_last_n = o.sampling.repeatLastN;
     s.penalty_present = o.sampling.presencePenalty;
     s.penalty_freq = o.sampling.frequencyPenalty;
+    s.ignore_eos = o.ignoreEos;
+    if (o.ignoreEos)
+        s.logit_bias.insert(s.logit_bias.end(), meta.logit_bias_eog.begin(), meta.logit_bias_eog.end());
     // The reasoning tags are control tokens in some vocabularies: the answer must show them.
     s.preserved_tokens.insert(prompt.visibleSpecial.begin(), prompt.visibleSpecial.end());
     return p;
@@ -199,7 +202,7 @@ Result<GenerationResult> runTurn(ServerLoop &loop, const llama_vocab *vocab, Slo
     task.id = rd.get_new_id();
     task.id_slot = ServerLoop::kDesktopSlot;
     task.shoehorn_reserved = true;
-    task.params = taskParams(options, turn.prompt);
+    task.params = taskParams(options, turn.prompt, loop.meta());
     task.tokens = std::move(turn.tokens);
     loop.clearLoopLog();
     cache.clear(); // valid again once the answer has ended

@@ -2,6 +2,8 @@
 // model the chat loaded, never loads one itself, follows a model change, and says what failed.
 #include "apicontroller.h"
 #include "apihost.h"
+#include "diagnostics.h"
+#include "hardware.h"
 #include "inferencesession.h"
 #include "testfixtures.h"
 #include "testsettings.h"
@@ -54,6 +56,7 @@ private slots:
     void initTestCase() { isolateSettings(); }
     void needsALoadedModel();
     void servesTheLoadedModelWithoutReloading();
+    void apiOnAndOffWhileTheChatStreams();
     void followsAModelChange();
     void failedRestartOnANewModelIsReported();
     void portInUseOffersAFreeOne();
@@ -106,6 +109,48 @@ void TestApiController::servesTheLoadedModelWithoutReloading()
     QCOMPARE(reloads.count(), 0);
     QCOMPARE(loaded.count(), 0);
     QVERIFY(session.hasModel());
+}
+
+// The API is a door onto the model's one server loop: turning it on and off while the desktop
+// chat writes creates no context and no projector, frees none, leaves the memory as it was, and
+// the answer goes on streaming through it.
+void TestApiController::apiOnAndOffWhileTheChatStreams()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    QCOMPARE(shoehorn::liveEngineObjects().serverContexts, 1);
+    ApiController api(session.apiHost());
+    api.setConfig(anyPort());
+    api.setPollInterval(50);
+    QSignalSpy deltas(&session, &InferenceSession::delta);
+    QSignalSpy finished(&session, &InferenceSession::generationFinished);
+    QSignalSpy failed(&session, &InferenceSession::generationFailed);
+    shoehorn::GenerationOptions o;
+    o.maxTokens = 1500; // seconds of streaming on the tiny model
+    o.ignoreEos = true;
+    const shoehorn::ProcessMemory before = shoehorn::processMemory();
+    session.generate({{"user", "Write a long story.", {}}}, o);
+    QTRY_VERIFY_WITH_TIMEOUT(deltas.count() > 3, 20000);
+    for (int round = 0; round < 2; ++round) {
+        api.start();
+        QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+        QCOMPARE(get(api.baseUrl(), "/health"), 200);
+        const int streamed = deltas.count();
+        QTRY_VERIFY_WITH_TIMEOUT(deltas.count() > streamed, 10000); // the chat still writes
+        QCOMPARE(shoehorn::liveEngineObjects().serverContexts, 1);
+        QCOMPARE(shoehorn::liveEngineObjects().projectors, 0);
+        api.stop();
+        QTRY_COMPARE(api.state(), State::Off);
+        QCOMPARE(shoehorn::liveEngineObjects().serverContexts, 1);
+    }
+    const shoehorn::ProcessMemory after = shoehorn::processMemory();
+    QVERIFY(finished.isEmpty() && failed.isEmpty()); // still answering: the toggles came mid-answer
+    // Resident memory: the HTTP threads' stacks and buffers, no KV cache or compute buffer.
+    const qint64 grown = qint64(after.anonymousBytes) - qint64(before.anonymousBytes);
+    QVERIFY2(!before.known || grown < (32ll << 20), qPrintable(QString::number(grown >> 20) + " MiB more"));
+    session.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
+    QVERIFY(failed.isEmpty());
 }
 
 void TestApiController::followsAModelChange()

@@ -10,6 +10,7 @@
 #include "testfixtures.h"
 #include "testsettings.h"
 #include "visioncontroller.h"
+#include "diagnostics.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -209,6 +210,9 @@ void TestVisionController::theLocalApiSeesImagesToo()
     c.api()->setConfig(config);
     c.api()->start();
     QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::On, 30000);
+    // One projector and one context, for the chat and the API.
+    QCOMPARE(shoehorn::liveEngineObjects().projectors, 1);
+    QCOMPARE(shoehorn::liveEngineObjects().serverContexts, 1);
     auto ask = [&](const QJsonArray &content, int *promptTokens) {
         QNetworkAccessManager net;
         QNetworkRequest r(QUrl(c.api()->baseUrl() + "/v1/chat/completions"));

@@ -3,3 +3,7 @@
 #include <llama.h>
 #include "hidden.h"
 struct llama_context;
+#include <server-context.h>
+#include "mtmd-helper.h"
+struct server_context;
+void f(mtmd_context *ctx);

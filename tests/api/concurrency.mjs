@@ -1,0 +1,64 @@
+// The desktop chat and one API stream at the same time, on one loaded model
+// (shoehorn-concurrency-bench), against each alone: tools/concurrency-bench.sh runs it.
+// Tokens per second from the first to the last token, as bench.mjs measures the API. Prints JSON.
+//   node concurrency.mjs TOOL MODEL N REPS THREADS
+import OpenAI from 'openai';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const [tool, model, n, reps, threads] =
+    [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6]];
+const child = spawn(tool, [model, '-c', '4096', '-t', threads], { stdio: ['pipe', 'pipe', 'inherit'] });
+const lines = createInterface({ input: child.stdout });
+const waiting = [];
+lines.on('line', (l) => waiting.shift()?.(l));
+const nextLine = () => new Promise((resolve) => waiting.push(resolve));
+const listening = await nextLine();
+const base = listening.replace(/^listening on /, '');
+if (!base.startsWith('http')) throw new Error('the benchmark tool said: ' + listening);
+const client = new OpenAI({ baseURL: base + '/v1', apiKey: 'none', maxRetries: 0, timeout: 600000 });
+const now = () => performance.timeOrigin + performance.now();
+
+async function api(tag) {
+    const s = await client.chat.completions.create({
+        model: 'any', messages: [{ role: 'user', content: 'bench ' + tag }], max_tokens: n, stream: true,
+        ignore_eos: true, temperature: 0.8, stream_options: { include_usage: true },
+    });
+    let first = 0, last = 0, tokens = 0;
+    for await (const c of s) {
+        if (c.choices?.[0]?.delta?.content) { last = now(); if (!first) first = last; }
+        if (c.usage) tokens = c.usage.completion_tokens;
+    }
+    return { first, last, tokens };
+}
+
+async function chat(tag) {
+    const answer = nextLine();
+    child.stdin.write(`chat ${n} ${tag}\n`);
+    const r = JSON.parse(await answer);
+    if (r.error) throw new Error('the desktop chat failed: ' + r.error);
+    return r;
+}
+
+const tps = (r) => (r.tokens - 1) / ((r.last - r.first) / 1000);
+const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
+await api('warmup');
+await chat('warmup');
+const runs = { api: [], chat: [], together: [] };
+for (let r = 0; r < reps; ++r) {
+    runs.api.push(tps(await api('alone-' + r)));
+    runs.chat.push(tps(await chat('alone-' + r)));
+    const [a, c] = await Promise.all([api('both-' + r), chat('both-' + r)]);
+    const start = Math.min(a.first, c.first), end = Math.max(a.last, c.last);
+    runs.together.push({ total: (a.tokens + c.tokens - 2) / ((end - start) / 1000), api: tps(a), chat: tps(c) });
+}
+child.stdin.write('quit\n');
+console.log(JSON.stringify({
+    tokens: n, reps,
+    api_alone_tps: mean(runs.api),
+    chat_alone_tps: mean(runs.chat),
+    together_total_tps: mean(runs.together.map((x) => x.total)),
+    together_api_tps: mean(runs.together.map((x) => x.api)),
+    together_chat_tps: mean(runs.together.map((x) => x.chat)),
+    runs,
+}));

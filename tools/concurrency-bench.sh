@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The desktop chat and one API stream at the same time, on one loaded model, against each alone
+# and against llama.cpp's own tools on the same build, side by side in one run: llama-bench tg
+# (one sequence, no client), llama-batched-bench (1 and 2 sequences in one batch) and llama.cpp's
+# own llama-server with two streams from the same client. The client runs at normal priority on
+# the same cores. Appends nothing: paste the printed table into docs/benchmarks.md.
+#   tools/concurrency-bench.sh [build-dir] [tokens] [reps] [fixture]
+# SMOKE=1: the test command's bounded run (our side only; llama.cpp's tools are not built).
+set -euo pipefail
+build=$(realpath "${1:-build}")
+n=${2:-128}
+reps=${3:-3}
+fixture=${4:-bench-qwen3moe-api}
+here=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
+threads=$(nproc)
+targets=(shoehorn-concurrency-bench shoehorn-fixturegen)
+[ "${SMOKE:-0}" = 1 ] || targets+=(llama-bench llama-batched-bench llama-server)
+cmake --build "$build" --target "${targets[@]}" > /dev/null
+"$here/tests/api/install.sh" "$here/tests/api" "$build/api-client" > /dev/null
+model="$tmp/model.gguf"
+"$build/bin/shoehorn-fixturegen" "$fixture" "$model" > /dev/null
+
+echo "== Shoehorn: the desktop chat and the API on one server loop ($fixture, -t $threads, $n tokens, $reps runs)"
+(cd "$build/api-client" && node concurrency.mjs "$build/bin/shoehorn-concurrency-bench" "$model" "$n" "$reps" "$threads") \
+    > "$tmp/ours.json"
+lb=0 bb1=0 bb2=0
+echo '{}' > "$tmp/ref.json"
+if [ "${SMOKE:-0}" != 1 ]; then
+    echo "== llama-bench tg$n, llama-batched-bench 1 and 2 sequences"
+    "$build/bin/llama-bench" -m "$model" -p 0 -n "$n" -r "$reps" -t "$threads" -o json > "$tmp/lb.json"
+    lb=$(node -p "JSON.parse(require('fs').readFileSync('$tmp/lb.json')).find(r => r.n_gen > 0).avg_ts")
+    "$build/bin/llama-batched-bench" -m "$model" -c 4096 -b 2048 -ub 512 -npp 16 -ntg "$n" -npl 1,2 -t "$threads" \
+        2>/dev/null | grep -E '^\|' > "$tmp/bb.txt"
+    bb1=$(awk -F'|' '$4+0 == 1 {gsub(/ /, "", $9); print $9}' "$tmp/bb.txt")
+    bb2=$(awk -F'|' '$4+0 == 2 {gsub(/ /, "", $9); print $9}' "$tmp/bb.txt")
+    echo "== llama-server (llama.cpp's own program) --parallel 2, the same client"
+    port=$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
+    "$build/bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -np 2 -c 8192 -t "$threads" \
+        --cache-ram 0 --no-warmup > "$tmp/llama-server.log" 2>&1 &
+    for _ in $(seq 600); do grep -q "listening on http" "$tmp/llama-server.log" && break; sleep 0.1; done
+    grep -q "listening on http" "$tmp/llama-server.log" || { tail -20 "$tmp/llama-server.log"; exit 1; }
+    (cd "$build/api-client" && node bench.mjs "http://127.0.0.1:$port" "$n" "$reps") > "$tmp/ref.json"
+    kill %1
+fi
+node -e "
+const fs = require('fs');
+const f = (x) => x.toFixed(2);
+const o = JSON.parse(fs.readFileSync('$tmp/ours.json')), r = JSON.parse(fs.readFileSync('$tmp/ref.json'));
+const lb = $lb, bb1 = $bb1, bb2 = $bb2;
+const one = Math.max(o.api_alone_tps, o.chat_alone_tps);
+console.log('| measure | tok/s | ratio |');
+console.log('|---|--:|--:|');
+console.log('| API stream alone | ' + f(o.api_alone_tps) + ' | |');
+console.log('| desktop chat alone | ' + f(o.chat_alone_tps) + ' | |');
+console.log('| together, total | ' + f(o.together_total_tps) + ' | ' + f(o.together_total_tps / one) + ' x one stream alone |');
+console.log('| together: API stream | ' + f(o.together_api_tps) + ' | ' + f(o.together_api_tps / o.api_alone_tps) + ' x alone |');
+console.log('| together: desktop chat | ' + f(o.together_chat_tps) + ' | ' + f(o.together_chat_tps / o.chat_alone_tps) + ' x alone |');
+if (lb > 0) {
+    console.log('| llama-bench tg$n | ' + f(lb) + ' | desktop chat alone: ' + f(o.chat_alone_tps / lb) + ' x |');
+    console.log('| llama-batched-bench, 2 sequences against 1 (S_TG) | ' + f(bb2) + ' / ' + f(bb1) + ' | ' + f(bb2 / bb1) + ' x |');
+    console.log('| llama-server, one stream | ' + f(r.single_client_tps) + ' | API stream alone: ' + f(o.api_alone_tps / r.single_client_tps) + ' x |');
+    console.log('| llama-server, two streams, total | ' + f(r.pair_total_tps) + ' | ' + f(r.pair_total_tps / r.single_client_tps) + ' x its one stream; Shoehorn together: ' + f(o.together_total_tps / r.pair_total_tps) + ' x |');
+}
+"
