@@ -30,6 +30,7 @@ OffloadController::OffloadController(ChatController *chat, QObject *parent)
     });
     connect(m_chat, &ChatController::modelLoaded, this, &OffloadController::onModelLoaded);
     connect(m_chat->api(), &ApiController::stateChanged, this, [this] { replan(); });
+    connect(m_chat->vision(), &VisionController::factsReady, this, [this] { replan(); });
     connect(m_chat, &ChatController::modelSettingsChanged, this, &OffloadController::onControllerSettings);
     connect(m_chat->session(), &InferenceSession::exactPlanFinished, this, [this](const ExactCheck &c) {
         m_exactRunning = false;
@@ -221,15 +222,11 @@ PlanSettings OffloadController::planSettings() const
     if (const ApiController *api = m_chat->api())
         s.apiSlots = api->apiSlots();
     // The vision projector the model will use: its weights and compute buffer (llama.cpp's own
-    // dry run of it), on the GPU like llama.cpp unless turned off or nothing is offloaded.
-    const QString key = m_path + QLatin1Char('\n') + m_settings.projector;
-    if (key != m_projectorKey) {
-        m_projectorKey = key;
-        m_projectorPath = m_path.isEmpty() ? QString() : VisionController::resolve(m_path, m_settings);
-    }
-    if (!m_projectorPath.isEmpty()) {
+    // dry run of it), on the GPU like llama.cpp unless turned off or nothing is offloaded. Found
+    // on a pool thread: the plan counts it once it is known (factsReady replans).
+    if (const auto f = m_chat->vision()->facts(m_path, m_settings.projector); f && !f->projector.isEmpty()) {
         s.projectorOnGpu = m_settings.projectorOffload && m_settings.load.gpuLayers != 0;
-        s.projectorBytes = m_chat->vision()->memoryOf(m_projectorPath, s.projectorOnGpu);
+        s.projectorBytes = f->bytes(s.projectorOnGpu);
     }
     return s;
 }
@@ -237,16 +234,14 @@ PlanSettings OffloadController::planSettings() const
 OffloadController::Images OffloadController::images() const
 {
     Images out;
-    const PlanSettings s = planSettings(); // resolves m_projectorPath
-    if (m_projectorPath.isEmpty())
+    const auto f = m_chat->vision()->facts(m_path, m_settings.projector);
+    if (!f || f->projector.isEmpty())
         return out;
-    out.projector = m_projectorPath;
+    const PlanSettings s = planSettings();
+    out.projector = f->projector;
     out.onGpu = s.projectorOnGpu && !m_plan.gpus.empty(); // no GPU planned for: it runs on the CPU
-    auto info = inspectProjector(m_projectorPath.toStdString());
-    if (info) {
-        out.precision = QString::fromStdString(info->precision);
-        out.tokens1024 = estimateImageTokens(*info, 1024, 1024);
-    }
+    out.precision = f->precision;
+    out.tokens1024 = f->tokens1024;
     return out;
 }
 
@@ -316,7 +311,7 @@ void OffloadController::loadOrReload()
 
 QString OffloadController::llamaServerCommand() const
 {
-    return ::llamaServerCommand(m_path, m_settings);
+    return ::llamaServerCommand(m_path, m_settings, images().projector);
 }
 
 void OffloadController::onModelLoaded(const ModelSummary &summary)

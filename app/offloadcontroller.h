@@ -93,8 +93,6 @@ signals:
     void targetChanged();
 
 private:
-    mutable QString m_projectorKey;  // model path and projector choice m_projectorPath is for
-    mutable QString m_projectorPath; // VisionController::resolve() of them (reads files: cached)
     void inspected();
     void replan(bool checkAgain = true); // checkAgain: the dry run is out of date
     void onModelLoaded(const ModelSummary &summary);

@@ -21,7 +21,7 @@ QString shellQuoted(const QString &path)
 }
 } // namespace
 
-QString llamaServerCommand(const QString &modelPath, const ModelSettings &s)
+QString llamaServerCommand(const QString &modelPath, const ModelSettings &s, const QString &projector)
 {
     QStringList a{QStringLiteral("llama-server"), QStringLiteral("-m"), shellQuoted(modelPath)};
     a << QStringLiteral("-ngl") << (s.load.gpuLayers < 0 ? QStringLiteral("99") : QString::number(s.load.gpuLayers));
@@ -45,7 +45,6 @@ QString llamaServerCommand(const QString &modelPath, const ModelSettings &s)
       << QStringLiteral("--min-p") << QString::number(double(sm.minP));
     if (sm.presencePenalty != 0.0f)
         a << QStringLiteral("--presence-penalty") << QString::number(double(sm.presencePenalty));
-    const QString projector = VisionController::resolve(modelPath, s);
     if (!projector.isEmpty()) {
         a << QStringLiteral("--mmproj") << shellQuoted(projector);
         if (!s.projectorOffload)

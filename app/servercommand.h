@@ -6,4 +6,5 @@
 
 // The llama-server command line that runs a model with these settings, for users who want
 // the same setup outside Shoehorn.
-QString llamaServerCommand(const QString &modelPath, const ModelSettings &settings);
+// `projector`: the mmproj file the model reads images with (VisionController's facts), or empty.
+QString llamaServerCommand(const QString &modelPath, const ModelSettings &settings, const QString &projector = {});

@@ -7,12 +7,14 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
 
 using namespace shoehorn;
 
 VisionController::VisionController(ChatController *chat) : QObject(chat), m_chat(chat)
 {
     connect(chat, &ChatController::modelLoaded, this, &VisionController::onModelLoaded);
+    connect(this, &VisionController::factsReady, this, &VisionController::applyChoice);
     connect(chat->session(), &InferenceSession::visionChanged, this, &VisionController::visionChanged);
 }
 
@@ -46,35 +48,52 @@ QList<VisionController::Candidate> VisionController::candidates(const QString &m
     return out;
 }
 
-QString VisionController::resolve(const QString &modelPath, const ModelSettings &settings)
+VisionController::Facts VisionController::findFacts(const QString &modelPath, const QString &choice)
 {
-    if (settings.projector == ModelSettings::kNoProjector)
-        return {};
-    if (!settings.projector.isEmpty())
-        return settings.projector;
-    for (const Candidate &c : candidates(modelPath))
-        if (!c.mismatch)
-            return c.path;
-    return {};
+    Facts f;
+    f.candidates = candidates(modelPath);
+    if (choice == ModelSettings::kNoProjector)
+        return f;
+    f.projector = choice;
+    if (choice.isEmpty())
+        for (const Candidate &c : f.candidates)
+            if (!c.mismatch) {
+                f.projector = c.path;
+                break;
+            }
+    if (f.projector.isEmpty())
+        return f;
+    if (auto info = inspectProjector(f.projector.toStdString())) {
+        f.precision = QString::fromStdString(info->precision);
+        f.tokens1024 = estimateImageTokens(*info, 1024, 1024);
+    }
+    // llama.cpp's dry run of the projector runs in this process: only once the file passed the
+    // helper's check (a broken mmproj can abort llama.cpp). Cached across runs.
+    if (!checkUntrustedFile(f.projector)) {
+        auto gpu = projectorMemory(f.projector.toStdString(), true);
+        auto cpu = projectorMemory(f.projector.toStdString(), false);
+        f.gpuBytes = gpu ? *gpu : 0;
+        f.cpuBytes = cpu ? *cpu : 0;
+    }
+    return f;
 }
 
-quint64 VisionController::memoryOf(const QString &projectorPath, bool offload)
+std::optional<VisionController::Facts> VisionController::facts(const QString &modelPath, const QString &choice)
 {
-    if (projectorPath.isEmpty())
-        return 0;
-    const QString key = projectorPath + (offload ? QStringLiteral("|gpu") : QStringLiteral("|cpu"));
-    if (auto it = m_memory.constFind(key); it != m_memory.constEnd())
+    if (modelPath.isEmpty())
+        return Facts{};
+    const QString key = modelPath + QLatin1Char('\n') + choice;
+    if (auto it = m_facts.constFind(key); it != m_facts.constEnd())
         return *it;
-    // llama.cpp's dry run of the projector runs here: only once the file passed the helper's
-    // check (a broken mmproj can abort llama.cpp). Once per file; cached across runs.
-    if (checkUntrustedFile(projectorPath)) {
-        m_memory.insert(key, 0);
-        return 0;
+    if (!m_finding.contains(key)) {
+        m_finding.insert(key);
+        QtConcurrent::run(&VisionController::findFacts, modelPath, choice).then(this, [this, key](const Facts &f) {
+            m_finding.remove(key);
+            m_facts.insert(key, f);
+            emit factsReady();
+        });
     }
-    auto bytes = projectorMemory(projectorPath.toStdString(), offload);
-    const quint64 v = bytes ? *bytes : 0;
-    m_memory.insert(key, v);
-    return v;
+    return std::nullopt;
 }
 
 void VisionController::choose(const QString &choice, bool offload)
@@ -83,16 +102,29 @@ void VisionController::choose(const QString &choice, bool offload)
     s.projector = choice;
     s.projectorOffload = offload;
     m_chat->setModelSettings(s);
-    if (m_chat->hasModel())
-        m_chat->session()->loadProjector(resolve(m_chat->model().path, s), offload);
+    if (m_chat->hasModel()) {
+        m_applyPending = true;
+        applyChoice();
+    }
 }
 
-void VisionController::onModelLoaded(const ModelSummary &summary)
+void VisionController::onModelLoaded(const ModelSummary &)
 {
+    m_applyPending = true;
+    applyChoice();
+}
+
+void VisionController::applyChoice()
+{
+    if (!m_applyPending || !m_chat->hasModel())
+        return;
     const ModelSettings s = m_chat->modelSettings();
-    const QString path = resolve(summary.path, s);
-    if (!path.isEmpty() || !vision().path.isEmpty())
-        m_chat->session()->loadProjector(path, s.projectorOffload);
+    const auto f = facts(m_chat->model().path, s.projector);
+    if (!f)
+        return; // factsReady() comes back here
+    m_applyPending = false;
+    if (!f->projector.isEmpty() || !vision().path.isEmpty())
+        m_chat->session()->loadProjector(f->projector, s.projectorOffload);
 }
 
 Result<ChatImage> VisionController::imageFromBytes(const QByteArray &bytes)

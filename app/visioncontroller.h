@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QString>
 
 #include <optional>
@@ -35,11 +36,21 @@ public:
     static bool isProjectorFile(const QString &path);
     // mmproj*.gguf files beside `modelPath` (best first), each checked against the model.
     static QList<Candidate> candidates(const QString &modelPath);
-    // The projector a model uses with these settings: the chosen file, the best matching one
-    // beside it (automatic), or none.
-    static QString resolve(const QString &modelPath, const ModelSettings &settings);
-    // llama.cpp's dry run of the projector (weights and compute buffer), cached; 0 for none.
-    quint64 memoryOf(const QString &projectorPath, bool offload);
+    // What the planner and the menus need of the projector a model would use with a choice
+    // (ModelSettings::projector): the file (empty: none), its precision, the tokens of a
+    // 1024x1024 picture, llama.cpp's dry run of it on the GPU and on the CPU, and the files beside
+    // the model. Found on a pool thread (it reads files, runs the helper's check and libmtmd's
+    // dry run): nothing until then, and factsReady() when they are known.
+    struct Facts {
+        QString projector;
+        QString precision;
+        int tokens1024 = 0;
+        quint64 gpuBytes = 0;
+        quint64 cpuBytes = 0;
+        QList<Candidate> candidates;
+        quint64 bytes(bool onGpu) const { return onGpu ? gpuBytes : cpuBytes; }
+    };
+    std::optional<Facts> facts(const QString &modelPath, const QString &choice);
 
     // The choice for the loaded model (a path, empty for automatic, ModelSettings::kNoProjector
     // for none), remembered per model; the worker loads it at once.
@@ -51,10 +62,16 @@ public:
 
 signals:
     void visionChanged(const VisionSummary &vision);
+    void factsReady();
 
 private:
+    static Facts findFacts(const QString &modelPath, const QString &choice);
     void onModelLoaded(const ModelSummary &summary);
+    // Has the worker load what the loaded model's choice resolves to, once that is known.
+    void applyChoice();
 
     ChatController *m_chat;
-    QHash<QString, quint64> m_memory; // path + offload -> bytes
+    QHash<QString, Facts> m_facts; // model path + choice
+    QSet<QString> m_finding;
+    bool m_applyPending = false;
 };

@@ -17,6 +17,10 @@ VisionMenu::VisionMenu(ChatController *chat, QWidget *parent) : QMenu(parent), m
                                             tr("Vision projectors (mmproj*.gguf *.gguf)"));
     };
     connect(this, &QMenu::aboutToShow, this, &VisionMenu::rebuild);
+    connect(chat->vision(), &VisionController::factsReady, this, [this] {
+        if (isVisible())
+            rebuild();
+    });
 }
 
 void VisionMenu::rebuild()
@@ -41,7 +45,10 @@ void VisionMenu::rebuild()
     addSeparator();
 
     auto *group = new QActionGroup(this);
-    const auto candidates = VisionController::candidates(m_chat->model().path);
+    // The files beside the model, as the vision controller found them on a pool thread (the
+    // menu is built again when they are known).
+    const auto facts = vision->facts(m_chat->model().path, s.projector);
+    const QList<VisionController::Candidate> candidates = facts ? facts->candidates : QList<VisionController::Candidate>{};
     auto choice = [this, vision, group](const QString &text, const QString &value, bool checked, bool enabled) {
         QAction *a = addAction(text);
         a->setCheckable(true);

@@ -67,12 +67,26 @@ void TestVisionController::candidatesAndResolve()
     QCOMPARE(found[0].precision, QString("F16"));
     QCOMPARE(found[1].precision, QString("F32"));
     QVERIFY(!found[0].mismatch);
-    ModelSettings s;
-    QCOMPARE(VisionController::resolve(model, s), f16); // automatic: the best beside it
-    s.projector = f32;
-    QCOMPARE(VisionController::resolve(model, s), f32);
-    s.projector = ModelSettings::kNoProjector;
-    QCOMPARE(VisionController::resolve(model, s), QString());
+    // What a choice resolves to, found on a pool thread (the GUI thread never waits for it).
+    ChatController c;
+    VisionController *v = c.vision();
+    QSignalSpy ready(v, &VisionController::factsReady);
+    auto facts = [&](const QString &m, const QString &choice) {
+        std::optional<VisionController::Facts> got = v->facts(m, choice);
+        if (!got)
+            (void)QTest::qWaitFor([&] { return bool(got = v->facts(m, choice)); }, 20000);
+        VisionController::Facts never;
+        never.projector = QStringLiteral("(never found)");
+        return got.value_or(never);
+    };
+    const auto automatic = facts(model, QString());
+    QCOMPARE(automatic.projector, f16); // automatic: the best beside it
+    QCOMPARE(automatic.precision, QString("F16"));
+    QVERIFY(automatic.gpuBytes > 0 && automatic.cpuBytes > 0); // llama.cpp's dry run of it
+    QCOMPARE(automatic.candidates.size(), 2);
+    QCOMPARE(facts(model, f32).projector, f32);
+    QCOMPARE(facts(model, ModelSettings::kNoProjector).projector, QString());
+    QVERIFY(ready.count() >= 3);
     // Beside another model, a projector of the wrong width is listed as not belonging.
     QTemporaryDir dir;
     QFile::copy(f.tinyApi(), dir.filePath("tiny.gguf"));
@@ -80,7 +94,7 @@ void TestVisionController::candidatesAndResolve()
     const auto other = VisionController::candidates(dir.filePath("tiny.gguf"));
     QCOMPARE(other.size(), 1);
     QCOMPARE(other[0].mismatch.code, shoehorn::ErrorCode::ProjectorMismatch);
-    QCOMPARE(VisionController::resolve(dir.filePath("tiny.gguf"), ModelSettings{}), QString());
+    QCOMPARE(facts(dir.filePath("tiny.gguf"), QString()).projector, QString());
     QVERIFY(VisionController::isProjectorFile(f16));
     QVERIFY(!VisionController::isProjectorFile(model));
 }
@@ -243,7 +257,7 @@ void TestVisionController::theLocalApiSeesImagesToo()
 }
 
 // An mmproj that aborts llama.cpp (a BF16 patch convolution) is stopped by the helper's check,
-// both for the plan (memoryOf) and for loading; the window's process goes on.
+// both for the plan (its facts) and for loading; the window's process goes on.
 void TestVisionController::brokenProjectorIsCheckedFirst()
 {
     QTemporaryDir dir;
@@ -254,7 +268,8 @@ void TestVisionController::brokenProjectorIsCheckedFirst()
     QVERIFY(shoehorn::fixtures::writeProjector(p, bad.toStdString()).empty());
     ChatController c;
     QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
-    QCOMPARE(c.vision()->memoryOf(bad, false), quint64(0));
+    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->facts(TestFixtures::instance().tinyVision(), bad).has_value(), 20000);
+    QCOMPARE(c.vision()->facts(TestFixtures::instance().tinyVision(), bad)->cpuBytes, quint64(0)); // no dry run of it
     c.vision()->choose(bad, false);
     QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path == bad && c.vision()->vision().error, 30000);
     QCOMPARE(c.vision()->vision().error.code, shoehorn::ErrorCode::FileCheckFailed);
