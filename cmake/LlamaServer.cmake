@@ -260,6 +260,13 @@ shoehorn_server_patch(_cpp server-context.cpp
                     return true;
                 }
 ")
+# The desktop chat's own sampler, when its task brings one.
+shoehorn_server_patch(_cpp server-context.cpp
+"                id = common_sampler_sample(slot.smpl.get(), slot.ctx_tgt, tok_idx);
+"
+"                id = slot.task->shoehorn_sampler ? slot.task->shoehorn_sampler(slot.ctx_tgt, tok_idx)
+                                                 : common_sampler_sample(slot.smpl.get(), slot.ctx_tgt, tok_idx);
+")
 # The desktop chat's final result keeps the generated token ids in stream mode too (it asks for
 # them with return_tokens): its next turn continues exactly these tokens, not a re-tokenized text.
 shoehorn_server_patch(_cpp server-context.cpp
@@ -330,6 +337,9 @@ shoehorn_server_patch(_task_h server-task.h
 "    int id_target = -1;
     int id_slot   = -1;
     bool shoehorn_reserved = false; // shoehorn: a task of the application's own client (its slot)
+    // shoehorn: the application's own sampler for this task (it keeps the top-k candidates in
+    // one pass over the logits instead of copying the whole vocabulary each token); null: llama.cpp's
+    std::function<llama_token(llama_context *, int32_t)> shoehorn_sampler;
 ")
 # Fifth: a reader's polling interval below a second. A negative polling_interval_seconds is that
 # many milliseconds: the desktop chat checks its Stop flag every 20 ms, not every second.

@@ -1,6 +1,7 @@
 #include "slotturn.h"
 
 #include "answerstream.h"
+#include "candidatesampler.h"
 #include "model.h"
 
 #include <common.h>
@@ -203,6 +204,14 @@ Result<GenerationResult> runTurn(ServerLoop &loop, const llama_vocab *vocab, Slo
     task.id_slot = ServerLoop::kDesktopSlot;
     task.shoehorn_reserved = true;
     task.params = taskParams(options, turn.prompt, loop.meta());
+    // The chat's own sampler where it gives the same choice cheaper (CandidateSampler: top-k in one
+    // pass over the logits, not a copy of the whole vocabulary per token); llama.cpp's otherwise.
+    if (!options.ignoreEos) {
+        auto sampler = std::make_shared<CandidateSampler>(options.sampling, llama_vocab_n_tokens(vocab));
+        task.shoehorn_sampler = [sampler](llama_context *ctx, int32_t idx) {
+            return sampler->sample(llama_get_logits_ith(ctx, idx));
+        };
+    }
     task.tokens = std::move(turn.tokens);
     loop.clearLoopLog();
     cache.clear(); // valid again once the answer has ended
