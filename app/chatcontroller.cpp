@@ -1,5 +1,7 @@
 #include "chatcontroller.h"
 
+#include "conversationlist.h"
+
 #include "apicontroller.h"
 #include "appsettings.h"
 #include "chatjson.h"
@@ -28,6 +30,10 @@ ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     if (!m_repo->open(ChatStore::defaultPath()))
         qWarning("chat history not available: %s", qPrintable(m_repo->problem()));
+    if (ChatStore *store = m_repo->store()) {
+        m_conversations = new ConversationList(store, this);
+        connect(this, &ChatController::conversationsChanged, m_conversations, &ConversationList::refresh);
+    }
 }
 
 ChatController::~ChatController() = default; // the session cancels and joins its thread

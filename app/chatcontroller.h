@@ -15,6 +15,7 @@
 
 class ApiController;
 class VisionController;
+class ConversationList;
 class ConversationRepository;
 class HardwareMonitor;
 class Worker;
@@ -38,6 +39,9 @@ public:
     ChatModel *chatModel() const { return m_chat; }
     // Conversations are stored as they happen; null when the database could not be opened.
     ChatStore *store();
+    // The stored chats as a list model, kept up to date (what the chat list shows); null when
+    // the database could not be opened.
+    ConversationList *conversations() const { return m_conversations; }
     // What went wrong opening the chat history (moved aside, read-only, not saved); empty if nothing.
     QString storageProblem() const;
     qint64 currentConversation() const { return m_conversation; }
@@ -142,6 +146,7 @@ private:
 
     ChatModel *m_chat = nullptr;
     ConversationRepository *m_repo = nullptr;
+    ConversationList *m_conversations = nullptr;
     HardwareMonitor *m_hardware = nullptr;
     InferenceSession *m_session = nullptr;
     ApiController *m_api = nullptr;

@@ -37,6 +37,16 @@ void ConversationList::setSearch(const QString &text)
     refresh();
 }
 
+bool ConversationList::isEmpty() const
+{
+    return m_store->conversations().isEmpty();
+}
+
+QString ConversationList::modelPathOf(qint64 id) const
+{
+    return m_store->conversation(id).modelPath;
+}
+
 qint64 ConversationList::idAt(int row) const
 {
     return row >= 0 && row < m_items.size() ? m_items[row].id : 0;

@@ -20,6 +20,9 @@ public:
     QString search() const { return m_search; }
     qint64 idAt(int row) const;
     int rowOf(qint64 id) const;
+    // Whether any chat is stored (whatever the search shows), and a chat's model file.
+    bool isEmpty() const;
+    QString modelPathOf(qint64 id) const;
 
 public slots:
     void refresh();

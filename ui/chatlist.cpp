@@ -26,10 +26,9 @@ ChatList::ChatList(ChatController *controller, QWidget *parent)
     layout->addWidget(m_search);
     m_view->setObjectName(QStringLiteral("chatListView"));
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    if (ChatStore *store = controller->store()) {
-        m_model = new ConversationList(store, this);
+    if ((m_model = controller->conversations())) {
+        m_model->refresh(); // the store as it is now
         m_view->setModel(m_model);
-        connect(controller, &ChatController::conversationsChanged, m_model, &ConversationList::refresh);
     }
     layout->addWidget(m_view, 1);
     auto *buttons = new QHBoxLayout;

@@ -7,6 +7,7 @@
 #include "chatmodel.h"
 #include "chatjson.h"
 #include "chatview.h"
+#include "conversationlist.h"
 #include "conversationpanel.h"
 #include "emptypage.h"
 #include "errortext.h"
@@ -215,7 +216,7 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::LeftDockWidgetArea, m_browser);
     tabifyDockWidget(m_chats, m_browser);
     // With no chats yet, the models are what a new user needs first.
-    const bool haveChats = m_controller->store() && !m_controller->store()->conversations().isEmpty();
+    const bool haveChats = m_controller->conversations() && !m_controller->conversations()->isEmpty();
     (haveChats ? static_cast<QDockWidget *>(m_chats) : m_browser)->raise();
     connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
@@ -285,76 +286,10 @@ void MainWindow::showApiDialog()
     m_apiDialog->activateWindow();
 }
 
-void MainWindow::offerLocate(const QString &missingPath)
-{
-    const qint64 id = m_controller->currentConversation();
-    const QString found = m_locate(missingPath);
-    if (found.isEmpty()) {
-        statusBar()->showMessage(tr("This chat's model is no longer at %1.").arg(missingPath), 15000);
-        return;
-    }
-    m_offload->setModelPath(found);
-    m_controller->relocateConversationModel(id, found);
-}
 
-void MainWindow::exportChat()
-{
-    if (m_controller->chatModel()->rowCount() == 0) {
-        m_showInfo(tr("Export chat"), tr("There is nothing to export yet: this chat has no messages."));
-        return;
-    }
-    QString name = m_controller->conversationTitle().simplified();
-    name.replace(QRegularExpression(QStringLiteral("[/\\\\:*?\"<>|]")), QStringLiteral("_"));
-    if (name.isEmpty())
-        name = tr("chat");
-    const QString path = m_chooseSave(name + QStringLiteral(".md"), tr("Markdown (*.md);;JSON (*.json)"));
-    if (!path.isEmpty())
-        exportChatTo(path);
-}
 
-bool MainWindow::exportChatTo(const QString &path)
-{
-    const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_controller->model().path,
-                                        m_controller->systemPrompt()};
-    QString error;
-    if (!ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions(), &error)) {
-        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, error));
-        return false;
-    }
-    statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
-    return true;
-}
 
-void MainWindow::importChat()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import a chat"), QString(),
-                                                      tr("Shoehorn chats (*.json);;All files (*)"));
-    if (!path.isEmpty())
-        importChatFile(path);
-}
 
-bool MainWindow::importChatFile(const QString &path)
-{
-    QByteArray data;
-    QString error;
-    const bool read = ChatJson::readFile(path, data, &error);
-    if (read && m_controller->state() == ChatController::State::Generating) {
-        error = tr("Wait until the answer is finished.");
-    } else if (read && m_controller->importConversation(data, &error)) {
-        const QString model = m_controller->store()->conversation(m_controller->currentConversation()).modelPath;
-        m_pages->setCurrentWidget(m_chatPage);
-        m_chats->raise();
-        if (!model.isEmpty() && model != m_controller->model().path) {
-            if (QFileInfo::exists(model))
-                openModel(model);
-            else
-                offerLocate(model);
-        }
-        return true;
-    }
-    m_showError(tr("Cannot import the chat"), tr("%1 is not a chat Shoehorn can read: %2").arg(path, error));
-    return false;
-}
 
 void MainWindow::startEdit(int row)
 {
@@ -377,68 +312,11 @@ void MainWindow::cancelEdit()
     m_input->clear();
 }
 
-bool MainWindow::isModelFile(const QString &path)
-{
-    return path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive) && QFileInfo(path).isFile();
-}
 
-void MainWindow::openModelDialog()
-{
-    const QString path = m_chooseFile();
-    if (!path.isEmpty())
-        openModel(path);
-}
 
-void MainWindow::openModel(const QString &path)
-{
-    m_offload->setModelPath(path);
-    m_controller->openModel(path);
-}
 
-void MainWindow::openFiles(const QStringList &paths)
-{
-    if (!paths.isEmpty()) {
-        openModel(paths.first());
-        m_library->offer(paths.mid(1));
-        if (paths.size() > 1) {
-            m_browser->show();
-            m_browser->raise();
-        }
-    }
-    // Come to the front: un-minimise, raise, and ask the window manager for focus.
-    setWindowState((windowState() & ~Qt::WindowMinimized) | Qt::WindowActive);
-    show();
-    raise();
-    activateWindow();
-}
 
-void MainWindow::importPresets()
-{
-    const QString path = m_choosePresets();
-    if (!path.isEmpty())
-        importPresetFile(path);
-}
 
-void MainWindow::importPresetFile(const QString &path)
-{
-    const PresetImport r = PresetImport::fromFile(path, m_controller->modelSettings());
-    if (r.failure == PresetImport::Failure::Unreadable) {
-        m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(r.error));
-        return;
-    }
-    if (r.failure == PresetImport::Failure::NotPresets) {
-        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1").arg(r.error));
-        return;
-    }
-    m_library->offer(r.models);
-    QStringList lines;
-    lines << tr("Imported settings for %n model(s); they are listed under Models.", "", int(r.models.size()));
-    if (r.skipped > 0)
-        lines << tr("%n section(s) without a model file were skipped.", "", r.skipped);
-    for (const auto &issue : r.issues)
-        lines << tr("Line %1 [%2] %3: %4").arg(issue.line).arg(issue.section, issue.key, issue.message);
-    m_showInfo(tr("Presets imported"), lines.join(QLatin1Char('\n')));
-}
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
@@ -446,35 +324,7 @@ void MainWindow::closeEvent(QCloseEvent *event)
     QMainWindow::closeEvent(event);
 }
 
-void MainWindow::dragEnterEvent(QDragEnterEvent *event)
-{
-    const auto urls = event->mimeData()->urls();
-    for (const QUrl &u : urls) {
-        if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
-            event->acceptProposedAction();
-            return;
-        }
-    }
-}
 
-void MainWindow::dropEvent(QDropEvent *event)
-{
-    const auto urls = event->mimeData()->urls();
-    for (const QUrl &u : urls) {
-        // A projector dropped on the window pairs with the loaded model.
-        if (u.isLocalFile() && isModelFile(u.toLocalFile()) && VisionController::isProjectorFile(u.toLocalFile()) &&
-            m_controller->hasModel()) {
-            m_controller->vision()->choose(u.toLocalFile(), m_controller->modelSettings().projectorOffload);
-            event->acceptProposedAction();
-            return;
-        }
-        if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
-            openModel(u.toLocalFile());
-            event->acceptProposedAction();
-            return;
-        }
-    }
-}
 
 void MainWindow::onStateChanged(ChatController::State state)
 {

@@ -1,0 +1,185 @@
+// What MainWindow does with files: open a model (the dialog, the command line, a drop, a stored
+// chat's model that moved), export and import chats, import llama-server presets.
+#include "mainwindow.h"
+
+#include "chatjson.h"
+#include "chatlist.h"
+#include "chatmodel.h"
+#include "conversationlist.h"
+#include "modelbrowser.h"
+#include "modellibrary.h"
+#include "offloadpanel.h"
+#include "presetimport.h"
+#include "visioncontroller.h"
+
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMimeData>
+#include <QRegularExpression>
+#include <QStackedWidget>
+#include <QStatusBar>
+
+void MainWindow::offerLocate(const QString &missingPath)
+{
+    const qint64 id = m_controller->currentConversation();
+    const QString found = m_locate(missingPath);
+    if (found.isEmpty()) {
+        statusBar()->showMessage(tr("This chat's model is no longer at %1.").arg(missingPath), 15000);
+        return;
+    }
+    m_offload->setModelPath(found);
+    m_controller->relocateConversationModel(id, found);
+}
+
+void MainWindow::exportChat()
+{
+    if (m_controller->chatModel()->rowCount() == 0) {
+        m_showInfo(tr("Export chat"), tr("There is nothing to export yet: this chat has no messages."));
+        return;
+    }
+    QString name = m_controller->conversationTitle().simplified();
+    name.replace(QRegularExpression(QStringLiteral("[/\\\\:*?\"<>|]")), QStringLiteral("_"));
+    if (name.isEmpty())
+        name = tr("chat");
+    const QString path = m_chooseSave(name + QStringLiteral(".md"), tr("Markdown (*.md);;JSON (*.json)"));
+    if (!path.isEmpty())
+        exportChatTo(path);
+}
+
+bool MainWindow::exportChatTo(const QString &path)
+{
+    const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_controller->model().path,
+                                        m_controller->systemPrompt()};
+    QString error;
+    if (!ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions(), &error)) {
+        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, error));
+        return false;
+    }
+    statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
+    return true;
+}
+
+void MainWindow::importChat()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import a chat"), QString(),
+                                                      tr("Shoehorn chats (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        importChatFile(path);
+}
+
+bool MainWindow::importChatFile(const QString &path)
+{
+    QByteArray data;
+    QString error;
+    const bool read = ChatJson::readFile(path, data, &error);
+    if (read && m_controller->state() == ChatController::State::Generating) {
+        error = tr("Wait until the answer is finished.");
+    } else if (read && m_controller->importConversation(data, &error)) {
+        const QString model = m_controller->conversations()->modelPathOf(m_controller->currentConversation());
+        m_pages->setCurrentWidget(m_chatPage);
+        m_chats->raise();
+        if (!model.isEmpty() && model != m_controller->model().path) {
+            if (QFileInfo::exists(model))
+                openModel(model);
+            else
+                offerLocate(model);
+        }
+        return true;
+    }
+    m_showError(tr("Cannot import the chat"), tr("%1 is not a chat Shoehorn can read: %2").arg(path, error));
+    return false;
+}
+
+bool MainWindow::isModelFile(const QString &path)
+{
+    return path.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive) && QFileInfo(path).isFile();
+}
+
+void MainWindow::openModelDialog()
+{
+    const QString path = m_chooseFile();
+    if (!path.isEmpty())
+        openModel(path);
+}
+
+void MainWindow::openModel(const QString &path)
+{
+    m_offload->setModelPath(path);
+    m_controller->openModel(path);
+}
+
+void MainWindow::openFiles(const QStringList &paths)
+{
+    if (!paths.isEmpty()) {
+        openModel(paths.first());
+        m_library->offer(paths.mid(1));
+        if (paths.size() > 1) {
+            m_browser->show();
+            m_browser->raise();
+        }
+    }
+    // Come to the front: un-minimise, raise, and ask the window manager for focus.
+    setWindowState((windowState() & ~Qt::WindowMinimized) | Qt::WindowActive);
+    show();
+    raise();
+    activateWindow();
+}
+
+void MainWindow::importPresets()
+{
+    const QString path = m_choosePresets();
+    if (!path.isEmpty())
+        importPresetFile(path);
+}
+
+void MainWindow::importPresetFile(const QString &path)
+{
+    const PresetImport r = PresetImport::fromFile(path, m_controller->modelSettings());
+    if (r.failure == PresetImport::Failure::Unreadable) {
+        m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(r.error));
+        return;
+    }
+    if (r.failure == PresetImport::Failure::NotPresets) {
+        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1").arg(r.error));
+        return;
+    }
+    m_library->offer(r.models);
+    QStringList lines;
+    lines << tr("Imported settings for %n model(s); they are listed under Models.", "", int(r.models.size()));
+    if (r.skipped > 0)
+        lines << tr("%n section(s) without a model file were skipped.", "", r.skipped);
+    for (const auto &issue : r.issues)
+        lines << tr("Line %1 [%2] %3: %4").arg(issue.line).arg(issue.section, issue.key, issue.message);
+    m_showInfo(tr("Presets imported"), lines.join(QLatin1Char('\n')));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    for (const QUrl &u : urls) {
+        if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
+            event->acceptProposedAction();
+            return;
+        }
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    for (const QUrl &u : urls) {
+        // A projector dropped on the window pairs with the loaded model.
+        if (u.isLocalFile() && isModelFile(u.toLocalFile()) && VisionController::isProjectorFile(u.toLocalFile()) &&
+            m_controller->hasModel()) {
+            m_controller->vision()->choose(u.toLocalFile(), m_controller->modelSettings().projectorOffload);
+            event->acceptProposedAction();
+            return;
+        }
+        if (u.isLocalFile() && isModelFile(u.toLocalFile())) {
+            openModel(u.toLocalFile());
+            event->acceptProposedAction();
+            return;
+        }
+    }
+}
