@@ -3,31 +3,29 @@
 #include "apicontroller.h"
 #include "appsettings.h"
 #include "chatcontroller.h"
-#include "hardwaremonitor.h"
 #include "planner.h"
-#include "profilestore.h"
+#include "modelinspector.h"
+#include "plantargets.h"
 #include "servercommand.h"
 #include "visioncontroller.h"
 
-#include <QtConcurrent/QtConcurrentRun>
 
 using namespace shoehorn;
 
 OffloadController::OffloadController(ChatController *chat, QObject *parent)
-    : QObject(parent), m_chat(chat), m_settings(chat->modelSettings())
+    : QObject(parent), m_chat(chat), m_settings(chat->modelSettings()), m_targets(new PlanTargets(chat, this)),
+      m_inspector(new ModelInspector(this))
 {
     m_exactDelay.setSingleShot(true);
     m_exactDelay.setInterval(700);
     connect(&m_exactDelay, &QTimer::timeout, this, &OffloadController::startExactCheck);
-    connect(&m_inspect, &QFutureWatcher<Inspected>::finished, this, &OffloadController::inspected);
-    connect(m_chat->hardware(), &HardwareMonitor::changed, this, [this] {
-        if (m_targetIndex != 0)
-            return;
+    connect(m_inspector, &ModelInspector::inspected, this, &OffloadController::inspected);
+    connect(m_targets, &PlanTargets::freeMemoryChanged, this, [this] {
         // Free memory moved: the gauges follow; llama.cpp's buffer sizes (the dry run) did not.
-        replan(false);
-        if (!std::exchange(m_probed, true))
-            emit targetChanged(); // not on every probe: free memory moves all the time
+        if (m_targets->isThisComputer())
+            replan(false);
     });
+    connect(m_targets, &PlanTargets::targetChanged, this, [this] { replan(); });
     connect(m_chat, &ChatController::modelLoaded, this, &OffloadController::onModelLoaded);
     connect(m_chat->api(), &ApiController::stateChanged, this, [this] { replan(); });
     connect(m_chat->vision(), &VisionController::factsReady, this, [this] { replan(); });
@@ -36,16 +34,13 @@ OffloadController::OffloadController(ChatController *chat, QObject *parent)
         m_exactRunning = false;
         // The user switched to a profile (or away from the model) while it ran: stale.
         m_exact.reset();
-        if (m_targetIndex == 0 && m_info)
+        if (m_targets->isThisComputer() && m_info)
             m_exact = c;
         emit exactCheckChanged();
     });
 }
 
-OffloadController::~OffloadController()
-{
-    m_inspect.waitForFinished(); // reads a GGUF header: short
-}
+OffloadController::~OffloadController() = default;
 
 void OffloadController::setModelPath(const QString &path)
 {
@@ -57,38 +52,17 @@ void OffloadController::setModelPath(const QString &path)
     m_info.reset();
     m_inspectError.clear();
     m_exact.reset();
-    if (inspecting()) {
-        m_inspectAgain = true;
-    } else {
-        // GGUF parsing only (ggml's gguf reader, no backend): safe off the inference thread.
-        m_inspectPending = true;
-        m_inspect.setFuture(QtConcurrent::run([path] {
-            Inspected out{path, std::nullopt, {}};
-            auto r = inspectModel(path.toStdString());
-            if (r)
-                out.info = std::move(*r);
-            else
-                out.error = QString::fromStdString(r.error().detail);
-            return out;
-        }));
-    }
+    m_inspector->inspect(path);
     emit modelChanged();
     replan();
 }
 
-void OffloadController::inspected()
+void OffloadController::inspected(const QString &path, const std::optional<ModelInfo> &info, const QString &error)
 {
-    const Inspected r = m_inspect.result();
-    m_inspectPending = false;
-    if (m_inspectAgain || r.path != m_path) {
-        m_inspectAgain = false;
-        const QString path = m_path;
-        m_path.clear();
-        setModelPath(path);
+    if (path != m_path)
         return;
-    }
-    m_info = r.info;
-    m_inspectError = r.error;
+    m_info = info;
+    m_inspectError = error;
     m_settings = isLoadedModel() ? m_chat->modelSettings()
                                  : AppSettings::forModel(m_path, m_chat->modelSettings(),
                                                          m_chat->hasModel() ? m_chat->model().path : QString(),
@@ -98,19 +72,14 @@ void OffloadController::inspected()
     replan();
 }
 
+bool OffloadController::inspecting() const
+{
+    return m_inspector->busy();
+}
+
 bool OffloadController::isLoadedModel() const
 {
     return m_chat->hasModel() && m_chat->model().path == m_path;
-}
-
-const HardwareInfo &OffloadController::hardware() const
-{
-    return m_chat->hardware()->current();
-}
-
-quint64 OffloadController::heldRamBytes() const
-{
-    return m_chat->hasModel() ? m_chat->model().held.ramBytes(hardware().process) : 0;
 }
 
 OffloadController::RamParts OffloadController::ramParts() const
@@ -120,7 +89,7 @@ OffloadController::RamParts OffloadController::ramParts() const
         return r;
     r.plannedAnonymous = m_plan.anonymousBytes();
     r.plannedFile = m_plan.mmapResidentBytes;
-    const ProcessMemory &now = hardware().process;
+    const ProcessMemory &now = m_targets->hardware().process;
     const HeldMemory &held = m_chat->model().held;
     if (isLoadedModel() && now.known && held.before.known) {
         r.loaded = true;
@@ -128,65 +97,6 @@ OffloadController::RamParts OffloadController::ramParts() const
         r.actualFile = now.fileBytes > held.before.fileBytes ? now.fileBytes - held.before.fileBytes : 0;
     }
     return r;
-}
-
-void OffloadController::watchHardware(bool on)
-{
-    m_chat->hardware()->watch(on);
-}
-
-QList<std::pair<QString, QString>> OffloadController::profiles() const
-{
-    QList<std::pair<QString, QString>> out;
-    for (const auto &p : builtinProfiles())
-        out.append({QString::fromStdString(p.id), QString::fromStdString(p.name)});
-    for (const auto &p : ProfileStore::customProfiles())
-        out.append({QString::fromStdString(p.id), QString::fromStdString(p.name)});
-    return out;
-}
-
-void OffloadController::setTarget(int index)
-{
-    m_targetIndex = std::max(0, index);
-    replan();
-    emit targetChanged();
-}
-
-void OffloadController::setVramBudgetMiB(int mib)
-{
-    m_vramBudgetMiB = mib;
-    replan();
-    emit targetChanged();
-}
-
-PlanTarget OffloadController::currentTarget() const
-{
-    const auto list = profiles();
-    if (m_targetIndex > 0 && m_targetIndex <= list.size()) {
-        const auto custom = ProfileStore::customProfiles();
-        if (const HardwareProfile *p = findProfile(list[m_targetIndex - 1].first.toStdString(), custom)) {
-            PlanTarget t = targetFromProfile(*p);
-            if (p->vramBytes == 0)
-                t.gpus.clear(); // a machine without a GPU
-            return t;
-        }
-    }
-    PlanTarget t = m_chat->hardware()->target(quint64(m_vramBudgetMiB) * MiB);
-    // What the loaded model holds is free for any plan: a load frees the old model first.
-    if (m_chat->hasModel())
-        addHeldMemory(t, m_chat->model().held, m_chat->hardware()->current().process);
-    t.name = tr("this computer").toStdString();
-    return t;
-}
-
-int OffloadController::addCustomProfile(const HardwareProfile &profile)
-{
-    const QString id = QString::fromStdString(ProfileStore::add(profile));
-    const auto list = profiles();
-    for (int i = 0; i < list.size(); ++i)
-        if (list[i].first == id)
-            return i + 1;
-    return 0;
 }
 
 void OffloadController::setSettings(const ModelSettings &s)
@@ -247,7 +157,7 @@ OffloadController::Images OffloadController::images() const
 
 void OffloadController::replan(bool checkAgain)
 {
-    m_plan = m_info ? analyticPlan(*m_info, planSettings(), currentTarget())
+    m_plan = m_info ? analyticPlan(*m_info, planSettings(), m_targets->current())
                     : MemoryPlan{};
     if (!checkAgain) {
         emit planChanged();
@@ -255,7 +165,7 @@ void OffloadController::replan(bool checkAgain)
     }
     // The dry run measures this computer's devices; for a profile the analytic plan is all there is.
     m_exact.reset();
-    if (m_info && m_targetIndex == 0)
+    if (m_info && m_targets->isThisComputer())
         m_exactDelay.start();
     else
         m_exactDelay.stop();
@@ -265,11 +175,10 @@ void OffloadController::replan(bool checkAgain)
 
 void OffloadController::startExactCheck()
 {
-    if (!m_info || m_targetIndex != 0)
+    if (!m_info || !m_targets->isThisComputer())
         return;
     m_exactRunning = true;
-    m_chat->session()->requestExactPlan(m_path, planSettings(),
-                                        currentTarget());
+    m_chat->session()->requestExactPlan(m_path, planSettings(), m_targets->current());
     emit exactCheckChanged();
 }
 
@@ -283,7 +192,7 @@ void OffloadController::autoFit()
     r.marginBytes = quint64(m_marginMiB) * MiB;
     if (!m_settings.locks.contextSize)
         r.wantedContext = std::min<uint32_t>(m_info->contextLength ? m_info->contextLength : 32768, 32768);
-    const FitResult f = shoehorn::autoFit(*m_info, r, currentTarget());
+    const FitResult f = shoehorn::autoFit(*m_info, r, m_targets->current());
     if (f.ok()) {
         ModelSettings out = m_settings;
         out.load = f.settings.load;

@@ -6,17 +6,18 @@
 #include "modelinfo.h"
 #include "modelsettings.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
 
 #include <optional>
 
 class ChatController;
+class ModelInspector;
+class PlanTargets;
 
 // What the offload panel shows, without widgets: the model it plans for (its GGUF read off the
-// GUI thread), the machine or what-if profile it plans for, the settings being edited, the
-// analytic plan, llama.cpp's dry run (run by the inference worker a moment after the settings
+// GUI thread), the settings being edited, the analytic plan for the machine PlanTargets says,
+// llama.cpp's dry run (run by the inference worker a moment after the settings
 // stop changing) and Auto-fit. Settings of the loaded model go to the ChatController; those of
 // another model are remembered for that file.
 class OffloadController : public QObject
@@ -41,14 +42,11 @@ public:
     QString modelPath() const { return m_path; }
     // Until the result is taken in (inspected()), not only while the thread runs: between the two
     // the future is finished and the model unknown.
-    bool inspecting() const { return m_inspectPending; }
+    bool inspecting() const;
     const std::optional<shoehorn::ModelInfo> &info() const { return m_info; }
     QString inspectError() const { return m_inspectError; }
     bool isLoadedModel() const; // the model planned for is the one loaded
 
-    const shoehorn::HardwareInfo &hardware() const;
-    // RAM the loaded model holds now; plans count it as free (a load frees the old model first).
-    quint64 heldRamBytes() const;
     // RAM in its two parts: what only Shoehorn holds (anonymous) and model file pages kept by
     // mmap (reclaimable), planned, and, for the loaded model, what the process really grew by.
     struct RamParts {
@@ -59,18 +57,9 @@ public:
         quint64 actualFile = 0;
     };
     RamParts ramParts() const;
-    // Poll free memory while someone looks.
-    void watchHardware(bool on);
-
-    // Index 0 is this computer; then the built-in and the user's profiles (names as stored).
-    QList<std::pair<QString, QString>> profiles() const; // id, name
-    int targetIndex() const { return m_targetIndex; }
-    void setTarget(int index);
-    void setVramBudgetMiB(int mib);
+    // The machine planned for (this computer or a profile): its own object, handed to the panel.
+    PlanTargets *targets() const { return m_targets; }
     void setMarginMiB(int mib) { m_marginMiB = mib; }
-    shoehorn::PlanTarget currentTarget() const;
-    // Adds a what-if machine (and remembers it); returns its index.
-    int addCustomProfile(const shoehorn::HardwareProfile &profile);
 
     ModelSettings settings() const { return m_settings; }
     void setSettings(const ModelSettings &settings); // the user edited them
@@ -89,11 +78,9 @@ signals:
     void settingsChanged(); // changed from here (first open, Auto-fit, a load), not by the user
     void planChanged();     // plan, measured, hardware or target
     void exactCheckChanged();
-    // What is planned for changed: another profile, the VRAM budget, or this machine was probed.
-    void targetChanged();
 
 private:
-    void inspected();
+    void inspected(const QString &path, const std::optional<shoehorn::ModelInfo> &info, const QString &error);
     void replan(bool checkAgain = true); // checkAgain: the dry run is out of date
     void onModelLoaded(const ModelSummary &summary);
     void onControllerSettings();
@@ -103,17 +90,9 @@ private:
     QString m_path;
     std::optional<shoehorn::ModelInfo> m_info;
     QString m_inspectError;
-    struct Inspected {
-        QString path;
-        std::optional<shoehorn::ModelInfo> info;
-        QString error;
-    };
-    QFutureWatcher<Inspected> m_inspect;
-    bool m_inspectPending = false;
-    bool m_inspectAgain = false;
     ModelSettings m_settings;
-    int m_targetIndex = 0;
-    int m_vramBudgetMiB = 0;
+    PlanTargets *m_targets;
+    ModelInspector *m_inspector;
     int m_marginMiB = 1024;
     shoehorn::MemoryPlan m_plan;
     shoehorn::MemoryPlan m_measured;
@@ -123,5 +102,4 @@ private:
     bool m_exactRunning = false;
     std::optional<ExactCheck> m_exact;
     bool m_updating = false;
-    bool m_probed = false;
 };

@@ -1,5 +1,7 @@
 #include "offloadpanel.h"
 
+#include "plantargets.h"
+
 #include "chatcontroller.h"
 #include "fitexplanation.h"
 #include "gaugestack.h"
@@ -241,21 +243,21 @@ void OffloadPanel::connectWidgets()
     for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
         connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
     connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
-    connect(m_target, &QComboBox::currentIndexChanged, m_offload, &OffloadController::setTarget);
-    connect(m_vramBudget, &QSpinBox::valueChanged, m_offload, &OffloadController::setVramBudgetMiB);
-    connect(m_offload, &OffloadController::targetChanged, this, &OffloadPanel::targetChanged);
+    connect(m_target, &QComboBox::currentIndexChanged, m_offload->targets(), &PlanTargets::setIndex);
+    connect(m_vramBudget, &QSpinBox::valueChanged, m_offload->targets(), &PlanTargets::setVramBudgetMiB);
+    connect(m_offload->targets(), &PlanTargets::targetChanged, this, &OffloadPanel::targetChanged);
     connect(m_margin, &QSpinBox::valueChanged, m_offload, &OffloadController::setMarginMiB);
 }
 
 void OffloadPanel::showEvent(QShowEvent *event)
 {
     QDockWidget::showEvent(event);
-    m_offload->watchHardware(true); // free memory changes as other programs come and go
+    m_offload->targets()->watchHardware(true); // free memory changes as other programs come and go
 }
 
 void OffloadPanel::hideEvent(QHideEvent *event)
 {
-    m_offload->watchHardware(false);
+    m_offload->targets()->watchHardware(false);
     QDockWidget::hideEvent(event);
 }
 
@@ -265,14 +267,14 @@ void OffloadPanel::rebuildTargets()
     const int current = m_target->currentIndex();
     m_target->clear();
     m_target->addItem(tr("This computer"));
-    for (const auto &[id, name] : m_offload->profiles())
+    for (const auto &[id, name] : m_offload->targets()->profiles())
         m_target->addItem(name, id);
     m_target->setCurrentIndex(std::max(0, std::min(current, m_target->count() - 1)));
 }
 
 void OffloadPanel::addCustomProfile(const HardwareProfile &profile)
 {
-    const int index = m_offload->addCustomProfile(profile);
+    const int index = m_offload->targets()->addCustomProfile(profile);
     rebuildTargets();
     m_target->setCurrentIndex(index);
 }
@@ -285,7 +287,7 @@ void OffloadPanel::addProfileDialog()
 
 PlanTarget OffloadPanel::currentTarget() const
 {
-    return m_offload->currentTarget();
+    return m_offload->targets()->current();
 }
 
 const MemoryPlan &OffloadPanel::plan() const
@@ -467,7 +469,7 @@ void OffloadPanel::updateLabels()
     } else {
         m_modelLabel->setText(tr("No model selected."));
     }
-    m_hardwareLabel->setText(OffloadTexts::hardware(m_offload->hardware(), m_offload->heldRamBytes()));
+    m_hardwareLabel->setText(OffloadTexts::hardware(m_offload->targets()->hardware(), m_offload->targets()->heldRamBytes()));
 }
 
 void OffloadPanel::autoFit()

@@ -5,6 +5,7 @@
 #include "fakeworker.h"
 #include "hardwaremonitor.h"
 #include "offloadcontroller.h"
+#include "plantargets.h"
 #include "testfixtures.h"
 #include "testsettings.h"
 
@@ -80,7 +81,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     s.load.gpuLayers = 0;
     s.context.contextSize = 4096;
     c.setSettings(s);
-    QCOMPARE(c.currentTarget().ramAvailableBytes, 4 * GiB);
+    QCOMPARE(c.targets()->current().ramAvailableBytes, 4 * GiB);
     QVERIFY(!c.plan().fits()); // not loaded: 4 GiB is all there is
 
     QSignalSpy loaded(&chat, &ChatController::modelLoaded);
@@ -91,7 +92,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     probed.clear();
     chat.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    QCOMPARE(c.currentTarget().ramAvailableBytes, 24 * GiB);
+    QCOMPARE(c.targets()->current().ramAvailableBytes, 24 * GiB);
     QVERIFY2(c.plan().fits(), "the loaded model shows as not fitting");
     // The two parts of RAM: planned, and the process's growth since just before the load.
     const auto parts = c.ramParts();
@@ -104,7 +105,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     probed.clear();
     chat.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    QCOMPARE(c.currentTarget().ramAvailableBytes, 64 * GiB);
+    QCOMPARE(c.targets()->current().ramAvailableBytes, 64 * GiB);
 }
 
 void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()

@@ -1,0 +1,41 @@
+#include "modelinspector.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+ModelInspector::ModelInspector(QObject *parent) : QObject(parent)
+{
+    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &ModelInspector::finished);
+}
+
+ModelInspector::~ModelInspector()
+{
+    m_watcher.waitForFinished();
+}
+
+void ModelInspector::inspect(const QString &path)
+{
+    m_wanted = path;
+    if (m_pending && m_watcher.isRunning())
+        return; // read next, when this one is done
+    m_pending = true;
+    m_watcher.setFuture(QtConcurrent::run([path] {
+        Result out{path, std::nullopt, {}};
+        auto r = shoehorn::inspectModel(path.toStdString());
+        if (r)
+            out.info = std::move(*r);
+        else
+            out.error = QString::fromStdString(r.error().detail);
+        return out;
+    }));
+}
+
+void ModelInspector::finished()
+{
+    const Result r = m_watcher.result();
+    m_pending = false;
+    if (r.path != m_wanted) {
+        inspect(m_wanted);
+        return;
+    }
+    emit inspected(r.path, r.info, r.error);
+}

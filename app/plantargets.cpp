@@ -1,0 +1,85 @@
+#include "plantargets.h"
+
+#include "chatcontroller.h"
+#include "hardwaremonitor.h"
+#include "profilestore.h"
+
+#include <utility>
+
+using namespace shoehorn;
+
+PlanTargets::PlanTargets(ChatController *chat, QObject *parent) : QObject(parent), m_chat(chat)
+{
+    connect(m_chat->hardware(), &HardwareMonitor::changed, this, [this] {
+        emit freeMemoryChanged();
+        if (m_index == 0 && !std::exchange(m_probed, true))
+            emit targetChanged(); // not on every probe: free memory moves all the time
+    });
+}
+
+QList<std::pair<QString, QString>> PlanTargets::profiles() const
+{
+    QList<std::pair<QString, QString>> out;
+    for (const auto &p : builtinProfiles())
+        out.append({QString::fromStdString(p.id), QString::fromStdString(p.name)});
+    for (const auto &p : ProfileStore::customProfiles())
+        out.append({QString::fromStdString(p.id), QString::fromStdString(p.name)});
+    return out;
+}
+
+void PlanTargets::setIndex(int index)
+{
+    m_index = std::max(0, index);
+    emit targetChanged();
+}
+
+void PlanTargets::setVramBudgetMiB(int mib)
+{
+    m_vramBudgetMiB = mib;
+    emit targetChanged();
+}
+
+PlanTarget PlanTargets::current() const
+{
+    const auto list = profiles();
+    if (m_index > 0 && m_index <= list.size()) {
+        const auto custom = ProfileStore::customProfiles();
+        if (const HardwareProfile *p = findProfile(list[m_index - 1].first.toStdString(), custom)) {
+            PlanTarget t = targetFromProfile(*p);
+            if (p->vramBytes == 0)
+                t.gpus.clear(); // a machine without a GPU
+            return t;
+        }
+    }
+    PlanTarget t = m_chat->hardware()->target(quint64(m_vramBudgetMiB) * MiB);
+    // What the loaded model holds is free for any plan: a load frees the old model first.
+    if (m_chat->hasModel())
+        addHeldMemory(t, m_chat->model().held, m_chat->hardware()->current().process);
+    t.name = tr("this computer").toStdString();
+    return t;
+}
+
+int PlanTargets::addCustomProfile(const HardwareProfile &profile)
+{
+    const QString id = QString::fromStdString(ProfileStore::add(profile));
+    const auto list = profiles();
+    for (int i = 0; i < list.size(); ++i)
+        if (list[i].first == id)
+            return i + 1;
+    return 0;
+}
+
+const HardwareInfo &PlanTargets::hardware() const
+{
+    return m_chat->hardware()->current();
+}
+
+quint64 PlanTargets::heldRamBytes() const
+{
+    return m_chat->hasModel() ? m_chat->model().held.ramBytes(hardware().process) : 0;
+}
+
+void PlanTargets::watchHardware(bool on)
+{
+    m_chat->hardware()->watch(on);
+}

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "hardware.h"
+#include "planner.h"
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <utility>
+
+class ChatController;
+
+// The machine a plan is for: this computer (its free memory as HardwareMonitor probes it, with
+// an optional VRAM budget, and the loaded model's own memory counted as free since a load frees
+// it first) or a what-if profile (built in, or the user's own). One job of the offload panel's.
+class PlanTargets : public QObject
+{
+    Q_OBJECT
+public:
+    explicit PlanTargets(ChatController *chat, QObject *parent = nullptr);
+
+    // Index 0 is this computer; then the built-in and the user's profiles (names as stored).
+    QList<std::pair<QString, QString>> profiles() const; // id, name
+    int index() const { return m_index; }
+    bool isThisComputer() const { return m_index == 0; }
+    void setIndex(int index);
+    void setVramBudgetMiB(int mib);
+    shoehorn::PlanTarget current() const;
+    // Adds a what-if machine (and remembers it); returns its index.
+    int addCustomProfile(const shoehorn::HardwareProfile &profile);
+
+    const shoehorn::HardwareInfo &hardware() const;
+    // RAM the loaded model holds now; plans count it as free (a load frees the old model first).
+    quint64 heldRamBytes() const;
+    // Poll free memory while someone looks.
+    void watchHardware(bool on);
+
+signals:
+    // Another profile, the VRAM budget, or this machine was probed the first time.
+    void targetChanged();
+    // Free memory of this computer moved (planned for or not).
+    void freeMemoryChanged();
+
+private:
+    ChatController *m_chat;
+    int m_index = 0;
+    int m_vramBudgetMiB = 0;
+    bool m_probed = false;
+};
