@@ -2,12 +2,10 @@
 
 #include "conversationlist.h"
 
-#include "apicontroller.h"
 #include "appsettings.h"
 #include "chatjson.h"
 #include "conversationrepository.h"
 #include "hardwaremonitor.h"
-#include "visioncontroller.h"
 #include "worker.h"
 
 #include <QCoreApplication>
@@ -16,18 +14,12 @@
 using State = ChatController::State;
 using Author = ChatModel::Author;
 
-ChatController::ChatController(QObject *parent) : ChatController(nullptr, parent) {}
-
-ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
-    : QObject(parent), m_chat(new ChatModel(this)), m_repo(new ConversationRepository(this)),
-      m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
-      m_settings(AppSettings::defaults())
+ChatController::ChatController(InferenceSession *session, HardwareMonitor *hardware, QObject *parent)
+    : QObject(parent), m_chat(new ChatModel(this)), m_repo(new ConversationRepository(this)), m_hardware(hardware),
+      m_session(session), m_settings(AppSettings::defaults())
 {
-    m_api = new ApiController(m_session->apiHost(), this);
-    m_vision = new VisionController(this);
     connectSession();
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
-    m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     if (!m_repo->open(ChatStore::defaultPath()))
         qWarning("chat history not available: %s", qPrintable(m_repo->problem()));
     if (ChatStore *store = m_repo->store()) {
@@ -36,7 +28,7 @@ ChatController::ChatController(std::unique_ptr<Worker> worker, QObject *parent)
     }
 }
 
-ChatController::~ChatController() = default; // the session cancels and joins its thread
+ChatController::~ChatController() = default;
 
 bool ChatController::shutdown(int milliseconds)
 {
@@ -84,11 +76,6 @@ ChatStore *ChatController::store()
 QString ChatController::storageProblem() const
 {
     return m_repo->problem();
-}
-
-Worker *ChatController::worker() const
-{
-    return m_session->worker();
 }
 
 void ChatController::applySettings(const ModelSettings &s)
@@ -160,7 +147,6 @@ void ChatController::cancelLoad()
 
 void ChatController::onLoaded(const ModelSummary &summary)
 {
-    m_api->setModelAlias(QFileInfo(summary.path).fileName()); // the name clients see in /v1/models
     // Keep what worked: after out-of-memory retries these are the safer settings.
     ModelSettings s = m_settings;
     s.load = summary.load;
@@ -181,7 +167,7 @@ bool ChatController::send(const QString &text, const QList<ChatImage> &images)
     if (state() != State::Ready || (trimmed.isEmpty() && images.isEmpty()))
         return false;
     // Images only go to a model that can read them; the caller keeps what was typed.
-    if (!images.isEmpty() && !m_vision->canSeeImages())
+    if (!images.isEmpty() && !m_session->vision().ready)
         return false;
     ensureConversation(trimmed.isEmpty() ? tr("Image") : trimmed);
     ChatModel::Message question = ChatModel::make(Author::User, trimmed);

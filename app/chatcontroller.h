@@ -13,8 +13,6 @@
 
 #include <memory>
 
-class ApiController;
-class VisionController;
 class ConversationList;
 class ConversationRepository;
 class HardwareMonitor;
@@ -22,15 +20,16 @@ class Worker;
 
 // The open conversation: what the chat shows (ChatModel), what is stored (ConversationRepository)
 // and what the model does (InferenceSession), kept in step. GUI-thread object; the UI calls it.
+// AppCore makes it and owns what it works with.
 class ChatController : public QObject
 {
     Q_OBJECT
 public:
     using State = InferenceSession::State;
 
-    explicit ChatController(QObject *parent = nullptr);
-    // A fake worker runs the controller without llama.cpp (tests).
-    explicit ChatController(std::unique_ptr<Worker> worker, QObject *parent = nullptr);
+    // The session runs the model; the hardware monitor knows which machine stored tuning is for.
+    // Both belong to the caller (AppCore).
+    ChatController(InferenceSession *session, HardwareMonitor *hardware, QObject *parent = nullptr);
     ~ChatController() override;
     // Quitting: stops what runs, and once the worker has ended, saves its last results (an
     // answer stopped mid-way is stored as stopped). False if the worker did not end in time.
@@ -46,12 +45,6 @@ public:
     QString storageProblem() const;
     qint64 currentConversation() const { return m_conversation; }
     InferenceSession *session() const { return m_session; }
-    // The local API on the loaded model (off until the user turns it on).
-    ApiController *api() const { return m_api; }
-    // Vision projectors: pairing with the model, images in messages.
-    VisionController *vision() const { return m_vision; }
-    Worker *worker() const; // for test seams only
-    HardwareMonitor *hardware() const { return m_hardware; }
     State state() const { return m_session->state(); }
     const ModelSummary &model() const { return m_session->model(); }
     bool hasModel() const { return m_session->hasModel(); }
@@ -85,7 +78,7 @@ public slots:
     void reload();
     void cancelLoad();
     // Returns false if the message cannot be sent now (no model, busy, empty text).
-    // Images need a model that can see them (vision()->canSeeImages()); else false.
+    // Images need a model that can see them (a projector loaded); else false.
     bool send(const QString &text, const QList<ChatImage> &images = {});
     // Answers the question before `row` again; the earlier answer stays as a version. On a
     // last question without an answer, answers it.
@@ -149,8 +142,6 @@ private:
     ConversationList *m_conversations = nullptr;
     HardwareMonitor *m_hardware = nullptr;
     InferenceSession *m_session = nullptr;
-    ApiController *m_api = nullptr;
-    VisionController *m_vision = nullptr;
     ModelSettings m_settings;
     QString m_systemPrompt;
     QString m_loadingPath;

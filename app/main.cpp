@@ -1,5 +1,6 @@
 // Shoehorn: the desktop application.
 #include "appsettings.h"
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "mainwindow.h"
 #include "singleinstance.h"
@@ -46,8 +47,9 @@ int main(int argc, char **argv)
         return 0;
     instance.listen();
 
-    ChatController controller;
-    MainWindow window(&controller);
+    AppCore core;
+    ChatController &controller = *core.chat();
+    MainWindow window(&core);
     QObject::connect(&instance, &SingleInstance::filesReceived, &window, &MainWindow::openFiles);
     window.show();
     if (paths.isEmpty()) {

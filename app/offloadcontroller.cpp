@@ -12,8 +12,10 @@
 
 using namespace shoehorn;
 
-OffloadController::OffloadController(ChatController *chat, QObject *parent)
-    : QObject(parent), m_chat(chat), m_settings(chat->modelSettings()), m_targets(new PlanTargets(chat, this)),
+OffloadController::OffloadController(ChatController *chat, HardwareMonitor *hardware, ApiController *api,
+                                     VisionController *vision, QObject *parent)
+    : QObject(parent), m_chat(chat), m_api(api), m_vision(vision), m_settings(chat->modelSettings()),
+      m_targets(new PlanTargets(chat, hardware, this)),
       m_inspector(new ModelInspector(this))
 {
     m_exactDelay.setSingleShot(true);
@@ -27,8 +29,8 @@ OffloadController::OffloadController(ChatController *chat, QObject *parent)
     });
     connect(m_targets, &PlanTargets::targetChanged, this, [this] { replan(); });
     connect(m_chat, &ChatController::modelLoaded, this, &OffloadController::onModelLoaded);
-    connect(m_chat->api(), &ApiController::stateChanged, this, [this] { replan(); });
-    connect(m_chat->vision(), &VisionController::factsReady, this, [this] { replan(); });
+    connect(m_api, &ApiController::stateChanged, this, [this] { replan(); });
+    connect(m_vision, &VisionController::factsReady, this, [this] { replan(); });
     connect(m_chat, &ChatController::modelSettingsChanged, this, &OffloadController::onControllerSettings);
     connect(m_chat->session(), &InferenceSession::exactPlanFinished, this, [this](const ExactCheck &c) {
         m_exactRunning = false;
@@ -129,12 +131,11 @@ PlanSettings OffloadController::planSettings() const
     // The model's one context: the chat's slot and the local API's in one KV cache, the same
     // memory with the API on or off.
     s.serverLoop = true;
-    if (const ApiController *api = m_chat->api())
-        s.apiSlots = api->apiSlots();
+    s.apiSlots = m_api->apiSlots();
     // The vision projector the model will use: its weights and compute buffer (llama.cpp's own
     // dry run of it), on the GPU like llama.cpp unless turned off or nothing is offloaded. Found
     // on a pool thread: the plan counts it once it is known (factsReady replans).
-    if (const auto f = m_chat->vision()->facts(m_path, m_settings.projector); f && !f->projector.isEmpty()) {
+    if (const auto f = m_vision->facts(m_path, m_settings.projector); f && !f->projector.isEmpty()) {
         s.projectorOnGpu = m_settings.projectorOffload && m_settings.load.gpuLayers != 0;
         s.projectorBytes = f->bytes(s.projectorOnGpu);
     }
@@ -144,7 +145,7 @@ PlanSettings OffloadController::planSettings() const
 OffloadController::Images OffloadController::images() const
 {
     Images out;
-    const auto f = m_chat->vision()->facts(m_path, m_settings.projector);
+    const auto f = m_vision->facts(m_path, m_settings.projector);
     if (!f || f->projector.isEmpty())
         return out;
     const PlanSettings s = planSettings();

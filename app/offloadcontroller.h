@@ -11,7 +11,10 @@
 
 #include <optional>
 
+class ApiController;
 class ChatController;
+class HardwareMonitor;
+class VisionController;
 class ModelInspector;
 class PlanTargets;
 
@@ -35,7 +38,10 @@ public:
         int tokens1024 = 0;
     };
     Images images() const;
-    explicit OffloadController(ChatController *chat, QObject *parent = nullptr);
+    // The chat (the loaded model, its settings), the machine (free memory), the local API (its
+    // slots are in the plan) and the vision projectors (their memory), all the caller's.
+    OffloadController(ChatController *chat, HardwareMonitor *hardware, ApiController *api, VisionController *vision,
+                      QObject *parent = nullptr);
     ~OffloadController() override;
 
     void setModelPath(const QString &path);
@@ -87,6 +93,8 @@ private:
     void startExactCheck();
 
     ChatController *m_chat;
+    ApiController *m_api;
+    VisionController *m_vision;
     QString m_path;
     std::optional<shoehorn::ModelInfo> m_info;
     QString m_inspectError;

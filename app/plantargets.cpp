@@ -8,9 +8,10 @@
 
 using namespace shoehorn;
 
-PlanTargets::PlanTargets(ChatController *chat, QObject *parent) : QObject(parent), m_chat(chat)
+PlanTargets::PlanTargets(ChatController *chat, HardwareMonitor *hardware, QObject *parent)
+    : QObject(parent), m_chat(chat), m_hardware(hardware)
 {
-    connect(m_chat->hardware(), &HardwareMonitor::changed, this, [this] {
+    connect(m_hardware, &HardwareMonitor::changed, this, [this] {
         emit freeMemoryChanged();
         if (m_index == 0 && !std::exchange(m_probed, true))
             emit targetChanged(); // not on every probe: free memory moves all the time
@@ -51,10 +52,10 @@ PlanTarget PlanTargets::current() const
             return t;
         }
     }
-    PlanTarget t = m_chat->hardware()->target(quint64(m_vramBudgetMiB) * MiB);
+    PlanTarget t = m_hardware->target(quint64(m_vramBudgetMiB) * MiB);
     // What the loaded model holds is free for any plan: a load frees the old model first.
     if (m_chat->hasModel())
-        addHeldMemory(t, m_chat->model().held, m_chat->hardware()->current().process);
+        addHeldMemory(t, m_chat->model().held, m_hardware->current().process);
     t.name = tr("this computer").toStdString();
     return t;
 }
@@ -71,7 +72,7 @@ int PlanTargets::addCustomProfile(const HardwareProfile &profile)
 
 const HardwareInfo &PlanTargets::hardware() const
 {
-    return m_chat->hardware()->current();
+    return m_hardware->current();
 }
 
 quint64 PlanTargets::heldRamBytes() const
@@ -81,5 +82,5 @@ quint64 PlanTargets::heldRamBytes() const
 
 void PlanTargets::watchHardware(bool on)
 {
-    m_chat->hardware()->watch(on);
+    m_hardware->watch(on);
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 class ChatController;
+class HardwareMonitor;
 
 // The machine a plan is for: this computer (its free memory as HardwareMonitor probes it, with
 // an optional VRAM budget, and the loaded model's own memory counted as free since a load frees
@@ -18,7 +19,7 @@ class PlanTargets : public QObject
 {
     Q_OBJECT
 public:
-    explicit PlanTargets(ChatController *chat, QObject *parent = nullptr);
+    PlanTargets(ChatController *chat, HardwareMonitor *hardware, QObject *parent = nullptr);
 
     // Index 0 is this computer; then the built-in and the user's profiles (names as stored).
     QList<std::pair<QString, QString>> profiles() const; // id, name
@@ -44,6 +45,7 @@ signals:
 
 private:
     ChatController *m_chat;
+    HardwareMonitor *m_hardware;
     int m_index = 0;
     int m_vramBudgetMiB = 0;
     bool m_probed = false;

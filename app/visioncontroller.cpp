@@ -11,16 +11,17 @@
 
 using namespace shoehorn;
 
-VisionController::VisionController(ChatController *chat) : QObject(chat), m_chat(chat)
+VisionController::VisionController(ChatController *chat, InferenceSession *session, QObject *parent)
+    : QObject(parent), m_chat(chat), m_session(session)
 {
     connect(chat, &ChatController::modelLoaded, this, &VisionController::onModelLoaded);
     connect(this, &VisionController::factsReady, this, &VisionController::applyChoice);
-    connect(chat->session(), &InferenceSession::visionChanged, this, &VisionController::visionChanged);
+    connect(session, &InferenceSession::visionChanged, this, &VisionController::visionChanged);
 }
 
 const VisionSummary &VisionController::vision() const
 {
-    return m_chat->session()->vision();
+    return m_session->vision();
 }
 
 bool VisionController::isProjectorFile(const QString &path)
@@ -124,7 +125,7 @@ void VisionController::applyChoice()
         return; // factsReady() comes back here
     m_applyPending = false;
     if (!f->projector.isEmpty() || !vision().path.isEmpty())
-        m_chat->session()->loadProjector(f->projector, s.projectorOffload);
+        m_session->loadProjector(f->projector, s.projectorOffload);
 }
 
 Result<ChatImage> VisionController::imageFromBytes(const QByteArray &bytes)

@@ -13,6 +13,7 @@
 #include <optional>
 
 class ChatController;
+class InferenceSession;
 struct ModelSettings;
 
 // Pairs vision projectors (mmproj) with models: finds them beside the model, remembers the
@@ -28,7 +29,7 @@ public:
         shoehorn::Error mismatch; // set when the file is not for this model
     };
 
-    explicit VisionController(ChatController *chat);
+    VisionController(ChatController *chat, InferenceSession *session, QObject *parent = nullptr);
 
     const VisionSummary &vision() const;
     bool canSeeImages() const { return vision().ready; }
@@ -71,6 +72,7 @@ private:
     void applyChoice();
 
     ChatController *m_chat;
+    InferenceSession *m_session;
     QHash<QString, Facts> m_facts; // model path + choice
     QSet<QString> m_finding;
     bool m_applyPending = false;

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "apidialog.h"
+#include "appcore.h"
 #include "attachmentstrip.h"
 #include "appsettings.h"
 #include "chatlist.h"
@@ -16,6 +17,7 @@
 #include "messageinput.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
+#include "offloadcontroller.h"
 #include "offloadpanel.h"
 #include "statusstrip.h"
 #include "presetimport.h"
@@ -44,8 +46,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-MainWindow::MainWindow(ChatController *controller, QWidget *parent)
-    : QMainWindow(parent), m_controller(controller), m_library(new ModelLibrary(this))
+MainWindow::MainWindow(AppCore *core, QWidget *parent)
+    : QMainWindow(parent), m_core(core), m_controller(core->chat()), m_library(new ModelLibrary(this))
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Shoehorn"));
@@ -126,9 +128,9 @@ void MainWindow::buildUi()
     m_apiIndicator->setObjectName(QStringLiteral("apiIndicator"));
     m_apiIndicator->hide();
     statusBar()->addPermanentWidget(m_apiIndicator);
-    connect(m_controller->api(), &ApiController::stateChanged, this, [this](ApiController::State s) {
+    connect(m_core->api(), &ApiController::stateChanged, this, [this](ApiController::State s) {
         m_apiIndicator->setVisible(s == ApiController::State::On);
-        m_apiIndicator->setText(tr("API: %1").arg(m_controller->api()->baseUrl() + QStringLiteral("/v1")));
+        m_apiIndicator->setText(tr("API: %1").arg(m_core->api()->baseUrl() + QStringLiteral("/v1")));
     });
 }
 
@@ -160,7 +162,7 @@ void MainWindow::buildChatPage()
     editRow->addWidget(editCancel);
     m_editStrip->hide();
     chat->addWidget(m_editStrip);
-    m_attachments = new AttachmentStrip(m_controller->vision(), m_chatPage);
+    m_attachments = new AttachmentStrip(m_core->vision(), m_chatPage);
     m_attachments->setObjectName(QStringLiteral("attachments"));
     chat->addWidget(m_attachments);
     auto *inputRow = new QHBoxLayout;
@@ -221,7 +223,8 @@ void MainWindow::buildDocks()
     connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
 
-    m_offload = new OffloadPanel(m_controller, this);
+    auto *offload = new OffloadController(m_controller, m_core->hardware(), m_core->api(), m_core->vision(), this);
+    m_offload = new OffloadPanel(offload, m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
     m_conversation = new ConversationPanel(m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_conversation);
@@ -252,7 +255,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("Import Chat…"), this, &MainWindow::importChat);
     file->addSeparator();
     QMenu *model = menuBar()->addMenu(tr("&Model"));
-    model->addMenu(new VisionMenu(m_controller, this));
+    model->addMenu(new VisionMenu(m_controller, m_core->vision(), this));
     QMenu *serve = menuBar()->addMenu(tr("&Serve"));
     QAction *api = serve->addAction(tr("&Local API…"), this, &MainWindow::showApiDialog);
     api->setObjectName(QStringLiteral("localApiAction"));
@@ -280,7 +283,7 @@ void MainWindow::buildMenus()
 void MainWindow::showApiDialog()
 {
     if (!m_apiDialog)
-        m_apiDialog = new ApiDialog(m_controller->api(), this);
+        m_apiDialog = new ApiDialog(m_core->api(), this);
     m_apiDialog->show();
     m_apiDialog->raise();
     m_apiDialog->activateWindow();
@@ -396,7 +399,7 @@ void MainWindow::sendOrStop()
         return;
     }
     const QList<ChatImage> images = m_attachments->images();
-    if (!images.isEmpty() && !m_controller->vision()->canSeeImages()) {
+    if (!images.isEmpty() && !m_core->vision()->canSeeImages()) {
         // The strip says why; the text and the images stay.
         statusBar()->showMessage(tr("This model cannot see images: the message was not sent."), 6000);
         return;

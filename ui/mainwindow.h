@@ -8,6 +8,7 @@
 #include <functional>
 
 class ApiDialog;
+class AppCore;
 class AttachmentStrip;
 struct ChatImage;
 class ChatList;
@@ -28,7 +29,8 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    explicit MainWindow(ChatController *controller, QWidget *parent = nullptr);
+    // The app core's objects: the window hands each widget the ones it works with.
+    explicit MainWindow(AppCore *core, QWidget *parent = nullptr);
 
     // Seams for tests: how errors are shown and how a file is chosen.
     using ErrorPresenter = std::function<void(const QString &title, const QString &text)>;
@@ -99,6 +101,7 @@ private:
     void stopAnswer(); // Stop, and if the answer does not end, say so and offer to quit
     void offerLocate(const QString &missingPath);
 
+    AppCore *m_core;
     ChatController *m_controller;
     bool m_storageWarned = false;
     int m_stopRequests = 0;

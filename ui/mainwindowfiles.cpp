@@ -2,6 +2,7 @@
 // chat's model that moved), export and import chats, import llama-server presets.
 #include "mainwindow.h"
 
+#include "appcore.h"
 #include "chatjson.h"
 #include "chatlist.h"
 #include "chatmodel.h"
@@ -172,7 +173,7 @@ void MainWindow::dropEvent(QDropEvent *event)
         // A projector dropped on the window pairs with the loaded model.
         if (u.isLocalFile() && isModelFile(u.toLocalFile()) && VisionController::isProjectorFile(u.toLocalFile()) &&
             m_controller->hasModel()) {
-            m_controller->vision()->choose(u.toLocalFile(), m_controller->modelSettings().projectorOffload);
+            m_core->vision()->choose(u.toLocalFile(), m_controller->modelSettings().projectorOffload);
             event->acceptProposedAction();
             return;
         }

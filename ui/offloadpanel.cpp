@@ -46,8 +46,8 @@ QComboBox *combo(QWidget *parent, const QString &name, const QStringList &items)
 }
 } // namespace
 
-OffloadPanel::OffloadPanel(ChatController *controller, QWidget *parent)
-    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_offload(new OffloadController(controller, this))
+OffloadPanel::OffloadPanel(OffloadController *offload, ChatController *controller, QWidget *parent)
+    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_offload(offload)
 {
     setObjectName(QStringLiteral("offloadPanel"));
     buildUi();

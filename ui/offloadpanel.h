@@ -26,7 +26,8 @@ class OffloadPanel : public QDockWidget
 {
     Q_OBJECT
 public:
-    explicit OffloadPanel(ChatController *controller, QWidget *parent = nullptr);
+    // `offload` plans; `controller` is the chat (its state, auto-tune).
+    OffloadPanel(OffloadController *offload, ChatController *controller, QWidget *parent = nullptr);
 
     // The model the panel plans for (the loaded one, or one picked in the model browser).
     void setModelPath(const QString &path);

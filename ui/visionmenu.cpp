@@ -8,7 +8,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 
-VisionMenu::VisionMenu(ChatController *chat, QWidget *parent) : QMenu(parent), m_chat(chat)
+VisionMenu::VisionMenu(ChatController *chat, VisionController *vision, QWidget *parent)
+    : QMenu(parent), m_chat(chat), m_vision(vision)
 {
     setObjectName(QStringLiteral("visionMenu"));
     setTitle(tr("&Vision Projector"));
@@ -17,7 +18,7 @@ VisionMenu::VisionMenu(ChatController *chat, QWidget *parent) : QMenu(parent), m
                                             tr("Vision projectors (mmproj*.gguf *.gguf)"));
     };
     connect(this, &QMenu::aboutToShow, this, &VisionMenu::rebuild);
-    connect(chat->vision(), &VisionController::factsReady, this, [this] {
+    connect(vision, &VisionController::factsReady, this, [this] {
         if (isVisible())
             rebuild();
     });
@@ -30,7 +31,7 @@ void VisionMenu::rebuild()
         addAction(tr("Load a model first"))->setEnabled(false);
         return;
     }
-    VisionController *vision = m_chat->vision();
+    VisionController *vision = m_vision;
     const VisionSummary &v = vision->vision();
     const ModelSettings s = m_chat->modelSettings();
     QString state;

@@ -5,6 +5,7 @@
 #include <functional>
 
 class ChatController;
+class VisionController;
 
 // Model > Vision Projector: which mmproj file the loaded model reads images with (automatic:
 // the best one beside it; a file beside it; another file; none), and whether it runs on the
@@ -14,11 +15,12 @@ class VisionMenu : public QMenu
     Q_OBJECT
 public:
     using FileChooser = std::function<QString(QWidget *parent)>;
-    explicit VisionMenu(ChatController *chat, QWidget *parent = nullptr);
+    VisionMenu(ChatController *chat, VisionController *vision, QWidget *parent = nullptr);
     void setFileChooser(FileChooser chooser) { m_choose = std::move(chooser); } // seam for tests
     void rebuild(); // what aboutToShow does (tests call it)
 
 private:
     ChatController *m_chat;
+    VisionController *m_vision;
     FileChooser m_choose;
 };

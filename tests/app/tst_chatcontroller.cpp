@@ -1,4 +1,5 @@
 // The controller and its worker thread, on the tiny fixtures.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
 #include "chatstore.h"
@@ -25,7 +26,8 @@ private:
     // A controller on a fake worker (no llama.cpp), with a fake model loaded.
     struct FakeChat {
         FakeWorker *worker = new FakeWorker;
-        ChatController c{std::unique_ptr<Worker>(worker)};
+        AppCore cApp{std::unique_ptr<Worker>(worker)};
+        ChatController &c = *cApp.chat();
         [[nodiscard]] bool load()
         {
             QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -67,7 +69,8 @@ void TestChatController::configure(ChatController &c, int maxTokens)
 
 void TestChatController::loadThenStreamInOrder()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 400);
     QAbstractItemModelTester tester(c.chatModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -214,7 +217,8 @@ void TestChatController::failedWritesAreReported()
 
 void TestChatController::secondTurnReusesCache()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 24);
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
     c.openModel(TestFixtures::instance().tinyMoe());
@@ -232,7 +236,8 @@ void TestChatController::secondTurnReusesCache()
 
 void TestChatController::badFileFailsCleanly()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 8);
     const QString bad = TestFixtures::instance().dir() + "/not-a-model.gguf";
     QFile f(bad);
@@ -253,12 +258,13 @@ void TestChatController::badFileFailsCleanly()
 
 void TestChatController::cancelLoad()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 8);
     // Hold the worker at the start of the load until Cancel has been pressed, so the tiny
     // model cannot finish loading first.
     std::atomic<bool> go{false};
-    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(cApp.session()->worker())->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
         for (int i = 0; i < 500 && !go; ++i)
             QThread::msleep(10);
         return std::nullopt;
@@ -276,9 +282,10 @@ void TestChatController::cancelLoad()
 
 void TestChatController::destroyWhileGenerating()
 {
-    auto c = std::make_unique<ChatController>();
+    auto app = std::make_unique<AppCore>();
+    ChatController *c = app->chat();
     configure(*c, -1);
-    QSignalSpy loaded(c.get(), &ChatController::modelLoaded);
+    QSignalSpy loaded(c, &ChatController::modelLoaded);
     c->openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     QVERIFY(c->send(QStringLiteral("go on forever")));
@@ -286,7 +293,7 @@ void TestChatController::destroyWhileGenerating()
     QTest::qWait(20);
     QElapsedTimer t;
     t.start();
-    c.reset(); // cancels, quits and joins the thread
+    app.reset(); // cancels, quits and joins the thread
     qInfo("destroyed while generating in %lld ms", t.elapsed());
     QVERIFY(t.elapsed() < 2000);
 }
@@ -294,7 +301,8 @@ void TestChatController::destroyWhileGenerating()
 void TestChatController::openWhileLoadingLoadsTheLatest()
 {
     // A second open during a load cancels the first and loads the second, once.
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 8);
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
     QSignalSpy failed(&c, &ChatController::loadFailed);
@@ -312,14 +320,15 @@ void TestChatController::outOfMemoryLadderRetries()
 {
     // The first three attempts fail for memory (weights twice, then the context), as llama.cpp
     // reports it; the fourth works. The controller keeps the settings that worked.
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 8);
     auto ls = c.loadSettings();
     ls.gpuLayers = -1;
     c.setLoadSettings(ls);
     int attempts = 0;
     std::vector<shoehorn::PlanSettings> tried;
-    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int stage, const shoehorn::PlanSettings &s) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(cApp.session()->worker())->setFailureInjector([&](int stage, const shoehorn::PlanSettings &s) -> std::optional<shoehorn::Error> {
         if (stage == 0)
             tried.push_back(s);
         const bool fail = (stage == 0 && attempts < 2) || (stage == 1 && attempts == 2);
@@ -350,9 +359,10 @@ void TestChatController::outOfMemoryLadderRetries()
 // Cancel while the context is created (after the weights loaded): nothing stays loaded.
 void TestChatController::cancelWhileTheContextIsCreated()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 8);
-    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int stage, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(cApp.session()->worker())->setFailureInjector([&](int stage, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
         if (stage == 1) // the weights are in; the context is next
             QMetaObject::invokeMethod(&c, [&c] { c.cancelLoad(); }, Qt::BlockingQueuedConnection);
         return std::nullopt;
@@ -369,10 +379,11 @@ void TestChatController::cancelWhileTheContextIsCreated()
 
 void TestChatController::ladderExhaustedIsAnError()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c, 8);
     int attempts = 0;
-    qobject_cast<InferenceWorker *>(c.worker())->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
+    qobject_cast<InferenceWorker *>(cApp.session()->worker())->setFailureInjector([&](int, const shoehorn::PlanSettings &) -> std::optional<shoehorn::Error> {
         ++attempts;
         return shoehorn::Error{shoehorn::ErrorCode::OutOfMemory, "failed to allocate CPU buffer of size 1"};
     });
@@ -397,7 +408,8 @@ void TestChatController::chatsAreStoredAndReopened()
     qint64 conversation = 0;
     QString answer;
     {
-        ChatController c;
+        AppCore cApp;
+        ChatController &c = *cApp.chat();
         configure(c, 24);
         QVERIFY(c.store());
         QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -416,7 +428,8 @@ void TestChatController::chatsAreStoredAndReopened()
         QCOMPARE(stored[1].state, QString("done"));
     }
     // A new controller (a restart) lists the chat and shows it again.
-    ChatController again;
+    AppCore againApp;
+    ChatController &again = *againApp.chat();
     const auto list = again.store()->conversations();
     QCOMPARE(list.size(), 1);
     QCOMPARE(list[0].title, QString("Remember this question"));

@@ -1,4 +1,5 @@
 // Free memory is probed off the GUI thread, also while the inference worker generates.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
 #include "testfixtures.h"
@@ -71,7 +72,8 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
 {
     // Why the probe may run beside the worker: it must not wait for an answer, and the answer
     // must not suffer from it. The real probe, the real worker, a long answer.
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     auto ls = c.loadSettings();
     ls.gpuLayers = 0;
     c.setLoadSettings(ls);
@@ -87,7 +89,7 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     int duringAnswer = 0;
-    connect(c.hardware(), &HardwareMonitor::changed, this, [&] {
+    connect(cApp.hardware(), &HardwareMonitor::changed, this, [&] {
         if (c.state() == ChatController::State::Generating)
             ++duringAnswer;
     });
@@ -104,13 +106,13 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
             QVERIFY(c.send(QStringLiteral("Tell me a long story")));
             ++answers;
         }
-        c.hardware()->refresh();
+        cApp.hardware()->refresh();
         QTest::qWait(5);
     }
     qInfo("%d probes arrived in %lld ms over %d answers", duringAnswer, t.elapsed(), answers);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), answers, 30000);
     QVERIFY(duringAnswer >= 3);
-    QVERIFY(c.hardware()->current().ramTotalBytes > 0);
+    QVERIFY(cApp.hardware()->current().ramTotalBytes > 0);
     QVERIFY(!c.chatModel()->message(1).content.isEmpty());
 }
 

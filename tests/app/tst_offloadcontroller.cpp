@@ -1,5 +1,6 @@
 // Planning without widgets: the GGUF read off the GUI thread, the machine's memory with what
 // the loaded model holds counted as free, settings per model.
+#include "appcore.h"
 #include "apicontroller.h"
 #include "chatcontroller.h"
 #include "fakeworker.h"
@@ -42,8 +43,9 @@ private slots:
 
 void TestOffloadController::readsTheModelInTheBackground()
 {
-    ChatController chat{std::make_unique<FakeWorker>()};
-    OffloadController c(&chat);
+    AppCore chatApp{std::make_unique<FakeWorker>()};
+    ChatController &chat = *chatApp.chat();
+    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
     QSignalSpy changed(&c, &OffloadController::modelChanged);
     c.setModelPath(TestFixtures::instance().qwen3_30b());
     QVERIFY(c.inspecting() || c.info()); // asked, not necessarily answered yet
@@ -67,13 +69,14 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     // since, so the model holds 20 GiB.
     auto *worker = new FakeWorker;
     worker->held.before = {1 * GiB, 0, true};
-    ChatController chat{std::unique_ptr<Worker>(worker)};
+    AppCore chatApp{std::unique_ptr<Worker>(worker)};
+    ChatController &chat = *chatApp.chat();
     std::atomic<uint64_t> own{1};
-    chat.hardware()->setProbe([&own] { return machine(64, 4, own); });
-    QSignalSpy probed(chat.hardware(), &HardwareMonitor::changed);
-    chat.hardware()->refresh();
+    chatApp.hardware()->setProbe([&own] { return machine(64, 4, own); });
+    QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
+    chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    OffloadController c(&chat);
+    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
     const QString path = TestFixtures::instance().qwen3_30b();
     c.setModelPath(path);
     QTRY_VERIFY(c.info().has_value());
@@ -90,7 +93,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     QVERIFY(c.isLoadedModel());
     own = 21;
     probed.clear();
-    chat.hardware()->refresh();
+    chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
     QCOMPARE(c.targets()->current().ramAvailableBytes, 24 * GiB);
     QVERIFY2(c.plan().fits(), "the loaded model shows as not fitting");
@@ -103,7 +106,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     // Capped at what the machine has.
     own = 100;
     probed.clear();
-    chat.hardware()->refresh();
+    chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
     QCOMPARE(c.targets()->current().ramAvailableBytes, 64 * GiB);
 }
@@ -112,7 +115,8 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
 {
     // The real worker notes the process's memory before the load; once an answer has used the
     // compute buffers and the KV cache, the model's pages are resident and counted as held.
-    ChatController chat;
+    AppCore chatApp;
+    ChatController &chat = *chatApp.chat();
     auto ls = chat.loadSettings();
     ls.loadMode = LoadMode::NoMmap; // the weights too are anonymous memory
     chat.setLoadSettings(ls);
@@ -133,9 +137,9 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
           qulonglong(summary.measured.ram.use.kv()), qulonglong(summary.measured.ram.use.compute));
     QVERIFY(held >= weights); // read into anonymous memory (--no-mmap)
     // Through the planning core, as the panel shows it: no file pages with --no-mmap.
-    OffloadController c(&chat);
-    QSignalSpy probed(chat.hardware(), &HardwareMonitor::changed);
-    chat.hardware()->refresh();
+    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
+    chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
     c.setModelPath(TestFixtures::instance().tinyMoe());
     QTRY_VERIFY(c.info().has_value());
@@ -152,33 +156,34 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
 // the same with the API off and on, and counts the slots the next load creates.
 void TestOffloadController::apiSlotsAreInTheOneContext()
 {
-    ChatController chat;
+    AppCore chatApp;
+    ChatController &chat = *chatApp.chat();
     QSignalSpy loaded(&chat, &ChatController::modelLoaded);
     chat.openModel(TestFixtures::instance().tinyApi());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
-    OffloadController c(&chat);
+    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
     c.setModelPath(TestFixtures::instance().tinyApi());
     QTRY_VERIFY(c.info().has_value());
     QVERIFY(c.planSettings().serverLoop);
-    QCOMPARE(c.planSettings().apiSlots, chat.api()->config().parallel);
+    QCOMPARE(c.planSettings().apiSlots, chatApp.api()->config().parallel);
     const MemoryPlan off = c.plan();
 
     ApiConfig cfg;
     cfg.port = 0;
     cfg.parallel = 3;
-    chat.api()->setConfig(cfg);
+    chatApp.api()->setConfig(cfg);
     QCOMPARE(c.planSettings().apiSlots, 3);
     const MemoryPlan three = c.plan();
-    chat.api()->start();
-    QTRY_COMPARE_WITH_TIMEOUT(chat.api()->state(), ApiController::State::On, 20000);
+    chatApp.api()->start();
+    QTRY_COMPARE_WITH_TIMEOUT(chatApp.api()->state(), ApiController::State::On, 20000);
     QCOMPARE(c.planSettings().apiSlots, 3);
     for (const MemoryPlan &p : {three, c.plan()}) {
         QCOMPARE(p.ram.use.kv(), off.ram.use.kv());
         QCOMPARE(p.ram.use.weights(), off.ram.use.weights());
         QCOMPARE(p.contextSize, off.contextSize);
     }
-    chat.api()->stop();
-    QTRY_COMPARE(chat.api()->state(), ApiController::State::Off);
+    chatApp.api()->stop();
+    QTRY_COMPARE(chatApp.api()->state(), ApiController::State::Off);
     QCOMPARE(c.plan().ram.use.total(), three.ram.use.total());
 }
 

@@ -1,6 +1,7 @@
 // Every kind of malformed GGUF through the app's open path (ChatController on the real worker):
 // the load fails with the inspector's code and the message that names the field, no crash, no
 // hang, nothing loaded; the same controller then opens a good file.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "malformedfiles.h"
 #include "testfixtures.h"
@@ -40,7 +41,8 @@ void TestOpenPath::malformedFileIsRefused()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(bytes);
     f.close();
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     QSignalSpy failed(&c, &ChatController::loadFailed);
     c.openModel(path);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);

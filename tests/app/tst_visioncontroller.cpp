@@ -1,6 +1,7 @@
 // Vision projectors from the GUI thread's side, on the real worker and the tiny vision pair:
 // found beside the model and loaded after it, chosen and remembered per model, images sent,
 // stored and answered, and refused (with everything kept) where the model cannot see.
+#include "appcore.h"
 #include "apicontroller.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
@@ -25,9 +26,10 @@ class TestVisionController : public QObject
 {
     Q_OBJECT
 private:
-    [[nodiscard]] static bool loadAndSee(ChatController &c, const QString &path, bool wantVision)
+    [[nodiscard]] static bool loadAndSee(AppCore &cApp, const QString &path, bool wantVision)
     {
-        QSignalSpy vision(c.vision(), &VisionController::visionChanged);
+        ChatController &c = *cApp.chat();
+        QSignalSpy vision(cApp.vision(), &VisionController::visionChanged);
         QSignalSpy loaded(&c, &ChatController::modelLoaded);
         // A random-weight model talks until the context is full; a few tokens show the answer.
         auto o = c.generationOptions();
@@ -36,7 +38,7 @@ private:
         c.openModel(path);
         if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 30000))
             return false;
-        return !wantVision || QTest::qWaitFor([&] { return c.vision()->canSeeImages(); }, 30000);
+        return !wantVision || QTest::qWaitFor([&] { return cApp.vision()->canSeeImages(); }, 30000);
     }
     static ChatImage picture(int seed = 0)
     {
@@ -68,8 +70,8 @@ void TestVisionController::candidatesAndResolve()
     QCOMPARE(found[1].precision, QString("F32"));
     QVERIFY(!found[0].mismatch);
     // What a choice resolves to, found on a pool thread (the GUI thread never waits for it).
-    ChatController c;
-    VisionController *v = c.vision();
+    AppCore cApp;
+    VisionController *v = cApp.vision();
     QSignalSpy ready(v, &VisionController::factsReady);
     auto facts = [&](const QString &m, const QString &choice) {
         std::optional<VisionController::Facts> got = v->facts(m, choice);
@@ -138,9 +140,10 @@ void TestVisionController::imageChecks()
 
 void TestVisionController::pairedAutomaticallyAndAnswers()
 {
-    ChatController c;
-    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
-    QCOMPARE(c.vision()->vision().precision, QString("F16"));
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    QVERIFY(loadAndSee(cApp, TestFixtures::instance().tinyVision(), true));
+    QCOMPARE(cApp.vision()->vision().precision, QString("F16"));
     QSignalSpy finished(&c, &ChatController::answerFinished);
     // What the answer being written says it waits for, as it changes.
     QStringList notes;
@@ -169,67 +172,69 @@ void TestVisionController::pairedAutomaticallyAndAnswers()
 
 void TestVisionController::choiceIsRememberedAndAppliedWithoutReload()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     const QString model = TestFixtures::instance().tinyVision();
-    QVERIFY(loadAndSee(c, model, true));
+    QVERIFY(loadAndSee(cApp, model, true));
     QSignalSpy loads(&c, &ChatController::modelLoaded);
-    QSignalSpy vision(c.vision(), &VisionController::visionChanged);
+    QSignalSpy vision(cApp.vision(), &VisionController::visionChanged);
     const QString f32 = TestFixtures::instance().projector("F32");
-    c.vision()->choose(f32, false);
-    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path == f32 && c.vision()->canSeeImages(), 30000);
-    QCOMPARE(c.vision()->vision().precision, QString("F32"));
-    QCOMPARE(c.vision()->vision().offload, false);
+    cApp.vision()->choose(f32, false);
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->vision().path == f32 && cApp.vision()->canSeeImages(), 30000);
+    QCOMPARE(cApp.vision()->vision().precision, QString("F32"));
+    QCOMPARE(cApp.vision()->vision().offload, false);
     QCOMPARE(loads.count(), 0); // the model stayed loaded
     ModelSettings stored;
     QVERIFY(ModelSettingsStore::load(model, stored));
     QCOMPARE(stored.projector, f32);
     QCOMPARE(stored.projectorOffload, false);
     // None: images are refused from now on, and after the next load too.
-    c.vision()->choose(ModelSettings::kNoProjector, true);
-    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path.isEmpty(), 30000);
-    QVERIFY(!c.vision()->canSeeImages());
+    cApp.vision()->choose(ModelSettings::kNoProjector, true);
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->vision().path.isEmpty(), 30000);
+    QVERIFY(!cApp.vision()->canSeeImages());
     QVERIFY(!c.send(QStringLiteral("look"), {picture()}));
     QCOMPARE(c.chatModel()->rowCount(), 0);
     c.reload();
     QTRY_COMPARE_WITH_TIMEOUT(loads.count(), 1, 30000);
     QTest::qWait(200);
-    QVERIFY(!c.vision()->canSeeImages());
-    c.vision()->choose(QString(), true); // automatic again
+    QVERIFY(!cApp.vision()->canSeeImages());
+    cApp.vision()->choose(QString(), true); // automatic again
 }
 
 void TestVisionController::modelWithoutProjectorRefusesImages()
 {
-    ChatController c;
-    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyApi(), false));
-    QVERIFY(!c.vision()->canSeeImages());
-    QVERIFY(c.vision()->vision().path.isEmpty());
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    QVERIFY(loadAndSee(cApp, TestFixtures::instance().tinyApi(), false));
+    QVERIFY(!cApp.vision()->canSeeImages());
+    QVERIFY(cApp.vision()->vision().path.isEmpty());
     QVERIFY(!c.send(QStringLiteral("look at this"), {picture()}));
     QCOMPARE(c.chatModel()->rowCount(), 0); // nothing half-sent
     QVERIFY(c.send(QStringLiteral("just text")));
     // A projector for another model is refused with the reason, and the model keeps working.
-    c.vision()->choose(TestFixtures::instance().projectorMismatch(), true);
-    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().error.code == shoehorn::ErrorCode::ProjectorMismatch, 30000);
-    QVERIFY(!c.vision()->canSeeImages());
+    cApp.vision()->choose(TestFixtures::instance().projectorMismatch(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->vision().error.code == shoehorn::ErrorCode::ProjectorMismatch, 30000);
+    QVERIFY(!cApp.vision()->canSeeImages());
 }
 
 // The app's local API serves the same projector: an OpenAI image_url part adds the picture's
 // tokens to the prompt.
 void TestVisionController::theLocalApiSeesImagesToo()
 {
-    ChatController c;
-    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
+    AppCore cApp;
+    QVERIFY(loadAndSee(cApp, TestFixtures::instance().tinyVision(), true));
     ApiConfig config;
     config.port = 0;
     config.key = QStringLiteral("sk-test-key");
-    c.api()->setConfig(config);
-    c.api()->start();
-    QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::On, 30000);
+    cApp.api()->setConfig(config);
+    cApp.api()->start();
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.api()->state() == ApiController::State::On, 30000);
     // One projector and one context, for the chat and the API.
     QCOMPARE(shoehorn::liveEngineObjects().projectors, 1);
     QCOMPARE(shoehorn::liveEngineObjects().serverContexts, 1);
     auto ask = [&](const QJsonArray &content, int *promptTokens) {
         QNetworkAccessManager net;
-        QNetworkRequest r(QUrl(c.api()->baseUrl() + "/v1/chat/completions"));
+        QNetworkRequest r(QUrl(cApp.api()->baseUrl() + "/v1/chat/completions"));
         r.setRawHeader("Authorization", "Bearer sk-test-key");
         r.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
         const QJsonObject body{{"max_tokens", 2},
@@ -252,8 +257,8 @@ void TestVisionController::theLocalApiSeesImagesToo()
     QCOMPARE(ask({text}, &plain), 200);
     QCOMPARE(ask({image, text}, &seen), 200);
     QVERIFY2(seen >= plain + 12, qPrintable(QStringLiteral("%1 vs %2").arg(seen).arg(plain)));
-    c.api()->stop();
-    QTRY_VERIFY_WITH_TIMEOUT(c.api()->state() == ApiController::State::Off, 30000);
+    cApp.api()->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.api()->state() == ApiController::State::Off, 30000);
 }
 
 // An mmproj that aborts llama.cpp (a BF16 patch convolution) is stopped by the helper's check,
@@ -266,16 +271,16 @@ void TestVisionController::brokenProjectorIsCheckedFirst()
     p.bf16Convolution = true;
     const QString bad = dir.filePath("mmproj-broken-BF16.gguf");
     QVERIFY(shoehorn::fixtures::writeProjector(p, bad.toStdString()).empty());
-    ChatController c;
-    QVERIFY(loadAndSee(c, TestFixtures::instance().tinyVision(), true));
-    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->facts(TestFixtures::instance().tinyVision(), bad).has_value(), 20000);
-    QCOMPARE(c.vision()->facts(TestFixtures::instance().tinyVision(), bad)->cpuBytes, quint64(0)); // no dry run of it
-    c.vision()->choose(bad, false);
-    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->vision().path == bad && c.vision()->vision().error, 30000);
-    QCOMPARE(c.vision()->vision().error.code, shoehorn::ErrorCode::FileCheckFailed);
-    QVERIFY(!c.vision()->canSeeImages());
-    c.vision()->choose(QString(), true); // automatic again: the good one beside the model
-    QTRY_VERIFY_WITH_TIMEOUT(c.vision()->canSeeImages(), 30000);
+    AppCore cApp;
+    QVERIFY(loadAndSee(cApp, TestFixtures::instance().tinyVision(), true));
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->facts(TestFixtures::instance().tinyVision(), bad).has_value(), 20000);
+    QCOMPARE(cApp.vision()->facts(TestFixtures::instance().tinyVision(), bad)->cpuBytes, quint64(0)); // no dry run of it
+    cApp.vision()->choose(bad, false);
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->vision().path == bad && cApp.vision()->vision().error, 30000);
+    QCOMPARE(cApp.vision()->vision().error.code, shoehorn::ErrorCode::FileCheckFailed);
+    QVERIFY(!cApp.vision()->canSeeImages());
+    cApp.vision()->choose(QString(), true); // automatic again: the good one beside the model
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->canSeeImages(), 30000);
 }
 
 QTEST_GUILESS_MAIN(TestVisionController)

@@ -1,6 +1,7 @@
 // The local API in the real window: turned on from Serve > Local API while the desktop chat
 // streams, a request from the official openai npm client (another process) streams at the same
 // time, then the API is turned off again; the model is never reloaded.
+#include "appcore.h"
 #include "apidialog.h"
 #include "chatcontroller.h"
 #include "mainwindow.h"
@@ -31,8 +32,9 @@ private slots:
 
 void TestApiWindow::apiWhileTheChatStreams()
 {
-    ChatController controller;
-    MainWindow window(&controller);
+    AppCore controllerApp;
+    ChatController &controller = *controllerApp.chat();
+    MainWindow window(&controllerApp);
     window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
     window.show();
     QSignalSpy loaded(&controller, &ChatController::modelLoaded);
@@ -46,7 +48,7 @@ void TestApiWindow::apiWhileTheChatStreams()
     c.port = probe.serverPort();
     probe.close();
     c.key = ApiController::newKey();
-    controller.api()->setConfig(c);
+    controllerApp.api()->setConfig(c);
 
     QAction *action = window.findChild<QAction *>("localApiAction");
     QVERIFY(action);
@@ -64,15 +66,15 @@ void TestApiWindow::apiWhileTheChatStreams()
     QTRY_VERIFY(!chatDeltas.isEmpty());
 
     QTest::mouseClick(dialog->toggleButton(), Qt::LeftButton);
-    QTRY_COMPARE_WITH_TIMEOUT(controller.api()->state(), ApiState::On, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(controllerApp.api()->state(), ApiState::On, 20000);
     QCOMPARE(window.findChild<QLabel *>("apiIndicator")->isVisible(), true);
     // The examples name the loaded model as the server does (the file name).
-    QVERIFY(controller.api()->curlExample().contains("\"model\": \"tiny-api.gguf\""));
+    QVERIFY(controllerApp.api()->curlExample().contains("\"model\": \"tiny-api.gguf\""));
     QVERIFY(finished.isEmpty()); // still streaming
 
     QProcess node;
     node.setWorkingDirectory(SHOEHORN_API_CLIENT_DIR);
-    node.start("node", {"stream.mjs", controller.api()->baseUrl(), c.key, "300"});
+    node.start("node", {"stream.mjs", controllerApp.api()->baseUrl(), c.key, "300"});
     QVERIFY(node.waitForStarted());
     QTRY_COMPARE_WITH_TIMEOUT(node.state(), QProcess::NotRunning, 60000);
     const QByteArray out = node.readAllStandardOutput();
@@ -87,7 +89,7 @@ void TestApiWindow::apiWhileTheChatStreams()
     QVERIFY2(during > 0, "the desktop chat did not stream while the API request did");
 
     QTest::mouseClick(dialog->toggleButton(), Qt::LeftButton);
-    QTRY_COMPARE_WITH_TIMEOUT(controller.api()->state(), ApiState::Off, 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(controllerApp.api()->state(), ApiState::Off, 20000);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000); // the chat answer ends normally
     QCOMPARE(reloads.count(), 0);
     QCOMPARE(loaded.count(), 1);

@@ -2,6 +2,7 @@
 // on the message box and by pasting; thumbnails that can be removed and opened; a bad file or
 // a model that cannot see said in words, with nothing typed lost; the sent message shows its
 // pictures, and Model > Vision Projector switches the projector without a reload.
+#include "appcore.h"
 #include "../app/smallchat.h"
 #include "attachmentstrip.h"
 #include "chatcontroller.h"
@@ -38,14 +39,15 @@ class TestAttachments : public QObject
     Q_OBJECT
 private:
     struct Window {
-        ChatController controller;
+        AppCore controllerApp;
+        ChatController &controller = *controllerApp.chat();
         std::unique_ptr<MainWindow> window;
     };
     [[nodiscard]] static bool open(Window &w, const QString &model, bool wantVision)
     {
         [&] {
             configureSmallChat(w.controller, 8, 0);
-            w.window = std::make_unique<MainWindow>(&w.controller);
+            w.window = std::make_unique<MainWindow>(&w.controllerApp);
             w.window->setErrorPresenter([](const QString &, const QString &) {});
             w.window->setInfoPresenter([](const QString &, const QString &) {});
             w.window->show();
@@ -54,7 +56,7 @@ private:
             w.window->openModel(model);
             QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
             if (wantVision)
-                QTRY_VERIFY2_WITH_TIMEOUT(w.controller.vision()->canSeeImages(), qPrintable(w.controller.vision()->vision().path + " " + QString::fromStdString(w.controller.vision()->vision().error.detail)), 20000);
+                QTRY_VERIFY2_WITH_TIMEOUT(w.controllerApp.vision()->canSeeImages(), qPrintable(w.controllerApp.vision()->vision().path + " " + QString::fromStdString(w.controllerApp.vision()->vision().error.detail)), 20000);
         }();
         return !QTest::currentTestFailed();
     }
@@ -206,9 +208,9 @@ void TestAttachments::visionMenuSwitchesWithoutReload()
     }
     QVERIFY(f32 && none);
     f32->trigger();
-    QTRY_COMPARE_WITH_TIMEOUT(w.controller.vision()->vision().precision, QString("F32"), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(w.controllerApp.vision()->vision().precision, QString("F32"), 20000);
     none->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(w.controller.vision()->vision().path.isEmpty(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.controllerApp.vision()->vision().path.isEmpty(), 20000);
     QCOMPARE(loads.count(), 0);
     QCOMPARE(w.controller.modelSettings().projector, ModelSettings::kNoProjector);
 }

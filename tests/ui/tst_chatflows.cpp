@@ -1,6 +1,7 @@
 // The chat flows a person goes through in the real window, on the tiny MoE fixture:
 // send, stop, regenerate and switch versions, edit and resend, delete, new chat, export and
 // import, and the conversation settings.
+#include "appcore.h"
 #include "../app/smallchat.h"
 #include "chatcontroller.h"
 #include "chatlist.h"
@@ -36,7 +37,8 @@ class TestChatFlows : public QObject
     Q_OBJECT
 private:
     struct Window {
-        ChatController controller;
+        AppCore controllerApp;
+        ChatController &controller = *controllerApp.chat();
         std::unique_ptr<MainWindow> window;
         QStringList errors;
     };
@@ -97,7 +99,7 @@ bool TestChatFlows::open(Window &w, const QString &model)
 {
     [&] {
         configureSmallChat(w.controller, 24, 5);
-        w.window = std::make_unique<MainWindow>(&w.controller);
+        w.window = std::make_unique<MainWindow>(&w.controllerApp);
         w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
         w.window->setInfoPresenter([](const QString &, const QString &) {});
         w.window->show();

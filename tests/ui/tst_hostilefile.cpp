@@ -1,6 +1,7 @@
 // A GGUF whose chat template hangs or crashes llama.cpp, opened in the real window: the safety
 // check in the helper process stops it, the window says why in words, nothing is loaded, the
 // app goes on, and a good file loads right after.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "chatstore.h"
 #include "fixtures.h"
@@ -55,8 +56,9 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
 {
     QFETCH(QString, file);
     QFETCH(QString, cause);
-    ChatController controller;
-    MainWindow window(&controller);
+    AppCore controllerApp;
+    ChatController &controller = *controllerApp.chat();
+    MainWindow window(&controllerApp);
     QStringList errors;
     window.setErrorPresenter([&](const QString &title, const QString &text) { errors << title + "\n" + text; });
     window.show();
@@ -113,8 +115,9 @@ void TestHostileFile::damagedFileIsRefused()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(bytes);
     }
-    ChatController controller;
-    MainWindow window(&controller);
+    AppCore controllerApp;
+    ChatController &controller = *controllerApp.chat();
+    MainWindow window(&controllerApp);
     QStringList errors;
     window.setErrorPresenter([&](const QString &title, const QString &text) { errors << title + "\n" + text; });
     window.show();

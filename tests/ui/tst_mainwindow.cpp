@@ -1,4 +1,5 @@
 // The first window, driven as a person would: drop a model, type, press Enter.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
 #include "mainwindow.h"
@@ -62,8 +63,9 @@ void TestMainWindow::loadStartedElsewhereNamesTheFile()
     // not the window: the loading strip and a failure still name the file.
     auto *worker = new FakeWorker;
     worker->loadMs = 3000;
-    ChatController c{std::unique_ptr<Worker>(worker)};
-    MainWindow w(&c);
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
     QString shownText;
     w.setErrorPresenter([&](const QString &, const QString &text) { shownText = text; });
     w.show();
@@ -88,8 +90,9 @@ void TestMainWindow::stuckAnswerOffersToQuit()
     worker->stuck = true;
     worker->tokens = 500; // 5 s, then it ends by itself and the test can clean up
     worker->tokenMs = 10;
-    ChatController c{std::unique_ptr<Worker>(worker)};
-    MainWindow w(&c);
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
     QStringList asked;
     w.setQuitAsker([&](const QString &text) {
         asked << text;
@@ -121,8 +124,9 @@ void TestMainWindow::brokenHistoryIsReported()
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("not a database at all");
     }
-    ChatController c;
-    MainWindow w(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
     QStringList shown;
     w.setErrorPresenter([&](const QString &title, const QString &text) { shown << title + ": " + text; });
     w.show();
@@ -167,8 +171,8 @@ void TestMainWindow::drop(QWidget *w, const QString &path)
 
 void TestMainWindow::emptyStateTeaches()
 {
-    ChatController c;
-    MainWindow w(&c);
+    AppCore cApp;
+    MainWindow w(&cApp);
     w.show();
     auto *hint = w.findChild<QLabel *>("emptyHint");
     QVERIFY(hint);
@@ -180,9 +184,10 @@ void TestMainWindow::emptyStateTeaches()
 
 void TestMainWindow::dropModelThenChat()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c);
-    MainWindow w(&c);
+    MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -217,8 +222,9 @@ void TestMainWindow::dropModelThenChat()
 
 void TestMainWindow::dropBrokenFileShowsError()
 {
-    ChatController c;
-    MainWindow w(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
     QString shownTitle, shownText;
     w.setErrorPresenter([&](const QString &title, const QString &text) {
         shownTitle = title;
@@ -240,9 +246,10 @@ void TestMainWindow::dropBrokenFileShowsError()
 
 void TestMainWindow::openThroughFileDialogSeam()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c);
-    MainWindow w(&c);
+    MainWindow w(&cApp);
     w.setFileChooser([] { return TestFixtures::instance().tinyLlama(); });
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -255,12 +262,13 @@ void TestMainWindow::openThroughFileDialogSeam()
 
 void TestMainWindow::escapeStops()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c);
     auto o = c.generationOptions();
     o.maxTokens = -1;
     c.setGenerationOptions(o);
-    MainWindow w(&c);
+    MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -287,9 +295,10 @@ void TestMainWindow::escapeStops()
 void TestMainWindow::secondLaunchHandsOverFiles()
 {
     // Wired as in main(): the running window listens; a second launch forwards its files.
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c);
-    MainWindow w(&c);
+    MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const QString name = "shoehorn-test-" + QUuid::createUuid().toString(QUuid::WithoutBraces);
@@ -319,23 +328,24 @@ void TestMainWindow::secondLaunchHandsOverFiles()
 
 void TestMainWindow::rememberGeometry()
 {
-    ChatController c;
+    AppCore cApp;
     {
-        MainWindow w(&c);
+        MainWindow w(&cApp);
         w.resize(1111, 777);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.close();
     }
-    MainWindow again(&c);
+    MainWindow again(&cApp);
     QCOMPARE(again.size(), QSize(1111, 777));
 }
 
 void TestMainWindow::browserOpensRecentModel()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c);
-    MainWindow w(&c);
+    MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QString error;
@@ -366,8 +376,9 @@ void TestMainWindow::importPresetsFromIni()
                 .arg(TestFixtures::instance().tinyMoe())
                 .toUtf8());
     f.close();
-    ChatController c;
-    MainWindow w(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
     QString title, text;
     w.setInfoPresenter([&](const QString &t, const QString &x) {
         title = t;
@@ -396,7 +407,8 @@ void TestMainWindow::importPresetsFromIni()
 
 void TestMainWindow::chatListSearchRenameDelete()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     configure(c);
     ChatStore *store = c.store();
     QVERIFY(store);
@@ -405,7 +417,7 @@ void TestMainWindow::chatListSearchRenameDelete()
     const qint64 b = store->createConversation("Recipes", "/m.gguf", "");
     store->appendMessage(b, ChatStore::message(b, "user", "soup", "done"));
     store->appendMessage(b, ChatStore::message(b, "assistant", "half an answer", "streaming")); // Shoehorn was killed
-    MainWindow w(&c);
+    MainWindow w(&cApp);
     QString askedToLocate;
     w.setLocateChooser([&](const QString &missing) {
         askedToLocate = missing;

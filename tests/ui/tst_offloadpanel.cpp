@@ -1,8 +1,10 @@
 // The offload panel drives the planner: sliders move the gauges, Auto-fit moves the sliders.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "gaugebar.h"
 #include "hardwaremonitor.h"
 #include "modelsettings.h"
+#include "offloadcontroller.h"
 #include "offloadpanel.h"
 #include "testfixtures.h"
 #include "visioncontroller.h"
@@ -59,8 +61,10 @@ void TestOffloadPanel::init()
 
 void TestOffloadPanel::slidersMoveTheGauges()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "rtx3060-12g");
@@ -93,8 +97,10 @@ void TestOffloadPanel::slidersMoveTheGauges()
 
 void TestOffloadPanel::autoFitOnSixGigabytes()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
@@ -110,8 +116,10 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
 
 void TestOffloadPanel::lockIsHonoured()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
@@ -129,8 +137,10 @@ void TestOffloadPanel::lockIsHonoured()
 
 void TestOffloadPanel::copiesLlamaServerCommand()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     panel.autoFit();
@@ -145,9 +155,11 @@ void TestOffloadPanel::copiesLlamaServerCommand()
 
 void TestOffloadPanel::settingsRememberedPerModel()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     {
-        OffloadPanel panel(&c);
+        OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
         QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
         panel.findChild<QSlider *>("cpuMoe")->setValue(17);
         panel.findChild<QCheckBox *>("lockContext")->setChecked(true);
@@ -156,7 +168,8 @@ void TestOffloadPanel::settingsRememberedPerModel()
     QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
     QCOMPARE(s.load.cpuMoeLayers, 17);
     QVERIFY(s.locks.contextSize);
-    OffloadPanel again(&c);
+    OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel again(&againPlans, &c);
     QVERIFY(open(again, TestFixtures::instance().qwen3_30b()));
     QCOMPARE(again.findChild<QSlider *>("cpuMoe")->value(), 17);
     QVERIFY(again.findChild<QCheckBox *>("lockContext")->isChecked());
@@ -165,8 +178,10 @@ void TestOffloadPanel::settingsRememberedPerModel()
 void TestOffloadPanel::measuredAfterLoad()
 {
     // Load the tiny MoE on this (CPU) machine: the RAM gauge shows llama.cpp's own number.
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyMoe()));
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -186,8 +201,10 @@ void TestOffloadPanel::measuredAfterLoad()
 
 void TestOffloadPanel::customProfile()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     HardwareProfile p;
     p.name = "RTX 5060 Ti 16 GB + 64 GB";
@@ -203,14 +220,17 @@ void TestOffloadPanel::customProfile()
     const int sixteen = panel.plan().cpuMoeLayers;
     QVERIFY(sixteen > 0 && sixteen < 25); // between the 12 GB and 24 GB cards
     // Remembered: a new panel offers it too.
-    OffloadPanel again(&c);
+    OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel again(&againPlans, &c);
     QVERIFY(again.findChild<QComboBox *>("planFor")->findText("RTX 5060 Ti 16 GB + 64 GB") > 0);
 }
 
 void TestOffloadPanel::exactDryRunInTheBackground()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     panel.findChild<QSlider *>("contextSize")->setValue(4); // 8k
@@ -218,8 +238,8 @@ void TestOffloadPanel::exactDryRunInTheBackground()
     QVERIFY2(panel.exactText().contains("RAM"), qPrintable(panel.exactText()));
     qInfo("%s", qPrintable(panel.exactText()));
     // Free memory is probed again every second: the gauges follow, the dry run stays.
-    QSignalSpy probed(c.hardware(), &HardwareMonitor::changed);
-    c.hardware()->refresh();
+    QSignalSpy probed(cApp.hardware(), &HardwareMonitor::changed);
+    cApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
     QVERIFY2(panel.exactText().startsWith("llama.cpp's dry run —"), qPrintable(panel.exactText()));
     // A profile has no real device to measure: no dry run.
@@ -234,8 +254,10 @@ void TestOffloadPanel::exactDryRunInTheBackground()
 // moves it to RAM.
 void TestOffloadPanel::projectorInThePlan()
 {
-    ChatController c;
-    OffloadPanel panel(&c);
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyVision()));
     selectProfile(panel, "rtx3060-12g");
@@ -255,11 +277,11 @@ void TestOffloadPanel::projectorInThePlan()
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
     c.openModel(TestFixtures::instance().tinyVision());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
-    c.vision()->choose(QString(), false); // keep it on the CPU
+    cApp.vision()->choose(QString(), false); // keep it on the CPU
     QTRY_VERIFY(projectorPart(gauge(panel, 1)) > 0);
     QCOMPARE(projectorPart(gauge(panel, 0)), quint64(0));
     QVERIFY(explanation->text().contains("(F16, on the CPU)"));
-    c.vision()->choose(ModelSettings::kNoProjector, true);
+    cApp.vision()->choose(ModelSettings::kNoProjector, true);
     QTRY_COMPARE(projectorPart(gauge(panel, 1)), quint64(0));
     QCOMPARE(projectorPart(gauge(panel, 0)), quint64(0));
     QVERIFY(!explanation->text().contains("Images:"));

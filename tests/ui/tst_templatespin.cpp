@@ -2,6 +2,7 @@
 // the real window: the turn's template renders in the helper process, so Stop (Esc) ends it
 // within 200 ms and the window is ready again, and a turn left alone ends after the check's
 // 5 s with a message naming the cause. The question is stored, and the next message answers.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "chatstore.h"
 #include "testfixtures.h"
@@ -27,6 +28,7 @@ private slots:
 
 private:
     void send(const QString &text);
+    AppCore *m_core = nullptr;
     ChatController *m_controller = nullptr;
     MainWindow *m_window = nullptr;
     QStringList m_errors;
@@ -42,11 +44,12 @@ void TestTemplateSpin::init()
                         "{% for b in range(100000) %}{% endfor %}{% endfor %}{% endif %}"
                         "<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
                         "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}");
-    m_controller = new ChatController;
+    m_core = new AppCore;
+    m_controller = m_core->chat();
     shoehorn::GenerationOptions o;
     o.maxTokens = 16; // the answers after the trap only need to arrive
     m_controller->setGenerationOptions(o);
-    m_window = new MainWindow(m_controller);
+    m_window = new MainWindow(m_core);
     m_errors.clear();
     m_asked.clear();
     m_window->setQuitAsker([this](const QString &text) {
@@ -64,7 +67,7 @@ void TestTemplateSpin::init()
 void TestTemplateSpin::cleanup()
 {
     delete m_window;
-    delete m_controller;
+    delete m_core;
 }
 
 void TestTemplateSpin::send(const QString &text)

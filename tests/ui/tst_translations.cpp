@@ -1,4 +1,5 @@
 // The UI in Simplified Chinese: the catalogue is complete and the main actions read Chinese.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "mainwindow.h"
 #include "translations.h"
@@ -28,8 +29,8 @@ void TestTranslations::languageSettingOverridesSystem()
     QSettings().clear();
     qunsetenv("SHOEHORN_LANG");
     {
-        ChatController c;
-        MainWindow w(&c);
+        AppCore cApp;
+        MainWindow w(&cApp);
         QString info;
         w.setInfoPresenter([&](const QString &, const QString &text) { info = text; });
         auto *chinese = w.findChild<QAction *>("language_zh_CN");
@@ -58,8 +59,8 @@ void TestTranslations::mainWindowInChinese()
 {
     qputenv("SHOEHORN_LANG", "zh_CN");
     QCOMPARE(installTranslations(*qApp), QString("zh_CN"));
-    ChatController c;
-    MainWindow w(&c);
+    AppCore cApp;
+    MainWindow w(&cApp);
     w.show();
     const QRegularExpression han(QStringLiteral("\\p{Han}"));
     QVERIFY(w.findChild<QPushButton *>("openModelButton")->text().contains(han));

@@ -1,5 +1,6 @@
 // The auto-tune results view, driven for real on the tiny MoE: run, busy model, table, chart,
 // story, Apply best, and the stored results coming back.
+#include "appcore.h"
 #include "chatcontroller.h"
 #include "testfixtures.h"
 #include "tuningdialog.h"
@@ -28,7 +29,8 @@ void TestTuningDialog::init()
 
 void TestTuningDialog::runShowApply()
 {
-    ChatController c;
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
     auto ls = c.loadSettings();
     ls.gpuLayers = 0;
     c.setLoadSettings(ls);

@@ -1,0 +1,25 @@
+#include "appcore.h"
+
+#include "apicontroller.h"
+#include "chatcontroller.h"
+#include "hardwaremonitor.h"
+#include "inferencesession.h"
+#include "visioncontroller.h"
+#include "worker.h"
+
+#include <QFileInfo>
+
+AppCore::AppCore(QObject *parent) : AppCore(nullptr, parent) {}
+
+AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
+    : QObject(parent), m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
+      m_chat(new ChatController(m_session, m_hardware, this)), m_api(new ApiController(m_session->apiHost(), this)),
+      m_vision(new VisionController(m_chat, m_session, this))
+{
+    m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
+    // The name clients see in /v1/models.
+    connect(m_chat, &ChatController::modelLoaded, m_api,
+            [api = m_api](const ModelSummary &summary) { api->setModelAlias(QFileInfo(summary.path).fileName()); });
+}
+
+AppCore::~AppCore() = default; // the session cancels and joins its thread
