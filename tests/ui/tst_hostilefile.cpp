@@ -23,6 +23,13 @@ class TestHostileFile : public QObject
 {
     Q_OBJECT
 private:
+    // The window up, its error dialogs collected as "title\ntext".
+    [[nodiscard]] static bool shown(MainWindow &window, QStringList &errors)
+    {
+        window.setErrorPresenter([&errors](const QString &title, const QString &text) { errors << title + "\n" + text; });
+        window.show();
+        return QTest::qWaitForWindowExposed(&window);
+    }
     static QString write(const QString &name, const std::string &chatTemplate)
     {
         return TestFixtures::instance().withTemplate(name, chatTemplate);
@@ -60,9 +67,7 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
     ChatController &controller = *controllerApp.chat();
     MainWindow window(&controllerApp);
     QStringList errors;
-    window.setErrorPresenter([&](const QString &title, const QString &text) { errors << title + "\n" + text; });
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(shown(window, errors));
     QSignalSpy failed(&controller, &ChatController::loadFailed);
     QElapsedTimer t;
     t.start();
@@ -119,9 +124,7 @@ void TestHostileFile::damagedFileIsRefused()
     ChatController &controller = *controllerApp.chat();
     MainWindow window(&controllerApp);
     QStringList errors;
-    window.setErrorPresenter([&](const QString &title, const QString &text) { errors << title + "\n" + text; });
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(shown(window, errors));
     QSignalSpy failed(&controller, &ChatController::loadFailed);
     window.openModel(file);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 15000);

@@ -1,5 +1,7 @@
 #include "clioutput.h"
 
+#include "projector.h"
+
 #include "filecheck.h"
 #include "validate.h"
 
@@ -32,6 +34,22 @@ std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)
 } // namespace shoehorn::cli
 
 namespace shoehorn::cli {
+
+int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,
+                    ChatSession &session)
+{
+    if (mmproj.empty())
+        return 0;
+    ProjectorSettings ps;
+    ps.offload = offload && load.gpuLayers != 0;
+    ps.threads = context.threads;
+    auto projector = Projector::load(session.model(), mmproj, ps);
+    if (!projector)
+        return fail(projector.error());
+    if (Error e = session.setProjector(*projector))
+        return fail(e);
+    return 0;
+}
 
 std::string selfPath()
 {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chatsession.h"
 #include "error.h"
 #include "modelinfo.h"
 
@@ -18,6 +19,11 @@ int fail(const Error &e);
 // Before chat and serve load a file: the isolated check (filecheck.h), unless --no-check. 0 when
 // the file may be loaded, else the exit code after printing why.
 int checkBeforeLoad(const std::string &path, bool enabled);
+// --mmproj FILE for a session: loaded (on the GPU unless --no-mmproj-offload or nothing is
+// offloaded) and handed to the session. 0, or the exit code after printing why. None: 0.
+int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,
+                    ChatSession &session);
+
 // This program's own path (the helper processes run it).
 std::string selfPath();
 

@@ -175,16 +175,8 @@ int cmdServe(const Args &given)
     auto session = ChatSession::create(*model, s.context, slots);
     if (!session)
         return fail(session.error());
-    if (!a.mmproj.empty()) {
-        ProjectorSettings ps;
-        ps.offload = a.mmprojOffload && s.load.gpuLayers != 0;
-        ps.threads = s.context.threads;
-        auto projector = Projector::load(*model, a.mmproj, ps);
-        if (!projector)
-            return fail(projector.error());
-        if (Error e = (*session)->setProjector(*projector))
-            return fail(e);
-    }
+    if (const int rc = attachProjector(a.mmproj, a.mmprojOffload, s.load, s.context, **session))
+        return rc;
     std::printf("settings: -ngl %d --n-cpu-moe %d -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
                 s.load.gpuLayers, s.load.cpuMoeLayers, (*session)->contextSize(), a.parallel,
                 s.context.typeK.c_str(), s.context.typeV.c_str(), flashAttentionName(s.context.flashAttention),

@@ -143,16 +143,8 @@ int cmdChat(const cli::Args &a)
         return fail(session.error());
     if (a.checkFile) // the template renders in the helper, under the check's limits
         (*session)->isolateTemplate(cli::selfPath());
-    if (!a.mmproj.empty()) {
-        ProjectorSettings ps;
-        ps.offload = a.mmprojOffload && a.load.gpuLayers != 0;
-        ps.threads = a.context.threads;
-        auto projector = Projector::load(*model, a.mmproj, ps);
-        if (!projector)
-            return fail(projector.error());
-        if (Error e = (*session)->setProjector(*projector))
-            return fail(e);
-    }
+    if (const int rc = cli::attachProjector(a.mmproj, a.mmprojOffload, a.load, a.context, **session))
+        return rc;
     memory.afterLoad(**session);
     std::vector<ChatMessage> history;
     if (!a.system.empty())
