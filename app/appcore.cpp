@@ -4,6 +4,7 @@
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
 #include "inferencesession.h"
+#include "tuningcontroller.h"
 #include "visioncontroller.h"
 #include "worker.h"
 
@@ -13,8 +14,8 @@ AppCore::AppCore(QObject *parent) : AppCore(nullptr, parent) {}
 
 AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
     : QObject(parent), m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
-      m_chat(new ChatController(m_session, m_hardware, this)), m_api(new ApiController(m_session->apiHost(), this)),
-      m_vision(new VisionController(m_chat, m_session, this))
+      m_chat(new ChatController(m_session, this)), m_api(new ApiController(m_session->apiHost(), this)),
+      m_vision(new VisionController(m_chat, m_session, this)), m_tuning(new TuningController(m_chat, m_session, m_hardware, this))
 {
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     // The name clients see in /v1/models.

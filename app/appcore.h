@@ -8,12 +8,13 @@ class ApiController;
 class ChatController;
 class HardwareMonitor;
 class InferenceSession;
+class TuningController;
 class VisionController;
 class Worker;
 
 // The app core's objects and who owns them (the composition root): the inference session (the
-// worker and its thread), the hardware monitor, the open chat, the local API and the vision
-// projectors. The window and the tests make one; each widget and controller is handed the
+// worker and its thread), the hardware monitor, the open chat, the local API, the vision
+// projectors and auto-tune. The window and the tests make one; each widget and controller is handed the
 // objects it works with, not this.
 class AppCore : public QObject
 {
@@ -29,6 +30,7 @@ public:
     ChatController *chat() const { return m_chat; }
     ApiController *api() const { return m_api; }
     VisionController *vision() const { return m_vision; }
+    TuningController *tuning() const { return m_tuning; }
 
 private:
     HardwareMonitor *m_hardware;
@@ -36,4 +38,5 @@ private:
     ChatController *m_chat;
     ApiController *m_api;
     VisionController *m_vision;
+    TuningController *m_tuning;
 };

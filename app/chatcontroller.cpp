@@ -5,7 +5,6 @@
 #include "appsettings.h"
 #include "chatjson.h"
 #include "conversationrepository.h"
-#include "hardwaremonitor.h"
 #include "worker.h"
 
 #include <QCoreApplication>
@@ -14,9 +13,9 @@
 using State = ChatController::State;
 using Author = ChatModel::Author;
 
-ChatController::ChatController(InferenceSession *session, HardwareMonitor *hardware, QObject *parent)
-    : QObject(parent), m_chat(new ChatModel(this)), m_repo(new ConversationRepository(this)), m_hardware(hardware),
-      m_session(session), m_settings(AppSettings::defaults())
+ChatController::ChatController(InferenceSession *session, QObject *parent)
+    : QObject(parent), m_chat(new ChatModel(this)), m_repo(new ConversationRepository(this)), m_session(session),
+      m_settings(AppSettings::defaults())
 {
     connectSession();
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
@@ -60,12 +59,6 @@ void ChatController::connectSession()
     connect(m_session, &InferenceSession::generationProgress, this, &ChatController::generationProgress);
     connect(m_session, &InferenceSession::generationFinished, this, &ChatController::onFinished);
     connect(m_session, &InferenceSession::generationFailed, this, &ChatController::onFailed);
-    connect(m_session, &InferenceSession::tuningProgress, this, &ChatController::tuningProgress);
-    connect(m_session, &InferenceSession::tuningFinished, this, [this](const TuneReport &report) {
-        if (!report.empty())
-            TuningStore::save(model().path, report.machine, report);
-        emit tuningFinished(report);
-    });
 }
 
 ChatStore *ChatController::store()
@@ -338,21 +331,6 @@ bool ChatController::relocateConversationModel(qint64 id, const QString &modelPa
     emit conversationsChanged();
     openModel(modelPath);
     return true;
-}
-
-bool ChatController::startTuning(const shoehorn::TuneRequest &request)
-{
-    return m_session->startTuning(request);
-}
-
-bool ChatController::storedTuning(TuneReport &out) const
-{
-    return hasModel() && m_hardware->hasProbed() && TuningStore::load(model().path, m_hardware->machineId(), out);
-}
-
-void ChatController::cancelTuning()
-{
-    m_session->cancelTuning();
 }
 
 void ChatController::onDelta(const QString &content, const QString &reasoning)

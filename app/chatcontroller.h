@@ -15,7 +15,6 @@
 
 class ConversationList;
 class ConversationRepository;
-class HardwareMonitor;
 class Worker;
 
 // The open conversation: what the chat shows (ChatModel), what is stored (ConversationRepository)
@@ -27,9 +26,8 @@ class ChatController : public QObject
 public:
     using State = InferenceSession::State;
 
-    // The session runs the model; the hardware monitor knows which machine stored tuning is for.
-    // Both belong to the caller (AppCore).
-    ChatController(InferenceSession *session, HardwareMonitor *hardware, QObject *parent = nullptr);
+    // The session runs the model; it belongs to the caller (AppCore).
+    explicit ChatController(InferenceSession *session, QObject *parent = nullptr);
     ~ChatController() override;
     // Quitting: stops what runs, and once the worker has ended, saves its last results (an
     // answer stopped mid-way is stored as stopped). False if the worker did not end in time.
@@ -97,12 +95,6 @@ public slots:
     qint64 importConversation(const QByteArray &json, QString *error);
     // The chat's model file moved: remember the new place (and load it).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
-    // Auto-tune the loaded model on the worker: the chat waits (the model is busy) meanwhile.
-    // An empty request.target means this machine (the worker probes it).
-    bool startTuning(const shoehorn::TuneRequest &request);
-    // Results of an earlier run for the loaded model on this machine.
-    bool storedTuning(TuneReport &out) const;
-    void cancelTuning();
 
 signals:
     void stateChanged(InferenceSession::State state);
@@ -118,8 +110,6 @@ signals:
     void prefillProgress(int done, int total);
     void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
     void answerFinished(const shoehorn::GenerationStats &stats);
-    void tuningProgress(int done, int total, const QString &configuration);
-    void tuningFinished(const TuneReport &report);
     // The chat history could not be written: `what` names it, `why` is SQLite's reason.
     void storageFailed(const QString &what, const QString &why);
 
@@ -140,7 +130,6 @@ private:
     ChatModel *m_chat = nullptr;
     ConversationRepository *m_repo = nullptr;
     ConversationList *m_conversations = nullptr;
-    HardwareMonitor *m_hardware = nullptr;
     InferenceSession *m_session = nullptr;
     ModelSettings m_settings;
     QString m_systemPrompt;

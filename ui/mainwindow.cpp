@@ -224,7 +224,7 @@ void MainWindow::buildDocks()
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
 
     auto *offload = new OffloadController(m_controller, m_core->hardware(), m_core->api(), m_core->vision(), this);
-    m_offload = new OffloadPanel(offload, m_controller, this);
+    m_offload = new OffloadPanel(offload, m_controller, m_core->tuning(), this);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
     m_conversation = new ConversationPanel(m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_conversation);

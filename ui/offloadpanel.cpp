@@ -46,8 +46,9 @@ QComboBox *combo(QWidget *parent, const QString &name, const QStringList &items)
 }
 } // namespace
 
-OffloadPanel::OffloadPanel(OffloadController *offload, ChatController *controller, QWidget *parent)
-    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_offload(offload)
+OffloadPanel::OffloadPanel(OffloadController *offload, ChatController *controller, TuningController *tuning,
+                           QWidget *parent)
+    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_tuning(tuning), m_offload(offload)
 {
     setObjectName(QStringLiteral("offloadPanel"));
     buildUi();
@@ -220,7 +221,7 @@ void OffloadPanel::buildResultsAndButtons(QWidget *body, QVBoxLayout *outer)
     tune->setObjectName(QStringLiteral("autoTuneButton"));
     tune->setToolTip(tr("Measure the configurations that fit this computer and keep the fastest."));
     connect(tune, &QPushButton::clicked, this, [this] {
-        auto *dialog = new TuningDialog(m_controller, this);
+        auto *dialog = new TuningDialog(m_controller, m_tuning, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });

@@ -7,6 +7,7 @@
 #include <QDockWidget>
 
 class ChatController;
+class TuningController;
 class OffloadController;
 class GaugeStack;
 class QCheckBox;
@@ -26,8 +27,9 @@ class OffloadPanel : public QDockWidget
 {
     Q_OBJECT
 public:
-    // `offload` plans; `controller` is the chat (its state, auto-tune).
-    OffloadPanel(OffloadController *offload, ChatController *controller, QWidget *parent = nullptr);
+    // `offload` plans; `controller` is the chat (its state); `tuning` runs auto-tune.
+    OffloadPanel(OffloadController *offload, ChatController *controller, TuningController *tuning,
+                 QWidget *parent = nullptr);
 
     // The model the panel plans for (the loaded one, or one picked in the model browser).
     void setModelPath(const QString &path);
@@ -76,6 +78,7 @@ private:
     int positionOfContext(uint32_t ctx) const;
 
     ChatController *m_controller;
+    TuningController *m_tuning;
     OffloadController *m_offload;
     QList<uint32_t> m_contextStops;
     bool m_updating = false;

@@ -1,5 +1,7 @@
 #include "tuningdialog.h"
 
+#include "tuningcontroller.h"
+
 #include "chatcontroller.h"
 
 #include <QBarCategoryAxis>
@@ -18,8 +20,8 @@
 
 using namespace shoehorn;
 
-TuningDialog::TuningDialog(ChatController *controller, QWidget *parent)
-    : QDialog(parent), m_controller(controller), m_status(new QLabel(this)), m_progress(new QProgressBar(this)),
+TuningDialog::TuningDialog(ChatController *controller, TuningController *tuning, QWidget *parent)
+    : QDialog(parent), m_controller(controller), m_tuning(tuning), m_status(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_table(new QTableWidget(this)), m_story(new QTableWidget(this)), m_chart(new QChart),
       m_run(new QPushButton(tr("Run auto-tune"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
       m_apply(new QPushButton(tr("Apply best"), this))
@@ -73,15 +75,15 @@ TuningDialog::TuningDialog(ChatController *controller, QWidget *parent)
     layout->addLayout(buttons);
 
     connect(m_run, &QPushButton::clicked, this, &TuningDialog::run);
-    connect(m_cancel, &QPushButton::clicked, m_controller, &ChatController::cancelTuning);
+    connect(m_cancel, &QPushButton::clicked, m_tuning, &TuningController::cancel);
     connect(m_apply, &QPushButton::clicked, this, &TuningDialog::applyBest);
-    connect(m_controller, &ChatController::tuningProgress, this, &TuningDialog::onProgress);
-    connect(m_controller, &ChatController::tuningFinished, this, &TuningDialog::onFinished);
+    connect(m_tuning, &TuningController::progress, this, &TuningDialog::onProgress);
+    connect(m_tuning, &TuningController::finished, this, &TuningDialog::onFinished);
     connect(m_controller, &ChatController::stateChanged, this, &TuningDialog::updateButtons);
 
     // Results of an earlier run on this machine come back.
     TuneReport stored;
-    if (m_controller->storedTuning(stored)) {
+    if (m_tuning->stored(stored)) {
         setReport(stored);
         m_status->setText(tr("Results from %1. Run again after changing hardware or drivers.")
                               .arg(QLocale().toString(stored.when, QLocale::ShortFormat)));
@@ -99,7 +101,7 @@ void TuningDialog::run()
     TuneRequest r;
     r.base = PlanSettings{s.load, s.context, 1};
     r.includeQ4K = true; // measured and shown, flagged as lower quality, never chosen as best
-    if (m_controller->startTuning(r)) {
+    if (m_tuning->start(r)) {
         m_progress->setVisible(true);
         m_progress->setRange(0, 0);
         m_status->setText(tr("Measuring…"));

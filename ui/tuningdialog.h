@@ -5,6 +5,7 @@
 #include <QDialog>
 
 class ChatController;
+class TuningController;
 class QBarSet;
 class QChart;
 class QLabel;
@@ -18,7 +19,7 @@ class TuningDialog : public QDialog
 {
     Q_OBJECT
 public:
-    explicit TuningDialog(ChatController *controller, QWidget *parent = nullptr);
+    TuningDialog(ChatController *controller, TuningController *tuning, QWidget *parent = nullptr);
 
     void setReport(const TuneReport &report);
     const TuneReport &report() const { return m_report; }
@@ -38,6 +39,7 @@ private:
     QString stepName(const std::string &name) const;
 
     ChatController *m_controller;
+    TuningController *m_tuning;
     TuneReport m_report;
     QLabel *m_status;
     QProgressBar *m_progress;

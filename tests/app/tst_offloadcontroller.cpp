@@ -167,6 +167,8 @@ void TestOffloadController::apiSlotsAreInTheOneContext()
     QVERIFY(c.planSettings().serverLoop);
     QCOMPARE(c.planSettings().apiSlots, chatApp.api()->config().parallel);
     const MemoryPlan off = c.plan();
+    const MemoryPlan &actual = chat.model().measured; // what llama.cpp allocated at the load
+    QVERIFY2(shoehorn::planError(off, actual) < 0.03, qPrintable(QString::number(shoehorn::planError(off, actual))));
 
     ApiConfig cfg;
     cfg.port = 0;
@@ -182,6 +184,10 @@ void TestOffloadController::apiSlotsAreInTheOneContext()
         QCOMPARE(p.ram.use.weights(), off.ram.use.weights());
         QCOMPARE(p.contextSize, off.contextSize);
     }
+    // Plan against what llama.cpp allocated for the loaded model (its one context, whatever the
+    // API does): within 3 %, with the API on.
+    QVERIFY2(shoehorn::planError(c.plan(), actual) < 0.03,
+             qPrintable(QString::number(shoehorn::planError(c.plan(), actual))));
     chatApp.api()->stop();
     QTRY_COMPARE(chatApp.api()->state(), ApiController::State::Off);
     QCOMPARE(c.plan().ram.use.total(), three.ram.use.total());

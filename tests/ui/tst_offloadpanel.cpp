@@ -64,7 +64,7 @@ void TestOffloadPanel::slidersMoveTheGauges()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "rtx3060-12g");
@@ -100,7 +100,7 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
@@ -119,7 +119,7 @@ void TestOffloadPanel::lockIsHonoured()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
@@ -140,7 +140,7 @@ void TestOffloadPanel::copiesLlamaServerCommand()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     panel.autoFit();
@@ -159,7 +159,7 @@ void TestOffloadPanel::settingsRememberedPerModel()
     ChatController &c = *cApp.chat();
     {
         OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
         QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
         panel.findChild<QSlider *>("cpuMoe")->setValue(17);
         panel.findChild<QCheckBox *>("lockContext")->setChecked(true);
@@ -169,7 +169,7 @@ void TestOffloadPanel::settingsRememberedPerModel()
     QCOMPARE(s.load.cpuMoeLayers, 17);
     QVERIFY(s.locks.contextSize);
     OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel again(&againPlans, &c);
+    OffloadPanel again(&againPlans, &c, cApp.tuning());
     QVERIFY(open(again, TestFixtures::instance().qwen3_30b()));
     QCOMPARE(again.findChild<QSlider *>("cpuMoe")->value(), 17);
     QVERIFY(again.findChild<QCheckBox *>("lockContext")->isChecked());
@@ -181,7 +181,7 @@ void TestOffloadPanel::measuredAfterLoad()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyMoe()));
     QSignalSpy loaded(&c, &ChatController::modelLoaded);
@@ -204,7 +204,7 @@ void TestOffloadPanel::customProfile()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     HardwareProfile p;
     p.name = "RTX 5060 Ti 16 GB + 64 GB";
@@ -221,7 +221,7 @@ void TestOffloadPanel::customProfile()
     QVERIFY(sixteen > 0 && sixteen < 25); // between the 12 GB and 24 GB cards
     // Remembered: a new panel offers it too.
     OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel again(&againPlans, &c);
+    OffloadPanel again(&againPlans, &c, cApp.tuning());
     QVERIFY(again.findChild<QComboBox *>("planFor")->findText("RTX 5060 Ti 16 GB + 64 GB") > 0);
 }
 
@@ -230,7 +230,7 @@ void TestOffloadPanel::exactDryRunInTheBackground()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     panel.findChild<QSlider *>("contextSize")->setValue(4); // 8k
@@ -257,7 +257,7 @@ void TestOffloadPanel::projectorInThePlan()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c);
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyVision()));
     selectProfile(panel, "rtx3060-12g");

@@ -1,6 +1,7 @@
 // The auto-tune results view, driven for real on the tiny MoE: run, busy model, table, chart,
 // story, Apply best, and the stored results coming back.
 #include "appcore.h"
+#include "tuningcontroller.h"
 #include "chatcontroller.h"
 #include "testfixtures.h"
 #include "tuningdialog.h"
@@ -43,9 +44,9 @@ void TestTuningDialog::runShowApply()
     c.openModel(TestFixtures::instance().tinyMoe());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
 
-    TuningDialog dialog(&c);
+    TuningDialog dialog(&c, cApp.tuning());
     dialog.show();
-    QSignalSpy finished(&c, &ChatController::tuningFinished);
+    QSignalSpy finished(cApp.tuning(), &TuningController::finished);
     QTest::mouseClick(dialog.findChild<QPushButton *>("runTuneButton"), Qt::LeftButton);
     QCOMPARE(c.state(), ChatController::State::Tuning);
     QVERIFY(!c.send("hello")); // the model is busy
@@ -78,7 +79,7 @@ void TestTuningDialog::runShowApply()
     QVERIFY(c.send("still chatting?"));
 
     // A new dialog shows the stored results of this model on this machine.
-    TuningDialog again(&c);
+    TuningDialog again(&c, cApp.tuning());
     QCOMPARE(again.resultsTable()->rowCount(), rows);
 }
 
