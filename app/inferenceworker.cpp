@@ -16,6 +16,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include <malloc.h>
+
 using namespace shoehorn;
 
 InferenceWorker::InferenceWorker(QObject *parent) : Worker(parent) {}
@@ -76,6 +78,9 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     if (m_session && m_session->projector())
         emit visionChanged(VisionSummary{});
     m_session.reset();
+    // Hand what the old model's heap held back to the system: other programs see it free, and
+    // the memory noted before the next load is not inflated by freed pages still resident.
+    ::malloc_trim(0);
     m_held = {};
     if (auto failed = checkUntrustedFile(path, m_cancel.load)) {
         emit loadFailed(*failed);

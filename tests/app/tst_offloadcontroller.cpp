@@ -4,6 +4,7 @@
 #include "apicontroller.h"
 #include "chatcontroller.h"
 #include "fakeworker.h"
+#include "fixtures.h"
 #include "hardwaremonitor.h"
 #include "offloadcontroller.h"
 #include "plantargets.h"
@@ -115,16 +116,33 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
 {
     // The real worker notes the process's memory before the load; once an answer has used the
     // compute buffers and the KV cache, the model's pages are resident and counted as held.
+    // Background work of earlier tests (reading a model's header, a projector's dry run) must not
+    // come and go between the two snapshots of the process's memory.
+    QThreadPool::globalInstance()->waitForDone();
     AppCore chatApp;
     ChatController &chat = *chatApp.chat();
+    // ...nor the first hardware probe, which the app core starts at once (its first look at the
+    // devices allocates for a moment).
+    QTRY_VERIFY(chatApp.hardware()->hasProbed());
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
     auto ls = chat.loadSettings();
     ls.loadMode = LoadMode::NoMmap; // the weights too are anonymous memory
     chat.setLoadSettings(ls);
     auto o = chat.generationOptions();
     o.maxTokens = 16;
     chat.setGenerationOptions(o);
+    // Weights of 64 MiB: well above what the process's heap moves by on its own (other threads'
+    // arenas are returned to the system at their own time, some MiB at once).
+    auto spec = shoehorn::fixtures::tinyLlama();
+    spec.embd = 512;
+    spec.headDim = 128;
+    spec.ff = 1536;
+    spec.layers = 8;
+    spec.name = "held";
+    const QString model = TestFixtures::instance().dir() + "/held.gguf";
+    QVERIFY(shoehorn::fixtures::write(spec, model.toStdString()).empty());
     QSignalSpy loaded(&chat, &ChatController::modelLoaded);
-    chat.openModel(TestFixtures::instance().tinyMoe());
+    chat.openModel(model);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     const auto summary = loaded.first().first().value<ModelSummary>();
     QVERIFY(summary.held.before.known);
@@ -135,23 +153,24 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     const uint64_t weights = summary.measured.ram.use.weights();
     qInfo("held %llu bytes; llama.cpp: weights %llu, KV %llu, compute %llu", qulonglong(held), qulonglong(weights),
           qulonglong(summary.measured.ram.use.kv()), qulonglong(summary.measured.ram.use.compute));
-    QVERIFY(held >= weights); // read into anonymous memory (--no-mmap)
+    // Read into anonymous memory (--no-mmap). The process's heap moves by some MiB on its own
+    // between the two snapshots (other threads' arenas), so a tenth of the weights is slack; a
+    // load whose weights were not counted (file pages, or no snapshot) holds far less.
+    QVERIFY2(held >= weights / 10 * 9, qPrintable(QString("held %1 < 90% of weights %2").arg(held).arg(weights)));
     // Through the planning core, as the panel shows it: no file pages with --no-mmap.
     OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
     QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
     chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    c.setModelPath(TestFixtures::instance().tinyMoe());
+    c.setModelPath(model);
     QTRY_VERIFY(c.info().has_value());
     const auto parts = c.ramParts();
     QVERIFY(parts.loaded);
     QCOMPARE(parts.plannedFile, 0ull);
-    QVERIFY(parts.actualAnonymous >= weights);
+    QVERIFY(parts.actualAnonymous >= weights / 10 * 9);
     qInfo("planned %llu anonymous, actual %llu", qulonglong(parts.plannedAnonymous), qulonglong(parts.actualAnonymous));
 }
 
-// The local API's slots are a second context on the loaded model: planned (KV cache and compute)
-// while the API is on, gone from the plan when it is off.
 // The local API's slots are part of the model's one context (a unified KV cache): the plan is
 // the same with the API off and on, and counts the slots the next load creates.
 void TestOffloadController::apiSlotsAreInTheOneContext()
