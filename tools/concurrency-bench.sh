@@ -22,11 +22,7 @@ cmake --build "$build" --target "${targets[@]}" > /dev/null
 model="$tmp/model.gguf"
 "$build/bin/shoehorn-fixturegen" "$fixture" "$model" > /dev/null
 
-echo "== Shoehorn: the desktop chat and the API on one server loop ($fixture, -t $threads, $n tokens, $reps runs)"
-(cd "$build/api-client" && node concurrency.mjs "$build/bin/shoehorn-concurrency-bench" "$model" "$n" "$reps" "$threads") \
-    > "$tmp/ours.json"
-lb=0 bb1=0 bb2=0
-echo '{}' > "$tmp/ref.json"
+lb=0 bb1=0 bb2=0 reference=
 if [ "${SMOKE:-0}" != 1 ]; then
     echo "== llama-bench tg$n, llama-batched-bench 1 and 2 sequences"
     "$build/bin/llama-bench" -m "$model" -p 0 -n "$n" -r "$reps" -t "$threads" -o json > "$tmp/lb.json"
@@ -35,19 +31,24 @@ if [ "${SMOKE:-0}" != 1 ]; then
         2>/dev/null | grep -E '^\|' > "$tmp/bb.txt"
     bb1=$(awk -F'|' '$4+0 == 1 {gsub(/ /, "", $9); print $9}' "$tmp/bb.txt")
     bb2=$(awk -F'|' '$4+0 == 2 {gsub(/ /, "", $9); print $9}' "$tmp/bb.txt")
-    echo "== llama-server (llama.cpp's own program) --parallel 2, the same client"
+    # llama.cpp's own server waits idle beside ours; the client takes turns between the two.
+    echo "== llama-server (llama.cpp's own program) --parallel 2, the same client, interleaved with ours"
     port=$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
     "$build/bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -np 2 -c 8192 -t "$threads" \
         --cache-ram 0 --no-warmup > "$tmp/llama-server.log" 2>&1 &
     for _ in $(seq 600); do grep -q "listening on http" "$tmp/llama-server.log" && break; sleep 0.1; done
     grep -q "listening on http" "$tmp/llama-server.log" || { tail -20 "$tmp/llama-server.log"; exit 1; }
-    (cd "$build/api-client" && node bench.mjs "http://127.0.0.1:$port" "$n" "$reps") > "$tmp/ref.json"
-    kill %1
+    reference="http://127.0.0.1:$port"
 fi
+echo "== Shoehorn: the desktop chat and the API on one server loop ($fixture, -t $threads, $n tokens, $reps runs)"
+(cd "$build/api-client" && node concurrency.mjs "$build/bin/shoehorn-concurrency-bench" "$model" "$n" "$reps" "$threads" $reference) \
+    > "$tmp/ours.json"
+[ -z "$reference" ] || kill %1
 node -e "
 const fs = require('fs');
 const f = (x) => x.toFixed(2);
-const o = JSON.parse(fs.readFileSync('$tmp/ours.json')), r = JSON.parse(fs.readFileSync('$tmp/ref.json'));
+const o = JSON.parse(fs.readFileSync('$tmp/ours.json'));
+const r = { single_client_tps: o.ref_single_tps, pair_total_tps: o.ref_pair_tps };
 const lb = $lb, bb1 = $bb1, bb2 = $bb2;
 const one = Math.max(o.api_alone_tps, o.chat_alone_tps);
 console.log('| measure | tok/s | ratio |');
@@ -61,6 +62,7 @@ if (lb > 0) {
     console.log('| llama-bench tg$n | ' + f(lb) + ' | desktop chat alone: ' + f(o.chat_alone_tps / lb) + ' x |');
     console.log('| llama-batched-bench, 2 sequences against 1 (S_TG) | ' + f(bb2) + ' / ' + f(bb1) + ' | ' + f(bb2 / bb1) + ' x |');
     console.log('| llama-server, one stream | ' + f(r.single_client_tps) + ' | API stream alone: ' + f(o.api_alone_tps / r.single_client_tps) + ' x |');
+    console.log('| each round: API stream alone / llama-server one stream | | ' + o.runs.api.map((x, i) => f(x / o.runs.ref_single[i])).join(', ') + ' |');
     console.log('| llama-server, two streams, total | ' + f(r.pair_total_tps) + ' | ' + f(r.pair_total_tps / r.single_client_tps) + ' x its one stream; Shoehorn together: ' + f(o.together_total_tps / r.pair_total_tps) + ' x |');
 }
 "
