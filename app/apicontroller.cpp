@@ -27,8 +27,10 @@ ApiServerOptions ApiConfig::options() const
     ApiServerOptions o;
     o.host = host.trimmed().toStdString();
     o.port = port;
-    o.apiKey = key.toStdString();
+    if (!noKey && !key.trimmed().isEmpty())
+        o.apiKeys = {key.trimmed().toStdString()};
     o.metrics = metrics;
+    o.corsOrigins = corsOrigins.trimmed().isEmpty() ? std::string("localhost") : corsOrigins.trimmed().toStdString();
     return o;
 }
 
@@ -54,7 +56,31 @@ QString ApiController::newKey()
 
 bool ApiController::needsKey(const ApiConfig &config)
 {
-    return config.key.isEmpty() && !ApiServer::isLoopback(config.host.trimmed().toStdString());
+    return (config.noKey || config.key.trimmed().isEmpty()) && !ApiServer::isLoopback(config.host.trimmed().toStdString());
+}
+
+Error ApiController::check(const ApiConfig &config)
+{
+    return ApiServer::checkOptions(config.options());
+}
+
+QStringList ApiController::exposures(const ApiConfig &config)
+{
+    QStringList out;
+    const QString host = config.host.trimmed();
+    if (!ApiServer::isLoopback(host.toStdString()))
+        out << tr("other computers that reach %1 can use the API (with the key)").arg(host);
+    if (ApiServer::splitKeys(config.corsOrigins.toStdString()) == std::vector<std::string>{"*"} ||
+        config.corsOrigins.contains(QLatin1Char('*')))
+        out << tr("every web site you visit may send requests to the API from your browser");
+    if (config.noKey)
+        out << tr("no key: every program on this computer can use the API");
+    return out;
+}
+
+QString ApiController::keyExport()
+{
+    return QStringLiteral("export %1=\"$(cat '%2')\"").arg(keyVariable(), keyFilePath());
 }
 
 ApiConfig ApiController::loadConfig()
@@ -65,6 +91,8 @@ ApiConfig ApiController::loadConfig()
     c.port = s.value(QStringLiteral("api/port"), c.port).toInt();
     c.parallel = s.value(QStringLiteral("api/parallel"), c.parallel).toInt();
     c.metrics = s.value(QStringLiteral("api/metrics"), c.metrics).toBool();
+    c.noKey = s.value(QStringLiteral("api/noKey"), c.noKey).toBool();
+    c.corsOrigins = s.value(QStringLiteral("api/corsOrigins"), c.corsOrigins).toString();
     QFile f(keyFilePath());
     if (f.open(QIODevice::ReadOnly))
         c.key = QString::fromUtf8(f.readLine()).trimmed();
@@ -78,6 +106,8 @@ void ApiController::saveConfig(const ApiConfig &c)
     s.setValue(QStringLiteral("api/port"), c.port);
     s.setValue(QStringLiteral("api/parallel"), c.parallel);
     s.setValue(QStringLiteral("api/metrics"), c.metrics);
+    s.setValue(QStringLiteral("api/noKey"), c.noKey);
+    s.setValue(QStringLiteral("api/corsOrigins"), c.corsOrigins);
     // The key never goes into the settings file (often world-readable): a file only the user reads.
     const QString path = keyFilePath();
     if (c.key.isEmpty()) {
@@ -125,6 +155,17 @@ void ApiController::start()
 {
     if (m_state == State::Starting || m_state == State::Stopping)
         return;
+    if (!m_config.noKey && m_config.key.trimmed().isEmpty()) {
+        // Safe by default: the first start makes a key (the user may choose "no key" instead).
+        const QString key = newKey();
+        if (key.isEmpty()) {
+            emit failed(Error{ErrorCode::InvalidArgument, "the system gave no random bytes for an API key"}, 0);
+            return;
+        }
+        m_config.key = key;
+        saveConfig(m_config);
+        emit configChanged(m_config);
+    }
     const ApiServerOptions o = m_config.options();
     if (Error e = ApiServer::checkOptions(o)) {
         emit failed(e, 0);
@@ -192,22 +233,26 @@ void ApiController::poll()
     });
 }
 
+// The examples never print the key: they read it from SHOEHORN_API_KEY, which the first line
+// sets from the key file (a screenshot or a pasted snippet does not leak it).
 QString ApiController::curlExample() const
 {
-    QString auth;
-    if (!m_config.key.isEmpty())
-        auth = QStringLiteral("  -H \"Authorization: Bearer %1\" \\\n").arg(m_config.key);
-    return QStringLiteral("curl %1/v1/chat/completions \\\n"
+    const bool key = !m_config.options().apiKeys.empty();
+    const QString auth = key ? QStringLiteral("  -H \"Authorization: Bearer $%1\" \\\n").arg(keyVariable()) : QString();
+    return QStringLiteral("%4curl %1/v1/chat/completions \\\n"
                           "  -H \"Content-Type: application/json\" \\\n%2"
                           "  -d '{\"model\": \"%3\", \"messages\": [{\"role\": \"user\", \"content\": \"Hello\"}]}'\n")
-        .arg(m_baseUrl, auth, m_alias);
+        .arg(m_baseUrl, auth, m_alias, key ? keyExport() + QLatin1Char('\n') : QString());
 }
 
 QString ApiController::pythonExample() const
 {
+    const bool key = !m_config.options().apiKeys.empty();
     return QStringLiteral("# pip install openai\n"
+                          "# %4\n"
+                          "import os\n"
                           "from openai import OpenAI\n\n"
-                          "client = OpenAI(base_url=\"%1/v1\", api_key=\"%2\")\n"
+                          "client = OpenAI(base_url=\"%1/v1\", api_key=%2)\n"
                           "stream = client.chat.completions.create(\n"
                           "    model=\"%3\",\n"
                           "    messages=[{\"role\": \"user\", \"content\": \"Hello\"}],\n"
@@ -215,19 +260,24 @@ QString ApiController::pythonExample() const
                           ")\n"
                           "for chunk in stream:\n"
                           "    print(chunk.choices[0].delta.content or \"\", end=\"\", flush=True)\n")
-        .arg(m_baseUrl, m_config.key.isEmpty() ? QStringLiteral("none") : m_config.key, m_alias);
+        .arg(m_baseUrl,
+             key ? QStringLiteral("os.environ[\"%1\"]").arg(keyVariable()) : QStringLiteral("\"none\""), m_alias,
+             key ? QStringLiteral("in the shell first: ") + keyExport() : QStringLiteral("no API key is set"));
 }
 
 QString ApiController::javascriptExample() const
 {
+    const bool key = !m_config.options().apiKeys.empty();
     return QStringLiteral("// npm install openai   (save as chat.mjs, run: node chat.mjs)\n"
+                          "// %4\n"
                           "import OpenAI from 'openai';\n\n"
-                          "const client = new OpenAI({ baseURL: '%1/v1', apiKey: '%2' });\n"
+                          "const client = new OpenAI({ baseURL: '%1/v1', apiKey: %2 });\n"
                           "const stream = await client.chat.completions.create({\n"
                           "  model: '%3',\n"
                           "  messages: [{ role: 'user', content: 'Hello' }],\n"
                           "  stream: true,\n"
                           "});\n"
                           "for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta?.content ?? '');\n")
-        .arg(m_baseUrl, m_config.key.isEmpty() ? QStringLiteral("none") : m_config.key, m_alias);
+        .arg(m_baseUrl, key ? QStringLiteral("process.env.%1").arg(keyVariable()) : QStringLiteral("'none'"), m_alias,
+             key ? QStringLiteral("in the shell first: ") + keyExport() : QStringLiteral("no API key is set"));
 }

@@ -18,9 +18,13 @@ Q_DECLARE_METATYPE(shoehorn::ApiStatus)
 struct ApiConfig {
     QString host = QStringLiteral("127.0.0.1");
     int port = 8080;
-    QString key;               // empty: none (loopback only)
+    QString key;               // generated the first time the API starts, unless noKey
+    bool noKey = false;        // the user chose to run without a key (loopback only)
     int parallel = 2;          // slots beside the chat's, as the guides run llama-server
     bool metrics = false;
+    // Web pages of other sites that may use the API (llama-server's --cors-origins): "localhost"
+    // (pages from this computer), a comma-separated list of origins, or "*" (every site).
+    QString corsOrigins = QStringLiteral("localhost");
     bool operator==(const ApiConfig &) const = default;
     shoehorn::ApiServerOptions options() const;
 };
@@ -47,6 +51,14 @@ public:
     static QString newKey();
     // A host other machines reach, with no key: refused (the UI says so before trying).
     static bool needsKey(const ApiConfig &config);
+    // What the server would refuse of these settings (a bad origin list, a key with spaces…).
+    static shoehorn::Error check(const ApiConfig &config);
+    // What is open wider than the safe default, for the loud warning: other computers (a
+    // non-loopback host), every web site (corsOrigins "*"), no key. Empty: nothing.
+    static QStringList exposures(const ApiConfig &config);
+    // The environment variable the examples read the key from, and how to set it from the key file.
+    static QString keyVariable() { return QStringLiteral("SHOEHORN_API_KEY"); }
+    static QString keyExport();
 
     ApiConfig config() const { return m_config; }
     void setConfig(const ApiConfig &config); // saves
@@ -75,6 +87,8 @@ signals:
     void failed(const shoehorn::Error &error, int freePort);
     void statusUpdated(const shoehorn::ApiStatus &status);
     void modelAliasChanged(const QString &alias);
+    // The controller changed the settings itself (the key generated on the first start).
+    void configChanged(const ApiConfig &config);
 
 private:
     void setState(State s);

@@ -328,6 +328,102 @@ shoehorn_server_patch(_http_cpp server-http.cpp
             }
             return true; // shoehorn: after done() httplib ends the response itself; false would close
 ")
+# The door (engine/internal/httpdoor.h): before any route, the Host header against DNS
+# rebinding, the Origin against a list of origins (llama-server reflects one value, or only
+# loopback origins, and serves a refused origin anyway; Shoehorn refuses it with 403 and takes a
+# comma-separated list), API keys compared in constant time, and every refusal reported to the
+# host (shoehorn_refused) so that the status counts it.
+shoehorn_server_patch(_http_h server-http.h
+"    std::atomic<bool> shoehorn_stopping = false; // shoehorn: set while ApiServer ends the open requests
+"
+"    std::atomic<bool> shoehorn_stopping = false; // shoehorn: set while ApiServer ends the open requests
+    // shoehorn: set before init(). The Host names a request may use (empty: any), and who hears
+    // of a refused request (401, 403): method, path, status, message, remote address.
+    std::vector<std::string> shoehorn_hosts;
+    std::function<void(const std::string &, const std::string &, int, const std::string &, const std::string &)> shoehorn_refused;
+")
+shoehorn_server_patch(_http_cpp server-http.cpp
+"// For Google Cloud Platform deployment compatibility
+"
+"// shoehorn: the Host and Origin checks (engine/internal/httpdoor.h). True when refused.
+static bool shoehorn_door(const server_http_context & ctx, const common_params & params,
+                          const httplib::Request & req, httplib::Response & res) {
+    const std::string host = req.get_header_value(\"Host\");
+    auto refuse = [&](const std::string & message) {
+        res.status = 403;
+        res.set_content(safe_json_to_str(json {{\"error\", {{\"message\", message}, {\"type\", \"permission_error\"}, {\"code\", 403}}}}),
+                        \"application/json; charset=utf-8\");
+        if (ctx.shoehorn_refused) {
+            ctx.shoehorn_refused(req.method, req.path, 403, message, req.remote_addr);
+        }
+        return true;
+    };
+    if (!shoehorn::internal::hostAllowed(host, ctx.shoehorn_hosts)) {
+        return refuse(shoehorn::internal::hostRefusal(host));
+    }
+    const std::string origin = req.get_header_value(\"Origin\");
+    const auto cors = shoehorn::internal::corsFor(origin, host, params.cors_origins, params.cors_credentials);
+    if (!cors.allowed) {
+        return refuse(shoehorn::internal::originRefusal(origin, params.cors_origins));
+    }
+    if (!cors.allowOrigin.empty()) {
+        res.set_header(\"Access-Control-Allow-Origin\", cors.allowOrigin);
+        res.set_header(\"Vary\", \"Origin\");
+    }
+    return false;
+}
+
+// For Google Cloud Platform deployment compatibility
+")
+shoehorn_server_patch(_http_cpp server-http.cpp
+"#include \"server-http.h\"
+"
+"#include \"server-http.h\"
+#include \"httpdoor.h\" // shoehorn
+")
+shoehorn_server_patch(_http_cpp server-http.cpp
+"    auto middleware_validate_api_key = [api_keys = params.api_keys](const httplib::Request & req, httplib::Response & res) {
+"
+"    auto middleware_validate_api_key = [this, api_keys = params.api_keys](const httplib::Request & req, httplib::Response & res) {
+")
+shoehorn_server_patch(_http_cpp server-http.cpp
+"        if (std::find(api_keys.begin(), api_keys.end(), req_api_key) != api_keys.end()) {
+"
+"        if (shoehorn::internal::keyMatches(api_keys, req_api_key)) { // shoehorn: constant time
+")
+shoehorn_server_patch(_http_cpp server-http.cpp
+"        SRV_WRN(\"%s\", \"unauthorized: Invalid API Key\\n\");
+"
+"        SRV_WRN(\"%s\", \"unauthorized: Invalid API Key\\n\");
+        if (shoehorn_refused) {
+            shoehorn_refused(req.method, req.path, 401,
+                             req_api_key.empty() ? \"no API key (Authorization: Bearer KEY)\" : \"wrong API key\",
+                             req.remote_addr);
+        }
+")
+shoehorn_server_patch(_http_cpp server-http.cpp
+"    srv->set_pre_routing_handler([&params, middleware_validate_api_key, middleware_server_state](const httplib::Request & req, httplib::Response & res) {
+        if (params.cors_credentials && params.cors_origins == \"*\") {
+            // special case: echo back the Origin header to allow any origin to access the server with credentials
+            res.set_header(\"Access-Control-Allow-Origin\", req.get_header_value(\"Origin\"));
+        } else if (params.cors_origins == \"localhost\") {
+            // special case: only reflect the Origin header if it is a localhost origin
+            std::string origin = req.get_header_value(\"Origin\");
+            if (!origin.empty() && origin_is_localhost(origin)) {
+                res.set_header(\"Access-Control-Allow-Origin\", origin);
+            } else if (!origin.empty()) {
+                SRV_WRN(\"(CORS) skip non-localhost origin: %s\\n\", origin.c_str());
+            }
+        } else {
+            res.set_header(\"Access-Control-Allow-Origin\", params.cors_origins);
+        }
+"
+"    srv->set_pre_routing_handler([this, &params, middleware_validate_api_key, middleware_server_state](const httplib::Request & req, httplib::Response & res) {
+        if (shoehorn_door(*this, params, req, res)) { // shoehorn: Host, then Origin
+            return httplib::Server::HandlerResponse::Handled;
+        }
+")
+
 # Fourth change: the desktop chat's tasks are marked, and may take only the reserved slot.
 file(READ "${_shoehorn_srv_in}/server-task.h" _task_h)
 shoehorn_server_patch(_task_h server-task.h
@@ -392,6 +488,12 @@ target_compile_options(shoehorn_llama_ui PRIVATE -w)
 find_package(Threads REQUIRED) # found by Qt in a GUI build, not in an engine-only one
 list(TRANSFORM _shoehorn_srv_sources PREPEND "${_shoehorn_srv}/")
 add_library(shoehorn_llama_server STATIC ${_shoehorn_srv_sources})
+# The door's rules are Shoehorn's own code (its warnings), which server-http.cpp calls.
+add_library(shoehorn_httpdoor STATIC "${PROJECT_SOURCE_DIR}/engine/internal/httpdoor.cpp")
+target_include_directories(shoehorn_httpdoor PUBLIC "${PROJECT_SOURCE_DIR}/engine/internal")
+target_compile_features(shoehorn_httpdoor PUBLIC cxx_std_20)
+shoehorn_target_defaults(shoehorn_httpdoor)
+target_link_libraries(shoehorn_llama_server PUBLIC shoehorn_httpdoor)
 target_include_directories(shoehorn_llama_server SYSTEM PUBLIC "${_shoehorn_srv}")
 target_include_directories(shoehorn_llama_server SYSTEM PRIVATE "${LLAMA_CPP_DIR}/tools/mtmd" "${LLAMA_CPP_DIR}")
 target_link_libraries(shoehorn_llama_server PUBLIC llama-common mtmd shoehorn_llama_ui cpp-httplib Threads::Threads)

@@ -1,6 +1,7 @@
 #include "apiserver.h"
 
 #include "guarded.h"
+#include "httpdoor.h"
 
 #include "llamahandles.h"
 #include "llamaparams.h"
@@ -61,6 +62,7 @@ struct ApiServer::Impl {
 
     mutable std::mutex mutex;
     uint64_t requests = 0;
+    uint64_t refused = 0;
     std::deque<std::string> errors;
     struct Rate {
         int decoded = 0;
@@ -70,6 +72,15 @@ struct ApiServer::Impl {
     mutable std::map<int, Rate> rates;
 
     void closeLocked();
+    void noteRefused(const std::string &what)
+    {
+        {
+            std::lock_guard lock(mutex);
+            ++requests;
+            ++refused;
+        }
+        noteError(what);
+    }
     void noteError(const std::string &what)
     {
         std::lock_guard lock(mutex);
@@ -195,12 +206,43 @@ Error ApiServer::checkOptions(const ApiServerOptions &o)
         return Error{ErrorCode::InvalidArgument, "--host: empty"};
     if (o.port < 0 || o.port > 65535)
         return Error{ErrorCode::InvalidArgument, "--port " + std::to_string(o.port) + ": must be 1-65535"};
-    if (!isLoopback(o.host) && o.apiKey.empty())
+    if (!isLoopback(o.host) && o.apiKeys.empty())
         return Error{ErrorCode::InvalidArgument,
                      "--host " + o.host + " is reachable from other machines: set an API key first"};
-    if (o.apiKey.find_first_of(" \t\r\n") != std::string::npos)
-        return Error{ErrorCode::InvalidArgument, "the API key contains white space"};
+    for (const std::string &key : o.apiKeys) {
+        if (key.empty())
+            return Error{ErrorCode::InvalidArgument, "an API key is empty"};
+        if (key.find_first_of(" \t\r\n,") != std::string::npos)
+            return Error{ErrorCode::InvalidArgument, "an API key contains white space or a comma"};
+    }
+    for (const std::string &origin : splitKeys(o.corsOrigins)) {
+        if (origin == "*" || origin == "localhost" || origin == "null")
+            continue;
+        const auto scheme = origin.find("://");
+        if (scheme == std::string::npos || scheme == 0 || origin.size() == scheme + 3 ||
+            origin.find('/', scheme + 3) != std::string::npos)
+            return Error{ErrorCode::InvalidArgument,
+                         "--cors-origins: \"" + origin +
+                             "\" is not an origin (scheme://host[:port], as a browser sends it, or localhost or *)"};
+    }
     return {};
+}
+
+std::vector<std::string> ApiServer::splitKeys(const std::string &keys)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= keys.size()) {
+        size_t comma = keys.find(',', start);
+        if (comma == std::string::npos)
+            comma = keys.size();
+        std::string item = keys.substr(start, comma - start);
+        const auto b = item.find_first_not_of(" \t");
+        if (b != std::string::npos)
+            out.push_back(item.substr(b, item.find_last_not_of(" \t") - b + 1));
+        start = comma + 1;
+    }
+    return out;
 }
 
 bool ApiServer::isLoopback(const std::string &host)
@@ -274,11 +316,15 @@ Error ApiServer::open(const ApiServerOptions &options)
         d.params = d.loop->params();
         d.params.hostname = options.host;
         d.params.port = options.port;
-        d.params.api_keys.clear();
-        if (!options.apiKey.empty())
-            d.params.api_keys = {options.apiKey};
+        d.params.api_keys = options.apiKeys;
         d.params.endpoint_metrics = options.metrics;
+        d.params.cors_origins = options.corsOrigins;
         d.http = std::make_unique<server_http_context>();
+        d.http->shoehorn_hosts = internal::allowedHostsFor(options.host);
+        d.http->shoehorn_refused = [&d](const std::string &method, const std::string &path, int status,
+                                        const std::string &why, const std::string &from) {
+            d.noteRefused(method + " " + path + ": " + std::to_string(status) + " " + why + " (from " + from + ")");
+        };
         if (!d.http->init(d.params)) {
             d.http.reset();
             return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
@@ -377,6 +423,7 @@ ApiStatus ApiServer::status() const
     {
         std::lock_guard lock(m_impl->mutex);
         s.requests = m_impl->requests;
+        s.refused = m_impl->refused;
         s.lastErrors.assign(m_impl->errors.begin(), m_impl->errors.end());
     }
     std::lock_guard life(m_impl->lifecycle);

@@ -15,13 +15,18 @@ namespace internal {
 struct Access;
 }
 
-// What llama-server's --host, --port, --api-key and --metrics mean here. The slots (--parallel),
-// the context and the projector belong to the session's server loop (ChatSession::create).
+// What llama-server's --host, --port, --api-key, --metrics and --cors-origins mean here. The
+// slots (--parallel), the context and the projector belong to the session's server loop
+// (ChatSession::create), and so do the rest of llama-server's flags (ServerArgs).
 struct ApiServerOptions {
     std::string host = "127.0.0.1";
     int port = 8080;              // 0: any free port (tests)
-    std::string apiKey;           // empty: no key; only allowed on a loopback host
+    std::vector<std::string> apiKeys; // any one is accepted; none: no key, only allowed on loopback
     bool metrics = false;         // /metrics in Prometheus text format
+    // The web pages of other sites that may use the API: "localhost" (pages served from this
+    // machine, Shoehorn's default; llama-server's is "*"), a comma-separated list of origins
+    // ("https://app.example:3000"), or "*" (any site). The API's own web UI is always allowed.
+    std::string corsOrigins = "localhost";
 };
 
 struct ApiSlot {
@@ -35,7 +40,8 @@ struct ApiSlot {
 
 struct ApiStatus {
     std::string baseUrl;          // http://127.0.0.1:8080
-    uint64_t requests = 0;        // requests that reached a route (not counting /health)
+    uint64_t requests = 0;        // requests that reached a route or were refused (not /health)
+    uint64_t refused = 0;         // of them: no or a wrong key (401), a foreign Host or origin (403)
     std::vector<ApiSlot> slotStates; // (not "slots": a Qt keyword in app code)
     std::vector<std::string> lastErrors; // newest last, at most 10: "POST /v1/chat/completions: 400 …"
 };
@@ -63,8 +69,11 @@ public:
     std::string baseUrl() const;
     ApiStatus status() const;     // any thread
 
-    // Checks without starting: a bad port, parallel or context, a non-loopback host without a key.
+    // Checks without starting: a bad port, a non-loopback host without a key, a key with white
+    // space or commas, an origin list entry that is not an origin.
     static Error checkOptions(const ApiServerOptions &options);
+    // "a, b" -> {"a", "b"}: llama-server's --api-key takes a comma-separated list.
+    static std::vector<std::string> splitKeys(const std::string &keys);
     static bool isLoopback(const std::string &host);
     // 32 random bytes from the OS as "sk-shoehorn-" + 64 hex digits.
     static std::string generateKey();

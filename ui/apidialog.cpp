@@ -72,6 +72,7 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
     connect(m_api, &ApiController::failed, this, &ApiDialog::onFailed);
     connect(m_api, &ApiController::statusUpdated, this, &ApiDialog::onStatus);
     connect(m_api, &ApiController::modelAliasChanged, this, &ApiDialog::refreshExamples);
+    connect(m_api, &ApiController::configChanged, this, [this](const ApiConfig &c) { m_key->setText(c.key); });
     onState(m_api->state());
     resize(720, 760);
 }
@@ -95,7 +96,7 @@ QWidget *ApiDialog::buildSettings()
     m_key = new QLineEdit(c.key);
     m_key->setObjectName(QStringLiteral("apiKey"));
     m_key->setEchoMode(QLineEdit::Password);
-    m_key->setPlaceholderText(tr("none (only allowed on 127.0.0.1)"));
+    m_key->setPlaceholderText(tr("made when the API starts"));
     keyRow->addWidget(m_key, 1);
     m_showKey = new QToolButton;
     m_showKey->setText(tr("Show"));
@@ -113,6 +114,22 @@ QWidget *ApiDialog::buildSettings()
     connect(newKey, &QToolButton::clicked, this, [this] { m_key->setText(ApiController::newKey()); });
     keyRow->addWidget(newKey);
     form->addRow(tr("API key:"), keyRow);
+    m_noKey = new QCheckBox(tr("No key: any program on this computer may use the API (127.0.0.1 only)"));
+    m_noKey->setObjectName(QStringLiteral("apiNoKey"));
+    m_noKey->setChecked(c.noKey);
+    m_key->setEnabled(!c.noKey);
+    connect(m_noKey, &QCheckBox::toggled, this, [this](bool on) {
+        m_key->setEnabled(!on);
+        refreshExposure();
+    });
+    form->addRow(QString(), m_noKey);
+    m_origins = new QLineEdit(c.corsOrigins);
+    m_origins->setObjectName(QStringLiteral("apiOrigins"));
+    m_origins->setToolTip(tr("Web pages of other sites your browser may let use the API (llama-server's "
+                             "--cors-origins). localhost: pages served from this computer. Add origins such as "
+                             "https://app.example:3000, separated by commas. * lets every web site you visit "
+                             "use it. The API's own web chat is always allowed."));
+    form->addRow(tr("Web pages allowed:"), m_origins);
 
     m_parallel = new QSpinBox;
     m_parallel->setRange(1, 16);
@@ -132,6 +149,14 @@ QWidget *ApiDialog::buildSettings()
     m_metrics = new QCheckBox(tr("Prometheus metrics at /metrics"));
     m_metrics->setChecked(c.metrics);
     form->addRow(QString(), m_metrics);
+    m_exposure = new QLabel;
+    m_exposure->setObjectName(QStringLiteral("apiExposure"));
+    m_exposure->setWordWrap(true);
+    m_exposure->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: bold; }"));
+    form->addRow(m_exposure);
+    connect(m_host, &QLineEdit::textChanged, this, &ApiDialog::refreshExposure);
+    connect(m_origins, &QLineEdit::textChanged, this, &ApiDialog::refreshExposure);
+    refreshExposure();
     return box;
 }
 
@@ -194,6 +219,8 @@ ApiConfig ApiDialog::configFromFields() const
     c.host = m_host->text().trimmed();
     c.port = m_port->value();
     c.key = m_key->text().trimmed();
+    c.noKey = m_noKey->isChecked();
+    c.corsOrigins = m_origins->text().trimmed().isEmpty() ? QStringLiteral("localhost") : m_origins->text().trimmed();
     c.parallel = m_parallel->value();
     c.metrics = m_metrics->isChecked();
     return c;
@@ -207,7 +234,11 @@ void ApiDialog::toggle()
     }
     const ApiConfig c = configFromFields();
     if (ApiController::needsKey(c)) {
-        m_message->setText(tr("%1 can be reached from other computers: set an API key first (New Key).").arg(c.host));
+        m_message->setText(tr("%1 can be reached from other computers: it needs an API key (untick No key).").arg(c.host));
+        return;
+    }
+    if (const auto e = ApiController::check(c)) {
+        m_message->setText(ErrorText::message(e));
         return;
     }
     m_usePort->hide();
@@ -260,7 +291,11 @@ void ApiDialog::onFailed(const shoehorn::Error &error, int freePort)
 void ApiDialog::onStatus(const shoehorn::ApiStatus &status)
 {
     m_url->setText(m_api->baseUrl() + QStringLiteral("/v1"));
-    m_requests->setText(tr("Requests served: %1").arg(qulonglong(status.requests)));
+    m_requests->setText(status.refused
+                            ? tr("Requests: %1, of them refused: %2 (no or a wrong key, or a page of another site)")
+                                  .arg(qulonglong(status.requests))
+                                  .arg(qulonglong(status.refused))
+                            : tr("Requests: %1").arg(qulonglong(status.requests)));
     m_slots->setRowCount(int(status.slotStates.size()));
     for (int i = 0; i < int(status.slotStates.size()); ++i) {
         const auto &s = status.slotStates[size_t(i)];
@@ -289,6 +324,15 @@ void ApiDialog::refreshExamples()
     m_curl->setPlainText(m_api->curlExample());
     m_python->setPlainText(m_api->pythonExample());
     m_javascript->setPlainText(m_api->javascriptExample());
+}
+
+// Loud when the API is opened wider than this computer's own programs with the key.
+void ApiDialog::refreshExposure()
+{
+    ApiConfig c = configFromFields();
+    const QStringList open = ApiController::exposures(c);
+    m_exposure->setVisible(!open.isEmpty());
+    m_exposure->setText(open.isEmpty() ? QString() : tr("Open wider than this computer: %1.").arg(open.join(QStringLiteral("; "))));
 }
 
 void ApiDialog::copy(const QString &text)

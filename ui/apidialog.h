@@ -40,6 +40,7 @@ private:
     void onFailed(const shoehorn::Error &error, int freePort);
     void onStatus(const shoehorn::ApiStatus &status);
     void refreshExamples();
+    void refreshExposure();
     void copy(const QString &text);
 
     ApiController *m_api;
@@ -48,6 +49,9 @@ private:
     QSpinBox *m_port = nullptr;
     QLineEdit *m_key = nullptr;
     QToolButton *m_showKey = nullptr;
+    QCheckBox *m_noKey = nullptr;
+    QLineEdit *m_origins = nullptr;
+    QLabel *m_exposure = nullptr;
     QSpinBox *m_parallel = nullptr;
     QCheckBox *m_metrics = nullptr;
     QWidget *m_settingsBox = nullptr;

@@ -1,4 +1,5 @@
 // Shared by the API tests: the server under test, the official OpenAI client, raw HTTP.
+import http from 'node:http';
 import net from 'node:net';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
@@ -26,6 +27,21 @@ export async function post(base, path, body, key = KEY) {
     if (key) headers.Authorization = 'Bearer ' + key;
     const res = await fetch(base + path, { method: 'POST', headers, body });
     return { status: res.status, text: await res.text() };
+}
+
+// A request with headers fetch() will not send as given (Host, Origin): resolves
+// { status, headers, text }.
+export function raw(base, method, path, headers = {}) {
+    const url = new URL(base);
+    return new Promise((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+            let text = '';
+            res.on('data', (d) => { text += d; });
+            res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+        });
+        req.on('error', reject);
+        req.end();
+    });
 }
 
 // The status line of the answer to a request whose body is `length` bytes (sent in 1 MiB pieces
@@ -146,7 +162,7 @@ export function bmpDataUrl(w, h, seed = 0) {
 }
 
 // The checks every server (shoehorn-cli serve and the app's) must pass, in one place.
-export async function checkServer(t, base, { slots = 2 } = {}) {
+export async function checkServer(t, base, { slots = 2, keys = [KEY] } = {}) {
     const api = client(base);
 
     await t.test('the official client lists /v1/models', async () => {
@@ -202,6 +218,43 @@ export async function checkServer(t, base, { slots = 2 } = {}) {
         const health = await get(base, '/health', null);
         assert.equal(health.status, 200);
         assert.match(health.text, /ok/);
+    });
+
+    await t.test('every key given works', async () => {
+        for (const k of keys) assert.equal((await get(base, '/v1/models', k)).status, 200, k);
+    });
+
+    await t.test('another web site gets no permission: preflight and request are refused', async () => {
+        const evil = 'https://evil.example';
+        const pre = await raw(base, 'OPTIONS', '/v1/chat/completions', {
+            Origin: evil, 'Access-Control-Request-Method': 'POST',
+            'Access-Control-Request-Headers': 'authorization, content-type' });
+        assert.equal(pre.status, 403, pre.text);
+        assert.equal(pre.headers['access-control-allow-origin'], undefined);
+        const r = await raw(base, 'GET', '/v1/models', { Origin: evil, Authorization: 'Bearer ' + KEY });
+        assert.equal(r.status, 403);
+        assert.equal(r.headers['access-control-allow-origin'], undefined);
+        assert.match(JSON.parse(r.text).error.message, /evil\.example may not use this server.*--cors-origins/);
+    });
+
+    await t.test('a page served from this machine gets permission', async () => {
+        const local = 'http://localhost:5173';
+        const pre = await raw(base, 'OPTIONS', '/v1/chat/completions', {
+            Origin: local, 'Access-Control-Request-Method': 'POST' });
+        assert.equal(pre.status, 200);
+        assert.equal(pre.headers['access-control-allow-origin'], local);
+        const r = await raw(base, 'GET', '/v1/models', { Origin: local, Authorization: 'Bearer ' + KEY });
+        assert.equal(r.status, 200);
+        assert.equal(r.headers['access-control-allow-origin'], local);
+    });
+
+    await t.test('a rebinding Host is refused with a clear message', async () => {
+        const port = new URL(base).port;
+        const r = await raw(base, 'GET', '/v1/models', { Host: 'evil.example:' + port, Authorization: 'Bearer ' + KEY });
+        assert.equal(r.status, 403);
+        assert.match(JSON.parse(r.text).error.message, /named "evil\.example:\d+".*DNS rebinding/);
+        const ok = await raw(base, 'GET', '/v1/models', { Host: 'localhost:' + port, Authorization: 'Bearer ' + KEY });
+        assert.equal(ok.status, 200);
     });
 
     await t.test('malformed JSON is 400 with an error body', async () => {

@@ -29,12 +29,12 @@ function serve(args, { waitUrl = true } = {}) {
 }
 
 test('shoehorn-cli serve', async (t) => {
-    const s = await serve([MODEL, '--port', '0', '--api-key', KEY, '--metrics', '--parallel', '2', '-c', '2048']);
+    const s = await serve([MODEL, '--port', '0', '--api-key', KEY + ',' + KEY + '-second', '--metrics', '--parallel', '2', '-c', '2048']);
     assert.ok(s.base, s.out());
     assert.match(s.out(), /settings: -ngl \d+ --n-cpu-moe \d+ -c 2048 \(one KV cache for 2 API slots and the chat.s\)/);
     assert.ok(!s.out().includes(KEY), 'the key was printed');
     try {
-        await checkServer(t, s.base, { slots: 2 });
+        await checkServer(t, s.base, { slots: 2, keys: [KEY, KEY + '-second'] });
 
         await t.test('SIGTERM during a stream: the stream ends, exit 0', async () => {
             const pending = stream(client(s.base), 'long', 1000).catch((e) => ({ error: e }));

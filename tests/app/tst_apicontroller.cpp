@@ -36,11 +36,13 @@ private:
         return QTest::qWaitFor([&] { return loaded.count() == 1; }, 30000);
     }
     // HTTP status of GET url+path with the key (0: no answer).
-    static int get(const QString &url, const QString &path, QByteArray *body = nullptr)
+    static int get(const QString &url, const QString &path, QByteArray *body = nullptr,
+                   const QByteArray &key = "sk-test-key")
     {
         QNetworkAccessManager net;
         QNetworkRequest r(QUrl(url + path));
-        r.setRawHeader("Authorization", "Bearer sk-test-key");
+        if (!key.isEmpty())
+            r.setRawHeader("Authorization", "Bearer " + key);
         QNetworkReply *reply = net.get(r);
         QSignalSpy done(reply, &QNetworkReply::finished);
         if (!done.wait(10000))
@@ -62,6 +64,10 @@ private slots:
     void portInUseOffersAFreeOne();
     void refusesAnOpenHostWithoutKey();
     void keyIsStoredForTheUserOnly();
+    void firstStartMakesAKeyAndRefusalsAreCounted();
+    void noKeyIsTheUsersChoice();
+    void exposuresAreNamed_data();
+    void exposuresAreNamed();
 };
 
 void TestApiController::needsALoadedModel()
@@ -101,7 +107,13 @@ void TestApiController::servesTheLoadedModelWithoutReloading()
     api.setModelAlias("tiny-api.gguf");
     QCOMPARE(alias.count(), 1);
     QVERIFY(api.pythonExample().contains("model=\"tiny-api.gguf\""));
-    QVERIFY(api.curlExample().contains("Bearer sk-test-key"));
+    // The examples read the key from the environment; they never print it.
+    QVERIFY(api.curlExample().contains("Bearer $SHOEHORN_API_KEY"));
+    QVERIFY(api.curlExample().contains(ApiController::keyExport()));
+    QVERIFY(api.pythonExample().contains("os.environ[\"SHOEHORN_API_KEY\"]"));
+    QVERIFY(api.javascriptExample().contains("process.env.SHOEHORN_API_KEY"));
+    for (const QString &example : {api.curlExample(), api.pythonExample(), api.javascriptExample()})
+        QVERIFY2(!example.contains("sk-test-key"), qPrintable(example));
 
     api.stop();
     QTRY_COMPARE(api.state(), State::Off);
@@ -222,7 +234,7 @@ void TestApiController::refusesAnOpenHostWithoutKey()
     ApiController api(session.apiHost());
     ApiConfig c = anyPort();
     c.host = "0.0.0.0";
-    c.key.clear();
+    c.noKey = true;
     api.setConfig(c);
     QSignalSpy failed(&api, &ApiController::failed);
     api.start();
@@ -251,6 +263,94 @@ void TestApiController::keyIsStoredForTheUserOnly()
     const std::string key = shoehorn::ApiServer::generateKey();
     QCOMPARE(key.size(), size_t(12 + 64));
     QVERIFY(key != shoehorn::ApiServer::generateKey());
+}
+
+// Safe by default: the first start makes a key and requires it; a request without it or with a
+// wrong one is refused, and the status counts it among the requests and names it.
+void TestApiController::firstStartMakesAKeyAndRefusalsAreCounted()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    ApiConfig c = anyPort();
+    c.key.clear();
+    api.setConfig(c);
+    QVERIFY(!QFile::exists(ApiController::keyFilePath()));
+    api.setPollInterval(100);
+    QSignalSpy changed(&api, &ApiController::configChanged);
+    api.start();
+    QCOMPARE(changed.count(), 1);
+    const QString key = api.config().key;
+    QVERIFY(key.startsWith("sk-shoehorn-"));
+    QCOMPARE(ApiController::loadConfig().key, key);
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    QCOMPARE(get(api.baseUrl(), "/v1/models", nullptr, QByteArray()), 401);
+    QCOMPARE(get(api.baseUrl(), "/v1/models", nullptr, "sk-wrong"), 401);
+    QCOMPARE(get(api.baseUrl(), "/v1/models", nullptr, key.toUtf8()), 200);
+    QTRY_COMPARE(api.status().refused, 2ull);
+    QVERIFY(api.status().requests >= 3);
+    const auto &errors = api.status().lastErrors;
+    QVERIFY(errors.size() >= 2);
+    QVERIFY2(QString::fromStdString(errors[errors.size() - 2]).contains("GET /v1/models: 401 no API key"),
+             errors[errors.size() - 2].c_str());
+    QVERIFY2(QString::fromStdString(errors.back()).contains("401 wrong API key (from 127.0.0.1)"), errors.back().c_str());
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
+    // A second start keeps the key.
+    api.start();
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(api.config().key, key);
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+}
+
+void TestApiController::noKeyIsTheUsersChoice()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    ApiConfig c = anyPort();
+    c.key.clear();
+    c.noKey = true;
+    api.setConfig(c);
+    QSignalSpy changed(&api, &ApiController::configChanged);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    QCOMPARE(changed.count(), 0);
+    QVERIFY(api.config().key.isEmpty());
+    QCOMPARE(get(api.baseUrl(), "/v1/models", nullptr, QByteArray()), 200);
+    QVERIFY(!api.curlExample().contains("Authorization"));
+    QCOMPARE(ApiController::loadConfig().noKey, true);
+}
+
+void TestApiController::exposuresAreNamed_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("origins");
+    QTest::addColumn<bool>("noKey");
+    QTest::addColumn<QStringList>("named");
+    QTest::newRow("default: nothing") << "127.0.0.1" << "localhost" << false << QStringList{};
+    QTest::newRow("listed origins: nothing") << "127.0.0.1" << "https://app.example" << false << QStringList{};
+    QTest::newRow("all interfaces") << "0.0.0.0" << "localhost" << false << QStringList{"other computers"};
+    QTest::newRow("every site") << "127.0.0.1" << "*" << false << QStringList{"every web site"};
+    QTest::newRow("no key") << "127.0.0.1" << "localhost" << true << QStringList{"no key"};
+    QTest::newRow("all three") << "192.168.1.5" << "https://a.example, *" << true
+                               << QStringList{"other computers", "every web site", "no key"};
+}
+
+void TestApiController::exposuresAreNamed()
+{
+    QFETCH(QString, host);
+    QFETCH(QString, origins);
+    QFETCH(bool, noKey);
+    QFETCH(QStringList, named);
+    ApiConfig c;
+    c.host = host;
+    c.corsOrigins = origins;
+    c.noKey = noKey;
+    const QStringList got = ApiController::exposures(c);
+    QCOMPARE(got.size(), named.size());
+    for (int i = 0; i < named.size(); ++i)
+        QVERIFY2(got[i].contains(named[i]), qPrintable(got[i]));
 }
 
 QTEST_MAIN(TestApiController)

@@ -147,7 +147,7 @@ int cmdServe(const Args &given)
     ApiServerOptions o;
     o.host = a.host;
     o.port = a.port;
-    o.apiKey = a.apiKey;
+    o.apiKeys = ApiServer::splitKeys(a.apiKey);
     o.metrics = a.metrics;
     if (const Error e = ApiServer::checkOptions(o))
         return fail(e);
@@ -193,7 +193,7 @@ int cmdServe(const Args &given)
     }
     std::printf("listening on %s/v1 (model \"%s\", API key %s, metrics %s)\n", server->baseUrl().c_str(),
                 a.presetModel.empty() ? std::filesystem::path(a.model).filename().c_str() : a.presetModel.c_str(),
-                o.apiKey.empty() ? "none" : "required", o.metrics ? "on" : "off");
+                o.apiKeys.empty() ? "none" : "required", o.metrics ? "on" : "off");
     std::fflush(stdout);
 
     int sig = 0;
