@@ -7,6 +7,7 @@
 #include "modelinspector.h"
 #include "plantargets.h"
 #include "servercommand.h"
+#include "validate.h"
 #include "visioncontroller.h"
 
 
@@ -234,4 +235,15 @@ void OffloadController::onModelLoaded(const ModelSummary &summary)
     m_hasMeasured = true;
     emit settingsChanged();
     replan();
+}
+
+std::optional<OffloadController::KvHeadMismatch> OffloadController::kvHeadMismatch(const shoehorn::ModelInfo &info,
+                                                                                   const shoehorn::ContextSettings &c)
+{
+    for (const auto &[type, head] : {std::pair{c.typeK, info.headSizeK}, std::pair{c.typeV, info.headSizeV}}) {
+        const int block = shoehorn::kvTypeBlockSize(type);
+        if (head != 0 && head % uint32_t(block) != 0)
+            return KvHeadMismatch{QString::fromStdString(type), block, head};
+    }
+    return std::nullopt;
 }

@@ -38,6 +38,16 @@ public:
         int tokens1024 = 0;
     };
     Images images() const;
+    // A KV cache type the model's heads cannot take: llama.cpp stores quantized types in blocks
+    // of `block` values, which must divide the head size (the engine's rule, for the window's
+    // words).
+    struct KvHeadMismatch {
+        QString type;
+        int block = 0;
+        uint32_t headSize = 0;
+    };
+    static std::optional<KvHeadMismatch> kvHeadMismatch(const shoehorn::ModelInfo &info,
+                                                        const shoehorn::ContextSettings &context);
     // The chat (the loaded model, its settings), the machine (free memory), the local API (its
     // slots are in the plan) and the vision projectors (their memory), all the caller's.
     OffloadController(ChatController *chat, HardwareMonitor *hardware, ApiController *api, VisionController *vision,

@@ -141,8 +141,21 @@ FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
 
 } // namespace
 
-FitResult autoFit(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
+FitResult autoFit(const ModelInfo &m, const FitRequest &request, const PlanTarget &t)
 {
+    FitRequest r = request;
+    // A KV type the model's heads cannot take is the cause to name, not a lack of memory.
+    if (Error e = validate(m, r.settings.context)) {
+        if (r.locks.kvType) {
+            FitResult out;
+            out.outcome = FitOutcome::KvTypeUnusable;
+            out.settings = r.settings;
+            out.invalidReason = e.detail;
+            return out;
+        }
+        r.settings.context.typeK = "f16";
+        r.settings.context.typeV = "f16";
+    }
     FitResult result = fitOnce(m, r, t);
     if (result.ok())
         return result;
@@ -212,6 +225,8 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
         std::snprintf(buf, sizeof buf, "Nothing fits while %s is locked; unlock it to let auto-fit change it.",
                       fitLockName(f.blockingLock));
         break;
+    case FitOutcome::KvTypeUnusable:
+        return f.invalidReason;
     case FitOutcome::DoesNotFit:
         std::snprintf(buf, sizeof buf, "The model does not fit in %s even with everything in RAM (%s needed%s).",
                       t.name.c_str(), formatBytes(p.ram.use.total()).c_str(), ram.c_str());

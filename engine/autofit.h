@@ -36,6 +36,7 @@ enum class FitOutcome {
     CpuOnly,           // no GPU in the target
     DoesNotFit,        // nothing fits, even with everything unlocked in RAM
     BlockedByLock,     // a fit exists only if `blockingLock` were released
+    KvTypeUnusable,    // the KV cache type asked for cannot hold this model's heads (invalidReason)
 };
 
 struct FitResult {
@@ -45,7 +46,12 @@ struct FitResult {
     MemoryPlan plan;
     bool reducedContext = false;  // the context was shrunk to fit
     bool quantizedKv = false;     // the KV cache was switched to q8_0 to fit
-    bool ok() const { return outcome != FitOutcome::DoesNotFit && outcome != FitOutcome::BlockedByLock; }
+    std::string invalidReason;    // KvTypeUnusable: validate()'s sentence
+    bool ok() const
+    {
+        return outcome != FitOutcome::DoesNotFit && outcome != FitOutcome::BlockedByLock &&
+               outcome != FitOutcome::KvTypeUnusable;
+    }
 };
 
 // Chooses GPU layers, experts-on-CPU layers, context and KV type for the best expected speed:

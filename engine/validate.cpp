@@ -79,6 +79,27 @@ Error validate(const PlanSettings &s)
     return validate(s.context);
 }
 
+int kvTypeBlockSize(const std::string &type)
+{
+    return isQuantizedKvType(type) ? 32 : 1;
+}
+
+Error validate(const ModelInfo &m, const ContextSettings &c)
+{
+    const auto check = [](const char *flag, const std::string &type, uint32_t head, const char *which) -> Error {
+        const int block = kvTypeBlockSize(type);
+        if (head == 0 || head % uint32_t(block) == 0)
+            return {};
+        return invalid(std::string(flag) + " " + type + " stores blocks of " + std::to_string(block) +
+                       " values, so it needs a head size that is a multiple of " + std::to_string(block) +
+                       "; this model's " + which + " head size is " + std::to_string(head) +
+                       " (llama.cpp refuses the context). Use f16 for the KV cache (-ctk f16 -ctv f16).");
+    };
+    if (Error e = check("-ctk", c.typeK, m.headSizeK, "K"))
+        return e;
+    return check("-ctv", c.typeV, m.headSizeV, "V");
+}
+
 std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention)
 {
     return flashAttention == FlashAttention::Off && isQuantizedKvType(wantedV) ? "f16" : wantedV;

@@ -23,6 +23,14 @@ bool isQuantizedKvType(const std::string &type);
 Error validate(const ContextSettings &context);
 Error validate(const PlanSettings &settings);
 
+// Settings this model cannot take: a quantized KV cache type (blocks of 32 values) on a model
+// whose head size is not a multiple of 32 (llama.cpp refuses the context: "K cache type q8_0
+// with block size 32 does not divide n_embd_head_k"). InvalidArgument naming the flag, the type,
+// the block size and the model's head size, or no error.
+Error validate(const ModelInfo &model, const ContextSettings &context);
+// The block of values a KV cache type stores together (32 for the quantized ones, else 1).
+int kvTypeBlockSize(const std::string &type);
+
 // The V cache type llama.cpp takes for a wanted one under this flash-attention setting: the
 // wanted type, except that without flash attention a quantized V becomes f16.
 std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention);

@@ -1,8 +1,21 @@
 #include "fitexplanation.h"
 
 #include "units.h"
+#include "offloadcontroller.h"
 
 using namespace shoehorn;
+
+QString FitExplanation::unusableKv(const ModelInfo &info, const ContextSettings &c)
+{
+    const auto m = OffloadController::kvHeadMismatch(info, c);
+    if (!m)
+        return {};
+    return tr("The %1 KV cache stores blocks of %2 values, so it needs a head size that is a multiple of %2; "
+              "this model's head size is %3. Choose f16 for the KV cache.")
+        .arg(m->type)
+        .arg(m->block)
+        .arg(m->headSize);
+}
 
 QString FitExplanation::text(const Input &in)
 {
@@ -40,11 +53,16 @@ QString FitExplanation::text(const Input &in)
             }
             return tr("Nothing fits while \"%1\" is locked. Unlock it and run Auto-fit again.").arg(lock);
         }
+        case FitOutcome::KvTypeUnusable:
+            return unusableKv(*info, f.settings.context);
         case FitOutcome::DoesNotFit:
             return tr("This model does not fit in %1, not even with everything in RAM.")
                 .arg(in.targetName);
         }
     }
+    if (in.context)
+        if (const QString kv = unusableKv(*info, *in.context); !kv.isEmpty())
+            return kv;
     for (const auto &g : plan.gpus)
         if (!g.fits())
             return tr("Too much for %1: move layers or experts to the CPU, or press Auto-fit.")

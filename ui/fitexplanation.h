@@ -20,6 +20,9 @@ public:
         const std::optional<shoehorn::FitResult> *lastFit = nullptr;
         const shoehorn::MemoryPlan *plan = nullptr;
         QString targetName;
+        const shoehorn::ContextSettings *context = nullptr; // the settings the plan is for
     };
+    // A KV cache type this model's heads cannot take, in words (empty: none).
+    static QString unusableKv(const shoehorn::ModelInfo &info, const shoehorn::ContextSettings &context);
     static QString text(const Input &in);
 };

@@ -440,8 +440,10 @@ void OffloadPanel::updateGauges()
 
 QString OffloadPanel::explanation() const
 {
+    const auto settings = m_offload->planSettings();
     const QString fit = FitExplanation::text({&m_offload->info(), m_offload->modelPath(), &m_offload->lastFit(),
-                                              &m_offload->plan(), QString::fromStdString(currentTarget().name)});
+                                              &m_offload->plan(), QString::fromStdString(currentTarget().name),
+                                              &settings.context});
     const QString images = m_offload->info() ? OffloadTexts::images(m_offload->images(), m_offload->plan().contextSize)
                                              : QString();
     return images.isEmpty() ? fit : fit + QLatin1Char('\n') + images;

@@ -33,6 +33,7 @@ private slots:
     void denseModelDropsWholeLayers();
     void cpuOnlyTarget();
     void doesNotFit();
+    void kvTypeTheHeadsCannotTake();
     void neverRecommendsWhatLlamaRefuses_data();
     void neverRecommendsWhatLlamaRefuses();
 };
@@ -205,6 +206,31 @@ void TestAutoFit::doesNotFit()
     QVERIFY(!f.ok());
     QCOMPARE(f.outcome, FitOutcome::DoesNotFit);
     QCOMPARE(f.blockingLock, FitLock::None);
+}
+
+// q8_0 KV on heads of 16: the cause is the type, not memory. Locked, auto-fit says so; unlocked,
+// it plans f16 (and never the q8_0 it would otherwise reach for to save memory).
+void TestAutoFit::kvTypeTheHeadsCannotTake()
+{
+    ModelInfo m = m_q30;
+    m.headSizeK = m.headSizeV = 16;
+    FitRequest r = request();
+    r.settings.context.typeK = r.settings.context.typeV = "q8_0";
+    r.locks.kvType = true;
+    const PlanTarget t = profile("gtx1060-6g");
+    const FitResult locked = autoFit(m, r, t);
+    QCOMPARE(locked.outcome, FitOutcome::KvTypeUnusable);
+    QVERIFY(!locked.ok());
+    const std::string why = describeFit(m, locked, t);
+    QVERIFY2(why.find("needs a head size that is a multiple of 32; this model's K head size is 16") != std::string::npos,
+             why.c_str());
+    QVERIFY2(why.find("does not fit") == std::string::npos, why.c_str());
+    r.locks.kvType = false;
+    const FitResult unlocked = autoFit(m, r, t);
+    QVERIFY2(unlocked.ok(), describeFit(m, unlocked, t).c_str());
+    QCOMPARE(unlocked.settings.context.typeK, std::string("f16"));
+    QCOMPARE(unlocked.settings.context.typeV, std::string("f16"));
+    QVERIFY(!unlocked.quantizedKv);
 }
 
 void TestAutoFit::neverRecommendsWhatLlamaRefuses_data()

@@ -18,6 +18,8 @@ class TestValidate : public QObject
 private slots:
     void settings_data();
     void settings();
+    void headsTakeTheKvType_data();
+    void headsTakeTheKvType();
     void allowedTypeV_data();
     void allowedTypeV();
     void contextWarning_data();
@@ -80,6 +82,50 @@ void TestValidate::settings()
     // The context part alone says the same (ChatSession::create and the benchmark use it).
     if (s.load == LoadSettings{} && s.parallel == 1)
         QCOMPARE(validate(s.context).detail, e.detail);
+}
+
+// llama.cpp refuses a quantized KV cache whose block (32 values) does not divide the head size.
+void TestValidate::headsTakeTheKvType_data()
+{
+    QTest::addColumn<int>("headK");
+    QTest::addColumn<int>("headV");
+    QTest::addColumn<QString>("typeK");
+    QTest::addColumn<QString>("typeV");
+    QTest::addColumn<QString>("message"); // empty: accepted
+    QTest::newRow("head 128, q8_0") << 128 << 128 << "q8_0" << "q8_0" << "";
+    QTest::newRow("head 16, f16") << 16 << 16 << "f16" << "f16" << "";
+    QTest::newRow("head 16, bf16/f32") << 16 << 16 << "bf16" << "f32" << "";
+    QTest::newRow("head 16, q8_0 K")
+        << 16 << 16 << "q8_0" << "f16"
+        << "-ctk q8_0 stores blocks of 32 values, so it needs a head size that is a multiple of 32; this model's K "
+           "head size is 16 (llama.cpp refuses the context). Use f16 for the KV cache (-ctk f16 -ctv f16).";
+    QTest::newRow("head V 80, q4_0 V") << 128 << 80 << "f16" << "q4_0"
+                                       << "-ctv q4_0 stores blocks of 32 values, so it needs a head size that is a "
+                                          "multiple of 32; this model's V head size is 80";
+    QTest::newRow("head unknown (0)") << 0 << 0 << "q8_0" << "q8_0" << "";
+}
+
+void TestValidate::headsTakeTheKvType()
+{
+    QFETCH(int, headK);
+    QFETCH(int, headV);
+    QFETCH(QString, typeK);
+    QFETCH(QString, typeV);
+    QFETCH(QString, message);
+    ModelInfo m;
+    m.headSizeK = uint32_t(headK);
+    m.headSizeV = uint32_t(headV);
+    ContextSettings c;
+    c.typeK = typeK.toStdString();
+    c.typeV = typeV.toStdString();
+    c.flashAttention = FlashAttention::On;
+    const Error e = validate(m, c);
+    if (message.isEmpty()) {
+        QVERIFY2(!e, e.detail.c_str());
+        return;
+    }
+    QCOMPARE(e.code, ErrorCode::InvalidArgument);
+    QVERIFY2(QString::fromStdString(e.detail).startsWith(message), e.detail.c_str());
 }
 
 void TestValidate::allowedTypeV_data()

@@ -45,6 +45,7 @@ private slots:
     void slidersMoveTheGauges();
     void autoFitOnSixGigabytes();
     void lockIsHonoured();
+    void kvTypeTheHeadsCannotTakeIsNamed();
     void copiesLlamaServerCommand();
     void settingsRememberedPerModel();
     void measuredAfterLoad();
@@ -133,6 +134,29 @@ void TestOffloadPanel::lockIsHonoured()
     panel.findChild<QCheckBox *>("lockCpuMoe")->setChecked(true);
     panel.autoFit();
     QVERIFY(panel.findChild<QLabel *>("fitExplanation")->text().contains("locked"));
+}
+
+// q8_0 KV on a model whose heads are 16 wide (the tiny fixture): the panel names that cause, not
+// memory, both as soon as q8_0 is chosen and when Auto-fit is asked with the KV type locked.
+void TestOffloadPanel::kvTypeTheHeadsCannotTakeIsNamed()
+{
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    panel.show();
+    QVERIFY(open(panel, TestFixtures::instance().tinyApi()));
+    auto *explanation = panel.findChild<QLabel *>("fitExplanation");
+    const QString cause = "needs a head size that is a multiple of 32; this model's head size is 16";
+    QVERIFY2(!explanation->text().contains(cause), qPrintable(explanation->text()));
+    panel.findChild<QComboBox *>("typeK")->setCurrentText("q8_0");
+    QTRY_VERIFY2(explanation->text().contains(cause), qPrintable(explanation->text()));
+    panel.findChild<QCheckBox *>("lockKv")->setChecked(true);
+    panel.autoFit();
+    QVERIFY2(explanation->text().contains("The q8_0 KV cache stores blocks of 32 values") &&
+                 !explanation->text().contains("does not fit"),
+             qPrintable(explanation->text()));
+    QCOMPARE(panel.findChild<QComboBox *>("typeK")->currentText(), QString("q8_0")); // locked: left as it was
 }
 
 void TestOffloadPanel::copiesLlamaServerCommand()
