@@ -3,7 +3,9 @@
 #include "appsettings.h"
 #include "presetini.h"
 
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 PresetImport PresetImport::fromFile(const QString &path, const ModelSettings &base)
 {
@@ -19,6 +21,17 @@ PresetImport PresetImport::fromFile(const QString &path, const ModelSettings &ba
         out.failure = Failure::NotPresets;
         out.error = QString::fromStdString(parsed.error().detail);
         return out;
+    }
+    // A relative model or mmproj path is beside the file, as `shoehorn-cli serve --models-preset`
+    // reads it: the same file means the same models in the window and in serve.
+    const QDir dir = QFileInfo(path).absoluteDir();
+    const auto resolve = [&dir](std::optional<std::string> &p) {
+        if (p && !p->empty() && QDir::isRelativePath(QString::fromStdString(*p)))
+            p = QDir::cleanPath(dir.absoluteFilePath(QString::fromStdString(*p))).toStdString();
+    };
+    for (auto &m : parsed->models) {
+        resolve(m.model);
+        resolve(m.mmproj);
     }
     out.models = ModelSettingsStore::importPresets(*parsed, base);
     for (const auto &p : parsed->models)

@@ -469,19 +469,40 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              "${_shoehorn_srv_in}/server-context.h" "${_shoehorn_srv_in}/server-context.cpp"
              "${_shoehorn_srv_in}/server-http.h" "${_shoehorn_srv_in}/server-http.cpp")
 
-# The web UI is not embedded: building it needs its npm toolchain (Svelte, Vite and a few
-# hundred packages) and the prebuilt copy comes from Hugging Face, which a build may not reach.
-# `/` answers with Shoehorn's own page instead (engine/apiserver.cpp).
-set(_shoehorn_ui "${CMAKE_BINARY_DIR}/llama-ui-empty")
+# llama.cpp's web UI (tools/ui), built once per llama.cpp commit with npm into the cache and
+# embedded by llama.cpp's own llama-ui-embed (cmake/WebUi.cmake). The script runs on every build
+# and returns at once when the table is current; without Node/npm it says why in one line and
+# the table is empty (`/` then explains: engine/internal/httpside.cpp).
+option(SHOEHORN_WEB_UI "Build llama.cpp's web UI into the local API (needs Node 20.19+ and the npm registry once)" ON)
+set(SHOEHORN_UI_CACHE_DIR "${SHOEHORN_CACHE_DIR}/llama-ui-${SHOEHORN_LLAMA_COMMIT}" CACHE PATH
+    "Where the built web UI is kept between builds")
+set(_shoehorn_ui "${CMAKE_BINARY_DIR}/llama-ui")
+file(REMOVE "${_shoehorn_ui}/ui.failed") # configuring again retries a failed npm build
+find_program(SHOEHORN_NODE NAMES node nodejs)
+find_program(SHOEHORN_NPM npm)
 add_executable(shoehorn_llama_ui_embed "${LLAMA_CPP_DIR}/tools/ui/embed.cpp")
 target_compile_features(shoehorn_llama_ui_embed PRIVATE cxx_std_17)
 target_compile_options(shoehorn_llama_ui_embed PRIVATE -w)
 set_target_properties(shoehorn_llama_ui_embed PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${_shoehorn_ui}")
-add_custom_command(OUTPUT "${_shoehorn_ui}/ui.cpp" "${_shoehorn_ui}/ui.h"
-                   COMMAND shoehorn_llama_ui_embed "${_shoehorn_ui}/ui.cpp" "${_shoehorn_ui}/ui.h"
-                   DEPENDS shoehorn_llama_ui_embed
-                   COMMENT "llama.cpp web UI table (empty: no assets)" VERBATIM)
+set(_shoehorn_node "${SHOEHORN_NODE}")
+set(_shoehorn_npm "${SHOEHORN_NPM}")
+if(NOT SHOEHORN_NODE)
+    set(_shoehorn_node "")
+endif()
+if(NOT SHOEHORN_NPM)
+    set(_shoehorn_npm "")
+endif()
+add_custom_target(shoehorn_llama_ui_assets ALL
+    BYPRODUCTS "${_shoehorn_ui}/ui.cpp" "${_shoehorn_ui}/ui.h" "${_shoehorn_ui}/ui-status.h"
+    COMMAND "${CMAKE_COMMAND}" "-DUI_SOURCE_DIR=${LLAMA_CPP_DIR}/tools/ui" "-DCACHE_DIR=${SHOEHORN_UI_CACHE_DIR}"
+            "-DOUT_DIR=${_shoehorn_ui}" "-DEMBED=$<TARGET_FILE:shoehorn_llama_ui_embed>" "-DNODE=${_shoehorn_node}"
+            "-DNPM=${_shoehorn_npm}" "-DENABLED=${SHOEHORN_WEB_UI}" -P "${PROJECT_SOURCE_DIR}/cmake/WebUi.cmake"
+    VERBATIM)
+add_dependencies(shoehorn_llama_ui_assets shoehorn_llama_ui_embed)
+set_source_files_properties("${_shoehorn_ui}/ui.cpp" "${_shoehorn_ui}/ui.h" "${_shoehorn_ui}/ui-status.h"
+                            PROPERTIES GENERATED TRUE)
 add_library(shoehorn_llama_ui STATIC "${_shoehorn_ui}/ui.cpp" "${_shoehorn_ui}/ui.h")
+add_dependencies(shoehorn_llama_ui shoehorn_llama_ui_assets)
 target_include_directories(shoehorn_llama_ui SYSTEM PUBLIC "${_shoehorn_ui}")
 target_compile_options(shoehorn_llama_ui PRIVATE -w)
 

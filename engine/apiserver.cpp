@@ -1,7 +1,7 @@
 #include "apiserver.h"
 
 #include "guarded.h"
-#include "httpdoor.h"
+#include "httpside.h"
 
 #include "llamahandles.h"
 #include "llamaparams.h"
@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,26 +28,6 @@
 #include <thread>
 
 namespace shoehorn {
-
-namespace {
-
-constexpr size_t kMaxErrors = 10;
-
-const char *kIndexPage = R"(<!doctype html>
-<html><head><meta charset="utf-8"><title>Shoehorn local API</title></head>
-<body style="font-family:sans-serif;max-width:44em;margin:2em auto">
-<h1>Shoehorn local API</h1>
-<p>This is llama.cpp's server, hosted by Shoehorn: it speaks the OpenAI API
-(<code>/v1/chat/completions</code>, <code>/v1/completions</code>, <code>/v1/models</code>),
-the Anthropic API (<code>/v1/messages</code>) and llama-server's own routes
-(<code>/health</code>, <code>/metrics</code>, <code>/slots</code>, <code>/tokenize</code>).</p>
-<p>llama.cpp's web chat is not built into Shoehorn: it needs the llama.cpp web UI's npm
-toolchain, or a prebuilt copy from Hugging Face, neither of which a Shoehorn build fetches.
-Chat in the Shoehorn window, or point any OpenAI-compatible client at this address.</p>
-</body></html>
-)";
-
-} // namespace
 
 struct ApiServer::Impl {
     // Held by open(), close(), status() and the session's attach/detach: a status poll or a
@@ -60,10 +39,8 @@ struct ApiServer::Impl {
     std::unique_ptr<server_http_context> http;
     std::unique_ptr<server_routes> routes;
 
-    mutable std::mutex mutex;
-    uint64_t requests = 0;
-    uint64_t refused = 0;
-    std::deque<std::string> errors;
+    internal::RequestLog log;
+    mutable std::mutex mutex; // rates
     struct Rate {
         int decoded = 0;
         std::chrono::steady_clock::time_point at;
@@ -72,92 +49,22 @@ struct ApiServer::Impl {
     mutable std::map<int, Rate> rates;
 
     void closeLocked();
-    void noteRefused(const std::string &what)
-    {
-        {
-            std::lock_guard lock(mutex);
-            ++requests;
-            ++refused;
-        }
-        noteError(what);
-    }
-    void noteError(const std::string &what)
-    {
-        std::lock_guard lock(mutex);
-        errors.push_back(what);
-        while (errors.size() > kMaxErrors)
-            errors.pop_front();
-    }
 
-    // llama-server's ex_wrapper (exceptions become error bodies) plus our counters.
-    server_http_context::handler_t wrap(const std::string &method, const std::string &path,
-                                        server_http_context::handler_t handler)
+    void get(const std::string &path, const server_http_context::handler_t &h)
     {
-        return [this, method, path, handler](const server_http_req &req) -> server_http_res_ptr {
-            {
-                std::lock_guard lock(mutex);
-                ++requests;
-            }
-            server_http_res_ptr res;
-            std::string message;
-            error_type type = ERROR_TYPE_SERVER;
-            try {
-                res = handler(req);
-            } catch (const std::invalid_argument &e) {
-                type = ERROR_TYPE_INVALID_REQUEST;
-                message = e.what();
-            } catch (const common_json_error &e) {
-                // llama-server answers 500 here; the client sent JSON that is not valid or lacks
-                // a field, so 400 says it better
-                type = ERROR_TYPE_INVALID_REQUEST;
-                message = std::string("the request body is not valid JSON for this route: ") + e.what();
-            } catch (const std::exception &e) {
-                message = e.what();
-            } catch (...) {
-                message = "unknown error";
-            }
-            if (!res) {
-                res = std::make_unique<server_http_res>();
-                json body = format_error_response(message, type);
-                res->status = json_value(body, "code", 500);
-                res->data = safe_json_to_str({{"error", body}});
-            } else if (http->shoehorn_stopping.load() && !res->is_stream() && res->status == 200 &&
-                       res->data.empty()) {
-                // A request still waiting when the server stopped: llama-server returns an empty
-                // 200 (it assumes the client left); say what happened instead.
-                json body = format_error_response("the server is shutting down", ERROR_TYPE_UNAVAILABLE);
-                res->status = json_value(body, "code", 503);
-                res->data = safe_json_to_str({{"error", body}});
-            }
-            if (res->status >= 400) {
-                std::string detail = res->data.substr(0, 300);
-                try {
-                    detail = json::parse(res->data).at("error").value("message", detail);
-                } catch (...) {
-                }
-                noteError(method + " " + path + ": " + std::to_string(res->status) + " " + detail);
-            }
-            return res;
-        };
+        http->get(path, internal::wrapHandler(log, *http, "GET", path, h));
+    }
+    void post(const std::string &path, const server_http_context::handler_t &h)
+    {
+        http->post(path, internal::wrapHandler(log, *http, "POST", path, h));
     }
 
     void addRoutes()
     {
         auto &r = *routes;
-        const auto get = [this](const std::string &path, const server_http_context::handler_t &h) {
-            http->get(path, wrap("GET", path, h));
-        };
-        const auto post = [this](const std::string &path, const server_http_context::handler_t &h) {
-            http->post(path, wrap("POST", path, h));
-        };
         http->get("/health", r.get_health); // public (no key), not counted
         http->get("/v1/health", r.get_health);
-        http->get("/", [](const server_http_req &) {
-            auto res = std::make_unique<server_http_res>();
-            res->content_type = "text/html; charset=utf-8";
-            res->data = kIndexPage;
-            return res;
-        });
+        internal::addIndexRoutes(*http, params.ui);
         get("/metrics", r.get_metrics);
         get("/props", r.get_props);
         get("/models", r.get_models);
@@ -245,6 +152,11 @@ std::vector<std::string> ApiServer::splitKeys(const std::string &keys)
     return out;
 }
 
+std::string ApiServer::webUiMissing()
+{
+    return internal::webUiBuiltIn() ? std::string() : internal::webUiMissingReason();
+}
+
 bool ApiServer::isLoopback(const std::string &host)
 {
     if (host == "localhost" || host == "::1" || host == "[::1]")
@@ -314,17 +226,8 @@ Error ApiServer::open(const ApiServerOptions &options)
             return Error{ErrorCode::NoModel, "no model is loaded"};
         d.closeLocked();
         d.params = d.loop->params();
-        d.params.hostname = options.host;
-        d.params.port = options.port;
-        d.params.api_keys = options.apiKeys;
-        d.params.endpoint_metrics = options.metrics;
-        d.params.cors_origins = options.corsOrigins;
         d.http = std::make_unique<server_http_context>();
-        d.http->shoehorn_hosts = internal::allowedHostsFor(options.host);
-        d.http->shoehorn_refused = [&d](const std::string &method, const std::string &path, int status,
-                                        const std::string &why, const std::string &from) {
-            d.noteRefused(method + " " + path + ": " + std::to_string(status) + " " + why + " (from " + from + ")");
-        };
+        internal::configureDoor(d.params, *d.http, options, d.log);
         if (!d.http->init(d.params)) {
             d.http.reset();
             return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
@@ -420,12 +323,7 @@ ApiStatus ApiServer::status() const
 {
     ApiStatus s;
     s.baseUrl = isOpen() ? baseUrl() : std::string();
-    {
-        std::lock_guard lock(m_impl->mutex);
-        s.requests = m_impl->requests;
-        s.refused = m_impl->refused;
-        s.lastErrors.assign(m_impl->errors.begin(), m_impl->errors.end());
-    }
+    m_impl->log.fill(s);
     std::lock_guard life(m_impl->lifecycle);
     if (!m_impl->http)
         return s;

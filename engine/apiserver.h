@@ -75,6 +75,8 @@ public:
     // "a, b" -> {"a", "b"}: llama-server's --api-key takes a comma-separated list.
     static std::vector<std::string> splitKeys(const std::string &keys);
     static bool isLoopback(const std::string &host);
+    // Why llama.cpp's web UI is not built into this binary (`/` shows it); empty when it is.
+    static std::string webUiMissing();
     // 32 random bytes from the OS as "sk-shoehorn-" + 64 hex digits.
     static std::string generateKey();
     // True if host:port can be bound right now.

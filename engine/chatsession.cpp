@@ -78,6 +78,8 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
             return Error{ErrorCode::NoModel, "no model loaded"};
         if (Error e = validate(settings))
             return e;
+        if (Error e = validate(model->info(), settings))
+            return e;
         auto session = std::unique_ptr<ChatSession>(new ChatSession());
         Impl &d = *session->m_impl;
         auto templates = ChatTemplates::create(internal::llamaModel(*model));
@@ -89,6 +91,7 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         d.loopSettings.apiSlots = std::max(0, api.count);
         d.loopSettings.contextShift = api.contextShift;
         d.loopSettings.alias = api.alias;
+        d.loopSettings.server = api.server;
         auto loop = internal::ServerLoop::start(*d.model, d.loopSettings, nullptr);
         if (!loop)
             return loop.error();
@@ -339,6 +342,11 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
         } cancelReset{d};
         return internal::runTurn(*d.loop, d.vocab(), std::move(*turn), options, callbacks, cancel, t0, d.cache);
     });
+}
+
+internal::ServerLoop &internal::Access::loop(ChatSession &s)
+{
+    return *s.m_impl->loop;
 }
 
 llama_context *internal::Access::context(const ChatSession &s)

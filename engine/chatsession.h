@@ -4,11 +4,13 @@
 #include "filecheck.h"
 #include "model.h"
 #include "projector.h"
+#include "serverargs.h"
 #include "settings.h"
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +68,9 @@ struct ApiSlotSettings {
     int count = 0;             // API requests decoded at once, beside the desktop chat (--parallel)
     bool contextShift = false; // shift instead of stopping when a slot's context is full
     std::string alias;         // the model's name in /v1/models; empty: the file's name
+    // llama-server's command line (shoehorn-cli serve): sampling defaults, templates, reasoning,
+    // timeouts and the rest of its flags for the API's requests. None: llama-server's defaults.
+    std::optional<ServerArgs> server;
 };
 
 // The loaded model's one llama.cpp context, run by llama.cpp's own server loop: one thread

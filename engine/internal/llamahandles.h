@@ -10,7 +10,11 @@
 #include <llama.h>
 
 struct mtmd_context;
+struct common_params;
 
+namespace shoehorn {
+class ServerArgs;
+}
 namespace shoehorn::internal {
 class ServerLoop;
 }
@@ -39,6 +43,10 @@ struct Access {
     static std::shared_ptr<ApiServer> makeApiServer(ServerLoop &loop);
     static void attachApiServer(ApiServer &api, ServerLoop &loop);
     static void detachApiServer(ApiServer &api);
+    // The server loop a session's chat and API run on (the preset router serves its routes).
+    static ServerLoop &loop(ChatSession &s);
+    // llama-server's parameters as its own parser read them.
+    static const common_params &params(const ServerArgs &args);
 };
 
 inline llama_model *llamaModel(const Model &m) { return Access::model(m); }

@@ -7,12 +7,14 @@
 
 #include <log.h>
 #include <server-common.h>
+#include <sampling.h>
 #include <speculative.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <type_traits>
 
 namespace shoehorn {
 
@@ -62,21 +64,83 @@ common_params contextPart(const ContextSettings &c, int apiSlots)
     return p;
 }
 
-// ...and the rest of llama-server's parameters. The model's placement (-ngl, --n-cpu-moe) is
-// not here: the model is loaded already.
+// What the model file recommends (general.sampling.*) where the command line set nothing, as
+// llama.cpp's common_init_from_params() does when it loads a model (its function for it is
+// static in common.cpp; the same keys and the same rule here).
+void applyModelSampling(const llama_model *model, common_params_sampling &s)
+{
+    const uint64_t given = s.user_sampling_config;
+    const auto read = [&](llama_model_meta_key key, uint64_t flag, auto &dst) {
+        if (given & flag)
+            return;
+        char buf[128] = {0};
+        if (llama_model_meta_val_str(model, llama_model_meta_key_str(key), buf, sizeof buf) <= 0)
+            return;
+        char *end = nullptr;
+        if constexpr (std::is_same_v<std::decay_t<decltype(dst)>, float>) {
+            const float v = std::strtof(buf, &end);
+            if (end != buf)
+                dst = v;
+        } else {
+            const long v = std::strtol(buf, &end, 10);
+            if (end != buf)
+                dst = int32_t(v);
+        }
+    };
+    if (!(given & COMMON_PARAMS_SAMPLING_CONFIG_SAMPLERS)) {
+        char buf[512] = {0};
+        if (llama_model_meta_val_str(model, llama_model_meta_key_str(LLAMA_MODEL_META_KEY_SAMPLING_SEQUENCE), buf,
+                                     sizeof buf) > 0) {
+            const auto names = string_split<std::string>(std::string(buf), ';');
+            if (!names.empty())
+                s.samplers = common_sampler_types_from_names(names);
+        }
+    }
+    read(LLAMA_MODEL_META_KEY_SAMPLING_TOP_K, COMMON_PARAMS_SAMPLING_CONFIG_TOP_K, s.top_k);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_TOP_P, COMMON_PARAMS_SAMPLING_CONFIG_TOP_P, s.top_p);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_MIN_P, COMMON_PARAMS_SAMPLING_CONFIG_MIN_P, s.min_p);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_XTC_PROBABILITY, COMMON_PARAMS_SAMPLING_CONFIG_XTC_PROBABILITY, s.xtc_probability);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_XTC_THRESHOLD, COMMON_PARAMS_SAMPLING_CONFIG_XTC_THRESHOLD, s.xtc_threshold);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_TEMP, COMMON_PARAMS_SAMPLING_CONFIG_TEMP, s.temp);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_PENALTY_LAST_N, COMMON_PARAMS_SAMPLING_CONFIG_PENALTY_LAST_N, s.penalty_last_n);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_PENALTY_REPEAT, COMMON_PARAMS_SAMPLING_CONFIG_PENALTY_REPEAT, s.penalty_repeat);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT, COMMON_PARAMS_SAMPLING_CONFIG_MIROSTAT, s.mirostat);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT_TAU, COMMON_PARAMS_SAMPLING_CONFIG_MIROSTAT_TAU, s.mirostat_tau);
+    read(LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT_ETA, COMMON_PARAMS_SAMPLING_CONFIG_MIROSTAT_ETA, s.mirostat_eta);
+}
+
+// ...and the rest of llama-server's parameters: the command line's where there is one, with
+// what Shoehorn owns set over it. The model's placement (-ngl, --n-cpu-moe) is not here: the
+// model is loaded already.
 common_params loopParams(const Model &model, const LoopSettings &s)
 {
-    common_params p = contextPart(s.context, s.apiSlots);
+    const ServerArgs args = s.server.value_or(ServerArgs());
+    common_params p = Access::params(args);
+    const common_params context = contextPart(s.context, s.apiSlots);
+    p.n_parallel = context.n_parallel;
+    p.kv_unified = context.kv_unified;
+    p.n_ctx = context.n_ctx;
+    p.n_batch = context.n_batch;
+    p.n_ubatch = context.n_ubatch;
+    p.cache_type_k = context.cache_type_k;
+    p.cache_type_v = context.cache_type_v;
+    p.flash_attn_type = context.flash_attn_type;
+    p.cpuparams = context.cpuparams;
+    p.cpuparams_batch = context.cpuparams_batch;
+    p.swa_full = context.swa_full;
+    p.kv_unified_per_slot = 0;
     p.model.path = model.info().path;
-    p.endpoint_slots = true;
-    p.ctx_shift = s.contextShift;
-    p.ui = false;            // the HTTP side decides what `/` is
+    p.ctx_shift = s.contextShift || p.ctx_shift;
     p.fit_params = false;    // Shoehorn planned and placed the model already
     p.warmup = false;        // a warm-up decode would run on the caller's thread
     p.cache_ram_mib = 0;     // no host-RAM prompt cache beyond the slots: memory stays as planned
     p.sleep_idle_seconds = -1;
     p.cache_idle_slots = false; // needs a RAM prompt cache, which there is none of
-    p.model_alias = {s.alias.empty() ? std::filesystem::path(model.info().path).filename().string() : s.alias};
+    if (!s.alias.empty())
+        p.model_alias = {s.alias};
+    else if (p.model_alias.empty())
+        p.model_alias = {std::filesystem::path(model.info().path).filename().string()};
+    applyModelSampling(llamaModel(model), p.sampling);
     return p;
 }
 

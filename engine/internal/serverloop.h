@@ -6,6 +6,7 @@
 #include "error.h"
 #include "llamaparams.h"
 #include "logcapture.h"
+#include "serverargs.h"
 #include "settings.h"
 
 #include <server-context.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -29,6 +31,9 @@ struct LoopSettings {
     int apiSlots = 0;        // the local API's slots, beside the desktop chat's
     bool contextShift = false;
     std::string alias;       // the model's name in /v1/models; empty: the file's name
+    // llama-server's command line (shoehorn-cli serve): every flag the loop has no setting of its
+    // own for (sampling, templates, reasoning, timeouts...) comes from it. None: its defaults.
+    std::optional<ServerArgs> server;
 };
 
 // The llama_context_params the loop's context gets (the planner's dry run of it).

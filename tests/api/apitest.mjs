@@ -1,4 +1,5 @@
 // Shared by the API tests: the server under test, the official OpenAI client, raw HTTP.
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import assert from 'node:assert/strict';
@@ -305,5 +306,23 @@ export async function checkServer(t, base, { slots = 2, keys = [KEY] } = {}) {
         assert.match(r.text, /^# TYPE llamacpp:tokens_predicted_total counter$/m);
         const predicted = Number(/^llamacpp:tokens_predicted_total (\d+)/m.exec(r.text)[1]);
         assert.ok(predicted > 500, `tokens_predicted_total ${predicted}`);
+    });
+}
+
+// Starts `shoehorn-cli serve` and waits for its URL. Resolves { proc, base, out() }.
+export function serveCli(cli, args, { waitUrl = true } = {}) {
+    const proc = spawn(cli, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d) => { out += d; });
+    proc.stderr.on('data', (d) => { out += d; });
+    const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no URL within 60 s:\n' + out)), 60000);
+        const check = () => {
+            const base = baseUrlFrom(out);
+            if (waitUrl && base) { clearTimeout(timer); resolve({ proc, base, out: () => out, exited }); }
+        };
+        proc.stdout.on('data', check);
+        exited.then((e) => { clearTimeout(timer); resolve({ proc, base: null, out: () => out, exited, ...e }); });
     });
 }

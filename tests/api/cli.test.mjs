@@ -1,32 +1,15 @@
 // shoehorn-cli serve, driven by the official OpenAI client. Env: SHOEHORN_CLI, API_FIXTURE.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KEY, baseUrlFrom, bmpDataUrl, checkServer, client, post, stream } from './apitest.mjs';
+import { KEY, bmpDataUrl, checkServer, client, get, post, serveCli, stream } from './apitest.mjs';
 
 const CLI = process.env.SHOEHORN_CLI;
 const MODEL = process.env.API_FIXTURE;
 
-// Starts `shoehorn-cli serve` and waits for its URL. Resolves { proc, base, out() }.
-function serve(args, { waitUrl = true } = {}) {
-    const proc = spawn(CLI, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    proc.stdout.on('data', (d) => { out += d; });
-    proc.stderr.on('data', (d) => { out += d; });
-    const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-    return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no URL within 60 s:\n' + out)), 60000);
-        const check = () => {
-            const base = baseUrlFrom(out);
-            if (waitUrl && base) { clearTimeout(timer); resolve({ proc, base, out: () => out, exited }); }
-        };
-        proc.stdout.on('data', check);
-        exited.then((e) => { clearTimeout(timer); resolve({ proc, base: null, out: () => out, exited, ...e }); });
-    });
-}
+const serve = (args, options) => serveCli(CLI, args, options);
 
 test('shoehorn-cli serve', async (t) => {
     const s = await serve([MODEL, '--port', '0', '--api-key', KEY + ',' + KEY + '-second', '--metrics', '--parallel', '2', '-c', '2048']);
@@ -90,30 +73,119 @@ test('a port in use gets a clear message and a free one', async () => {
 
 test('a host other machines reach needs a key', async () => {
     const r = await serve([MODEL, '--host', '0.0.0.0', '--port', '0']);
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2);
     assert.match(r.out(), /--host 0\.0\.0\.0 is reachable from other machines: set an API key first/);
 });
 
-test('--api-key-file and --models-preset --model', async () => {
+const props = async (base, query = '') => JSON.parse((await get(base, '/props' + query)).text).default_generation_settings.params;
+
+// The guides' own command lines, with fixture paths and a free port (issue: llama-server drop-in).
+test('the guides\' router line: --host 0.0.0.0 --api-key --metrics --parallel 2 -fit on -fitt 768 --models-preset', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoehorn-serve-'));
-    const keyFile = path.join(dir, 'key');
-    fs.writeFileSync(keyFile, KEY + '\n', { mode: 0o600 });
     const ini = path.join(dir, 'models.ini');
-    fs.writeFileSync(ini, `version = 1\n[*]\nc = 1024\n\n[tiny]\nmodel = ${MODEL}\nparallel = 1\n`);
-    const s = await serve(['--models-preset', ini, '--model', 'tiny', '--api-key-file', keyFile, '--port', '0']);
+    fs.copyFileSync(MODEL, path.join(dir, 'second.gguf'));
+    // [*] for every model; a relative path is found beside the file; a preset's sampling is its default.
+    fs.writeFileSync(ini, `version = 1\n[*]\nc = 1024\n\n[tiny]\nmodel = ${MODEL}\ntemp = 0.3\n\n` +
+                          `[second]\nmodel = second.gguf\nctx-size = 512\ntop-k = 7\n`);
+    const s = await serve(['--host', '0.0.0.0', '--api-key', KEY, '--metrics', '--parallel', '2', '-fit', 'on',
+        '-fitt', '768', '--models-preset', ini, '--port', '0']);
     try {
         assert.ok(s.base, s.out());
-        assert.match(s.out(), /-c 1024 \(one KV cache for 1 API slots and the chat.s\)/);
-        const models = await client(s.base).models.list();
-        assert.equal(models.data[0].id, 'tiny');
-        assert.ok((await stream(client(s.base), 'hi', 4)).times.length > 0);
+        assert.match(s.out(), /WARNING: --host 0\.0\.0\.0: other machines can reach this server/);
+        assert.match(s.out(), /router: models second, tiny, one loaded at a time/);
+        const listed = async () => Object.fromEntries((await client(s.base).models.list()).data.map((m) => [m.id, m.status.value]));
+        assert.deepEqual(await listed(), { second: 'unloaded', tiny: 'unloaded' });
+        // The request's model picks the preset; it loads on demand.
+        assert.ok((await stream(client(s.base), 'hi', 4, { model: 'tiny' })).times.length > 0);
+        assert.deepEqual(await listed(), { second: 'unloaded', tiny: 'loaded' });
+        assert.match(s.out(), /-c 1024 \(one KV cache for 2 API slots and the chat.s\)/);
+        assert.equal((await props(s.base, '?model=tiny')).temperature.toFixed(2), '0.30');
+        // Another model: the first is unloaded, the second loaded with its own settings.
+        assert.ok((await stream(client(s.base), 'hi', 4, { model: 'second' })).times.length > 0);
+        assert.deepEqual(await listed(), { second: 'loaded', tiny: 'unloaded' });
+        assert.match(s.out(), /-c 512 \(one KV cache for 2 API slots/);
+        const p = await props(s.base, '?model=second');
+        assert.equal(p.top_k, 7);
+        assert.equal(p.temperature.toFixed(2), '0.80'); // llama-server's default: the file sets none here
+        // A name the file does not have: 400 that lists the models.
+        const r = await post(s.base, '/v1/chat/completions', JSON.stringify({ model: 'nope', messages: [{ role: 'user', content: 'x' }] }));
+        assert.equal(r.status, 400);
+        assert.match(JSON.parse(r.text).error.message, /no model "nope" here; the models are second, tiny/);
+        // llama-server's router routes: unload and load by name.
+        assert.equal((await post(s.base, '/models/unload', JSON.stringify({ model: 'second' }))).status, 200);
+        assert.deepEqual(await listed(), { second: 'unloaded', tiny: 'unloaded' });
+        assert.equal((await post(s.base, '/models/load', JSON.stringify({ model: 'tiny' }))).status, 200);
+        assert.deepEqual(await listed(), { second: 'unloaded', tiny: 'loaded' });
+        assert.equal((await get(s.base, '/v1/models', null)).status, 401); // the router's key
     } finally {
         s.proc.kill('SIGINT');
         await s.exited;
     }
-    const missing = await serve(['--models-preset', ini, '--model', 'nope', '--port', '0']);
-    assert.equal(missing.code, 2);
-    assert.match(missing.out(), /has no section \[nope\] \(sections: tiny\)/);
+    fs.writeFileSync(ini, `version = 1\n[broken]\nmodel = ${MODEL}\nno-such-flag = 1\n`);
+    const bad = await serve(['--models-preset', ini, '--port', '0']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.out(), /models\.ini/);
+});
+
+test('the guides\' single-model line: -c --temp --top-p --top-k --min-p -m --alias --metrics --mmproj --context-shift --parallel 1', async () => {
+    const s = await serve(['-c', '102400', '--temp', '1.0', '--top-p', '0.95', '--top-k', '20', '--min-p', '0.00',
+        '-m', process.env.VISION_FIXTURE, '--alias', 'NAME', '--metrics', '--mmproj', process.env.VISION_MMPROJ,
+        '--context-shift', '--parallel', '1', '--port', '0']);
+    try {
+        assert.ok(s.base, s.out());
+        assert.match(s.out(), /-c 102400 \(one KV cache for 1 API slots/);
+        assert.equal((await client(s.base).models.list()).data[0].id, 'NAME');
+        const p = await props(s.base);
+        assert.equal(p.temperature, 1);
+        assert.equal(p.top_k, 20);
+        assert.equal(p.min_p, 0);
+        assert.equal(p.top_p.toFixed(2), '0.95');
+        const seen = await client(s.base).chat.completions.create({ model: 'NAME', max_tokens: 4, messages: [{
+            role: 'user', content: [{ type: 'image_url', image_url: { url: bmpDataUrl(64, 64) } }, { type: 'text', text: 'what?' }] }] });
+        assert.ok(seen.usage.prompt_tokens > 10);
+        assert.equal((await get(s.base, '/metrics')).status, 200);
+    } finally {
+        s.proc.kill('SIGTERM');
+        await s.exited;
+    }
+});
+
+test('the guides\' KV line on a model whose head size is 16: the real cause, exit 2', async () => {
+    const r = await serve([MODEL, '-c', '2048', '-ctk', 'q8_0', '-ctv', 'q8_0', '-fa', 'on', '--port', '0']);
+    assert.equal(r.code, 2, r.out());
+    assert.match(r.out(), /-ctk q8_0 stores blocks of 32 values, so it needs a head size that is a multiple of 32; this model's K head size is 16/);
+    assert.doesNotMatch(r.out(), /does not fit/);
+});
+
+test('llama-server\'s parser: an unknown flag and a bad value are refused as llama-server refuses them; --help works', async () => {
+    const unknown = await serve([MODEL, '--no-such-flag']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.out(), /invalid argument: --no-such-flag/);
+    const bad = await serve([MODEL, '-c', 'lots']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.out(), /error while handling argument "-c"/);
+    const help = await serve(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.out(), /--cors-origins ORIGINS/);
+    assert.match(help.out(), /Shoehorn's\s+differences/);
+});
+
+test('sampling: the model file\'s recommendation where the command line sets nothing; --api-key-file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoehorn-serve-'));
+    const keyFile = path.join(dir, 'key');
+    fs.writeFileSync(keyFile, KEY + '\n', { mode: 0o600 });
+    const s = await serve([process.env.SAMPLING_FIXTURE, '--temp', '1.1', '--api-key-file', keyFile, '--port', '0']);
+    try {
+        assert.ok(s.base, s.out());
+        const p = await props(s.base);
+        assert.equal(p.top_k, 20); // general.sampling.top_k
+        assert.equal(p.min_p, 0); // general.sampling.min_p
+        assert.equal(p.temperature.toFixed(2), '1.10'); // given: wins over the file's 0.6
+        assert.equal((await get(s.base, '/v1/models', 'wrong')).status, 401);
+    } finally {
+        s.proc.kill('SIGTERM');
+        await s.exited;
+    }
 });
 
 test('--mmproj: image_url content parts through the official client', async () => {

@@ -8,6 +8,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$fixturegen" tiny-api "$tmp/tiny-api.gguf" >/dev/null
 export API_FIXTURE="$tmp/tiny-api.gguf"
+# The same model with general.sampling.* in the file (temp 0.6, top-p 0.95, top-k 20, min-p 0).
+"$fixturegen" tiny-api "$tmp/tiny-api-sampling.gguf" --sampling-defaults 1 >/dev/null
+export SAMPLING_FIXTURE="$tmp/tiny-api-sampling.gguf"
 # A model that sees images, with its projector beside it (the tiny Qwen3.5-style pair).
 mkdir -p "$tmp/vision"
 "$fixturegen" tiny-vision "$tmp/vision/tiny-vision.gguf" >/dev/null

@@ -2,6 +2,7 @@
 // defaults, the generation JSON (also stored per chat) keeps its key names, and a
 // llama-server preset file becomes one stored entry per model.
 #include "modelsettings.h"
+#include "presetimport.h"
 #include "seedpreset.h"
 #include "testsettings.h"
 
@@ -9,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace shoehorn;
@@ -124,6 +126,7 @@ private slots:
     void generationJsonKeepsWhatItDoesNotName();
     void generationJsonReadsStoredFormat();
     void importPresets();
+    void importedFileFindsRelativeModelsBesideIt();
 };
 
 void TestModelSettings::initTestCase()
@@ -391,6 +394,27 @@ void TestModelSettings::generationJsonReadsStoredFormat()
     QCOMPARE(g.templateKwargs.at("reasoning_effort"), std::string("\"high\""));
     // And writing gives the same names back.
     QCOMPARE(generationToJson(g).keys(), QJsonDocument::fromJson(stored).object().keys());
+}
+
+// The file `shoehorn-cli serve --models-preset` serves: a relative model path is beside the file.
+void TestModelSettings::importedFileFindsRelativeModelsBesideIt()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString ini = dir.filePath("presets/models.ini");
+    QVERIFY(QDir().mkpath(dir.filePath("presets")));
+    QFile f(ini);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("version = 1\n[*]\nc = 1024\n\n[second]\nmodel = ../second.gguf\nctx-size = 512\ntop-k = 7\n\n"
+            "[tiny]\nmodel = /abs/tiny.gguf\ntemp = 0.3\n");
+    f.close();
+    const PresetImport imported = PresetImport::fromFile(ini, ModelSettings{});
+    QVERIFY2(imported.issues.isEmpty(), qPrintable(imported.issues.value(0).message));
+    QCOMPARE(imported.models, QStringList({dir.filePath("second.gguf"), "/abs/tiny.gguf"}));
+    ModelSettings second;
+    QVERIFY(ModelSettingsStore::load(dir.filePath("second.gguf"), second));
+    QCOMPARE(second.context.contextSize, 512u);
+    QCOMPARE(second.generation.sampling.topK, 7);
 }
 
 void TestModelSettings::importPresets()

@@ -187,24 +187,13 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     return true;
 }
 
-// serve: llama-server's network, key, metrics and preset flags. Sets `error` for a bad --fit.
-bool parseServeFlag(const std::string &f, Cursor &c, Args &a, std::string &error)
+// -m MODEL.gguf, as llama.cpp's tools take it (the model may also come first).
+bool parseModelFlag(const std::string &f, Cursor &c, Args &a)
 {
-    if (f == "--host") a.host = c.next();
-    else if (f == "--port") a.port = readInt(c, {0, 65535, "0: any free port"});
-    else if (f == "--api-key") a.apiKey = c.next();
-    else if (f == "--api-key-file") a.apiKeyFile = c.next();
-    else if (f == "--metrics") a.metrics = true;
-    else if (f == "--context-shift") a.contextShift = true;
-    else if (f == "--models-preset") a.modelsPreset = c.next();
-    else if (f == "--model" || f == "-m") a.presetModel = c.next();
-    else if (f == "--no-fit") a.fit = false;
-    else if (f == "--fit" || f == "-fit") {
-        const std::string v = c.next();
-        if (v != "on" && v != "off")
-            error = f + " takes on or off, not '" + v + "'";
-        a.fit = v == "on";
-    } else return false;
+    if (f == "-m" || f == "--model")
+        a.positional.insert(a.positional.begin(), c.next());
+    else
+        return false;
     return true;
 }
 
@@ -216,7 +205,7 @@ std::string parseEach(Cursor &c, Args &a)
         c.flag = f;
         std::string error;
         if (parseLoadFlag(f, c, a) || parseContextFlag(f, c, a, error) || parseGenerationFlag(f, c, a) ||
-            parsePromptFlag(f, c, a) || parseCommandFlag(f, c, a) || parseServeFlag(f, c, a, error)) {
+            parsePromptFlag(f, c, a) || parseCommandFlag(f, c, a) || parseModelFlag(f, c, a)) {
             if (!error.empty())
                 return error;
         } else if (!f.empty() && f[0] == '-' && f.size() > 1) {

@@ -35,17 +35,7 @@ struct Args {
     int parityRounds = 3;
     std::string output = "md"; // bench -o md|json|csv
     std::string llamaBench;    // parity: llama.cpp's llama-bench (empty: look for it)
-    // serve: llama-server's flags
-    std::string host = "127.0.0.1";
-    int port = 8080;
-    std::string apiKey;
-    std::string apiKeyFile;
-    bool metrics = false;
-    bool fit = true;           // serve: auto-fit -ngl, --n-cpu-moe, -c and KV (--fit off: as given)
-    bool contextShift = false;
     bool parallelGiven = false;
-    std::string modelsPreset;  // --models-preset FILE.ini
-    std::string presetModel;   // --model NAME: the section to use
     bool contextGiven = false;
     LoadSettings load;
     ContextSettings context;

@@ -35,18 +35,24 @@ std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)
 
 namespace shoehorn::cli {
 
-int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,
-                    ChatSession &session)
+Error projectorForSession(const std::string &mmproj, bool offload, const LoadSettings &load,
+                          const ContextSettings &context, ChatSession &session)
 {
     if (mmproj.empty())
-        return 0;
+        return {};
     ProjectorSettings ps;
     ps.offload = offload && load.gpuLayers != 0;
     ps.threads = context.threads;
     auto projector = Projector::load(session.model(), mmproj, ps);
     if (!projector)
-        return fail(projector.error());
-    if (Error e = session.setProjector(*projector))
+        return projector.error();
+    return session.setProjector(*projector);
+}
+
+int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,
+                    ChatSession &session)
+{
+    if (Error e = projectorForSession(mmproj, offload, load, context, session))
         return fail(e);
     return 0;
 }
@@ -61,6 +67,13 @@ int checkBeforeLoad(const std::string &path, bool enabled)
 {
     if (!enabled)
         return 0;
+    if (Error e = checkFileBeforeLoad(path))
+        return fail(e);
+    return 0;
+}
+
+Error checkFileBeforeLoad(const std::string &path)
+{
     const std::string self = selfPath();
     const char *xdg = std::getenv("XDG_CACHE_HOME");
     const char *home = std::getenv("HOME");
@@ -68,9 +81,7 @@ int checkBeforeLoad(const std::string &path, bool enabled)
                               : home      ? std::string(home) + "/.cache/Shoehorn/checked-files"
                                           : std::string();
     auto verdict = checkFileIsolated(path, self, {}, cache);
-    if (!verdict)
-        return fail(verdict.error());
-    return 0;
+    return verdict ? Error{} : verdict.error();
 }
 
 int cmdCheckFile(const std::string &path)

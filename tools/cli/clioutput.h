@@ -19,10 +19,14 @@ int fail(const Error &e);
 // Before chat and serve load a file: the isolated check (filecheck.h), unless --no-check. 0 when
 // the file may be loaded, else the exit code after printing why.
 int checkBeforeLoad(const std::string &path, bool enabled);
+// The same, as an Error (none: the file may be loaded).
+Error checkFileBeforeLoad(const std::string &path);
 // --mmproj FILE for a session: loaded (on the GPU unless --no-mmproj-offload or nothing is
 // offloaded) and handed to the session. 0, or the exit code after printing why. None: 0.
 int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,
                     ChatSession &session);
+Error projectorForSession(const std::string &mmproj, bool offload, const LoadSettings &load,
+                          const ContextSettings &context, ChatSession &session);
 
 // This program's own path (the helper processes run it).
 std::string selfPath();

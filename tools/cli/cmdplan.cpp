@@ -160,20 +160,27 @@ ordered_json fitWarnings(const ModelInfo &m, const Args &a, const FitResult &f)
 
 } // namespace
 
+Error projectorInPlan(const std::string &mmproj, bool offload, const ModelInfo &model, PlanSettings &settings)
+{
+    if (mmproj.empty())
+        return {};
+    auto proj = inspectProjector(mmproj);
+    if (!proj)
+        return Error{proj.error().code, "--mmproj " + mmproj + ": " + errorMessage(proj.error())};
+    if (Error e = checkProjectorMatches(*proj, model))
+        return e;
+    auto bytes = projectorMemory(mmproj, offload);
+    if (!bytes)
+        return bytes.error();
+    settings.projectorBytes = *bytes;
+    settings.projectorOnGpu = offload;
+    return {};
+}
+
 int addProjector(const Args &a, const ModelInfo &model, PlanSettings &settings)
 {
-    if (a.mmproj.empty())
-        return 0;
-    auto proj = inspectProjector(a.mmproj);
-    if (!proj)
-        return fail(Error{proj.error().code, "--mmproj " + a.mmproj + ": " + errorMessage(proj.error())});
-    if (Error e = checkProjectorMatches(*proj, model))
+    if (Error e = projectorInPlan(a.mmproj, a.mmprojOffload, model, settings))
         return fail(e);
-    auto bytes = projectorMemory(a.mmproj, a.mmprojOffload);
-    if (!bytes)
-        return fail(bytes.error());
-    settings.projectorBytes = *bytes;
-    settings.projectorOnGpu = a.mmprojOffload;
     return 0;
 }
 

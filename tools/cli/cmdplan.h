@@ -13,5 +13,6 @@ int cmdFit(const Args &args);
 // --mmproj: checks that the projector belongs to `model` and puts its memory (llama.cpp's dry
 // run of it) into `settings`. 0, or the exit code after printing why.
 int addProjector(const Args &args, const ModelInfo &model, PlanSettings &settings);
+Error projectorInPlan(const std::string &mmproj, bool offload, const ModelInfo &model, PlanSettings &settings);
 
 } // namespace shoehorn::cli

@@ -8,149 +8,219 @@
 #include "hardware.h"
 #include "model.h"
 #include "modelinfo.h"
+#include "modelrouter.h"
 #include "planner.h"
-#include "presetini.h"
-#include "projector.h"
+#include "serverargs.h"
+#include "validate.h"
 
 #include <sys/stat.h>
 
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <vector>
 
 namespace shoehorn::cli {
 
 namespace {
 
-// --models-preset FILE --model NAME: llama-server's INI, the same the app imports. The
-// section's settings apply first; -c and --parallel given on the command line win.
-int applyPreset(Args &a)
+// After llama-server's own --help: what Shoehorn does differently (README: "shoehorn-cli serve").
+const char *kHelpNote =
+    "shoehorn-cli serve takes llama-server's arguments (above), read by llama.cpp's own parser. Shoehorn's\n"
+    "differences:\n"
+    "  MODEL.gguf            may come first, for -m MODEL.gguf\n"
+    "  --no-check            skip the isolated check of the file before it loads (Shoehorn's own flag)\n"
+    "  -fit on (default)     Shoehorn's planner and auto-fit choose -ngl, --n-cpu-moe, -c and the KV type\n"
+    "                        that were not given; -fitt is the MiB kept free on every GPU\n"
+    "  --cors-origins        not given: only pages from this machine (localhost) may use the API; llama-server\n"
+    "                        allows every site (*). A request from another site or with a Host that is not a\n"
+    "                        loopback name (on a loopback --host) is refused with 403\n"
+    "  --models-preset F     without -m: router mode, one model loaded at a time (--models-max is ignored)\n"
+    "  -np auto              4 slots, as llama-server; one more is reserved for a desktop chat (the app's)\n"
+    "  refused: -hf/-mu (no downloads), -md (draft models), --lora, --embedding/--rerank, --models-dir,\n"
+    "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe)\n";
+
+// Shoehorn's own additions before llama-server's parser sees the line: a leading MODEL.gguf,
+// and --no-check.
+std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile)
 {
-    std::ifstream in(a.modelsPreset);
-    if (!in) {
-        std::fprintf(stderr, "error: --models-preset %s cannot be read\n", a.modelsPreset.c_str());
-        return 2;
+    std::vector<std::string> out;
+    for (int i = 0; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--no-check") {
+            checkFile = false;
+            continue;
+        }
+        if (i == 0 && !a.empty() && a[0] != '-') {
+            out.push_back("-m");
+        }
+        out.push_back(a);
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    auto file = parsePresetIni(text.str());
-    if (!file)
-        return fail(file.error());
-    for (const auto &i : file->issues)
-        std::fprintf(stderr, "warning: %s line %d [%s] %s: %s\n", a.modelsPreset.c_str(), i.line,
-                     i.section.c_str(), i.key.c_str(), i.message.c_str());
-    const ModelPreset *chosen = nullptr;
-    std::string names;
-    for (const auto &m : file->models) {
-        names += (names.empty() ? "" : ", ") + m.name;
-        if (m.name == a.presetModel || (a.presetModel.empty() && file->models.size() == 1))
-            chosen = &m;
-    }
-    if (!chosen) {
-        std::fprintf(stderr, "error: %s has no section [%s]%s (sections: %s)\n", a.modelsPreset.c_str(),
-                     a.presetModel.c_str(), a.presetModel.empty() ? "; name one with --model" : "",
-                     names.empty() ? "none" : names.c_str());
-        return 2;
-    }
-    const uint32_t ctx = a.context.contextSize;
-    const int parallel = a.parallel;
-    chosen->applyTo(a.load, a.context, a.generation);
-    if (a.contextGiven)
-        a.context.contextSize = ctx;
-    a.contextGiven = a.contextGiven || chosen->contextSize.has_value(); // auto-fit keeps it
-    a.parallel = a.parallelGiven ? parallel : chosen->parallel.value_or(2);
-    if (a.model.empty() && chosen->model) {
-        std::filesystem::path p(*chosen->model);
-        if (p.is_relative())
-            p = std::filesystem::path(a.modelsPreset).parent_path() / p;
-        a.model = p.string();
-    }
-    if (a.mmproj.empty() && chosen->mmproj) {
-        std::filesystem::path p(*chosen->mmproj);
-        if (p.is_relative())
-            p = std::filesystem::path(a.modelsPreset).parent_path() / p;
-        a.mmproj = p.string();
-    }
-    if (a.presetModel.empty())
-        a.presetModel = chosen->name;
-    if (a.model.empty()) {
-        std::fprintf(stderr, "error: [%s] in %s names no model (model = PATH)\n", chosen->name.c_str(),
-                     a.modelsPreset.c_str());
-        return 2;
-    }
-    return 0;
+    return out;
 }
 
-// --api-key-file: the first line. Warns when others may read the file.
-int readKeyFile(Args &a)
+// The settings to load with: auto-fit for this machine (llama-server's -fit on), or the flags.
+Result<PlanSettings> chooseSettings(const ServerArgs &a)
 {
-    std::ifstream in(a.apiKeyFile);
-    std::string key;
-    if (!in || !std::getline(in, key)) {
-        std::fprintf(stderr, "error: --api-key-file %s cannot be read\n", a.apiKeyFile.c_str());
-        return 2;
-    }
-    while (!key.empty() && (key.back() == '\r' || key.back() == ' ' || key.back() == '\t'))
-        key.pop_back();
-    if (key.empty()) {
-        std::fprintf(stderr, "error: --api-key-file %s: the first line is empty\n", a.apiKeyFile.c_str());
-        return 2;
-    }
-    struct stat st {};
-    if (::stat(a.apiKeyFile.c_str(), &st) == 0 && (st.st_mode & 077))
-        std::fprintf(stderr, "warning: %s can be read by other users (chmod 600 it)\n", a.apiKeyFile.c_str());
-    a.apiKey = key;
-    return 0;
-}
-
-// The settings to load with: auto-fit for this machine (default), or the flags as given.
-int chooseSettings(const Args &a, PlanSettings &out)
-{
-    out = PlanSettings{a.load, a.context, a.parallel};
-    auto info = inspectModel(a.model);
+    PlanSettings s{a.load(), a.context(), a.parallel()};
+    auto info = inspectModel(a.modelPath());
     if (!info)
-        return fail(info.error());
-    if (const int rc = addProjector(a, *info, out))
-        return rc;
-    if (!a.fit)
-        return 0;
-    const PlanTarget target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+        return info.error();
+    if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s))
+        return e;
+    if (!a.fit().on) {
+        if (Error e = validate(*info, s.context))
+            return e;
+        return s;
+    }
+    const PlanTarget target = targetFromHardware(probeHardware(), 0);
     FitRequest r;
-    r.settings = out;
-    r.locks = a.locks;
-    r.marginBytes = a.marginMiB * MiB;
-    if (!a.contextGiven && !r.locks.contextSize)
-        r.settings.context.contextSize = 0; // trained length, at most 32768
+    r.settings = s;
+    r.locks = FitLocks{a.gpuLayersGiven(), a.cpuMoeGiven(), a.contextGiven(), a.cacheTypesGiven()};
+    r.marginBytes = a.fit().marginMiB * MiB;
+    r.minContext = a.fit().minContext;
+    if (!a.contextGiven())
+        r.settings.context.contextSize = 0; // the trained length, at most 32768
     const FitResult f = autoFit(*info, r, target);
+    if (f.outcome == FitOutcome::KvTypeUnusable)
+        return Error{ErrorCode::InvalidArgument, f.invalidReason};
     std::printf("%s\n", describeFit(*info, f, target).c_str());
     if (!f.ok())
+        return Error{ErrorCode::OutOfMemory, describeFit(*info, f, target)};
+    return f.settings;
+}
+
+// Plans, checks and loads one model as llama-server's arguments describe it.
+Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool checkFile)
+{
+    auto s = chooseSettings(a);
+    if (!s)
+        return s.error();
+    if (checkFile)
+        if (Error e = checkFileBeforeLoad(a.modelPath()))
+            return e;
+    auto model = Model::load(a.modelPath(), s->load);
+    if (!model)
+        return model.error();
+    ApiSlotSettings slots;
+    slots.count = a.parallel();
+    slots.contextShift = a.contextShift();
+    slots.alias = a.alias();
+    slots.server = a;
+    auto session = ChatSession::create(*model, s->context, slots);
+    if (!session)
+        return session.error();
+    if (Error e = projectorForSession(a.mmprojPath(), a.mmprojOffload(), s->load, s->context, **session))
+        return e;
+    std::printf("settings: -ngl %d --n-cpu-moe %d -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
+                s->load.gpuLayers, s->load.cpuMoeLayers, (*session)->contextSize(), a.parallel(),
+                s->context.typeK.c_str(), s->context.typeV.c_str(), flashAttentionName(s->context.flashAttention),
+                s->context.threads > 0 ? s->context.threads : physicalCoreCount());
+    std::fflush(stdout);
+    return session;
+}
+
+// Loud when the server is opened wider than this machine's own programs with a key.
+void warnExposure(const ApiServerOptions &o)
+{
+    if (!ApiServer::isLoopback(o.host))
+        std::fprintf(stderr, "WARNING: --host %s: other machines can reach this server (requests need the API key)\n",
+                     o.host.c_str());
+    if (o.corsOrigins.find('*') != std::string::npos)
+        std::fprintf(stderr, "WARNING: --cors-origins %s: every web site you visit may use this server from your browser\n",
+                     o.corsOrigins.c_str());
+    if (o.apiKeys.empty())
+        std::fprintf(stderr, "note: no API key: every program on this machine may use the server (--api-key KEY)\n");
+}
+
+std::string describeKeys(const ApiServerOptions &o)
+{
+    if (o.apiKeys.empty())
+        return "none";
+    return o.apiKeys.size() == 1 ? "required" : "required (" + std::to_string(o.apiKeys.size()) + " keys)";
+}
+
+std::string webUiLine(const ServerArgs &a)
+{
+    if (!a.webUi())
+        return "off";
+    const std::string missing = ApiServer::webUiMissing();
+    return missing.empty() ? "at /" : "not built in: " + missing;
+}
+
+int portInUse(const ApiServerOptions &o, const Error &e)
+{
+    if (e.code == ErrorCode::AddressInUse && o.port != 0) {
+        const int free = ApiServer::freePortAfter(o.host, o.port);
+        std::fprintf(stderr, "error: port %d on %s is in use by another program%s\n", o.port, o.host.c_str(),
+                     free ? (": --port " + std::to_string(free) + " is free").c_str() : "");
         return 1;
-    out = f.settings;
+    }
+    return fail(e);
+}
+
+int waitForSignal(sigset_t &stopSignals)
+{
+    int sig = 0;
+    sigwait(&stopSignals, &sig);
+    std::printf("%s: stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return sig;
+}
+
+void printStopped(const ApiStatus &st)
+{
+    std::printf("stopped after %llu requests (%llu refused)\n", static_cast<unsigned long long>(st.requests),
+                static_cast<unsigned long long>(st.refused));
+}
+
+int serveRouter(const ServerArgs &a, bool checkFile, sigset_t &stopSignals)
+{
+    auto presets = a.presets();
+    if (!presets) {
+        std::fprintf(stderr, "error: %s\n", presets.error().detail.c_str());
+        return 2;
+    }
+    std::string names;
+    for (const auto &p : *presets)
+        names += (names.empty() ? "" : ", ") + p.name;
+    auto router = ModelRouter::open(a, *presets, [checkFile](const ServerPreset &p) { return openSession(p.args, checkFile); });
+    if (!router)
+        return portInUse(a.http(), router.error());
+    const ApiServerOptions o = a.http();
+    std::printf("listening on %s/v1 (router: models %s, one loaded at a time, on the first request for it; API key %s, "
+                "metrics %s, web UI %s)\n",
+                (*router)->baseUrl().c_str(), names.c_str(), describeKeys(o).c_str(), o.metrics ? "on" : "off",
+                webUiLine(a).c_str());
+    std::fflush(stdout);
+    waitForSignal(stopSignals);
+    const ApiStatus st = (*router)->status();
+    (*router)->close();
+    printStopped(st);
     return 0;
 }
 
 } // namespace
 
-int cmdServe(const Args &given)
+int cmdServe(int argc, char **argv)
 {
-    Args a = given;
-    if (!a.parallelGiven)
-        a.parallel = 2; // as the guides run llama-server
-    if (!a.modelsPreset.empty())
-        if (const int rc = applyPreset(a))
-            return rc;
-    if (!a.apiKeyFile.empty())
-        if (const int rc = readKeyFile(a))
-            return rc;
-    ApiServerOptions o;
-    o.host = a.host;
-    o.port = a.port;
-    o.apiKeys = ApiServer::splitKeys(a.apiKey);
-    o.metrics = a.metrics;
-    if (const Error e = ApiServer::checkOptions(o))
-        return fail(e);
+    bool checkFile = true;
+    auto parsed = ServerArgs::parse(shoehornArgs(argc, argv, checkFile), kHelpNote);
+    if (!parsed) {
+        std::fprintf(stderr, "error: %s\n", parsed.error().detail.c_str());
+        return 2;
+    }
+    const ServerArgs &a = *parsed;
+    const ApiServerOptions o = a.http();
+    if (const Error e = ApiServer::checkOptions(o)) {
+        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+        return 2;
+    }
+    if (a.modelPath().empty() && a.modelsPreset().empty()) {
+        std::fprintf(stderr, "error: serve needs a model: -m MODEL.gguf (or MODEL.gguf first), or --models-preset FILE.ini\n");
+        return 2;
+    }
+    warnExposure(o);
 
     // SIGINT/SIGTERM wait for the main thread: blocked before any thread starts, so the
     // server's threads inherit the mask and the signal reaches sigwait below.
@@ -160,48 +230,28 @@ int cmdServe(const Args &given)
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
-    PlanSettings s;
-    if (const int rc = chooseSettings(a, s))
-        return rc;
-    if (const int rc = checkBeforeLoad(a.model, a.checkFile))
-        return rc;
-    auto model = Model::load(a.model, s.load);
-    if (!model)
-        return fail(model.error());
-    ApiSlotSettings slots;
-    slots.count = a.parallel;
-    slots.contextShift = a.contextShift;
-    slots.alias = a.presetModel;
-    auto session = ChatSession::create(*model, s.context, slots);
-    if (!session)
-        return fail(session.error());
-    if (const int rc = attachProjector(a.mmproj, a.mmprojOffload, s.load, s.context, **session))
-        return rc;
-    std::printf("settings: -ngl %d --n-cpu-moe %d -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
-                s.load.gpuLayers, s.load.cpuMoeLayers, (*session)->contextSize(), a.parallel,
-                s.context.typeK.c_str(), s.context.typeV.c_str(), flashAttentionName(s.context.flashAttention),
-                s.context.threads > 0 ? s.context.threads : physicalCoreCount());
-    const std::shared_ptr<ApiServer> server = (*session)->api();
-    if (Error e = server->open(o)) {
-        if (e.code == ErrorCode::AddressInUse && o.port != 0) {
-            const int free = ApiServer::freePortAfter(o.host, o.port);
-            std::fprintf(stderr, "error: port %d on %s is in use by another program%s\n", o.port, o.host.c_str(),
-                         free ? (": --port " + std::to_string(free) + " is free").c_str() : "");
-            return 1;
-        }
-        return fail(e);
-    }
-    std::printf("listening on %s/v1 (model \"%s\", API key %s, metrics %s)\n", server->baseUrl().c_str(),
-                a.presetModel.empty() ? std::filesystem::path(a.model).filename().c_str() : a.presetModel.c_str(),
-                o.apiKeys.empty() ? "none" : "required", o.metrics ? "on" : "off");
-    std::fflush(stdout);
+    if (a.modelPath().empty())
+        return serveRouter(a, checkFile, stopSignals);
 
-    int sig = 0;
-    sigwait(&stopSignals, &sig);
-    std::printf("%s: stopping\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    auto session = openSession(a, checkFile);
+    if (!session) {
+        if (session.error().code == ErrorCode::InvalidArgument) {
+            std::fprintf(stderr, "error: %s\n", session.error().detail.c_str());
+            return 2;
+        }
+        return fail(session.error());
+    }
+    const std::shared_ptr<ApiServer> server = (*session)->api();
+    if (Error e = server->open(o))
+        return portInUse(o, e);
+    const std::string name = !a.alias().empty() ? a.alias() : std::filesystem::path(a.modelPath()).filename().string();
+    std::printf("listening on %s/v1 (model \"%s\", API key %s, metrics %s, web UI %s)\n", server->baseUrl().c_str(),
+                name.c_str(), describeKeys(o).c_str(), o.metrics ? "on" : "off", webUiLine(a).c_str());
+    std::fflush(stdout);
+    waitForSignal(stopSignals);
     const ApiStatus st = server->status();
     server->close();
-    std::printf("stopped after %llu requests\n", static_cast<unsigned long long>(st.requests));
+    printStopped(st);
     return 0;
 }
 

@@ -4,7 +4,8 @@
 
 namespace shoehorn::cli {
 
-// shoehorn-cli serve: llama.cpp's server on the model, fitted to this machine, until SIGTERM/SIGINT.
-int cmdServe(const Args &args);
+// shoehorn-cli serve ARGS...: llama-server's command line (argv after "serve"), the model fitted
+// to this machine, until SIGTERM/SIGINT; with --models-preset and no -m, llama-server's router.
+int cmdServe(int argc, char **argv);
 
 } // namespace shoehorn::cli

@@ -41,10 +41,9 @@ void usage()
                 "                                         the same against llama.cpp's llama-bench\n"
                 "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
                 "                                         find the fastest settings that fit, and the story\n"
-                "  serve MODEL.gguf [--fit on|off] [--margin MiB] [--host H] [--port N] [--api-key KEY |\n"
-                "                   --api-key-file F] [--parallel N] [--metrics] [--context-shift] [flags]\n"
-                "  serve --models-preset FILE.ini --model NAME [flags]\n"
-                "                                         llama.cpp's server (OpenAI API) until SIGTERM/SIGINT\n"
+                "  serve [MODEL.gguf | -m MODEL.gguf | --models-preset FILE.ini] [llama-server's flags] [--no-check]\n"
+                "                                         llama.cpp's server (OpenAI API, web UI) until SIGTERM/SIGINT;\n"
+                "                                         its flags are llama-server's own (serve --help)\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -191,6 +190,8 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const std::string cmd = argv[1];
+    if (cmd == "serve") // llama-server's own command line, read by llama.cpp's parser
+        return cli::cmdServe(argc - 2, argv + 2);
     cli::Args args;
     std::string err = cli::parseArgs(argc, argv, 2, args);
     if (err.empty())
@@ -199,7 +200,7 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "error: %s\n", err.c_str());
         return 2;
     }
-    if (args.model.empty() && !(cmd == "serve" && !args.modelsPreset.empty())) {
+    if (args.model.empty()) {
         std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
         return 2;
     }
@@ -219,8 +220,6 @@ int main(int argc, char **argv)
         return cli::cmdBench(args);
     if (cmd == "parity")
         return cli::cmdParity(args);
-    if (cmd == "serve")
-        return cli::cmdServe(args);
     if (cmd == "tune")
         return cli::cmdTune(args);
     std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());

@@ -1,0 +1,344 @@
+#include "modelrouter.h"
+
+#include "guarded.h"
+#include "httpside.h"
+#include "llamahandles.h"
+#include "serverloop.h"
+
+#include <server-common.h>
+#include <server-context.h>
+#include <server-http.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+namespace shoehorn {
+
+namespace {
+
+// The loaded model with the llama-server routes onto its loop. Requests hold a copy while they
+// run (a stream until its last chunk): the model goes when the last copy does.
+struct Loaded {
+    std::string name;
+    std::unique_ptr<ChatSession> session;
+    common_params params; // the routes refer to it
+    std::unique_ptr<server_routes> routes;
+    ~Loaded() { routes.reset(); } // before the session's loop goes
+};
+
+// A response that keeps its model loaded until httplib is done with it.
+struct LeasedResponse : server_http_res {
+    server_http_res_ptr inner;
+    std::shared_ptr<Loaded> lease;
+    void on_complete() override
+    {
+        if (inner)
+            inner->on_complete();
+    }
+};
+
+server_http_res_ptr leased(server_http_res_ptr inner, std::shared_ptr<Loaded> lease)
+{
+    if (!inner)
+        return inner;
+    auto out = std::make_unique<LeasedResponse>();
+    out->content_type = inner->content_type;
+    out->status = inner->status;
+    out->data = std::move(inner->data);
+    out->headers = inner->headers;
+    if (inner->next) {
+        server_http_res *raw = inner.get();
+        out->next = [raw](std::string &chunk) { return raw->next(chunk); };
+    }
+    out->inner = std::move(inner);
+    out->lease = std::move(lease);
+    return out;
+}
+
+using Member = server_http_context::handler_t server_routes::*;
+
+} // namespace
+
+struct ModelRouter::Impl {
+    ServerArgs router;
+    std::vector<ServerPreset> presets;
+    Loader loader;
+    common_params params; // the HTTP side's: outlives it
+    std::unique_ptr<server_http_context> http;
+    internal::RequestLog log;
+
+    std::mutex switching; // one load or unload at a time
+    mutable std::mutex mutex;
+    std::shared_ptr<Loaded> current;
+
+    const ServerPreset *find(const std::string &name) const
+    {
+        for (const auto &p : presets)
+            if (p.name == name)
+                return &p;
+        return nullptr;
+    }
+    std::string loadedModelName() const
+    {
+        std::lock_guard lock(mutex);
+        return current ? current->name : std::string();
+    }
+    std::string names() const
+    {
+        std::string out;
+        for (const auto &p : presets)
+            out += (out.empty() ? "" : ", ") + p.name;
+        return out;
+    }
+    std::shared_ptr<Loaded> loaded() const
+    {
+        std::lock_guard lock(mutex);
+        return current;
+    }
+    // Takes the loaded model away from new requests and waits until the open ones have ended.
+    bool drain(const std::function<bool()> &stop)
+    {
+        std::weak_ptr<Loaded> old;
+        {
+            std::lock_guard lock(mutex);
+            old = current;
+            current.reset();
+        }
+        while (!old.expired()) {
+            if (stop && stop())
+                return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        return true;
+    }
+    Result<std::shared_ptr<Loaded>> acquire(std::string name, const std::function<bool()> &stop);
+    server_http_res_ptr forward(const server_http_req &req, const std::string &name, Member member);
+    server_http_res_ptr listModels() const;
+    void addRoutes();
+};
+
+Result<std::shared_ptr<Loaded>> ModelRouter::Impl::acquire(std::string name, const std::function<bool()> &stop)
+{
+    if (name.empty()) {
+        if (auto now = loaded())
+            return now;
+        if (presets.size() != 1)
+            return Error{ErrorCode::InvalidArgument,
+                         "the request names no model (\"model\"); this server has " + names()};
+        name = presets.front().name;
+    }
+    const ServerPreset *preset = find(name);
+    if (!preset)
+        return Error{ErrorCode::InvalidArgument, "no model \"" + name + "\" here; the models are " + names()};
+    if (auto now = loaded(); now && now->name == name)
+        return now;
+    std::lock_guard switchLock(switching);
+    if (auto now = loaded(); now && now->name == name)
+        return now; // loaded by another request meanwhile
+    if (!drain(stop))
+        return Error{ErrorCode::Cancelled, "the request ended while the loaded model finished its requests"};
+    std::printf("loading [%s]\n", name.c_str());
+    std::fflush(stdout);
+    auto session = loader(*preset);
+    if (!session)
+        return Error{session.error().code, "model \"" + name + "\" could not be loaded: " + errorMessage(session.error())};
+    auto entry = std::make_shared<Loaded>();
+    entry->name = name;
+    entry->session = std::move(*session);
+    internal::ServerLoop &loop = internal::Access::loop(*entry->session);
+    entry->params = loop.params();
+    entry->routes = std::make_unique<server_routes>(entry->params, loop.server());
+    entry->routes->set_meta(loop.meta());
+    std::lock_guard lock(mutex);
+    current = entry;
+    return entry;
+}
+
+server_http_res_ptr ModelRouter::Impl::forward(const server_http_req &req, const std::string &name, Member member)
+{
+    auto entry = acquire(name, req.should_stop);
+    if (!entry) {
+        const Error &e = entry.error();
+        return internal::errorResponse(e.detail, e.code == ErrorCode::InvalidArgument ? ERROR_TYPE_INVALID_REQUEST
+                                                                                      : ERROR_TYPE_UNAVAILABLE);
+    }
+    server_routes &routes = *(*entry)->routes;
+    return leased((routes.*member)(req), *entry);
+}
+
+server_http_res_ptr ModelRouter::Impl::listModels() const
+{
+    const auto now = loaded();
+    json data = json::array();
+    const std::time_t t = std::time(nullptr);
+    for (const auto &p : presets) {
+        const bool on = now && now->name == p.name;
+        data.push_back({{"id", p.name},
+                        {"object", "model"},
+                        {"owned_by", "llamacpp"},
+                        {"created", t},
+                        {"status", {{"value", on ? "loaded" : "unloaded"}}},
+                        {"path", p.args.modelPath()}});
+    }
+    auto res = std::make_unique<server_http_res>();
+    res->data = safe_json_to_str({{"object", "list"}, {"data", data}});
+    return res;
+}
+
+void ModelRouter::Impl::addRoutes()
+{
+    const auto post = [this](const std::string &path, Member m) {
+        http->post(path, internal::wrapHandler(log, *http, "POST", path, [this, m](const server_http_req &req) {
+                       const json body = json::parse(req.body); // bad JSON: 400 by the wrapper
+                       return forward(req, json_value(body, "model", std::string()), m);
+                   }));
+    };
+    const auto get = [this](const std::string &path, Member m) {
+        http->get(path, internal::wrapHandler(log, *http, "GET", path, [this, m](const server_http_req &req) {
+                      return forward(req, req.get_param("model"), m);
+                  }));
+    };
+    const auto health = [](const server_http_req &) {
+        auto res = std::make_unique<server_http_res>();
+        res->data = safe_json_to_str({{"status", "ok"}});
+        return res;
+    };
+    http->get("/health", health); // public, not counted
+    http->get("/v1/health", health);
+    internal::addIndexRoutes(*http, router.webUi());
+    for (const char *path : {"/models", "/v1/models"})
+        http->get(path, internal::wrapHandler(log, *http, "GET", path, [this](const server_http_req &) { return listModels(); }));
+    http->post("/models/load", internal::wrapHandler(log, *http, "POST", "/models/load", [this](const server_http_req &req) {
+        const std::string name = json_value(json::parse(req.body), "model", std::string());
+        if (name.empty())
+            return internal::errorResponse("name the model: {\"model\": NAME}", ERROR_TYPE_INVALID_REQUEST);
+        auto entry = acquire(name, req.should_stop);
+        if (!entry)
+            return internal::errorResponse(entry.error().detail, ERROR_TYPE_INVALID_REQUEST);
+        auto res = std::make_unique<server_http_res>();
+        res->data = safe_json_to_str({{"success", true}});
+        return res;
+    }));
+    http->post("/models/unload", internal::wrapHandler(log, *http, "POST", "/models/unload", [this](const server_http_req &req) {
+        const std::string name = json_value(json::parse(req.body), "model", std::string());
+        std::lock_guard switchLock(switching);
+        if (loadedModelName() != name) // no lease of our own: drain() waits for every one
+            return internal::errorResponse("model \"" + name + "\" is not loaded", ERROR_TYPE_INVALID_REQUEST);
+        if (!drain(req.should_stop))
+            return internal::errorResponse("the request ended while the model finished its requests", ERROR_TYPE_UNAVAILABLE);
+        auto res = std::make_unique<server_http_res>();
+        res->data = safe_json_to_str({{"success", true}});
+        return res;
+    }));
+    get("/props", &server_routes::get_props);
+    get("/slots", &server_routes::get_slots);
+    get("/metrics", &server_routes::get_metrics);
+    post("/completion", &server_routes::post_completions);
+    post("/completions", &server_routes::post_completions);
+    post("/v1/completions", &server_routes::post_completions_oai);
+    post("/chat/completions", &server_routes::post_chat_completions);
+    post("/v1/chat/completions", &server_routes::post_chat_completions);
+    post("/v1/responses", &server_routes::post_responses_oai);
+    post("/v1/messages", &server_routes::post_anthropic_messages);
+    post("/v1/messages/count_tokens", &server_routes::post_anthropic_count_tokens);
+    post("/v1/chat/completions/input_tokens", &server_routes::post_chat_completions_tok);
+    post("/infill", &server_routes::post_infill);
+    post("/tokenize", &server_routes::post_tokenize);
+    post("/detokenize", &server_routes::post_detokenize);
+    post("/apply-template", &server_routes::post_apply_template);
+}
+
+ModelRouter::ModelRouter() : m_impl(std::make_unique<Impl>()) {}
+
+ModelRouter::~ModelRouter()
+{
+    close();
+}
+
+Result<std::unique_ptr<ModelRouter>> ModelRouter::open(const ServerArgs &router, std::vector<ServerPreset> presets,
+                                                       Loader load)
+{
+    return internal::guarded(ErrorCode::ServeFailed, [&]() -> Result<std::unique_ptr<ModelRouter>> {
+        const ApiServerOptions options = router.http();
+        if (Error e = ApiServer::checkOptions(options))
+            return e;
+        if (presets.empty())
+            return Error{ErrorCode::InvalidArgument, "no models to serve"};
+        auto r = std::unique_ptr<ModelRouter>(new ModelRouter());
+        Impl &d = *r->m_impl;
+        d.router = router;
+        d.presets = std::move(presets);
+        d.loader = std::move(load);
+        d.params = internal::Access::params(router);
+        d.http = std::make_unique<server_http_context>();
+        internal::configureDoor(d.params, *d.http, options, d.log);
+        if (!d.http->init(d.params)) {
+            d.http.reset();
+            return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
+        }
+        d.addRoutes();
+        if (!d.http->start()) {
+            d.http.reset();
+            return Error{ErrorCode::AddressInUse,
+                         options.host + ":" + std::to_string(options.port) + " cannot be bound (in use by another program?)"};
+        }
+        d.http->is_ready.store(true);
+        return r;
+    });
+}
+
+void ModelRouter::close()
+{
+    Impl &d = *m_impl;
+    if (d.http) {
+        d.http->shoehorn_stopping.store(true);
+        d.http->stop();
+        if (d.http->thread.joinable())
+            d.http->thread.join();
+        d.http.reset();
+    }
+    std::lock_guard lock(d.mutex);
+    d.current.reset();
+}
+
+std::string ModelRouter::baseUrl() const
+{
+    if (!m_impl->http)
+        return {};
+    std::string host = m_impl->params.hostname;
+    if (host == "0.0.0.0" || host == "::")
+        host = "127.0.0.1";
+    if (host.find(':') != std::string::npos && host.front() != '[')
+        host = "[" + host + "]";
+    return "http://" + host + ":" + std::to_string(m_impl->http->port);
+}
+
+ApiStatus ModelRouter::status() const
+{
+    ApiStatus s;
+    s.baseUrl = baseUrl();
+    m_impl->log.fill(s);
+    return s;
+}
+
+std::string ModelRouter::loadedModel() const
+{
+    return m_impl->loadedModelName();
+}
+
+Error ModelRouter::load(const std::string &name)
+{
+    auto entry = m_impl->acquire(name, {});
+    return entry ? Error{} : entry.error();
+}
+
+void ModelRouter::unload()
+{
+    std::lock_guard switchLock(m_impl->switching);
+    m_impl->drain({});
+}
+
+} // namespace shoehorn

@@ -1,0 +1,367 @@
+#include "serverargs.h"
+
+#include "llamahandles.h"
+#include "serverargsdata.h"
+
+#include <arg.h>
+#include <ggml.h>
+#include <preset.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+namespace shoehorn {
+
+namespace {
+
+constexpr uint64_t kMiB = 1024 * 1024;
+
+// llama.cpp's parser prints its error (and warnings) to stderr and, for a few errors, exits.
+// While it runs, stderr goes to a file; afterwards the text is the error's detail or goes back to
+// stderr. Should the parser exit, the handler puts it back first, so the message is never lost.
+class CapturedStderr
+{
+public:
+    CapturedStderr()
+    {
+        std::fflush(stderr);
+        m_file = std::tmpfile();
+        if (!m_file)
+            return;
+        m_saved = ::dup(STDERR_FILENO);
+        ::dup2(::fileno(m_file), STDERR_FILENO);
+        s_active = this;
+        static std::once_flag once;
+        std::call_once(once, [] { std::atexit([] {
+                           if (s_active)
+                               s_active->release(true);
+                       }); });
+    }
+    ~CapturedStderr() { release(false); }
+    // Restores stderr; the captured text (echoed to stderr when `echo`).
+    std::string release(bool echo)
+    {
+        if (!m_file)
+            return m_text;
+        std::fflush(stderr);
+        ::dup2(m_saved, STDERR_FILENO);
+        ::close(m_saved);
+        std::rewind(m_file);
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, m_file)) > 0)
+            m_text.append(buf, n);
+        std::fclose(m_file);
+        m_file = nullptr;
+        s_active = nullptr;
+        if (echo)
+            std::fputs(m_text.c_str(), stderr);
+        return m_text;
+    }
+
+private:
+    static inline CapturedStderr *s_active = nullptr;
+    std::FILE *m_file = nullptr;
+    int m_saved = -1;
+    std::string m_text;
+};
+
+const char *g_helpNote = nullptr;
+void printNote(int, char **)
+{
+    if (g_helpNote)
+        std::printf("\n%s\n", g_helpNote);
+}
+
+std::string trimmed(std::string s)
+{
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    while (!s.empty() && s.front() == '\n')
+        s.erase(s.begin());
+    if (s.rfind("error: ", 0) == 0) // the caller says "error:" itself
+        s.erase(0, 7);
+    return s;
+}
+
+// --n-cpu-moe N is N overrides "blk\.i<experts>" -> CPU, --cpu-moe one "<experts>" -> CPU. Any
+// other override (-ot, --n-cpu-ffn) is a placement Shoehorn's planner does not make.
+Error readCpuMoe(const common_params &p, int &layers)
+{
+    const ggml_backend_buffer_type_t cpu = ggml_backend_cpu_buffer_type();
+    layers = 0;
+    for (const auto &o : p.tensor_buft_overrides) {
+        if (!o.pattern)
+            break;
+        const std::string pattern = o.pattern;
+        if (o.buft == cpu && pattern == LLM_FFN_EXPS_REGEX) {
+            layers = INT32_MAX; // every layer (clamped to the model's count when planned)
+            continue;
+        }
+        if (o.buft == cpu && pattern == llm_ffn_block_regex(layers == INT32_MAX ? 0 : layers, LLM_FFN_EXPS_REGEX)) {
+            if (layers != INT32_MAX)
+                ++layers;
+            continue;
+        }
+        return Error{ErrorCode::InvalidArgument,
+                     "-ot/--override-tensor and --n-cpu-ffn (\"" + pattern +
+                         "\"): Shoehorn places tensors itself; use -ngl N with --n-cpu-moe N or --cpu-moe"};
+    }
+    return {};
+}
+
+// What llama-server takes and Shoehorn does not, checked on the parsed parameters.
+Error checkSupported(const common_params &p)
+{
+    const auto refuse = [](const std::string &flag, const std::string &why) {
+        return Error{ErrorCode::InvalidArgument, flag + ": " + why};
+    };
+    if (!p.model.hf_repo.empty() || !p.model.url.empty() || !p.mmproj.hf_repo.empty() || !p.mmproj.url.empty())
+        return refuse("-hf/-mu", "Shoehorn does not download models; give the file with -m");
+    if (p.speculative.has_dft())
+        return refuse("-md/--model-draft", "speculative decoding with a draft model is not supported");
+    if (!p.lora_adapters.empty())
+        return refuse("--lora", "LoRA adapters are not supported");
+    if (p.embedding)
+        return refuse("--embedding/--rerank", "Shoehorn serves chat and completion models");
+    if (!p.models_dir.empty())
+        return refuse("--models-dir", "give the models in a --models-preset file");
+    if (!p.ssl_file_key.empty() || !p.ssl_file_cert.empty())
+        return refuse("--ssl-key-file/--ssl-cert-file", "this build has no TLS; put a reverse proxy in front");
+    if (!p.public_path.empty())
+        return refuse("--path", "the web UI is built in");
+    int layers = 0;
+    return readCpuMoe(p, layers);
+}
+
+std::vector<char *> argvOf(std::vector<std::string> &args)
+{
+    std::vector<char *> argv;
+    for (auto &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return argv;
+}
+
+} // namespace
+
+const common_params &internal::Access::params(const ServerArgs &a)
+{
+    return a.m_data->params;
+}
+
+ServerArgs::ServerArgs()
+{
+    auto d = std::make_shared<internal::ServerArgsData>();
+    common_params_parser_init(d->params, LLAMA_EXAMPLE_SERVER); // the server's own defaults
+    m_data = std::move(d);
+}
+
+std::vector<std::pair<std::string, std::string>> ServerArgs::unsupported()
+{
+    return {
+        {"-hf, -mu", "Shoehorn does not download models: give the file with -m"},
+        {"-md (draft model)", "speculative decoding with a draft model is not supported"},
+        {"--lora", "LoRA adapters are not supported"},
+        {"--embedding, --rerank", "Shoehorn serves chat and completion models"},
+        {"--models-dir", "give the models in a --models-preset file"},
+        {"--ssl-key-file, --ssl-cert-file", "no TLS in this build: put a reverse proxy in front"},
+        {"--path", "the web UI is built in"},
+        {"-ot, --n-cpu-ffn", "Shoehorn places tensors itself: -ngl with --n-cpu-moe or --cpu-moe"},
+    };
+}
+
+Result<ServerArgs> ServerArgs::parse(const std::vector<std::string> &given, const char *note)
+{
+    std::vector<std::string> args{"shoehorn-cli serve"};
+    args.insert(args.end(), given.begin(), given.end());
+    auto argv = argvOf(args);
+    auto d = std::make_shared<internal::ServerArgsData>();
+    d->args = given;
+    const bool help = std::any_of(given.begin(), given.end(),
+                                  [](const std::string &a) { return a == "-h" || a == "--help" || a == "--usage"; });
+    if (help) {
+        g_helpNote = note;
+        common_params_parse(int(args.size()), argv.data(), d->params, LLAMA_EXAMPLE_SERVER, printNote); // exits 0
+    }
+    bool ok = false;
+    std::string said;
+    {
+        CapturedStderr capture;
+        try {
+            ok = common_params_parse(int(args.size()), argv.data(), d->params, LLAMA_EXAMPLE_SERVER);
+        } catch (const std::exception &e) {
+            said = e.what();
+        }
+        const std::string text = capture.release(ok);
+        if (said.empty())
+            said = text;
+    }
+    if (!ok)
+        return Error{ErrorCode::InvalidArgument, trimmed(said.empty() ? "llama-server's argument parser refused the command line" : said)};
+    if (Error e = checkSupported(d->params))
+        return e;
+    ServerArgs out;
+    out.m_data = std::move(d);
+    return out;
+}
+
+std::string ServerArgs::modelPath() const { return m_data->params.model.path; }
+std::string ServerArgs::alias() const
+{
+    return m_data->params.model_alias.empty() ? std::string() : *m_data->params.model_alias.begin();
+}
+std::string ServerArgs::mmprojPath() const { return m_data->params.no_mmproj ? std::string() : m_data->params.mmproj.path; }
+bool ServerArgs::mmprojOffload() const { return m_data->params.mmproj_use_gpu; }
+std::string ServerArgs::modelsPreset() const { return m_data->params.models_preset; }
+
+LoadSettings ServerArgs::load() const
+{
+    const common_params &p = m_data->params;
+    LoadSettings s;
+    s.gpuLayers = p.n_gpu_layers >= 0 ? p.n_gpu_layers : -1; // auto and "all": every layer, unless fitted
+    readCpuMoe(p, s.cpuMoeLayers);
+    s.mainGpu = p.main_gpu;
+    switch (p.load_mode) {
+    case LLAMA_LOAD_MODE_NONE:
+    case LLAMA_LOAD_MODE_DIRECT_IO: s.loadMode = LoadMode::NoMmap; break;
+    case LLAMA_LOAD_MODE_MLOCK:
+    case LLAMA_LOAD_MODE_MMAP_MLOCK: s.loadMode = LoadMode::Mlock; break;
+    default: s.loadMode = LoadMode::Mmap; break;
+    }
+    return s;
+}
+
+ContextSettings ServerArgs::context() const
+{
+    const common_params &p = m_data->params;
+    ContextSettings c;
+    c.contextSize = uint32_t(std::max(0, p.n_ctx));
+    c.batchSize = uint32_t(std::max(1, p.n_batch));
+    c.ubatchSize = uint32_t(std::max(1, p.n_ubatch));
+    c.typeK = ggml_type_name(p.cache_type_k);
+    c.typeV = ggml_type_name(p.cache_type_v);
+    c.flashAttention = p.flash_attn_type == LLAMA_FLASH_ATTN_TYPE_ENABLED    ? FlashAttention::On
+                       : p.flash_attn_type == LLAMA_FLASH_ATTN_TYPE_DISABLED ? FlashAttention::Off
+                                                                             : FlashAttention::Auto;
+    c.threads = std::max(0, p.cpuparams.n_threads);
+    c.threadsBatch = std::max(0, p.cpuparams_batch.n_threads);
+    return c;
+}
+
+bool ServerArgs::gpuLayersGiven() const { return m_data->params.n_gpu_layers != -1; }
+bool ServerArgs::cpuMoeGiven() const
+{
+    const auto &o = m_data->params.tensor_buft_overrides;
+    return !o.empty() && o.front().pattern != nullptr;
+}
+bool ServerArgs::contextGiven() const { return m_data->params.n_ctx != 0; }
+bool ServerArgs::cacheTypesGiven() const
+{
+    return m_data->params.cache_type_k != GGML_TYPE_F16 || m_data->params.cache_type_v != GGML_TYPE_F16;
+}
+int ServerArgs::parallel() const { return m_data->params.n_parallel < 0 ? 4 : m_data->params.n_parallel; }
+bool ServerArgs::contextShift() const { return m_data->params.ctx_shift; }
+bool ServerArgs::webUi() const { return m_data->params.ui; }
+int ServerArgs::maxTokens() const { return m_data->params.n_predict; }
+
+ServeFit ServerArgs::fit() const
+{
+    const common_params &p = m_data->params;
+    ServeFit f;
+    f.on = p.fit_params;
+    if (!p.fit_params_target.empty())
+        f.marginMiB = p.fit_params_target.front() / kMiB;
+    f.minContext = uint32_t(std::max(0, p.fit_params_min_ctx));
+    return f;
+}
+
+ApiServerOptions ServerArgs::http() const
+{
+    const common_params &p = m_data->params;
+    ApiServerOptions o;
+    o.host = p.hostname;
+    o.port = p.port;
+    o.apiKeys = p.api_keys;
+    o.metrics = p.endpoint_metrics;
+    o.corsOrigins = p.cors_origins_explicit ? p.cors_origins : std::string("localhost");
+    return o;
+}
+
+SamplingSettings ServerArgs::sampling() const
+{
+    const common_params_sampling &s = m_data->params.sampling;
+    SamplingSettings out;
+    out.temperature = s.temp;
+    out.topK = s.top_k;
+    out.topP = s.top_p;
+    out.minP = s.min_p;
+    out.repeatPenalty = s.penalty_repeat;
+    out.repeatLastN = s.penalty_last_n;
+    out.presencePenalty = s.penalty_present;
+    out.frequencyPenalty = s.penalty_freq;
+    out.seed = s.seed;
+    return out;
+}
+
+Result<std::vector<ServerPreset>> ServerArgs::presets() const
+{
+    const std::string file = modelsPreset();
+    if (file.empty())
+        return Error{ErrorCode::InvalidArgument, "no --models-preset file"};
+    std::vector<ServerPreset> out;
+    try {
+        common_preset_context ctx(LLAMA_EXAMPLE_SERVER);
+        common_preset global;
+        common_presets loaded = ctx.cascade(global, ctx.load_from_ini(file, global));
+        std::vector<std::string> mine{"shoehorn-cli serve"};
+        mine.insert(mine.end(), m_data->args.begin(), m_data->args.end());
+        auto argv = argvOf(mine);
+        common_preset base = ctx.load_from_args(int(mine.size()), argv.data());
+        // As llama-server's router: the router's own file and the models' names are not the models'.
+        for (const char *env : {"LLAMA_ARG_MODELS_PRESET", "LLAMA_ARG_MODELS_DIR", "LLAMA_ARG_MODEL", "LLAMA_ARG_MMPROJ",
+                                "LLAMA_ARG_ALIAS"})
+            base.unset_option(env);
+        for (auto &[name, preset] : loaded) {
+            if (name == COMMON_PRESET_DEFAULT_NAME)
+                continue;
+            preset.merge(base);
+            preset.set_option(ctx, "LLAMA_ARG_ALIAS", name);
+            std::string model;
+            // A relative path is taken from the working directory, as llama-server does, or
+            // else from the preset file's folder.
+            if (preset.get_option("LLAMA_ARG_MODEL", model) && std::filesystem::path(model).is_relative() &&
+                !std::filesystem::exists(model)) {
+                const auto beside = std::filesystem::path(file).parent_path() / model;
+                if (std::filesystem::exists(beside))
+                    preset.set_option(ctx, "LLAMA_ARG_MODEL", beside.string());
+            }
+            std::string mmproj;
+            if (preset.get_option("LLAMA_ARG_MMPROJ", mmproj) && std::filesystem::path(mmproj).is_relative() &&
+                !std::filesystem::exists(mmproj)) {
+                const auto beside = std::filesystem::path(file).parent_path() / mmproj;
+                if (std::filesystem::exists(beside))
+                    preset.set_option(ctx, "LLAMA_ARG_MMPROJ", beside.string());
+            }
+            auto args = preset.to_args();
+            auto parsed = parse(args);
+            if (!parsed)
+                return Error{ErrorCode::InvalidArgument, file + " [" + name + "]: " + parsed.error().detail};
+            if (parsed->modelPath().empty())
+                return Error{ErrorCode::InvalidArgument, file + " [" + name + "] names no model (model = PATH)"};
+            out.push_back(ServerPreset{name, *parsed});
+        }
+    } catch (const std::exception &e) {
+        return Error{ErrorCode::InvalidArgument, file + ": " + e.what()};
+    }
+    if (out.empty())
+        return Error{ErrorCode::InvalidArgument, file + " has no model sections"};
+    return out;
+}
+
+} // namespace shoehorn
