@@ -83,6 +83,11 @@ QString ApiController::keyExport()
     return QStringLiteral("export %1=\"$(cat '%2')\"").arg(keyVariable(), keyFilePath());
 }
 
+QString ApiController::webChatMissing()
+{
+    return QString::fromStdString(shoehorn::ApiServer::webUiMissing());
+}
+
 ApiConfig ApiController::loadConfig()
 {
     QSettings s;

@@ -59,6 +59,8 @@ public:
     // The environment variable the examples read the key from, and how to set it from the key file.
     static QString keyVariable() { return QStringLiteral("SHOEHORN_API_KEY"); }
     static QString keyExport();
+    // Why llama.cpp's web chat is not served at `/` by this build; empty when it is.
+    static QString webChatMissing();
 
     ApiConfig config() const { return m_config; }
     void setConfig(const ApiConfig &config); // saves

@@ -16,7 +16,7 @@ PACKAGES=(
     libkf5syntaxhighlighting-tools
     xvfb xauth imagemagick xdotool xclip fonts-noto-cjk
     desktop-file-utils appstream shared-mime-info xdg-utils libfile-mimeinfo-perl dpkg-dev file
-    curl systemd
+    curl systemd chromium
 )
 
 install_deps() {

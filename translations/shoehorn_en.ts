@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
   <context>
+    <name>ApiController</name>
+    <message>
+      <source>other computers that reach %1 can use the API (with the key)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>every web site you visit may send requests to the API from your browser</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>no key: every program on this computer can use the API</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ApiDialog</name>
     <message>
       <source>Local API</source>
@@ -28,10 +43,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>none (only allowed on 127.0.0.1)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Show</source>
       <translation type="unfinished" />
     </message>
@@ -53,14 +64,6 @@
     </message>
     <message>
       <source>Parallel requests:</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source> tokens</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Context per request:</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -100,10 +103,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>%1 can be reached from other computers: set an API key first (New Key).</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Stop API</source>
       <translation type="unfinished" />
     </message>
@@ -136,10 +135,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Requests served: %1</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>busy</source>
       <translation type="unfinished" />
     </message>
@@ -152,7 +147,55 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Each request's context, at most the model's trained length (llama.cpp caps it there). Its KV cache is counted in the memory plan while the API is on.</source>
+      <source>made when the API starts</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No key: any program on this computer may use the API (127.0.0.1 only)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Web pages of other sites your browser may let use the API (llama-server's --cors-origins). localhost: pages served from this computer. Add origins such as https://app.example:3000, separated by commas. * lets every web site you visit use it. The API's own web chat is always allowed.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Web pages allowed:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Requests answered at the same time (llama-server's --parallel), decoded in one batch with the chat. Part of the model's context: a change applies when a model is loaded next.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat and these requests are slots of one llama.cpp context with one KV cache (llama.cpp's unified cache): each uses what the others leave free, up to the context set in the Offload panel. So the memory the plan shows is the same with the API on or off, and turning it on loads nothing.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Context:</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 can be reached from other computers: it needs an API key (untick No key).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Requests: %1, of them refused: %2 (no or a wrong key, or a page of another site)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Requests: %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Open wider than this computer: %1.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Web chat in your browser: &lt;a href="%1"&gt;%1&lt;/a&gt;</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Web chat: not built into this Shoehorn (%1).</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -660,6 +703,10 @@
     </message>
     <message>
       <source>Fits: %1 on the GPU, %2 in RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The %1 KV cache stores blocks of %2 values, so it needs a head size that is a multiple of %2; this model's head size is %3. Choose f16 for the KV cache.</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -1220,13 +1267,6 @@
     </message>
   </context>
   <context>
-    <name>OffloadController</name>
-    <message>
-      <source>this computer</source>
-      <translation type="unfinished" />
-    </message>
-  </context>
-  <context>
     <name>OffloadPanel</name>
     <message>
       <source>Lock</source>
@@ -1475,6 +1515,13 @@
     </message>
     <message>
       <source>A 1024×1024 picture takes %1 tokens, %2% of the context.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>PlanTargets</name>
+    <message>
+      <source>this computer</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
   <context>
+    <name>ApiController</name>
+    <message>
+      <source>other computers that reach %1 can use the API (with the key)</source>
+      <translation>能访问 %1 的其他计算机可以使用此 API（需要密钥）</translation>
+    </message>
+    <message>
+      <source>every web site you visit may send requests to the API from your browser</source>
+      <translation>你访问的每个网站都可以从你的浏览器向此 API 发送请求</translation>
+    </message>
+    <message>
+      <source>no key: every program on this computer can use the API</source>
+      <translation>没有密钥：这台计算机上的每个程序都可以使用此 API</translation>
+    </message>
+  </context>
+  <context>
     <name>ApiDialog</name>
     <message>
       <source>Local API</source>
@@ -28,10 +43,6 @@
       <translation>端口：</translation>
     </message>
     <message>
-      <source>none (only allowed on 127.0.0.1)</source>
-      <translation>无（仅允许在 127.0.0.1 上）</translation>
-    </message>
-    <message>
       <source>Show</source>
       <translation>显示</translation>
     </message>
@@ -54,14 +65,6 @@
     <message>
       <source>Parallel requests:</source>
       <translation>并行请求：</translation>
-    </message>
-    <message>
-      <source> tokens</source>
-      <translation> 个 token</translation>
-    </message>
-    <message>
-      <source>Context per request:</source>
-      <translation>每个请求的上下文：</translation>
     </message>
     <message>
       <source>Prometheus metrics at /metrics</source>
@@ -100,10 +103,6 @@
       <translation>复制示例</translation>
     </message>
     <message>
-      <source>%1 can be reached from other computers: set an API key first (New Key).</source>
-      <translation>其他计算机可以访问 %1：请先设置 API 密钥（新密钥）。</translation>
-    </message>
-    <message>
       <source>Stop API</source>
       <translation>停止 API</translation>
     </message>
@@ -136,10 +135,6 @@
       <translation>使用端口 %1</translation>
     </message>
     <message>
-      <source>Requests served: %1</source>
-      <translation>已处理请求：%1</translation>
-    </message>
-    <message>
       <source>busy</source>
       <translation>忙碌</translation>
     </message>
@@ -152,8 +147,56 @@
       <translation>启动 API 后即可获得包含地址和密钥的示例。</translation>
     </message>
     <message>
-      <source>Each request's context, at most the model's trained length (llama.cpp caps it there). Its KV cache is counted in the memory plan while the API is on.</source>
-      <translation>每个请求的上下文，最多为模型的训练长度（llama.cpp 会在此处截断）。API 开启时，其 KV 缓存计入内存规划。</translation>
+      <source>made when the API starts</source>
+      <translation>在 API 启动时生成</translation>
+    </message>
+    <message>
+      <source>No key: any program on this computer may use the API (127.0.0.1 only)</source>
+      <translation>不使用密钥：这台计算机上的任何程序都可以使用此 API（仅限 127.0.0.1）</translation>
+    </message>
+    <message>
+      <source>Web pages of other sites your browser may let use the API (llama-server's --cors-origins). localhost: pages served from this computer. Add origins such as https://app.example:3000, separated by commas. * lets every web site you visit use it. The API's own web chat is always allowed.</source>
+      <translation>浏览器可以允许哪些其他网站的网页使用此 API（即 llama-server 的 --cors-origins）。localhost：由这台计算机提供的网页。可添加来源，例如 https://app.example:3000，用逗号分隔。* 表示你访问的每个网站都可以使用它。API 自带的网页聊天始终允许。</translation>
+    </message>
+    <message>
+      <source>Web pages allowed:</source>
+      <translation>允许的网页：</translation>
+    </message>
+    <message>
+      <source>Requests answered at the same time (llama-server's --parallel), decoded in one batch with the chat. Part of the model's context: a change applies when a model is loaded next.</source>
+      <translation>同时应答的请求数（即 llama-server 的 --parallel），与聊天在同一批次中解码。它是模型上下文的一部分：更改将在下次加载模型时生效。</translation>
+    </message>
+    <message>
+      <source>The chat and these requests are slots of one llama.cpp context with one KV cache (llama.cpp's unified cache): each uses what the others leave free, up to the context set in the Offload panel. So the memory the plan shows is the same with the API on or off, and turning it on loads nothing.</source>
+      <translation>聊天和这些请求是同一个 llama.cpp 上下文中的槽位，共用一个 KV 缓存（llama.cpp 的统一缓存）：每个槽位使用其他槽位剩下的空间，上限为卸载面板中设置的上下文。因此无论 API 开启与否，计划显示的内存都相同，开启它也不会加载任何内容。</translation>
+    </message>
+    <message>
+      <source>Context:</source>
+      <translation>上下文：</translation>
+    </message>
+    <message>
+      <source>%1 can be reached from other computers: it needs an API key (untick No key).</source>
+      <translation>%1 可以被其他计算机访问：需要 API 密钥（请取消勾选“不使用密钥”）。</translation>
+    </message>
+    <message>
+      <source>Requests: %1, of them refused: %2 (no or a wrong key, or a page of another site)</source>
+      <translation>请求：%1，其中被拒绝：%2（没有密钥或密钥错误，或来自其他网站的网页）</translation>
+    </message>
+    <message>
+      <source>Requests: %1</source>
+      <translation>请求：%1</translation>
+    </message>
+    <message>
+      <source>Open wider than this computer: %1.</source>
+      <translation>开放范围超出这台计算机：%1。</translation>
+    </message>
+    <message>
+      <source>Web chat in your browser: &lt;a href="%1"&gt;%1&lt;/a&gt;</source>
+      <translation>在浏览器中使用网页聊天：&lt;a href="%1"&gt;%1&lt;/a&gt;</translation>
+    </message>
+    <message>
+      <source>Web chat: not built into this Shoehorn (%1).</source>
+      <translation>网页聊天：此 Shoehorn 未内置（%1）。</translation>
     </message>
   </context>
   <context>
@@ -661,6 +704,10 @@
     <message>
       <source>Fits: %1 on the GPU, %2 in RAM.</source>
       <translation>放得下：GPU %1，内存 %2。</translation>
+    </message>
+    <message>
+      <source>The %1 KV cache stores blocks of %2 values, so it needs a head size that is a multiple of %2; this model's head size is %3. Choose f16 for the KV cache.</source>
+      <translation>%1 KV 缓存按每块 %2 个值存储，因此要求注意力头大小是 %2 的倍数；此模型的头大小为 %3。请为 KV 缓存选择 f16。</translation>
     </message>
   </context>
   <context>
@@ -1217,13 +1264,6 @@
     </message>
   </context>
   <context>
-    <name>OffloadController</name>
-    <message>
-      <source>this computer</source>
-      <translation>本机</translation>
-    </message>
-  </context>
-  <context>
     <name>OffloadPanel</name>
     <message>
       <source>Lock</source>
@@ -1471,6 +1511,13 @@
     <message>
       <source>A 1024×1024 picture takes %1 tokens, %2% of the context.</source>
       <translation>一张 1024×1024 的图片占 %1 个 token，即上下文的 %2%。</translation>
+    </message>
+  </context>
+  <context>
+    <name>PlanTargets</name>
+    <message>
+      <source>this computer</source>
+      <translation>本机</translation>
     </message>
   </context>
   <context>

@@ -175,6 +175,12 @@ QWidget *ApiDialog::buildLive()
     connect(copyUrl, &QToolButton::clicked, this, [this] { copy(m_api->baseUrl() + QStringLiteral("/v1")); });
     urlRow->addWidget(copyUrl);
     v->addLayout(urlRow);
+    // llama.cpp's web chat, on the same loaded model (it asks for the key itself).
+    m_webChat = new QLabel;
+    m_webChat->setObjectName(QStringLiteral("webChat"));
+    m_webChat->setOpenExternalLinks(true);
+    m_webChat->setWordWrap(true);
+    v->addWidget(m_webChat);
     m_requests = new QLabel;
     v->addWidget(m_requests);
     m_slots = new QTableWidget(0, 4);
@@ -267,12 +273,23 @@ void ApiDialog::onState(State state)
     }
     if (!on) {
         m_url->clear();
+        m_webChat->clear();
         m_requests->clear();
         m_slots->setRowCount(0);
     } else {
         m_url->setText(m_api->baseUrl() + QStringLiteral("/v1"));
+        showWebChat();
     }
     refreshExamples();
+}
+
+void ApiDialog::showWebChat()
+{
+    const QString missing = ApiController::webChatMissing();
+    const QString url = m_api->baseUrl() + QLatin1Char('/');
+    m_webChat->setText(missing.isEmpty()
+                           ? tr("Web chat in your browser: <a href=\"%1\">%1</a>").arg(url.toHtmlEscaped())
+                           : tr("Web chat: not built into this Shoehorn (%1).").arg(missing.toHtmlEscaped()));
 }
 
 void ApiDialog::onFailed(const shoehorn::Error &error, int freePort)

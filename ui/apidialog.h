@@ -40,6 +40,7 @@ private:
     void onFailed(const shoehorn::Error &error, int freePort);
     void onStatus(const shoehorn::ApiStatus &status);
     void refreshExamples();
+    void showWebChat();
     void refreshExposure();
     void copy(const QString &text);
 
@@ -61,6 +62,7 @@ private:
     int m_offeredPort = 0;
     QWidget *m_liveBox = nullptr;
     QLabel *m_url = nullptr;
+    QLabel *m_webChat = nullptr;
     QLabel *m_requests = nullptr;
     QTableWidget *m_slots = nullptr;
     QPlainTextEdit *m_errors = nullptr;

@@ -1,14 +1,17 @@
 #!/bin/bash
-# Installs the official OpenAI npm client, pinned by package-lock.json, next to the API tests:
-# install.sh SOURCE_DIR DEST_DIR. npm and node come from Debian (tools/dev.sh installs npm).
+# Installs the API tests' npm packages, pinned by package-lock.json (the official OpenAI client, and
+# playwright-core to drive Debian's chromium), next to the tests: install.sh SOURCE_DIR DEST_DIR.
+# npm and node come from Debian (tools/dev.sh installs npm and chromium).
 set -euo pipefail
 src=$1 dest=$2
 mkdir -p "$dest"
 cp "$src"/package.json "$src"/package-lock.json "$src"/*.mjs "$dest"/
 cd "$dest"
-want=$(node -p "require('./package-lock.json').packages['node_modules/openai'].version")
-have=$(node -p "try { require('./node_modules/openai/package.json').version } catch { '' }")
-if [ "$want" != "$have" ]; then
+# npm ci again only when the lock changed (it removes node_modules first).
+if ! cmp -s package-lock.json node_modules/.shoehorn-installed-lock; then
     npm ci --no-audit --no-fund --loglevel=error
+    cp package-lock.json node_modules/.shoehorn-installed-lock
 fi
-echo "openai $(node -p "require('./node_modules/openai/package.json').version") in $dest"
+for p in openai playwright-core; do
+    echo "$p $(node -p "require('./node_modules/$p/package.json').version") in $dest"
+done

@@ -55,9 +55,9 @@ else
     done
 
     # 3. Commands run by tools/dev.sh, the build (npm pack, git clone, cpack's dpkg-shlibdeps and
-    #    file), the tests (packaging, screenshots, the API through node's openai client, the systemd
-    #    unit) and the app (code highlighting).
-    for cmd in npm node curl systemd-analyze git cmake ninja ccache c++ file dpkg-deb dpkg-shlibdeps apt-cache \
+    #    file, gzip for the web UI), the tests (packaging, screenshots, the API through node's openai
+    #    client, the web UI in chromium, the systemd unit) and the app (code highlighting).
+    for cmd in npm node gzip chromium curl systemd-analyze git cmake ninja ccache c++ file dpkg-deb dpkg-shlibdeps apt-cache \
                desktop-file-validate appstreamcli update-mime-database xdg-mime \
                xvfb-run xauth Xvfb xdotool import kate-syntax-highlighter; do
         path=$(command -v "$cmd" || true)
