@@ -113,6 +113,12 @@ dpkg-deb -I "$deb" conffiles | grep -qx /etc/default/shoehorn-serve || fail "/et
 systemd-analyze verify "$unit" > "$work/verify.log" 2>&1 || true
 cat "$work/verify.log"
 if grep -v "is not executable" "$work/verify.log" | grep -q .; then fail "systemd-analyze verify complains"; fi
+# The hardening README.md records: exposure 1.9 ("OK") on systemd 252; fail above 2.0.
+systemd-analyze security --offline=true --threshold=20 "$unit" > "$work/security.log" 2>&1 \
+    || { grep -E "✗|Overall" "$work/security.log"; fail "systemd-analyze security: exposure above 2.0"; }
+grep "Overall exposure" "$work/security.log"
+grep -qx "RestartPreventExitStatus=2" "$unit" || fail "a configuration error (exit 2) would restart forever"
+grep -qx "CacheDirectory=shoehorn" "$unit" || fail "the file check's cache has no CacheDirectory"
 # ExecStart as systemd expands it: ${VAR} one word, $VAR split at spaces, %d the credentials.
 creds="$work/creds" && mkdir -p "$creds" && echo "sk-unit-test" > "$creds/api-key" && chmod 600 "$creds/api-key"
 sed -e "s#^SHOEHORN_MODEL=.*#SHOEHORN_MODEL=$work/some.gguf#" -e 's#^SHOEHORN_PORT=.*#SHOEHORN_PORT=0#' \
