@@ -59,10 +59,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Requests answered at the same time (llama-server's --parallel).</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Parallel requests:</source>
       <translation type="unfinished" />
     </message>
@@ -196,6 +192,10 @@
     </message>
     <message>
       <source>Web chat: not built into this Shoehorn (%1).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Shared with the chat: the Offload panel's context and KV cache. Turning the API on loads nothing and takes no more memory.</source>
       <translation type="unfinished" />
     </message>
   </context>

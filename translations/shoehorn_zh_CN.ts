@@ -59,10 +59,6 @@
       <translation>API 密钥：</translation>
     </message>
     <message>
-      <source>Requests answered at the same time (llama-server's --parallel).</source>
-      <translation>同时应答的请求数（llama-server 的 --parallel）。</translation>
-    </message>
-    <message>
       <source>Parallel requests:</source>
       <translation>并行请求：</translation>
     </message>
@@ -197,6 +193,10 @@
     <message>
       <source>Web chat: not built into this Shoehorn (%1).</source>
       <translation>网页聊天：此 Shoehorn 未内置（%1）。</translation>
+    </message>
+    <message>
+      <source>Shared with the chat: the Offload panel's context and KV cache. Turning the API on loads nothing and takes no more memory.</source>
+      <translation>与聊天共用：卸载面板中的上下文和 KV 缓存。开启 API 不会加载任何内容，也不会占用更多内存。</translation>
     </message>
   </context>
   <context>

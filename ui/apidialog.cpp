@@ -134,15 +134,17 @@ QWidget *ApiDialog::buildSettings()
     m_parallel = new QSpinBox;
     m_parallel->setRange(1, 16);
     m_parallel->setValue(c.parallel);
-    m_parallel->setToolTip(tr("Requests answered at the same time (llama-server's --parallel)."));
     form->addRow(tr("Parallel requests:"), m_parallel);
     m_parallel->setToolTip(tr("Requests answered at the same time (llama-server's --parallel), decoded in one "
                               "batch with the chat. Part of the model's context: a change applies when a model "
                               "is loaded next."));
-    auto *sharing = new QLabel(tr("The chat and these requests are slots of one llama.cpp context with one KV "
-                                  "cache (llama.cpp's unified cache): each uses what the others leave free, up to "
-                                  "the context set in the Offload panel. So the memory the plan shows is the same "
-                                  "with the API on or off, and turning it on loads nothing."));
+    // One line in the form (the dialog must fit a laptop screen); the whole story on hover.
+    auto *sharing = new QLabel(tr("Shared with the chat: the Offload panel's context and KV cache. Turning the API "
+                                  "on loads nothing and takes no more memory."));
+    sharing->setToolTip(tr("The chat and these requests are slots of one llama.cpp context with one KV "
+                           "cache (llama.cpp's unified cache): each uses what the others leave free, up to "
+                           "the context set in the Offload panel. So the memory the plan shows is the same "
+                           "with the API on or off, and turning it on loads nothing."));
     sharing->setObjectName(QStringLiteral("apiSharing"));
     sharing->setWordWrap(true);
     form->addRow(tr("Context:"), sharing);
