@@ -80,7 +80,9 @@ api() { # lang
     sleep 2
     DISPLAY=$display xdotool key Return
     sleep 2
+    # The key the app made when the API was first turned on.
     curl -s -N "http://127.0.0.1:$port/v1/chat/completions" -H 'Content-Type: application/json' \
+        -H "Authorization: Bearer $(cat "$cfg/Shoehorn/Shoehorn/api-key")" \
         -d '{"messages":[{"role":"user","content":"hello"}],"max_tokens":6000,"stream":true,"ignore_eos":true}' \
         >/dev/null 2>&1 &
     local client=$!
