@@ -111,6 +111,8 @@ set(GGML_CCACHE ON CACHE BOOL "" FORCE)
 # llama-bench's 139 on 2 cores (docs/benchmarks.md). Each context gets a persistent pool instead
 # (internal/llamaparams.h CpuThreadPools), as llama-bench uses.
 set(GGML_OPENMP OFF CACHE BOOL "" FORCE)
+# ggml-rpc: another machine's devices over TCP (shoehorn-cli rpc-worker, --rpc); a few files.
+set(GGML_RPC ON CACHE BOOL "" FORCE)
 set(GGML_NATIVE ${SHOEHORN_NATIVE} CACHE BOOL "" FORCE)
 set(GGML_CUDA ${SHOEHORN_CUDA} CACHE BOOL "" FORCE)
 if(SHOEHORN_CUDA)

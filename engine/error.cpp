@@ -30,13 +30,14 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::ImageInvalid: return "image-invalid";
     case ErrorCode::NoProjector: return "no-projector";
     case ErrorCode::FileCheckFailed: return "file-check-failed";
+    case ErrorCode::RemoteFailed: return "remote-failed";
     }
     return "unknown";
 }
 
 std::optional<ErrorCode> errorCodeFromName(const std::string &name)
 {
-    for (int c = 0; c <= int(ErrorCode::FileCheckFailed); ++c)
+    for (int c = 0; c <= int(ErrorCode::RemoteFailed); ++c)
         if (name == errorCodeName(ErrorCode(c)))
             return ErrorCode(c);
     return std::nullopt;
@@ -70,6 +71,7 @@ const char *errorCodeSentence(ErrorCode code)
     case ErrorCode::ImageInvalid: return "The image cannot be used.";
     case ErrorCode::NoProjector: return "This model cannot see images: no vision projector (mmproj) is paired with it.";
     case ErrorCode::FileCheckFailed: return "The file failed the safety check before loading: it would crash or hang Shoehorn.";
+    case ErrorCode::RemoteFailed: return "A remote machine (RPC worker) cannot be reached or used.";
     }
     return "An unknown error occurred.";
 }

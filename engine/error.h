@@ -35,6 +35,7 @@ enum class ErrorCode {
     ImageInvalid,      // not an image we can read, or too large
     NoProjector,       // an image was given to a model without a projector
     FileCheckFailed,   // the isolated first-open check crashed, hung or ran out of memory
+    RemoteFailed,      // an RPC worker (another machine's devices) cannot be reached or used
 };
 
 struct Error {

@@ -638,6 +638,10 @@
       <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -638,6 +638,10 @@
       <source>This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template.</source>
       <translation>此文件未通过加载前的安全检查：它会让 Shoehorn 崩溃或卡住，因此没有加载。请换一个来源获取模型，或使用修复了聊天模板的版本。</translation>
     </message>
+    <message>
+      <source>A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it.</source>
+      <translation>无法连接或使用远程计算机：请确认其工作进程（shoehorn-cli rpc-worker）正在运行，并且本机可以连接到它。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -60,6 +60,7 @@ QString ErrorText::message(const shoehorn::Error &error)
     case ErrorCode::ProjectorFailed: text = tr("The vision projector (mmproj) could not be loaded or run."); break;
     case ErrorCode::ImageInvalid: text = tr("The image cannot be used: attach a PNG, JPEG, BMP or GIF picture."); break;
     case ErrorCode::NoProjector: text = tr("This model cannot see images: no vision projector (mmproj) is paired with it."); break;
+    case ErrorCode::RemoteFailed: text = tr("A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it."); break;
     case ErrorCode::FileCheckFailed: text = tr("This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template."); break;
     }
     if (!detail.isEmpty())

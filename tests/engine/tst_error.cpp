@@ -15,7 +15,7 @@ private slots:
 
 void TestError::everyCodeHasASentence()
 {
-    for (int c = int(ErrorCode::None); c <= int(ErrorCode::FileCheckFailed); ++c) {
+    for (int c = int(ErrorCode::None); c <= int(ErrorCode::RemoteFailed); ++c) {
         const auto code = ErrorCode(c);
         const QString sentence = QString::fromUtf8(errorCodeSentence(code));
         QVERIFY2(sentence.endsWith('.') && sentence.size() > 8, errorCodeName(code));

@@ -23,8 +23,8 @@ for f in ./usr/bin/shoehorn ./usr/bin/shoehorn-cli \
          ./usr/share/icons/hicolor/scalable/apps/io.github.shoehorn.Shoehorn.svg \
          ./usr/share/icons/hicolor/48x48/apps/io.github.shoehorn.Shoehorn.png \
          ./usr/share/icons/hicolor/256x256/apps/io.github.shoehorn.Shoehorn.png \
-         ./usr/share/doc/shoehorn/copyright ./usr/lib/systemd/system/shoehorn-serve.service \
-         ./etc/default/shoehorn-serve; do
+         ./usr/share/doc/shoehorn/copyright ./usr/lib/systemd/system/shoehorn-serve.service ./usr/lib/systemd/system/shoehorn-rpc-worker.service \
+         ./etc/default/shoehorn-serve ./etc/default/shoehorn-rpc-worker; do
     grep -qx "$f" "$work/contents" || fail "missing $f"
 done
 if grep -E '\.so(\.|$)' "$work/contents"; then fail "shared libraries shipped (llama.cpp is linked statically)"; fi
@@ -138,4 +138,30 @@ url=$(sed -n 's#.*listening on \(http://[^ ]*\)/v1.*#\1#p' "$work/serve.log")
 kill -TERM $serve
 wait $serve || fail "shoehorn-cli serve did not exit 0 on SIGTERM"
 echo "the unit's command served $url with the key from its credential and stopped on SIGTERM"
+echo "== 9. the RPC worker's unit: not enabled, hardened, and its ExecStart serves from its environment file"
+unit="$root/usr/lib/systemd/system/shoehorn-rpc-worker.service"
+env_file="$root/etc/default/shoehorn-rpc-worker"
+test -f "$unit" || fail "no shoehorn-rpc-worker.service"
+test -f "$env_file" || fail "no /etc/default/shoehorn-rpc-worker"
+dpkg-deb -I "$deb" conffiles | grep -qx /etc/default/shoehorn-rpc-worker || fail "/etc/default/shoehorn-rpc-worker is not a conffile"
+! dpkg-deb -c "$deb" | grep -q "wants/shoehorn-rpc-worker" || fail "the worker is enabled by the package"
+grep -qx "SHOEHORN_RPC_HOST=127.0.0.1" "$env_file" || fail "the worker does not listen on loopback by default"
+systemd-analyze verify "$unit" > "$work/verify-rpc.log" 2>&1 || true
+if grep -v "is not executable" "$work/verify-rpc.log" | grep -q .; then cat "$work/verify-rpc.log"; fail "systemd-analyze verify complains"; fi
+systemd-analyze security --offline=true --threshold=20 "$unit" > "$work/security-rpc.log" 2>&1 \
+    || { grep -E "✗|Overall" "$work/security-rpc.log"; fail "systemd-analyze security: exposure above 2.0"; }
+grep "Overall exposure" "$work/security-rpc.log"
+rpc_port=$((20000 + RANDOM % 30000))
+sed -e "s#^SHOEHORN_RPC_PORT=.*#SHOEHORN_RPC_PORT=$rpc_port#" "$env_file" > "$work/rpc.env"
+exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
+cmdline=$(set -a; . "$work/rpc.env"; set +a; eval "echo $exec_start")
+cmdline=${cmdline/\/usr\/bin\/shoehorn-cli/$root/usr/bin/shoehorn-cli}
+echo "$cmdline"
+$cmdline > "$work/rpc.log" 2>&1 &
+rpc=$!
+for _ in $(seq 100); do grep -q "serving on" "$work/rpc.log" && break; sleep 0.1; done
+grep -q "rpc-worker: serving on 127.0.0.1:$rpc_port" "$work/rpc.log" || { cat "$work/rpc.log"; fail "the worker's unit command did not serve"; }
+kill -TERM $rpc
+wait $rpc || fail "shoehorn-cli rpc-worker did not exit 0 on SIGTERM"
+echo "the worker's unit command served 127.0.0.1:$rpc_port and stopped on SIGTERM"
 echo "packaging: all checks passed"

@@ -1,5 +1,6 @@
 #include "cliargs.h"
 
+#include "remote.h"
 #include "validate.h"
 
 #include <charconv>
@@ -156,6 +157,12 @@ bool parsePromptFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--mmproj" || f == "-mm") a.mmproj = c.next();
     else if (f == "--no-mmproj-offload") a.mmprojOffload = false;
     else if (f == "--image") a.images.push_back(c.next());
+    else if (f == "--rpc") {
+        auto endpoints = parseEndpoints(c.next());
+        if (!endpoints)
+            throw BadValue(endpoints.error().detail);
+        a.rpc.insert(a.rpc.end(), endpoints->begin(), endpoints->end());
+    }
     else return false;
     return true;
 }
@@ -292,6 +299,8 @@ const char *commonFlagsHelp()
            "  --mmproj F        vision projector (mmproj-*.gguf); --no-mmproj-offload keeps it on the CPU\n"
            "  --image F         chat: an image for the message (repeatable; needs --mmproj)\n"
            "  --no-check        chat/serve: load without checking the file in a helper process first\n"
+           "  --rpc H:P[,H:P]   devices of RPC workers (shoehorn-cli rpc-worker on another machine) join the plan and\n"
+           "                    the load like local GPUs; a worker that does not answer is named and left out\n"
            "  -np N             parallel sequences\n"
            "  --profile ID      plan for a what-if machine (gtx1060-6g, rtx3060-12g, rtx4070-12g, rtx4090-24g)\n"
            "  --vram-budget MiB cap the usable memory of this machine's GPUs\n"

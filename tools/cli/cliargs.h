@@ -17,6 +17,7 @@ struct Args {
     std::string mmproj;              // --mmproj F: the vision projector (chat, plan, fit, serve)
     bool mmprojOffload = true;       // --no-mmproj-offload keeps it on the CPU
     std::vector<std::string> images; // chat: --image F (repeatable)
+    std::vector<std::string> rpc;    // --rpc host:port[,...]: RPC workers whose devices join this machine's
     bool checkFile = true;           // chat/serve: check the file in a helper process first (--no-check)
     bool json = false;
     bool progress = false; // chat: load progress on stderr

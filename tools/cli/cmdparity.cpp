@@ -169,6 +169,12 @@ Result<LlamaBench> llamaBench(const std::string &bin, const Args &a, int reps)
         << (a.context.flashAttention == FlashAttention::Off ? 0 : 1) << " -t "
         << (a.context.threads > 0 ? a.context.threads : physicalCoreCount())
         << (a.load.loadMode == LoadMode::NoMmap ? " -mmp 0" : "") << " -o json";
+    if (!a.rpc.empty()) { // the same RPC workers (llama-bench connects to them itself)
+        std::string list;
+        for (const auto &e : a.rpc)
+            list += (list.empty() ? "" : ",") + e;
+        cmd << " --rpc " << shellQuote(list);
+    }
     const CommandOutput out = runCommand(cmd.str());
     const auto j = nlohmann::json::parse(out.out, nullptr, false);
     if (!j.is_array())

@@ -1,5 +1,8 @@
 #include "cmdserve.h"
 
+#include "cmdrpc.h"
+#include "remote.h"
+
 #include "apiserver.h"
 #include "autofit.h"
 #include "chatsession.h"
@@ -42,14 +45,24 @@ const char *kHelpNote =
     "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe)\n";
 
 // Shoehorn's own additions before llama-server's parser sees the line: a leading MODEL.gguf,
-// and --no-check.
-std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile)
+// and --no-check. --rpc (and LLAMA_ARG_RPC) are taken out too: llama.cpp's parser connects to
+// the workers itself and aborts the process when one is not there; attachRpc() probes each in
+// a helper first.
+std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, std::string &rpc)
 {
     std::vector<std::string> out;
+    if (const char *env = std::getenv("LLAMA_ARG_RPC")) {
+        rpc = env;
+        unsetenv("LLAMA_ARG_RPC");
+    }
     for (int i = 0; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--no-check") {
             checkFile = false;
+            continue;
+        }
+        if (a == "--rpc" && i + 1 < argc) {
+            rpc = argv[++i];
             continue;
         }
         if (i == 0 && !a.empty() && a[0] != '-') {
@@ -205,10 +218,19 @@ int serveRouter(const ServerArgs &a, bool checkFile, sigset_t &stopSignals)
 int cmdServe(int argc, char **argv)
 {
     bool checkFile = true;
-    auto parsed = ServerArgs::parse(shoehornArgs(argc, argv, checkFile), kHelpNote);
+    std::string rpc;
+    auto parsed = ServerArgs::parse(shoehornArgs(argc, argv, checkFile, rpc), kHelpNote);
     if (!parsed) {
         std::fprintf(stderr, "error: %s\n", parsed.error().detail.c_str());
         return 2;
+    }
+    if (!rpc.empty()) {
+        auto endpoints = parseEndpoints(rpc);
+        if (!endpoints) {
+            std::fprintf(stderr, "error: %s\n", endpoints.error().detail.c_str());
+            return 2;
+        }
+        attachRpc(*endpoints);
     }
     const ServerArgs &a = *parsed;
     const ApiServerOptions o = a.http();

@@ -4,6 +4,7 @@
 #include "clioutput.h"
 #include "cmdbench.h"
 #include "cmdplan.h"
+#include "cmdrpc.h"
 #include "cmdserve.h"
 #include "memreport.h"
 #include "model.h"
@@ -44,6 +45,8 @@ void usage()
                 "  serve [MODEL.gguf | -m MODEL.gguf | --models-preset FILE.ini] [llama-server's flags] [--no-check]\n"
                 "                                         llama.cpp's server (OpenAI API, web UI) until SIGTERM/SIGINT;\n"
                 "                                         its flags are llama-server's own (serve --help)\n"
+                "  rpc-worker [--host 127.0.0.1] [--port 50052] [--threads N] [--device NAME,...] [--cache]\n"
+                "                                         lend this machine's devices to another (--rpc HOST:PORT there)\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -192,6 +195,10 @@ int main(int argc, char **argv)
     const std::string cmd = argv[1];
     if (cmd == "serve") // llama-server's own command line, read by llama.cpp's parser
         return cli::cmdServe(argc - 2, argv + 2);
+    if (cmd == "rpc-worker") // llama.cpp's RPC server on this machine's devices
+        return cli::cmdRpcWorker(argc - 2, argv + 2);
+    if (cmd == "rpc-probe" && argc == 3) // the helper process of an RPC worker's probe (remote.h)
+        return cli::cmdRpcProbe(argv[2]);
     cli::Args args;
     std::string err = cli::parseArgs(argc, argv, 2, args);
     if (err.empty())
@@ -210,6 +217,7 @@ int main(int argc, char **argv)
         return cli::cmdCheckFile(args.model);
     if (cmd == "render-template") // a chat session's template helper (ChatSession::isolateTemplate)
         return serveChatTemplates(args.model);
+    cli::attachRpc(args.rpc); // --rpc: the workers' devices join this machine's
     if (cmd == "chat")
         return cmdChat(args);
     if (cmd == "plan")

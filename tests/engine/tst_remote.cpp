@@ -1,0 +1,69 @@
+// RPC workers' endpoints as llama-server's --rpc takes them, and what a worker on this machine
+// would serve. The worker and the client over TCP: tests/rpc/rpc_loopback.sh.
+#include "remote.h"
+
+#include <QtTest>
+
+using namespace shoehorn;
+
+class TestRemote : public QObject
+{
+    Q_OBJECT
+private slots:
+    void endpoints_data();
+    void endpoints();
+    void workerDevices();
+};
+
+void TestRemote::endpoints_data()
+{
+    QTest::addColumn<QString>("list");
+    QTest::addColumn<QStringList>("parsed"); // empty: refused
+    QTest::newRow("one") << "127.0.0.1:50052" << QStringList{"127.0.0.1:50052"};
+    QTest::newRow("two") << "10.0.0.2:50052,gpu-box:50053" << QStringList{"10.0.0.2:50052", "gpu-box:50053"};
+    QTest::newRow("IPv6") << "[::1]:50052" << QStringList{"[::1]:50052"};
+    QTest::newRow("no port") << "localhost" << QStringList{};
+    QTest::newRow("port 0") << "h:0" << QStringList{};
+    QTest::newRow("port 65536") << "h:65536" << QStringList{};
+    QTest::newRow("port not a number") << "h:50x" << QStringList{};
+    QTest::newRow("empty entry") << "h:1," << QStringList{};
+    QTest::newRow("no host") << ":50052" << QStringList{};
+}
+
+void TestRemote::endpoints()
+{
+    QFETCH(QString, list);
+    QFETCH(QStringList, parsed);
+    auto r = parseEndpoints(list.toStdString());
+    if (parsed.isEmpty()) {
+        QVERIFY(!r.ok());
+        QCOMPARE(r.error().code, ErrorCode::InvalidArgument);
+        QVERIFY2(r.error().detail.find("--rpc takes host:port") != std::string::npos, r.error().detail.c_str());
+        return;
+    }
+    QVERIFY2(r.ok(), r ? "" : r.error().detail.c_str());
+    QStringList got;
+    for (const auto &e : *r)
+        got << QString::fromStdString(e);
+    QCOMPARE(got, parsed);
+}
+
+// A CPU build lends its RAM (llama.cpp's rule: every GPU, else the CPU); an unknown device is named
+// with the known ones.
+void TestRemote::workerDevices()
+{
+    auto all = rpcWorkerDevices({});
+    QVERIFY2(all.ok(), all ? "" : all.error().detail.c_str());
+    QVERIFY(!all->empty());
+    QCOMPARE(QString::fromStdString(all->front().name), QString("CPU"));
+    QVERIFY(all->front().totalBytes > 0);
+    RpcWorkerOptions named;
+    named.devices = {"CUDA7"};
+    auto unknown = rpcWorkerDevices(named);
+    QVERIFY(!unknown.ok());
+    QVERIFY2(unknown.error().detail.find("--device CUDA7: no such device here (devices: CPU") != std::string::npos,
+             unknown.error().detail.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestRemote)
+#include "tst_remote.moc"

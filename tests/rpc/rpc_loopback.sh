@@ -1,0 +1,105 @@
+#!/bin/bash
+# llama.cpp's RPC devices on loopback: `shoehorn-cli rpc-worker` lends this machine's RAM as a
+# real non-host ggml device, and --rpc makes it a device of plan and chat (layers in its own
+# buffers, computed there). Also: a worker that is not there, a port that never answers, a port
+# in use, the loud non-loopback warning and SIGTERM. rpc_loopback.sh SHOEHORN_CLI FIXTUREGEN
+set -euo pipefail
+cli=$1 gen=$2
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+"$gen" tiny-qwen3moe "$work/moe.gguf" > /dev/null
+
+# A worker on a free port (the worker itself refuses one in use, with exit 2).
+start_worker() { # log-name extra-flags... -> sets $port, $worker
+    local name=$1
+    shift
+    for _ in $(seq 20); do
+        port=$((20000 + RANDOM % 30000))
+        "$cli" rpc-worker --port "$port" "$@" > "$work/$name.log" 2>&1 &
+        worker=$!
+        pids+=("$worker")
+        for _ in $(seq 50); do
+            grep -q "serving on" "$work/$name.log" && kill -0 "$worker" 2>/dev/null && return 0
+            kill -0 "$worker" 2>/dev/null || break
+            sleep 0.1
+        done
+        grep -q "in use" "$work/$name.log" || { cat "$work/$name.log"; fail "the worker did not start"; }
+    done
+    fail "no free port for the worker"
+}
+
+echo "== 1. the worker says what it serves and where"
+start_worker worker
+cat "$work/worker.log"
+grep -q "rpc-worker: serving on 127.0.0.1:$port (use --rpc 127.0.0.1:$port on the other machine)" "$work/worker.log" \
+    || fail "no address line"
+grep -Eq "^  CPU: .*free of" "$work/worker.log" || fail "the CPU device (a CPU build lends its RAM) is not listed"
+! grep -q WARNING "$work/worker.log" || fail "a loopback worker warned"
+
+echo "== 2. plan --rpc: the remote device is a device of the plan, with its own memory"
+"$cli" plan "$work/moe.gguf" --rpc "127.0.0.1:$port" -ngl 99 -c 512 > "$work/plan.out" 2> "$work/plan.err"
+cat "$work/plan.err" "$work/plan.out"
+grep -Eq "^remote: 127\.0\.0\.1:$port \([0-9.]+ ms there and back\): RPC0 .* free of " "$work/plan.err" \
+    || fail "the attached machine is not named"
+grep -Eq "^RPC0 +127\.0\.0\.1:$port +weights +[0-9.]+ [KM]iB" "$work/plan.out" || fail "RPC0 is not a device of the plan"
+
+echo "== 3. chat at temperature 0: the same tokens with every layer on the RPC device as on the CPU alone"
+chat() { "$cli" chat "$work/moe.gguf" -p "Tell me about the sea" -n 24 --temp 0 -c 512 --no-check "$@" 2> "$work/chat.err"; }
+chat -ngl 0 > "$work/cpu.txt"
+before=$(grep -c "Accepted client connection" "$work/worker.log" || true)
+chat -ngl 99 --rpc "127.0.0.1:$port" > "$work/rpc.txt"
+cat "$work/chat.err"
+after=$(grep -c "Accepted client connection" "$work/worker.log" || true)
+[ "$after" -gt "$before" ] || fail "the chat did not use the worker"
+[ -s "$work/cpu.txt" ] || fail "no answer on the CPU"
+diff "$work/cpu.txt" "$work/rpc.txt" || fail "the answers differ"
+echo "same answer: $(head -c 80 "$work/rpc.txt" | tr '\n' ' ')"
+
+echo "== 4. a worker that is not there: named, and the plan goes on without it"
+"$cli" plan "$work/moe.gguf" --rpc 127.0.0.1:1 -c 512 > "$work/gone.out" 2> "$work/gone.err" || fail "plan failed without the worker"
+cat "$work/gone.err"
+grep -q "warning: --rpc 127.0.0.1:1: cannot connect (is \`shoehorn-cli rpc-worker\` running there, on that port?); planning without it" \
+    "$work/gone.err" || fail "the missing worker is not named"
+! grep -q "^RPC" "$work/gone.out" || fail "a missing worker is in the plan"
+
+echo "== 5. a port that accepts and never answers: a time limit, not a hang"
+node -e "require('net').createServer(() => {}).listen(0, '127.0.0.1', function () { console.log(this.address().port); })" \
+    > "$work/silent.port" &
+pids+=($!)
+disown $! # killed at the end without a job-control notice
+for _ in $(seq 50); do [ -s "$work/silent.port" ] && break; sleep 0.1; done
+silent=$(cat "$work/silent.port")
+start=$(date +%s)
+"$cli" plan "$work/moe.gguf" --rpc "127.0.0.1:$silent" -c 512 > /dev/null 2> "$work/silent.err"
+took=$(( $(date +%s) - start ))
+cat "$work/silent.err"
+grep -q "warning: --rpc 127.0.0.1:$silent: no answer within 5 s" "$work/silent.err" || fail "the silent port is not named"
+[ "$took" -le 10 ] || fail "the silent port took $took s"
+
+echo "== 6. a bad --rpc value, a port in use"
+if "$cli" plan "$work/moe.gguf" --rpc localhost > /dev/null 2> "$work/bad.err"; then fail "--rpc localhost was taken"; fi
+grep -q "takes host:port" "$work/bad.err" || fail "no message for a bad --rpc"
+set +e
+"$cli" rpc-worker --port "$port" > "$work/inuse.log" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "port $port on 127.0.0.1 is in use" "$work/inuse.log" || { cat "$work/inuse.log"; fail "port in use: exit $rc"; }
+
+echo "== 7. SIGTERM stops the worker with exit 0"
+kill -TERM "$worker"
+set +e
+wait "$worker"
+rc=$?
+set -e
+[ $rc -eq 0 ] || fail "the worker exited $rc on SIGTERM"
+grep -q "SIGTERM: stopping" "$work/worker.log" || fail "no stop line"
+
+echo "== 8. --host 0.0.0.0 says loudly what it opens"
+start_worker open --host 0.0.0.0
+grep -q "WARNING: --host 0.0.0.0: every machine that reaches this port can use this machine's devices" "$work/open.log" \
+    || { cat "$work/open.log"; fail "no warning"; }
+kill -TERM "$worker"
+echo "rpc loopback: all checks passed"
