@@ -338,9 +338,10 @@ void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, con
     }
     plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, plan.ram.layers, outDev < 0);
     // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
-    // llama.cpp does not count in its buffers.
+    // llama.cpp does not count in its buffers. A remote device (ggml's "RPC<n>") holds only its
+    // buffers here: the worker's own driver context is in the free memory it reports.
     for (auto &g : plan.gpus)
-        if (g.use.weights() + g.use.compute > 0)
+        if (g.use.weights() + g.use.compute > 0 && g.name.rfind("RPC", 0) != 0)
             g.use.overhead = kGpuDriverOverhead;
 }
 

@@ -10,7 +10,10 @@
 #   5. plan against actual per GPU and for both RAM parts (shoehorn-cli chat --memory-report:
 #      llama.cpp's buffers on each GPU and the free memory the load took there), all layers on
 #      the GPU and experts partly on the CPU with a q8_0 KV cache;
-#   6. appends the tables, with the command, to docs/benchmarks.md.
+#   6. a GPU and an RPC worker together: `shoehorn-cli rpc-worker --device CPU` lends this
+#      machine's RAM as an RPC device, and parity and plan-against-actual run with --rpc
+#      (llama.cpp splits the layers between CUDA0 and RPC0);
+#   7. appends the tables, with the command, to docs/benchmarks.md.
 # Usage: tools/gpu-bench.sh [work-dir]   (about 20 GB of disk for the model)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,6 +83,18 @@ for flags in "-ngl 99 -fa on -c 8192" "-ngl 99 --n-cpu-moe 30 -fa on -c 8192 -ct
     [ -n "$parts" ] || echo "warning: shoehorn-cli chat $flags --memory-report printed no parts (did it fail?)" >&2
 done
 
+echo "== a GPU and an RPC worker together"
+rpc_port=50152
+"$bin/shoehorn-cli" rpc-worker --port $rpc_port --device CPU > "$work/rpc-worker.log" 2>&1 &
+worker=$!
+trap 'kill $worker 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q "serving on" "$work/rpc-worker.log" && break; sleep 0.1; done
+rpc_parity=$("$bin/shoehorn-cli" parity "$model" --rpc 127.0.0.1:$rpc_port -ngl 99 -fa on -p $P -n $N -r $R --rounds 3 2>&1 |
+    grep '^| ' || true)
+rpc_mem=$("$bin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 -fa on -c 8192 --rpc 127.0.0.1:$rpc_port --no-check \
+    --memory-report 2>&1 >/dev/null | grep '^memory: part=' || true)
+kill $worker || true
+
 {
     echo
     echo "## GPU: $gpu, $(date -u +%Y-%m-%d)"
@@ -96,4 +111,15 @@ done
     echo "| flags | part | planned MiB | actual MiB | error |"
     echo "| --- | --- | ---: | ---: | ---: |"
     printf '%s\n' "${mem[@]}"
+} | tee -a docs/benchmarks.md
+{
+    echo
+    echo "GPU and an RPC worker (this machine's RAM) together: \`shoehorn-cli parity MODEL --rpc 127.0.0.1:$rpc_port"
+    echo "-ngl 99 -fa on\` against \`llama-bench --rpc\` (target ≥ 0.97 ×), and plan against actual per device:"
+    echo
+    printf '%s\n' "$rpc_parity"
+    echo
+    echo '```'
+    printf '%s\n' "$rpc_mem"
+    echo '```'
 } | tee -a docs/benchmarks.md
