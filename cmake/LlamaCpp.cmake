@@ -148,3 +148,4 @@ set_target_properties(llama-batched-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "$
 add_custom_target(shoehorn_llama_bench ALL DEPENDS llama-bench)
 
 include(${CMAKE_CURRENT_LIST_DIR}/LlamaServer.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/LlamaRpc.cmake)

@@ -1,6 +1,7 @@
 #include "decodestatus.h"
 
 #include "model.h"
+#include "rpcstate.h"
 
 #include <string>
 
@@ -35,6 +36,8 @@ DecodeStatus decodeStatus(int32_t rc)
 
 Error decodeError(int32_t rc, const LogCapture &capture)
 {
+    if (auto remote = internal::remoteFailure())
+        return *remote;
     std::string detail = "llama_decode returned " + std::to_string(rc) + " (" + meaning(rc) + ")";
     const std::string why = capture.lastError();
     detail += why.empty() ? std::string("; llama.cpp logged no reason") : ": " + why;

@@ -2,6 +2,7 @@
 
 #include "answerstream.h"
 #include "candidatesampler.h"
+#include "rpcstate.h"
 #include "model.h"
 
 #include <common.h>
@@ -49,6 +50,8 @@ Error serverError(ServerLoop &loop, const std::string &message)
 {
     if (message.find("exceeds the available context size") != std::string::npos)
         return Error{ErrorCode::PromptTooLong, message};
+    if (auto remote = remoteFailure())
+        return *remote;
     const std::string why = loop.loopErrors();
     const std::string detail = why.empty() ? message : message + ": " + why;
     return Error{looksLikeOutOfMemory(loop.loopLog()) ? ErrorCode::OutOfMemory : ErrorCode::DecodeFailed, detail};

@@ -2,7 +2,7 @@
 # llama.cpp's RPC devices on loopback: `shoehorn-cli rpc-worker` lends this machine's RAM as a
 # real non-host ggml device, and --rpc makes it a device of plan and chat (layers in its own
 # buffers, computed there). Also: a worker that is not there, a port that never answers, a port
-# in use, the loud non-loopback warning and SIGTERM. rpc_loopback.sh SHOEHORN_CLI FIXTUREGEN
+# in use, the loud non-loopback warning, SIGTERM, and a worker killed or frozen mid-answer. rpc_loopback.sh SHOEHORN_CLI FIXTUREGEN
 set -euo pipefail
 cli=$1 gen=$2
 work=$(mktemp -d)
@@ -102,4 +102,35 @@ start_worker open --host 0.0.0.0
 grep -q "WARNING: --host 0.0.0.0: every machine that reaches this port can use this machine's devices" "$work/open.log" \
     || { cat "$work/open.log"; fail "no warning"; }
 kill -TERM "$worker"
+# A worker gone mid-answer: the answer ends with the error naming it, what was written is kept,
+# and the program ends normally (llama.cpp's client alone would abort it). killed: SIGKILL;
+# frozen: SIGSTOP, found by the read time limit (3 s here, 120 s by default).
+mid_answer() { # name signal
+    local name=$1 sig=$2
+    start_worker "$name"
+    local w=$worker
+    disown "$w" # killed here on purpose: no job-control notice
+    set +e
+    SHOEHORN_RPC_TIMEOUT_S=3 "$cli" chat "$work/moe.gguf" -p "Tell me about the sea" -n 400 --temp 0 -c 512 -ngl 99 \
+        --rpc "127.0.0.1:$port" --no-check > "$work/$name.out" 2> "$work/$name.err" &
+    local chat=$!
+    for _ in $(seq 100); do [ -s "$work/$name.out" ] && break; sleep 0.1; done
+    [ -s "$work/$name.out" ] || { cat "$work/$name.err"; fail "$name: no answer began"; }
+    kill "-$sig" "$w"
+    wait "$chat"
+    local rc=$?
+    set -e
+    kill -9 "$w" 2>/dev/null || true
+    tail -2 "$work/$name.err"
+    [ $rc -eq 1 ] || fail "$name: the chat exited $rc (a crash or a hang ends otherwise)"
+    grep -q "error (remote-failed): the remote machine 127.0.0.1:$port (--rpc) stopped answering: the answer ends here and keeps what was written" \
+        "$work/$name.err" || fail "$name: the error does not name the worker"
+    [ -s "$work/$name.out" ] || fail "$name: what was written is lost"
+    echo "$name: kept $(wc -c < "$work/$name.out") bytes of the answer"
+}
+echo "== 9. a worker killed mid-answer"
+mid_answer killed KILL
+echo "== 10. a worker that stops answering mid-answer (frozen)"
+mid_answer frozen STOP
+
 echo "rpc loopback: all checks passed"
