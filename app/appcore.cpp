@@ -2,8 +2,10 @@
 
 #include "apicontroller.h"
 #include "chatcontroller.h"
+#include "filesafety.h"
 #include "hardwaremonitor.h"
 #include "inferencesession.h"
+#include "remotemachines.h"
 #include "tuningcontroller.h"
 #include "visioncontroller.h"
 #include "worker.h"
@@ -13,7 +15,8 @@
 AppCore::AppCore(QObject *parent) : AppCore(nullptr, parent) {}
 
 AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
-    : QObject(parent), m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
+    : QObject(parent), m_remote(new RemoteMachines(RemoteMachines::attachRemembered(fileSafetyHelper()), this)),
+      m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
       m_chat(new ChatController(m_session, this)), m_api(new ApiController(m_session->apiHost(), this)),
       m_vision(new VisionController(m_chat, m_session, this)), m_tuning(new TuningController(m_chat, m_session, m_hardware, this))
 {

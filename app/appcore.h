@@ -8,14 +8,15 @@ class ApiController;
 class ChatController;
 class HardwareMonitor;
 class InferenceSession;
+class RemoteMachines;
 class TuningController;
 class VisionController;
 class Worker;
 
 // The app core's objects and who owns them (the composition root): the inference session (the
 // worker and its thread), the hardware monitor, the open chat, the local API, the vision
-// projectors and auto-tune. The window and the tests make one; each widget and controller is handed the
-// objects it works with, not this.
+// projectors, auto-tune and the remote machines (RPC workers). The window and the tests make
+// one; each widget and controller is handed the objects it works with, not this.
 class AppCore : public QObject
 {
     Q_OBJECT
@@ -31,8 +32,10 @@ public:
     ApiController *api() const { return m_api; }
     VisionController *vision() const { return m_vision; }
     TuningController *tuning() const { return m_tuning; }
+    RemoteMachines *remote() const { return m_remote; }
 
 private:
+    RemoteMachines *m_remote; // first: its machines' devices join ggml's before anything reads them
     HardwareMonitor *m_hardware;
     InferenceSession *m_session;
     ChatController *m_chat;

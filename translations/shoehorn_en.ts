@@ -1038,6 +1038,10 @@
       <source>%1 could not be opened.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>&amp;Remote Machines…</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>
@@ -1588,6 +1592,95 @@
     </message>
     <message>
       <source>Looking at the image…</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>RemoteMachineModel</name>
+    <message>
+      <source>in use</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>used from the next start</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>asking…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>answers; used from the next start</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>not reachable</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1: %2 free of %3</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 ms</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Address</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>State</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Devices</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Round trip</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>RemoteMachines</name>
+    <message>
+      <source>Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 is in the list already.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>RemoteMachinesDialog</name>
+    <message>
+      <source>Remote Machines</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The worker's protocol has no password and no encryption: reach it through an SSH tunnel (then add 127.0.0.1:PORT), or only on a network you trust.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>host:port, for example 192.168.1.20:50052</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Add</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Test Connection</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Remove</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -1036,6 +1036,10 @@
       <source>%1 could not be opened.</source>
       <translation>无法打开 %1。</translation>
     </message>
+    <message>
+      <source>&amp;Remote Machines…</source>
+      <translation>远程计算机(&amp;R)…</translation>
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>
@@ -1584,6 +1588,95 @@
     <message>
       <source>Looking at the image…</source>
       <translation>正在看图片…</translation>
+    </message>
+  </context>
+  <context>
+    <name>RemoteMachineModel</name>
+    <message>
+      <source>in use</source>
+      <translation>使用中</translation>
+    </message>
+    <message>
+      <source>used from the next start</source>
+      <translation>下次启动时使用</translation>
+    </message>
+    <message>
+      <source>asking…</source>
+      <translation>正在询问…</translation>
+    </message>
+    <message>
+      <source>answers; used from the next start</source>
+      <translation>有应答；下次启动时使用</translation>
+    </message>
+    <message>
+      <source>not reachable</source>
+      <translation>无法连接</translation>
+    </message>
+    <message>
+      <source>%1: %2 free of %3</source>
+      <translation>%1：空闲 %2 / %3</translation>
+    </message>
+    <message>
+      <source>%1 ms</source>
+      <translation>%1 毫秒</translation>
+    </message>
+    <message>
+      <source>Address</source>
+      <translation>地址</translation>
+    </message>
+    <message>
+      <source>State</source>
+      <translation>状态</translation>
+    </message>
+    <message>
+      <source>Devices</source>
+      <translation>设备</translation>
+    </message>
+    <message>
+      <source>Round trip</source>
+      <translation>往返时间</translation>
+    </message>
+  </context>
+  <context>
+    <name>RemoteMachines</name>
+    <message>
+      <source>Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).</source>
+      <translation>请以 主机:端口 的形式填写计算机，例如 192.168.1.20:50052（即其 rpc-worker 打印的端口）。</translation>
+    </message>
+    <message>
+      <source>%1 is in the list already.</source>
+      <translation>%1 已在列表中。</translation>
+    </message>
+  </context>
+  <context>
+    <name>RemoteMachinesDialog</name>
+    <message>
+      <source>Remote Machines</source>
+      <translation>远程计算机</translation>
+    </message>
+    <message>
+      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn.</source>
+      <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。从 Shoehorn 下次启动起，它们的设备会像本地 GPU 一样出现在计划和仪表中。</translation>
+    </message>
+    <message>
+      <source>The worker's protocol has no password and no encryption: reach it through an SSH tunnel (then add 127.0.0.1:PORT), or only on a network you trust.</source>
+      <translation>工作进程的协议没有密码也没有加密：请通过 SSH 隧道连接（然后添加 127.0.0.1:端口），或只在你信任的网络中使用。</translation>
+    </message>
+    <message>
+      <source>host:port, for example 192.168.1.20:50052</source>
+      <translation>主机:端口，例如 192.168.1.20:50052</translation>
+    </message>
+    <message>
+      <source>Add</source>
+      <translation>添加</translation>
+    </message>
+    <message>
+      <source>Test Connection</source>
+      <translation>测试连接</translation>
+    </message>
+    <message>
+      <source>Remove</source>
+      <translation>移除</translation>
     </message>
   </context>
   <context>

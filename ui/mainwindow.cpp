@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "apidialog.h"
+#include "remotemachinesdialog.h"
 #include "appcore.h"
 #include "attachmentstrip.h"
 #include "appsettings.h"
@@ -256,6 +257,13 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QMenu *model = menuBar()->addMenu(tr("&Model"));
     model->addMenu(new VisionMenu(m_controller, m_core->vision(), this));
+    QAction *remote = model->addAction(tr("&Remote Machines…"), this, [this] {
+        if (!m_remoteDialog)
+            m_remoteDialog = new RemoteMachinesDialog(m_core->remote(), this);
+        m_remoteDialog->show();
+        m_remoteDialog->raise();
+    });
+    remote->setObjectName(QStringLiteral("remoteMachinesAction"));
     QMenu *serve = menuBar()->addMenu(tr("&Serve"));
     QAction *api = serve->addAction(tr("&Local API…"), this, &MainWindow::showApiDialog);
     api->setObjectName(QStringLiteral("localApiAction"));

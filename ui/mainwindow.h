@@ -8,6 +8,7 @@
 #include <functional>
 
 class ApiDialog;
+class RemoteMachinesDialog;
 class AppCore;
 class AttachmentStrip;
 struct ChatImage;
@@ -57,6 +58,7 @@ public:
     OffloadPanel *offloadPanel() const { return m_offload; }
     ChatList *chatList() const { return m_chats; }
     ApiDialog *apiDialog() const { return m_apiDialog; } // null until first shown
+    RemoteMachinesDialog *remoteMachinesDialog() const { return m_remoteDialog; } // null until first shown
 
     static bool isModelFile(const QString &path);
     ModelLibrary *modelLibrary() const { return m_library; }
@@ -125,6 +127,7 @@ private:
     QProgressBar *m_loadBar = nullptr;
     StatusStrip *m_status = nullptr;
     ApiDialog *m_apiDialog = nullptr;
+    RemoteMachinesDialog *m_remoteDialog = nullptr;
     QLabel *m_apiIndicator = nullptr;
     QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;

@@ -1,0 +1,193 @@
+#include "remotemachines.h"
+
+#include "units.h"
+
+#include <QSettings>
+#include <QtConcurrent>
+
+using namespace shoehorn;
+
+namespace {
+const QString kKey = QStringLiteral("remote/machines");
+}
+
+int RemoteMachineModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int RemoteMachineModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RemoteMachineModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size()) || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+        return {};
+    const Row &r = m_rows[size_t(index.row())];
+    switch (index.column()) {
+    case Address: return r.endpoint;
+    case State:
+        switch (r.status) {
+        case Status::InUse: return tr("in use");
+        case Status::Added: return tr("used from the next start");
+        case Status::Testing: return tr("asking…");
+        case Status::Answered: return tr("answers; used from the next start");
+        case Status::Unreachable: return tr("not reachable");
+        }
+        return {};
+    case Devices: {
+        if (r.status == Status::Unreachable)
+            return r.detail; // why, where the devices would be
+        QStringList parts;
+        for (const auto &d : r.devices)
+            parts << tr("%1: %2 free of %3")
+                         .arg(QString::fromStdString(d.name), bytesText(d.freeBytes), bytesText(d.totalBytes));
+        return parts.join(QStringLiteral("; "));
+    }
+    case RoundTrip:
+        return r.devices.empty() ? QString() : tr("%1 ms").arg(r.roundTripMs, 0, 'f', 1);
+    }
+    return {};
+}
+
+QVariant RemoteMachineModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case Address: return tr("Address");
+    case State: return tr("State");
+    case Devices: return tr("Devices");
+    case RoundTrip: return tr("Round trip");
+    }
+    return {};
+}
+
+int RemoteMachineModel::find(const QString &endpoint) const
+{
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (m_rows[i].endpoint == endpoint)
+            return int(i);
+    return -1;
+}
+
+void RemoteMachineModel::append(Row row)
+{
+    beginInsertRows({}, int(m_rows.size()), int(m_rows.size()));
+    m_rows.push_back(std::move(row));
+    endInsertRows();
+}
+
+void RemoteMachineModel::removeAt(int row)
+{
+    beginRemoveRows({}, row, row);
+    m_rows.erase(m_rows.begin() + row);
+    endRemoveRows();
+}
+
+void RemoteMachineModel::update(int row, Row value)
+{
+    m_rows[size_t(row)] = std::move(value);
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+RemoteMachines::RemoteMachines(const AttachedRemotes &attached, QObject *parent) : QObject(parent)
+{
+    for (const QString &e : remembered()) {
+        RemoteMachineModel::Row row{e, RemoteMachineModel::Status::Added, {}, 0, {}};
+        for (const auto &m : attached.machines)
+            if (QString::fromStdString(m.endpoint) == e)
+                row = {e, RemoteMachineModel::Status::InUse, m.devices, m.roundTripMs, {}};
+        for (const auto &f : attached.failed)
+            if (QString::fromStdString(f.detail).startsWith(e + QStringLiteral(": ")))
+                row = {e, RemoteMachineModel::Status::Unreachable, {}, 0,
+                       QString::fromStdString(f.detail.substr(size_t(e.size()) + 2))};
+        m_model.append(std::move(row));
+    }
+}
+
+RemoteMachines::~RemoteMachines()
+{
+    for (auto &w : m_tests)
+        w->waitForFinished(); // a probe ends within its 5 s
+}
+
+QString RemoteMachines::add(const QString &endpoint)
+{
+    const QString e = endpoint.trimmed();
+    auto parsed = parseEndpoints(e.toStdString());
+    if (!parsed || parsed->size() != 1)
+        return tr("Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).");
+    if (m_model.find(e) >= 0)
+        return tr("%1 is in the list already.").arg(e);
+    m_model.append({e, RemoteMachineModel::Status::Added, {}, 0, {}});
+    save();
+    test(m_model.rowCount() - 1);
+    return {};
+}
+
+void RemoteMachines::remove(int row)
+{
+    if (row < 0 || row >= m_model.rowCount())
+        return;
+    m_model.removeAt(row);
+    save();
+}
+
+void RemoteMachines::test(int row)
+{
+    if (row < 0 || row >= m_model.rowCount())
+        return;
+    RemoteMachineModel::Row r = m_model.rows()[size_t(row)];
+    const bool inUse = r.status == RemoteMachineModel::Status::InUse;
+    r.status = RemoteMachineModel::Status::Testing;
+    m_model.update(row, r);
+    const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
+    auto watcher = std::make_unique<QFutureWatcher<Result<RemoteMachine>>>();
+    auto *w = watcher.get();
+    connect(w, &QFutureWatcherBase::finished, this, [this, w, endpoint = r.endpoint, inUse] {
+        const int at = m_model.find(endpoint); // rows may have moved meanwhile
+        const auto result = w->result();
+        if (at >= 0) {
+            RemoteMachineModel::Row done{endpoint, RemoteMachineModel::Status::Unreachable, {}, 0, {}};
+            if (result) {
+                done.status = inUse ? RemoteMachineModel::Status::InUse : RemoteMachineModel::Status::Answered;
+                done.devices = result->devices;
+                done.roundTripMs = result->roundTripMs;
+            } else {
+                const std::string &d = result.error().detail;
+                const size_t colon = d.find(": ");
+                done.detail = QString::fromStdString(colon == std::string::npos ? d : d.substr(colon + 2));
+            }
+            m_model.update(at, done);
+            emit tested(at);
+        }
+    });
+    w->setFuture(QtConcurrent::run([e = r.endpoint.toStdString(), h = helper.toStdString()] { return probeRemote(e, h); }));
+    m_tests.push_back(std::move(watcher));
+}
+
+QStringList RemoteMachines::remembered()
+{
+    return QSettings().value(kKey).toStringList();
+}
+
+AttachedRemotes RemoteMachines::attachRemembered(const QString &helper)
+{
+    std::vector<std::string> endpoints;
+    for (const QString &e : remembered())
+        endpoints.push_back(e.toStdString());
+    if (endpoints.empty() || helper.isEmpty())
+        return {};
+    return attachRemotes(endpoints, helper.toStdString());
+}
+
+void RemoteMachines::save() const
+{
+    QStringList list;
+    for (const auto &r : m_model.rows())
+        list << r.endpoint;
+    QSettings().setValue(kKey, list);
+}
