@@ -31,6 +31,7 @@ shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
 "
 "    LOG_DBG(\"[%s] connected to %s\\n\", __func__, endpoint.c_str());
     this->endpoint = endpoint;
+    shoehorn_rpc_note_connected(endpoint);
     running = true;
 ")
 # No abort in the dispatcher: the first failure is logged and remembered, the rest skipped.
@@ -65,6 +66,13 @@ static void shoehorn_rpc_note_failure(const std::string & endpoint) {
     std::lock_guard<std::mutex> lock(shoehorn_rpc_mutex);
     if (shoehorn_rpc_failed.empty()) {
         shoehorn_rpc_failed = endpoint;
+    }
+}
+// A new connection to that worker (after the model was unloaded and loaded again) answers again.
+static void shoehorn_rpc_note_connected(const std::string & endpoint) {
+    std::lock_guard<std::mutex> lock(shoehorn_rpc_mutex);
+    if (shoehorn_rpc_failed == endpoint) {
+        shoehorn_rpc_failed.clear();
     }
 }
 extern \"C\" size_t shoehorn_rpc_failed_endpoint(char * out, size_t size) {
