@@ -40,7 +40,11 @@ endfunction()
 # The last line of a tool's error output that says something.
 function(ui_last_line text out)
     string(REGEX REPLACE "\n+$" "" text "${text}")
-    string(REGEX MATCH "[^\n]*$" line "${text}")
+    if(text STREQUAL "") # a tool that failed without a word
+        set(${out} "no message" PARENT_SCOPE)
+        return()
+    endif()
+    string(REGEX MATCH "[^\n]+$" line "${text}")
     string(REGEX REPLACE "^npm (ERR!|error) *" "" line "${line}")
     set(${out} "${line}" PARENT_SCOPE)
 endfunction()

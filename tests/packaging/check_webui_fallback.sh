@@ -40,6 +40,10 @@ run nonpm "$work/bin/node20" ""
 expect nonpm "npm is not installed"
 run offline "$work/bin/node20" "$work/bin/npm-offline"
 expect offline "npm ci failed \(is the npm registry reachable\?\): network request to https://registry.npmjs.org/vite failed"
+# An npm that fails without a word: still one line, still a build.
+printf '#!/bin/sh\nexit 1\n' > "$work/bin/npm-silent" && chmod +x "$work/bin/npm-silent"
+run silent "$work/bin/node20" "$work/bin/npm-silent"
+expect silent "npm ci failed \(is the npm registry reachable\?\): no message"
 # The next build does not try npm again (it would cost minutes offline) and still says why.
 printf '#!/bin/sh\necho called >> "%s/npm-called"\nexit 1\n' "$work" > "$work/bin/npm-spy" && chmod +x "$work/bin/npm-spy"
 run offline "$work/bin/node20" "$work/bin/npm-spy"
