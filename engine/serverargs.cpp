@@ -332,21 +332,16 @@ Result<std::vector<ServerPreset>> ServerArgs::presets() const
                 continue;
             preset.merge(base);
             preset.set_option(ctx, "LLAMA_ARG_ALIAS", name);
-            std::string model;
             // A relative path is taken from the working directory, as llama-server does, or
             // else from the preset file's folder.
-            if (preset.get_option("LLAMA_ARG_MODEL", model) && std::filesystem::path(model).is_relative() &&
-                !std::filesystem::exists(model)) {
-                const auto beside = std::filesystem::path(file).parent_path() / model;
+            for (const char *key : {"LLAMA_ARG_MODEL", "LLAMA_ARG_MMPROJ"}) {
+                std::string path;
+                if (!preset.get_option(key, path) || !std::filesystem::path(path).is_relative() ||
+                    std::filesystem::exists(path))
+                    continue;
+                const auto beside = std::filesystem::path(file).parent_path() / path;
                 if (std::filesystem::exists(beside))
-                    preset.set_option(ctx, "LLAMA_ARG_MODEL", beside.string());
-            }
-            std::string mmproj;
-            if (preset.get_option("LLAMA_ARG_MMPROJ", mmproj) && std::filesystem::path(mmproj).is_relative() &&
-                !std::filesystem::exists(mmproj)) {
-                const auto beside = std::filesystem::path(file).parent_path() / mmproj;
-                if (std::filesystem::exists(beside))
-                    preset.set_option(ctx, "LLAMA_ARG_MMPROJ", beside.string());
+                    preset.set_option(ctx, key, beside.string());
             }
             auto args = preset.to_args();
             auto parsed = parse(args);

@@ -72,14 +72,18 @@ int checkBeforeLoad(const std::string &path, bool enabled)
     return 0;
 }
 
+std::string cacheFolder()
+{
+    const char *xdg = std::getenv("XDG_CACHE_HOME");
+    const char *home = std::getenv("HOME");
+    return xdg && *xdg ? std::string(xdg) + "/Shoehorn" : home ? std::string(home) + "/.cache/Shoehorn" : std::string();
+}
+
 Error checkFileBeforeLoad(const std::string &path)
 {
     const std::string self = selfPath();
-    const char *xdg = std::getenv("XDG_CACHE_HOME");
-    const char *home = std::getenv("HOME");
-    const std::string cache = xdg && *xdg ? std::string(xdg) + "/Shoehorn/checked-files"
-                              : home      ? std::string(home) + "/.cache/Shoehorn/checked-files"
-                                          : std::string();
+    const std::string folder = cacheFolder();
+    const std::string cache = folder.empty() ? folder : folder + "/checked-files";
     auto verdict = checkFileIsolated(path, self, {}, cache);
     return verdict ? Error{} : verdict.error();
 }

@@ -30,6 +30,9 @@ Error projectorForSession(const std::string &mmproj, bool offload, const LoadSet
 
 // This program's own path (the helper processes run it).
 std::string selfPath();
+// Where the CLI keeps what it caches ($XDG_CACHE_HOME/Shoehorn or ~/.cache/Shoehorn); empty
+// without either variable.
+std::string cacheFolder();
 
 // shoehorn-cli check-file PATH: what the helper process runs; prints {"ok": ...} on stdout.
 int cmdCheckFile(const std::string &path);

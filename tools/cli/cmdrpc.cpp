@@ -31,13 +31,12 @@ const char *kWorkerHelp =
     "  --port P        TCP port (default 50052)\n"
     "  --threads N     CPU threads of a CPU device (default: the physical cores)\n"
     "  --device D,...  ggml devices to serve (default: every GPU, else the CPU)\n"
-    "  --cache         keep received tensors in ~/.cache/shoehorn/rpc (a reload sends hashes only)\n";
+    "  --cache         keep received tensors in ~/.cache/Shoehorn/rpc (a reload sends hashes only)\n";
 
 std::optional<std::string> cacheDir()
 {
-    const char *xdg = std::getenv("XDG_CACHE_HOME");
-    const char *home = std::getenv("HOME");
-    std::string dir = xdg && *xdg ? std::string(xdg) + "/shoehorn/rpc/" : home ? std::string(home) + "/.cache/shoehorn/rpc/" : "";
+    const std::string folder = cacheFolder();
+    const std::string dir = folder.empty() ? folder : folder + "/rpc/";
     std::error_code ec;
     if (dir.empty() || (!std::filesystem::create_directories(dir, ec) && ec))
         return std::nullopt;
