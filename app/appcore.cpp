@@ -15,11 +15,20 @@
 AppCore::AppCore(QObject *parent) : AppCore(nullptr, parent) {}
 
 AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
-    : QObject(parent), m_remote(new RemoteMachines(RemoteMachines::attachRemembered(fileSafetyHelper()), this)),
-      m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
+    : QObject(parent), m_remote(new RemoteMachines(this)), m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
       m_chat(new ChatController(m_session, this)), m_api(new ApiController(m_session->apiHost(), this)),
       m_vision(new VisionController(m_chat, m_session, this)), m_tuning(new TuningController(m_chat, m_session, m_hardware, this))
 {
+    // Remote machines join ggml's devices first, on the inference thread (queued before any load);
+    // no hardware probe runs meanwhile.
+    if (const QStringList remote = RemoteMachines::remembered(); !remote.isEmpty()) {
+        m_hardware->hold(true);
+        connect(m_session, &InferenceSession::remotesAttached, this, [this](const shoehorn::AttachedRemotes &r) {
+            m_remote->attached(r);
+            m_hardware->hold(false);
+        });
+        m_session->attachRemotes(remote, fileSafetyHelper());
+    }
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     // The name clients see in /v1/models.
     connect(m_chat, &ChatController::modelLoaded, m_api,

@@ -35,7 +35,7 @@ public:
     RemoteMachines *remote() const { return m_remote; }
 
 private:
-    RemoteMachines *m_remote; // first: its machines' devices join ggml's before anything reads them
+    RemoteMachines *m_remote;
     HardwareMonitor *m_hardware;
     InferenceSession *m_session;
     ChatController *m_chat;

@@ -14,6 +14,7 @@ void registerShoehornMetaTypes()
     qRegisterMetaType<shoehorn::TuneRequest>();
     qRegisterMetaType<TuneReport>();
     qRegisterMetaType<ExactCheck>();
+    qRegisterMetaType<shoehorn::AttachedRemotes>();
     qRegisterMetaType<VisionSummary>();
     qRegisterMetaType<shoehorn::Error>();
     qRegisterMetaType<shoehorn::HardwareInfo>();

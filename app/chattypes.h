@@ -1,5 +1,6 @@
 #pragma once
 
+#include "remote.h"
 #include "chatsession.h"
 #include "oomladder.h"
 #include "autotune.h"
@@ -75,6 +76,7 @@ Q_DECLARE_METATYPE(shoehorn::ContextSettings)
 Q_DECLARE_METATYPE(shoehorn::GenerationOptions)
 Q_DECLARE_METATYPE(std::vector<shoehorn::ChatMessage>)
 Q_DECLARE_METATYPE(shoehorn::OomRetry)
+Q_DECLARE_METATYPE(shoehorn::AttachedRemotes)
 Q_DECLARE_METATYPE(shoehorn::TuneRequest)
 
 void registerShoehornMetaTypes();

@@ -30,9 +30,18 @@ void HardwareMonitor::watch(bool on)
     }
 }
 
+void HardwareMonitor::hold(bool on)
+{
+    m_held = on;
+    if (!on && m_again) {
+        m_again = false;
+        refresh();
+    }
+}
+
 void HardwareMonitor::refresh()
 {
-    if (m_watcher.isRunning()) {
+    if (m_held || m_watcher.isRunning()) {
         m_again = true;
         return;
     }

@@ -31,6 +31,9 @@ public:
     // Polls while at least one watcher is active (a visible panel); refresh() probes once.
     void watch(bool on);
     void refresh();
+    // While held, no probe starts (one asked for runs on release): ggml's device list is being
+    // changed (remote machines attaching on the inference thread).
+    void hold(bool on);
     // This machine as a plan target; vramBudget > 0 caps each GPU.
     shoehorn::PlanTarget target(quint64 vramBudgetBytes = 0) const;
     QString machineId() const;
@@ -47,5 +50,6 @@ private:
     shoehorn::HardwareInfo m_current;
     bool m_probed = false;
     bool m_again = false;
+    bool m_held = false;
     int m_watchers = 0;
 };

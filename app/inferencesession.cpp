@@ -37,6 +37,7 @@ bool InferenceSession::shutdown(int milliseconds)
 
 void InferenceSession::connectWorker()
 {
+    connect(m_worker, &Worker::remotesAttached, this, &InferenceSession::remotesAttached);
     connect(m_worker, &Worker::loadProgress, this, &InferenceSession::loadProgress);
     connect(m_worker, &Worker::loadRetrying, this, &InferenceSession::loadRetrying);
     connect(m_worker, &Worker::modelLoaded, this, &InferenceSession::onLoaded);
@@ -117,6 +118,12 @@ void InferenceSession::startLoad()
     setState(State::Loading);
     const PendingLoad l = m_loading;
     QMetaObject::invokeMethod(m_worker, [w = m_worker, l] { w->loadModel(l.path, l.load, l.context); },
+                              Qt::QueuedConnection);
+}
+
+void InferenceSession::attachRemotes(const QStringList &endpoints, const QString &helper)
+{
+    QMetaObject::invokeMethod(m_worker, [w = m_worker, endpoints, helper] { w->attachRemotes(endpoints, helper); },
                               Qt::QueuedConnection);
 }
 

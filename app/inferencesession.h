@@ -38,6 +38,9 @@ public:
     const VisionSummary &vision() const { return m_vision; }
     // Loads (or, with an empty path, drops) the projector for the loaded model; visionChanged answers.
     void loadProjector(const QString &path, bool offload);
+    // Queued on the inference thread before any load (Worker::attachRemotes); answers with
+    // remotesAttached.
+    void attachRemotes(const QStringList &endpoints, const QString &helper);
     bool hasModel() const { return !m_model.path.isEmpty(); }
     Worker *worker() const { return m_worker; } // for test seams only
     // The local API on the worker's model (ApiController drives it).
@@ -56,6 +59,7 @@ public:
                              const shoehorn::PlanTarget &target);
 
 signals:
+    void remotesAttached(const shoehorn::AttachedRemotes &result);
     void stateChanged(InferenceSession::State state);
     void loadProgress(double fraction);
     void loadRetrying(const shoehorn::OomRetry &retry);

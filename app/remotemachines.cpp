@@ -1,5 +1,6 @@
 #include "remotemachines.h"
 
+#include "filesafety.h"
 #include "units.h"
 
 #include <QSettings>
@@ -93,18 +94,26 @@ void RemoteMachineModel::update(int row, Row value)
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
-RemoteMachines::RemoteMachines(const AttachedRemotes &attached, QObject *parent) : QObject(parent)
+RemoteMachines::RemoteMachines(QObject *parent) : QObject(parent)
 {
-    for (const QString &e : remembered()) {
-        RemoteMachineModel::Row row{e, RemoteMachineModel::Status::Added, {}, 0, {}};
-        for (const auto &m : attached.machines)
-            if (QString::fromStdString(m.endpoint) == e)
-                row = {e, RemoteMachineModel::Status::InUse, m.devices, m.roundTripMs, {}};
-        for (const auto &f : attached.failed)
-            if (QString::fromStdString(f.detail).startsWith(e + QStringLiteral(": ")))
-                row = {e, RemoteMachineModel::Status::Unreachable, {}, 0,
-                       QString::fromStdString(f.detail.substr(size_t(e.size()) + 2))};
-        m_model.append(std::move(row));
+    for (const QString &e : remembered())
+        m_model.append({e, RemoteMachineModel::Status::Testing, {}, 0, {}});
+}
+
+void RemoteMachines::attached(const AttachedRemotes &result)
+{
+    for (const auto &m : result.machines)
+        if (const int row = m_model.find(QString::fromStdString(m.endpoint)); row >= 0)
+            m_model.update(row, {QString::fromStdString(m.endpoint), RemoteMachineModel::Status::InUse, m.devices,
+                                 m.roundTripMs, {}});
+    for (const auto &f : result.failed) {
+        for (const auto &r : m_model.rows()) {
+            if (!QString::fromStdString(f.detail).startsWith(r.endpoint + QStringLiteral(": ")))
+                continue;
+            m_model.update(m_model.find(r.endpoint), {r.endpoint, RemoteMachineModel::Status::Unreachable, {}, 0,
+                                                      QString::fromStdString(f.detail.substr(size_t(r.endpoint.size()) + 2))});
+            break;
+        }
     }
 }
 
@@ -144,7 +153,7 @@ void RemoteMachines::test(int row)
     const bool inUse = r.status == RemoteMachineModel::Status::InUse;
     r.status = RemoteMachineModel::Status::Testing;
     m_model.update(row, r);
-    const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
+    const QString helper = fileSafetyHelper(); // shoehorn-cli beside the app, as the file check finds it
     auto watcher = std::make_unique<QFutureWatcher<Result<RemoteMachine>>>();
     auto *w = watcher.get();
     connect(w, &QFutureWatcherBase::finished, this, [this, w, endpoint = r.endpoint, inUse] {
@@ -172,16 +181,6 @@ void RemoteMachines::test(int row)
 QStringList RemoteMachines::remembered()
 {
     return QSettings().value(kKey).toStringList();
-}
-
-AttachedRemotes RemoteMachines::attachRemembered(const QString &helper)
-{
-    std::vector<std::string> endpoints;
-    for (const QString &e : remembered())
-        endpoints.push_back(e.toStdString());
-    if (endpoints.empty() || helper.isEmpty())
-        return {};
-    return attachRemotes(endpoints, helper.toStdString());
 }
 
 void RemoteMachines::save() const

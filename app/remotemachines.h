@@ -44,14 +44,15 @@ private:
 
 // What the Remote machines window does without widgets: the remembered list (QSettings), adding
 // and removing, and "Test connection" (the worker asked in a helper process, off the GUI thread).
-// The machines' devices join ggml's when Shoehorn starts (attachRemembered(), before anything
-// else reads the device list): ggml's device registry cannot change under a running load or probe.
+// The machines' devices join ggml's when Shoehorn starts, on the inference thread before any
+// load, while the hardware monitor holds (AppCore): ggml's device list cannot change under a
+// running load or probe.
 class RemoteMachines : public QObject
 {
     Q_OBJECT
 public:
-    // `attached`: what attachRemembered() found at start.
-    explicit RemoteMachines(const shoehorn::AttachedRemotes &attached, QObject *parent = nullptr);
+    // The remembered machines, "asking…" until attached() says how their attaching went.
+    explicit RemoteMachines(QObject *parent = nullptr);
     ~RemoteMachines() override;
 
     RemoteMachineModel *model() { return &m_model; }
@@ -61,10 +62,9 @@ public:
     void test(int row);
 
     static QStringList remembered();
-    // Probes the remembered machines in helper processes and attaches those that answer (a refused
-    // connection fails at once, a silent port after 5 s). Call once, before the hardware monitor
-    // and the inference thread start.
-    static shoehorn::AttachedRemotes attachRemembered(const QString &helper);
+    // What attaching the remembered machines at start found (Worker::attachRemotes, on the
+    // inference thread): in use, or why not.
+    void attached(const shoehorn::AttachedRemotes &result);
 
 signals:
     void tested(int row);

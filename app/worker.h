@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chattypes.h"
+#include "remote.h"
 #include "tuningstore.h"
 
 #include <QObject>
@@ -49,7 +50,20 @@ public:
         emit visionChanged(v);
     }
 
+    // Adds the devices of the remote machines (RPC workers) that answer to ggml's: on this thread,
+    // so that no load or dry run enumerates the devices meanwhile. Asking each worker waits on a
+    // helper process (up to 5 s for a silent one), never on the GUI thread.
+    void attachRemotes(const QStringList &endpoints, const QString &helper)
+    {
+        std::vector<std::string> list;
+        for (const QString &e : endpoints)
+            list.push_back(e.toStdString());
+        emit remotesAttached(list.empty() || helper.isEmpty() ? shoehorn::AttachedRemotes{}
+                                                             : shoehorn::attachRemotes(list, helper.toStdString()));
+    }
+
 signals:
+    void remotesAttached(const shoehorn::AttachedRemotes &result);
     void loadProgress(double fraction);
     void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);

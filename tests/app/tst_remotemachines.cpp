@@ -57,7 +57,7 @@ void TestRemoteMachines::cleanupTestCase()
 
 void TestRemoteMachines::addressesAreChecked()
 {
-    RemoteMachines machines({});
+    RemoteMachines machines;
     QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(machines.add("localhost").contains("host:port"));
     QVERIFY(machines.add("a:1,b:2").contains("host:port"));
@@ -74,7 +74,7 @@ void TestRemoteMachines::addressesAreChecked()
 
 void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
 {
-    RemoteMachines machines({});
+    RemoteMachines machines;
     QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy tested(&machines, &RemoteMachines::tested);
     QVERIFY(machines.add(m_endpoint).isEmpty()); // adding tests it
@@ -94,16 +94,18 @@ void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
     QVERIFY2(why.startsWith("cannot connect"), qPrintable(why));
 }
 
-// What AppCore does first: the remembered machines that answer are in use, the device list (and
+// What AppCore has the inference thread do first: the remembered machines that answer are in use, the device list (and
 // so the plan and the gauges) has their devices; one that does not answer is named.
 void TestRemoteMachines::rememberedMachinesJoinAtStart()
 {
     QSettings().setValue("remote/machines", QStringList{m_endpoint, "127.0.0.1:1"});
-    const AttachedRemotes attached = RemoteMachines::attachRemembered(helper());
+    RemoteMachines machines;
+    QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(machines.model()->rows()[0].status, Status::Testing); // until the inference thread says
+    const AttachedRemotes attached = attachRemotes({m_endpoint.toStdString(), "127.0.0.1:1"}, helper().toStdString());
     QCOMPARE(attached.machines.size(), size_t(1));
     QCOMPARE(attached.failed.size(), size_t(1));
-    RemoteMachines machines(attached);
-    QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    machines.attached(attached);
     QCOMPARE(machines.model()->rows()[0].status, Status::InUse);
     QCOMPARE(machines.model()->rows()[1].status, Status::Unreachable);
     const HardwareInfo hw = probeHardware();
