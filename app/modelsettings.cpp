@@ -29,6 +29,7 @@ QJsonObject toJson(const ModelSettings &s)
         {"gpuLayers", s.load.gpuLayers},
         {"cpuMoeLayers", s.load.cpuMoeLayers},
         {"mainGpu", s.load.mainGpu},
+        {"tensorSplit", QString::fromStdString(tensorSplitText(s.load.tensorSplit))},
         {"loadMode", QString::fromLatin1(loadModeName(s.load.loadMode))},
         {"contextSize", qint64(s.context.contextSize)},
         {"batchSize", qint64(s.context.batchSize)},
@@ -56,6 +57,9 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     s.load.gpuLayers = j.value("gpuLayers").toInt(s.load.gpuLayers);
     s.load.cpuMoeLayers = j.value("cpuMoeLayers").toInt(s.load.cpuMoeLayers);
     s.load.mainGpu = j.value("mainGpu").toInt(s.load.mainGpu);
+    // Auto-fit's split over the devices of that time; a bad or empty one: by free memory.
+    if (!parseTensorSplit(j.value("tensorSplit").toString().toStdString(), s.load.tensorSplit))
+        s.load.tensorSplit.clear();
     parseLoadMode(j.value("loadMode").toString().toStdString(), s.load.loadMode);
     // A size that is not a count (negative, or past 32 bits) keeps what was there.
     auto size = [&j](const char *key, uint32_t &out) {

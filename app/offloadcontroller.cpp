@@ -6,6 +6,7 @@
 #include "planner.h"
 #include "modelinspector.h"
 #include "plantargets.h"
+#include "remotemachines.h"
 #include "servercommand.h"
 #include "validate.h"
 #include "visioncontroller.h"
@@ -194,7 +195,12 @@ void OffloadController::autoFit()
     r.marginBytes = quint64(m_marginMiB) * MiB;
     if (!m_settings.locks.contextSize)
         r.wantedContext = std::min<uint32_t>(m_info->contextLength ? m_info->contextLength : 32768, 32768);
-    const FitResult f = shoehorn::autoFit(*m_info, r, m_targets->current());
+    const PlanTarget target = m_targets->current();
+    // A remote machine's own limit is what it may use, margin included.
+    const auto limits = RemoteMachines::limits();
+    for (const auto &g : target.gpus)
+        r.deviceMarginBytes.push_back(g.remote && limits.count(g.description) ? 0 : r.marginBytes);
+    const FitResult f = shoehorn::autoFit(*m_info, r, target);
     if (f.ok()) {
         ModelSettings out = m_settings;
         out.load = f.settings.load;

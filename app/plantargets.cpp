@@ -3,6 +3,7 @@
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
 #include "profilestore.h"
+#include "remotemachines.h"
 
 #include <utility>
 
@@ -34,6 +35,12 @@ void PlanTargets::setIndex(int index)
     emit targetChanged();
 }
 
+void PlanTargets::limitsChanged()
+{
+    if (m_index == 0)
+        emit targetChanged();
+}
+
 void PlanTargets::setVramBudgetMiB(int mib)
 {
     m_vramBudgetMiB = mib;
@@ -56,6 +63,8 @@ PlanTarget PlanTargets::current() const
     // What the loaded model holds is free for any plan: a load frees the old model first.
     if (m_chat->hasModel())
         addHeldMemory(t, m_chat->model().held, m_hardware->current().process);
+    // A remote machine's own limit (Remote Machines window): what its worker may really use.
+    RemoteMachines::applyLimits(t, RemoteMachines::limits());
     t.name = tr("this computer").toStdString();
     return t;
 }

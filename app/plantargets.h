@@ -27,6 +27,9 @@ public:
     bool isThisComputer() const { return m_index == 0; }
     void setIndex(int index);
     void setVramBudgetMiB(int mib);
+    // The remote machines' limits changed (RemoteMachines::limitsChanged): plans of this machine
+    // change with them.
+    void limitsChanged();
     shoehorn::PlanTarget current() const;
     // Adds a what-if machine (and remembers it); returns its index.
     int addCustomProfile(const shoehorn::HardwareProfile &profile);

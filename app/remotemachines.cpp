@@ -10,6 +10,7 @@ using namespace shoehorn;
 
 namespace {
 const QString kKey = QStringLiteral("remote/machines");
+const QString kLimitsKey = QStringLiteral("remote/limitsMiB");
 }
 
 int RemoteMachineModel::rowCount(const QModelIndex &parent) const
@@ -24,9 +25,17 @@ int RemoteMachineModel::columnCount(const QModelIndex &parent) const
 
 QVariant RemoteMachineModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= int(m_rows.size()) || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
+    if (!index.isValid() || index.row() >= int(m_rows.size()))
         return {};
     const Row &r = m_rows[size_t(index.row())];
+    if (role == Qt::EditRole && index.column() == Limit)
+        return int(r.limitMiB); // an int: the default editor is a spin box
+    if (role == Qt::ToolTipRole && index.column() == Limit)
+        return tr("The most the plan may use on each device of this machine (double-click to change; 0: what "
+                  "the worker reports as free). Set it when the worker may use less than its machine's free "
+                  "memory, or to keep room for other programs there.");
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole)
+        return {};
     switch (index.column()) {
     case Address: return r.endpoint;
     case State:
@@ -47,10 +56,34 @@ QVariant RemoteMachineModel::data(const QModelIndex &index, int role) const
                          .arg(QString::fromStdString(d.name), bytesText(d.freeBytes), bytesText(d.totalBytes));
         return parts.join(QStringLiteral("; "));
     }
+    case Limit:
+        return r.limitMiB ? bytesText(r.limitMiB * 1024 * 1024) : tr("what it reports");
     case RoundTrip:
         return r.devices.empty() ? QString() : tr("%1 ms").arg(r.roundTripMs, 0, 'f', 1);
     }
     return {};
+}
+
+Qt::ItemFlags RemoteMachineModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && index.column() == Limit)
+        f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool RemoteMachineModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::EditRole || !index.isValid() || index.column() != Limit || index.row() >= int(m_rows.size()))
+        return false;
+    bool ok = false;
+    const qlonglong mib = value.toString().trimmed().toLongLong(&ok);
+    if (!ok || mib < 0 || mib > 16 * 1024 * 1024)
+        return false;
+    m_rows[size_t(index.row())].limitMiB = quint64(mib);
+    emit dataChanged(index, index);
+    emit limitEdited(index.row());
+    return true;
 }
 
 QVariant RemoteMachineModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -61,6 +94,7 @@ QVariant RemoteMachineModel::headerData(int section, Qt::Orientation orientation
     case Address: return tr("Address");
     case State: return tr("State");
     case Devices: return tr("Devices");
+    case Limit: return tr("Use at most");
     case RoundTrip: return tr("Round trip");
     }
     return {};
@@ -90,14 +124,49 @@ void RemoteMachineModel::removeAt(int row)
 
 void RemoteMachineModel::update(int row, Row value)
 {
+    value.limitMiB = m_rows[size_t(row)].limitMiB; // a state change keeps the user's limit
     m_rows[size_t(row)] = std::move(value);
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
 }
 
 RemoteMachines::RemoteMachines(QObject *parent) : QObject(parent)
 {
-    for (const QString &e : remembered())
-        m_model.append({e, RemoteMachineModel::Status::Testing, {}, 0, {}});
+    const auto saved = limits();
+    for (const QString &e : remembered()) {
+        const auto limit = saved.find(e.toStdString());
+        m_model.append({e, RemoteMachineModel::Status::Testing, {}, 0, {},
+                        limit == saved.end() ? 0 : limit->second / (1024 * 1024)});
+    }
+    connect(&m_model, &RemoteMachineModel::limitEdited, this, [this] {
+        save();
+        emit limitsChanged();
+    });
+}
+
+void RemoteMachines::setLimit(int row, quint64 mib)
+{
+    m_model.setData(m_model.index(row, RemoteMachineModel::Limit), mib);
+}
+
+std::map<std::string, uint64_t> RemoteMachines::limits()
+{
+    std::map<std::string, uint64_t> out;
+    const QVariantMap saved = QSettings().value(kLimitsKey).toMap();
+    for (auto it = saved.begin(); it != saved.end(); ++it)
+        if (const quint64 mib = it.value().toULongLong(); mib > 0)
+            out[it.key().toStdString()] = mib * 1024 * 1024;
+    return out;
+}
+
+void RemoteMachines::applyLimits(PlanTarget &target, const std::map<std::string, uint64_t> &limits)
+{
+    for (auto &g : target.gpus) {
+        const auto limit = g.remote ? limits.find(g.description) : limits.end();
+        if (limit == limits.end())
+            continue;
+        g.freeBytes = std::min(g.freeBytes, limit->second);
+        g.totalBytes = std::min(g.totalBytes, limit->second);
+    }
 }
 
 void RemoteMachines::attached(const AttachedRemotes &result)
@@ -143,6 +212,7 @@ void RemoteMachines::remove(int row)
         return;
     m_model.removeAt(row);
     save();
+    emit limitsChanged();
 }
 
 void RemoteMachines::test(int row)
@@ -186,7 +256,12 @@ QStringList RemoteMachines::remembered()
 void RemoteMachines::save() const
 {
     QStringList list;
-    for (const auto &r : m_model.rows())
+    QVariantMap limits;
+    for (const auto &r : m_model.rows()) {
         list << r.endpoint;
+        if (r.limitMiB > 0)
+            limits[r.endpoint] = r.limitMiB;
+    }
     QSettings().setValue(kKey, list);
+    QSettings().setValue(kLimitsKey, limits);
 }

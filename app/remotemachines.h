@@ -7,6 +7,9 @@
 #include <QObject>
 #include <QStringList>
 
+#include "hardware.h"
+
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -16,7 +19,7 @@ class RemoteMachineModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { Address, State, Devices, RoundTrip, ColumnCount };
+    enum Column { Address, State, Devices, Limit, RoundTrip, ColumnCount };
     enum class Status { InUse, Added, Testing, Answered, Unreachable };
     struct Row {
         QString endpoint;
@@ -24,6 +27,9 @@ public:
         std::vector<shoehorn::RemoteDevice> devices;
         double roundTripMs = 0;
         QString detail; // Unreachable: why
+        // The most the plan may use on each of its devices, in MiB; 0: what the worker reports
+        // as free (its whole machine's, which a worker limited another way cannot use).
+        quint64 limitMiB = 0;
     };
 
     using QAbstractTableModel::QAbstractTableModel;
@@ -31,12 +37,19 @@ public:
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+    // The Limit column takes MiB (EditRole: a number, or text such as "4096"); a negative or
+    // non-numeric value is refused.
+    bool setData(const QModelIndex &index, const QVariant &value, int role = Qt::EditRole) override;
 
     const std::vector<Row> &rows() const { return m_rows; }
     int find(const QString &endpoint) const; // -1: none
     void append(Row row);
     void removeAt(int row);
     void update(int row, Row value);
+
+signals:
+    void limitEdited(int row);
 
 private:
     std::vector<Row> m_rows;
@@ -62,12 +75,19 @@ public:
     void test(int row);
 
     static QStringList remembered();
+    // Each remembered machine's memory limit in bytes, by its address (only those with one).
+    static std::map<std::string, uint64_t> limits();
+    // Caps the remote devices of `target` (GpuInfo::remote; llama.cpp names each by its address)
+    // at their machine's limit.
+    static void applyLimits(shoehorn::PlanTarget &target, const std::map<std::string, uint64_t> &limits);
+    void setLimit(int row, quint64 mib);
     // What attaching the remembered machines at start found (Worker::attachRemotes, on the
     // inference thread): in use, or why not.
     void attached(const shoehorn::AttachedRemotes &result);
 
 signals:
     void tested(int row);
+    void limitsChanged(); // plans of this machine change with them
 
 private:
     void save() const;

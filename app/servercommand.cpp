@@ -27,6 +27,8 @@ QString llamaServerCommand(const QString &modelPath, const ModelSettings &s, con
     a << QStringLiteral("-ngl") << (s.load.gpuLayers < 0 ? QStringLiteral("99") : QString::number(s.load.gpuLayers));
     if (s.load.cpuMoeLayers > 0)
         a << QStringLiteral("--n-cpu-moe") << QString::number(s.load.cpuMoeLayers);
+    if (!s.load.tensorSplit.empty())
+        a << QStringLiteral("-ts") << QString::fromStdString(tensorSplitText(s.load.tensorSplit));
     a << QStringLiteral("-c") << QString::number(s.context.contextSize);
     a << QStringLiteral("-ctk") << QString::fromStdString(s.context.typeK) << QStringLiteral("-ctv")
       << QString::fromStdString(s.context.typeV);

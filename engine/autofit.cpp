@@ -3,6 +3,7 @@
 #include "validate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -16,12 +17,60 @@ struct Candidate {
     double cpuBytesPerToken = 0; // weights read from RAM per generated token: the speed limit
 };
 
-bool fitsWithMargin(const MemoryPlan &p, uint64_t margin)
+uint64_t marginOf(const FitRequest &r, size_t device)
 {
-    for (const auto &g : p.gpus)
-        if (g.use.total() + margin > g.available)
+    return device < r.deviceMarginBytes.size() ? r.deviceMarginBytes[device] : r.marginBytes;
+}
+
+bool fitsWithMargin(const MemoryPlan &p, const FitRequest &r)
+{
+    for (size_t i = 0; i < p.gpus.size(); ++i)
+        if (p.gpus[i].use.total() + marginOf(r, i) > p.gpus[i].available)
             return false;
     return p.ram.use.total() <= p.ram.available;
+}
+
+// What each device may hold: its free memory less its margin.
+std::vector<double> usable(const FitRequest &r, const PlanTarget &t)
+{
+    std::vector<double> u;
+    for (size_t i = 0; i < t.gpus.size(); ++i)
+        u.push_back(std::max(0.0, double(t.gpus[i].freeBytes) - double(marginOf(r, i))));
+    return u;
+}
+
+// The plan at this ngl / --n-cpu-moe. One device, or a split the user gave: llama.cpp's own.
+// Several: the layers in proportion to what each device may hold, then moved off the devices
+// that overflow (each share scaled by room / use) until all fit or the split settles.
+MemoryPlan planOnDevices(const ModelInfo &m, const FitRequest &r, const PlanTarget &t, PlanSettings &s)
+{
+    if (t.gpus.size() < 2 || r.locks.tensorSplit)
+        return analyticPlan(m, s, t);
+    const std::vector<double> room = usable(r, t);
+    s.load.tensorSplit.assign(room.begin(), room.end());
+    MemoryPlan p = analyticPlan(m, s, t);
+    for (int round = 0; round < 8 && !fitsWithMargin(p, r); ++round) {
+        bool changed = false;
+        for (size_t i = 0; i < room.size(); ++i) {
+            const double use = double(p.gpus[i].use.total());
+            if (use > room[i] && s.load.tensorSplit[i] > 0) {
+                // A device that overflows with one layer cannot take any (its compute buffer
+                // and mask do not shrink with fewer layers): none there.
+                const bool none = p.gpus[i].layers <= 1;
+                s.load.tensorSplit[i] = none ? 0.0f : float(double(s.load.tensorSplit[i]) * room[i] / use);
+                changed = true;
+            }
+        }
+        if (!changed)
+            break;
+        p = analyticPlan(m, s, t);
+    }
+    double sum = 0;
+    for (float f : s.load.tensorSplit)
+        sum += f;
+    for (float &f : s.load.tensorSplit) // proportions, as a person would write -ts
+        f = sum > 0 ? float(std::round(double(f) / sum * 1000.0) / 1000.0) : 0.0f;
+    return p;
 }
 
 double cpuBytesPerToken(const ModelInfo &m, const MemoryPlan &p)
@@ -65,9 +114,10 @@ std::optional<Candidate> bestPlacement(const ModelInfo &m, const FitRequest &r, 
             if (!r.locks.cpuMoeLayers && moe > 0 && moe <= firstGpuLayer)
                 continue;
             s.load.cpuMoeLayers = moe;
-            MemoryPlan p = analyticPlan(m, s, t);
-            if (fitsWithMargin(p, r.marginBytes))
-                return Candidate{s, p, cpuBytesPerToken(m, p)};
+            PlanSettings placed = s;
+            MemoryPlan p = planOnDevices(m, r, t, placed);
+            if (fitsWithMargin(p, r))
+                return Candidate{placed, p, cpuBytesPerToken(m, p)};
         }
     }
     return std::nullopt;
@@ -199,23 +249,27 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
     const std::string kv = c.typeK == c.typeV ? c.typeK + " KV" : c.typeK + " K and " + c.typeV + " V cache";
     const std::string ctx = std::to_string(c.contextSize) + " context, " + kv +
                             (f.reducedContext ? " (context reduced to fit)" : "");
+    // One local GPU is "the GPU"; remote machines and several devices are named one by one.
+    const bool oneGpu = p.gpus.size() == 1 && !p.gpus[0].remote;
+    const std::string where = oneGpu ? "the GPU" : "the devices";
     std::string gpu;
-    if (!p.gpus.empty())
-        gpu = "; GPU " + formatBytes(p.gpus[0].use.total()) + " of " + formatBytes(p.gpus[0].available);
+    for (const auto &g : p.gpus)
+        gpu += (oneGpu ? "; GPU " : (gpu.empty() ? "; " : ", ") + g.name + " ") + formatBytes(g.use.total()) + " of " +
+               formatBytes(g.available);
     const std::string ram = "; RAM " + formatBytes(p.ram.use.total()) + " of " + formatBytes(p.ram.available);
     switch (f.outcome) {
     case FitOutcome::AllOnGpu:
-        std::snprintf(buf, sizeof buf, "Everything fits on the GPU: all %d layers, %s%s%s.", layers, ctx.c_str(),
-                      gpu.c_str(), ram.c_str());
+        std::snprintf(buf, sizeof buf, "Everything fits on %s: all %d layers, %s%s%s.", where.c_str(), layers,
+                      ctx.c_str(), gpu.c_str(), ram.c_str());
         break;
     case FitOutcome::ExpertsOnCpu:
         std::snprintf(buf, sizeof buf,
-                      "All %d layers on the GPU with the experts of the first %d layers in RAM, %s%s%s.", layers,
-                      p.cpuMoeLayers, ctx.c_str(), gpu.c_str(), ram.c_str());
+                      "All %d layers on %s with the experts of the first %d layers in RAM, %s%s%s.", layers,
+                      where.c_str(), p.cpuMoeLayers, ctx.c_str(), gpu.c_str(), ram.c_str());
         break;
     case FitOutcome::LayersOnCpu:
-        std::snprintf(buf, sizeof buf, "%d of %d layers on the GPU, the rest in RAM, %s%s%s.", p.gpuLayers, layers,
-                      ctx.c_str(), gpu.c_str(), ram.c_str());
+        std::snprintf(buf, sizeof buf, "%d of %d layers on %s, the rest in RAM, %s%s%s.", p.gpuLayers, layers,
+                      where.c_str(), ctx.c_str(), gpu.c_str(), ram.c_str());
         break;
     case FitOutcome::CpuOnly:
         std::snprintf(buf, sizeof buf, "No GPU in %s: everything runs on the CPU, %s%s.", t.name.c_str(), ctx.c_str(),

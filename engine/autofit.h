@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace shoehorn {
 
@@ -15,6 +16,7 @@ struct FitLocks {
     bool cpuMoeLayers = false;
     bool contextSize = false;
     bool kvType = false;
+    bool tensorSplit = false; // -ts given: the layers' split over the devices stays as it is
     bool operator==(const FitLocks &) const = default;
 };
 
@@ -24,6 +26,9 @@ struct FitRequest {
     PlanSettings settings;          // starting point; locked fields are kept
     FitLocks locks;
     uint64_t marginBytes = 1024 * MiB; // kept free on every GPU
+    // Per device in the target's order (a remote worker may need less than a local GPU's
+    // driver); devices past its end keep marginBytes.
+    std::vector<uint64_t> deviceMarginBytes;
     uint32_t minContext = 4096;     // never shrink below this when the context is not locked
     uint32_t wantedContext = 0;     // 0: settings.context.contextSize, else min(trained, 32768)
 };
@@ -57,7 +62,9 @@ struct FitResult {
 // Chooses GPU layers, experts-on-CPU layers, context and KV type for the best expected speed:
 // as many weights on the GPU as fit, attention and shared weights before routed experts (for
 // MoE models the experts of the fewest layers go to RAM before any whole layer does), then the
-// wanted context, then f16 KV. Works on the analytic plan, so it takes milliseconds.
+// wanted context, then f16 KV. With more than one device (local GPUs, remote machines) it also
+// chooses the layers' split over them (settings.load.tensorSplit, llama.cpp's -ts) so that each
+// keeps its own margin. Works on the analytic plan, so it takes milliseconds.
 FitResult autoFit(const ModelInfo &model, const FitRequest &request, const PlanTarget &target);
 
 // One English sentence for logs and shoehorn-cli; the GUI builds its own translated text.

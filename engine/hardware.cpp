@@ -82,6 +82,7 @@ HardwareInfo probeHardware()
     HardwareInfo hw;
     for (size_t i = 0; i < ggml_backend_reg_count(); ++i)
         hw.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
+    std::vector<GpuInfo> remote, discrete, integrated;
     for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
         ggml_backend_dev_t dev = ggml_backend_dev_get(i);
         const auto type = ggml_backend_dev_type(dev);
@@ -90,12 +91,19 @@ HardwareInfo probeHardware()
         GpuInfo g;
         g.name = ggml_backend_dev_name(dev);
         g.description = ggml_backend_dev_description(dev);
+        g.remote = std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) == "RPC";
         size_t freeB = 0, totalB = 0;
         ggml_backend_dev_memory(dev, &freeB, &totalB);
         g.freeBytes = freeB;
         g.totalBytes = totalB;
-        hw.gpus.push_back(std::move(g));
+        (g.remote ? remote : type == GGML_BACKEND_DEVICE_TYPE_GPU ? discrete : integrated).push_back(std::move(g));
     }
+    // llama.cpp's order (llama_model_load): remote devices first, to keep the network's share
+    // of a token small, then the GPUs; integrated GPUs only where there is no discrete one.
+    hw.gpus = std::move(remote);
+    hw.gpus.insert(hw.gpus.end(), discrete.begin(), discrete.end());
+    if (discrete.empty())
+        hw.gpus.insert(hw.gpus.end(), integrated.begin(), integrated.end());
     if (hw.gpus.empty()) {
         const bool gpuBackend = std::any_of(hw.backends.begin(), hw.backends.end(), [](const std::string &b) {
             return b != "CPU" && b != "BLAS" && b != "RPC";
@@ -185,13 +193,21 @@ const HardwareProfile *findProfile(const std::string &id, const std::vector<Hard
 
 PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes)
 {
+    return targetFromHardware(hw, vramBudgetBytes > 0 ? std::vector<uint64_t>{vramBudgetBytes} : std::vector<uint64_t>{});
+}
+
+PlanTarget targetFromHardware(const HardwareInfo &hw, const std::vector<uint64_t> &deviceBudgetBytes)
+{
     PlanTarget t;
     t.name = "this computer";
     t.gpus = hw.gpus;
-    if (vramBudgetBytes > 0) {
-        for (auto &g : t.gpus) {
-            g.totalBytes = std::min(g.totalBytes, vramBudgetBytes);
-            g.freeBytes = std::min(g.freeBytes, vramBudgetBytes);
+    for (size_t i = 0; i < t.gpus.size(); ++i) {
+        const uint64_t budget = deviceBudgetBytes.size() == 1 ? deviceBudgetBytes[0]
+                                : i < deviceBudgetBytes.size() ? deviceBudgetBytes[i]
+                                                               : 0;
+        if (budget > 0) {
+            t.gpus[i].totalBytes = std::min(t.gpus[i].totalBytes, budget);
+            t.gpus[i].freeBytes = std::min(t.gpus[i].freeBytes, budget);
         }
     }
     t.ramTotalBytes = hw.ramTotalBytes;

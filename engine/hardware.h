@@ -11,6 +11,7 @@ struct GpuInfo {
     std::string description; // e.g. "NVIDIA GeForce RTX 3060"
     uint64_t totalBytes = 0;
     uint64_t freeBytes = 0;  // what other programs leave us
+    bool remote = false;     // a device of another process or machine over llama.cpp's RPC
 };
 
 // This process's resident memory (/proc/self/smaps_rollup): anonymous (malloc, KV cache,
@@ -22,6 +23,8 @@ struct ProcessMemory {
 };
 
 struct HardwareInfo {
+    // In llama.cpp's order of a model's devices (llama_model_load): remote (RPC) devices first,
+    // then GPUs; -ts and the per-device budgets count in this order.
     std::vector<GpuInfo> gpus;
     uint64_t ramTotalBytes = 0;
     uint64_t ramAvailableBytes = 0;
@@ -88,6 +91,9 @@ const HardwareProfile *findProfile(const std::string &id, const std::vector<Hard
 // The real machine; vramBudgetBytes > 0 caps each GPU's usable memory (free memory still wins
 // when it is lower), as if the card were smaller.
 PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes = 0);
+// The same with one budget per device in HardwareInfo::gpus' order (0: no cap); a single value
+// caps every device, a shorter list leaves the rest as they are.
+PlanTarget targetFromHardware(const HardwareInfo &hw, const std::vector<uint64_t> &deviceBudgetBytes);
 // A profile: a card with that much VRAM, minus what a desktop typically holds on it.
 PlanTarget targetFromProfile(const HardwareProfile &p);
 

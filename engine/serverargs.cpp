@@ -227,6 +227,10 @@ LoadSettings ServerArgs::load() const
     s.gpuLayers = p.n_gpu_layers >= 0 ? p.n_gpu_layers : -1; // auto and "all": every layer, unless fitted
     readCpuMoe(p, s.cpuMoeLayers);
     s.mainGpu = p.main_gpu;
+    if (tensorSplitGiven())
+        s.tensorSplit.assign(std::begin(p.tensor_split), std::end(p.tensor_split));
+    while (!s.tensorSplit.empty() && s.tensorSplit.back() <= 0)
+        s.tensorSplit.pop_back();
     switch (p.load_mode) {
     case LLAMA_LOAD_MODE_NONE:
     case LLAMA_LOAD_MODE_DIRECT_IO: s.loadMode = LoadMode::NoMmap; break;
@@ -265,6 +269,11 @@ bool ServerArgs::cacheTypesGiven() const
 {
     return m_data->params.cache_type_k != GGML_TYPE_F16 || m_data->params.cache_type_v != GGML_TYPE_F16;
 }
+bool ServerArgs::tensorSplitGiven() const
+{
+    const auto &ts = m_data->params.tensor_split;
+    return std::any_of(std::begin(ts), std::end(ts), [](float f) { return f > 0; });
+}
 int ServerArgs::parallel() const { return m_data->params.n_parallel < 0 ? 4 : m_data->params.n_parallel; }
 bool ServerArgs::contextShift() const { return m_data->params.ctx_shift; }
 bool ServerArgs::webUi() const { return m_data->params.ui; }
@@ -277,6 +286,8 @@ ServeFit ServerArgs::fit() const
     f.on = p.fit_params;
     if (!p.fit_params_target.empty())
         f.marginMiB = p.fit_params_target.front() / kMiB;
+    for (size_t m : p.fit_params_target)
+        f.deviceMarginMiB.push_back(m / kMiB);
     f.minContext = uint32_t(std::max(0, p.fit_params_min_ctx));
     return f;
 }

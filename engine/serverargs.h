@@ -22,6 +22,7 @@ struct ServerArgsData;
 struct ServeFit {
     bool on = true;
     uint64_t marginMiB = 1024;
+    std::vector<uint64_t> deviceMarginMiB; // -fitt per device, in llama.cpp's device order
     uint32_t minContext = 4096;
 };
 
@@ -49,13 +50,14 @@ public:
     bool mmprojOffload() const;           // --no-mmproj-offload: false
     std::string modelsPreset() const;     // --models-preset: router mode when there is no -m
 
-    LoadSettings load() const;            // -ngl, --n-cpu-moe/--cpu-moe, -mg, --mmap/--mlock
+    LoadSettings load() const;            // -ngl, --n-cpu-moe/--cpu-moe, -mg, -ts, --mmap/--mlock
     ContextSettings context() const;      // -c, -b, -ub, -ctk, -ctv, -fa, -t, -tb
     // Which of them the command line set (the rest are auto-fit's to choose).
     bool gpuLayersGiven() const;
     bool cpuMoeGiven() const;
     bool contextGiven() const;
     bool cacheTypesGiven() const;
+    bool tensorSplitGiven() const;
     int parallel() const;                 // -np; auto (-1) is 4, as llama-server
     bool contextShift() const;            // --context-shift
     ServeFit fit() const;

@@ -3,6 +3,10 @@
 #include <common.h>
 #include <ggml.h>
 
+#include <llama.h>
+
+#include <charconv>
+#include <cstdio>
 #include <thread>
 
 namespace shoehorn {
@@ -73,6 +77,38 @@ int kvCacheGgmlType(const std::string &s)
     if (s == "q5_0") return GGML_TYPE_Q5_0;
     if (s == "q5_1") return GGML_TYPE_Q5_1;
     return GGML_TYPE_F16;
+}
+
+bool parseTensorSplit(const std::string &s, std::vector<float> &out)
+{
+    std::vector<float> parts;
+    size_t start = 0;
+    while (start <= s.size()) {
+        const size_t end = std::min(s.find_first_of(",/", start), s.size());
+        float v = 0;
+        const auto [ptr, ec] = std::from_chars(s.data() + start, s.data() + end, v);
+        if (ec != std::errc() || ptr != s.data() + end || !(v >= 0) || v > 1e9f)
+            return false;
+        parts.push_back(v);
+        start = end + 1;
+    }
+    if (parts.empty() || parts.size() >= llama_max_devices())
+        return false;
+    out = std::move(parts);
+    return true;
+}
+
+std::string tensorSplitText(const std::vector<float> &split)
+{
+    std::string text;
+    for (float f : split) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", double(f));
+        if (!text.empty())
+            text += ',';
+        text += buf;
+    }
+    return text;
 }
 
 } // namespace shoehorn

@@ -16,6 +16,9 @@ struct LoadSettings {
     int cpuMoeLayers = 0;   // experts of the first N layers stay in RAM
     int mainGpu = 0;
     LoadMode loadMode = LoadMode::Mmap;
+    // llama.cpp's -ts: the layers on the devices in proportion, in the hardware probe's order
+    // (remote machines first, as llama.cpp). Empty or all 0: by each device's free memory.
+    std::vector<float> tensorSplit;
     bool operator==(const LoadSettings &) const = default;
 };
 
@@ -58,6 +61,10 @@ const char *loadModeName(LoadMode m);
 const char *flashAttentionName(FlashAttention f);
 bool parseLoadMode(const std::string &s, LoadMode &out);
 bool parseFlashAttention(const std::string &s, FlashAttention &out);
+// llama.cpp's -ts text: proportions split by ',' or '/', e.g. "3,1". False (out unchanged) for
+// an empty list, a negative or non-numeric part, or more parts than llama.cpp has devices.
+bool parseTensorSplit(const std::string &s, std::vector<float> &out);
+std::string tensorSplitText(const std::vector<float> &split); // "0.7,0.3"; "" when empty
 bool isKvCacheType(const std::string &s);
 // The ggml_type (as int, to keep ggml out of this header) of a KV cache type name; f16 if unknown.
 int kvCacheGgmlType(const std::string &s);

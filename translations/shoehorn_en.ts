@@ -713,6 +713,14 @@
       <source>The %1 KV cache stores blocks of %2 values, so it needs a head size that is a multiple of %2; this model's head size is %3. Choose f16 for the KV cache.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>%1 %2 layers (%3 of %4)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Split: %1.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>
@@ -1641,6 +1649,18 @@
       <source>Round trip</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The most the plan may use on each device of this machine (double-click to change; 0: what the worker reports as free). Set it when the worker may use less than its machine's free memory, or to keep room for other programs there.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>what it reports</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Use at most</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>RemoteMachines</name>
@@ -1657,10 +1677,6 @@
     <name>RemoteMachinesDialog</name>
     <message>
       <source>Remote Machines</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1681,6 +1697,10 @@
     </message>
     <message>
       <source>Remove</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn. Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
       <translation type="unfinished" />
     </message>
   </context>

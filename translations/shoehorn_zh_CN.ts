@@ -713,6 +713,14 @@
       <source>The %1 KV cache stores blocks of %2 values, so it needs a head size that is a multiple of %2; this model's head size is %3. Choose f16 for the KV cache.</source>
       <translation>%1 KV 缓存按每块 %2 个值存储，因此要求注意力头大小是 %2 的倍数；此模型的头大小为 %3。请为 KV 缓存选择 f16。</translation>
     </message>
+    <message>
+      <source>%1 %2 layers (%3 of %4)</source>
+      <translation>%1 %2 层（%3 / %4）</translation>
+    </message>
+    <message>
+      <source>Split: %1.</source>
+      <translation>划分：%1。</translation>
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>
@@ -1636,6 +1644,18 @@
       <source>Round trip</source>
       <translation>往返时间</translation>
     </message>
+    <message>
+      <source>The most the plan may use on each device of this machine (double-click to change; 0: what the worker reports as free). Set it when the worker may use less than its machine's free memory, or to keep room for other programs there.</source>
+      <translation>计划在这台计算机的每个设备上最多可使用的内存（双击修改；0：按工作进程报告的空闲内存）。当工作进程实际可用的内存少于该计算机的空闲内存，或需要为那里的其他程序留出空间时，请设置此值。</translation>
+    </message>
+    <message>
+      <source>what it reports</source>
+      <translation>按其报告的空闲内存</translation>
+    </message>
+    <message>
+      <source>Use at most</source>
+      <translation>最多使用</translation>
+    </message>
   </context>
   <context>
     <name>RemoteMachines</name>
@@ -1653,10 +1673,6 @@
     <message>
       <source>Remote Machines</source>
       <translation>远程计算机</translation>
-    </message>
-    <message>
-      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn.</source>
-      <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。从 Shoehorn 下次启动起，它们的设备会像本地 GPU 一样出现在计划和仪表中。</translation>
     </message>
     <message>
       <source>The worker's protocol has no password and no encryption: reach it through an SSH tunnel (then add 127.0.0.1:PORT), or only on a network you trust.</source>
@@ -1677,6 +1693,10 @@
     <message>
       <source>Remove</source>
       <translation>移除</translation>
+    </message>
+    <message>
+      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn. Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
+      <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。从 Shoehorn 下次启动起，它们的设备会像本地 GPU 一样出现在计划和仪表中。双击“最多使用”可为一台计算机设置以 MiB 为单位的上限：自动适配会据此划分各层，使其不超出上限。</translation>
     </message>
   </context>
   <context>

@@ -17,6 +17,20 @@ QString FitExplanation::unusableKv(const ModelInfo &info, const ContextSettings 
         .arg(m->headSize);
 }
 
+// Several devices (remote machines, GPUs): where the layers went, in llama.cpp's device order.
+QString FitExplanation::splitText(const MemoryPlan &plan)
+{
+    if (plan.gpus.size() < 2)
+        return {};
+    QStringList parts;
+    for (const auto &g : plan.gpus)
+        parts << tr("%1 %2 layers (%3 of %4)")
+                     .arg(QString::fromStdString(g.name))
+                     .arg(g.layers)
+                     .arg(bytesText(g.use.total()), bytesText(g.available));
+    return QLatin1Char(' ') + tr("Split: %1.").arg(parts.join(QStringLiteral(", ")));
+}
+
 QString FitExplanation::text(const Input &in)
 {
     const auto &info = *in.info;
@@ -32,14 +46,14 @@ QString FitExplanation::text(const Input &in)
         switch (f.outcome) {
         case FitOutcome::AllOnGpu:
             return tr("Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.")
-                .arg(f.plan.gpuLayers).arg(ctx, kv);
+                       .arg(f.plan.gpuLayers).arg(ctx, kv) + splitText(f.plan);
         case FitOutcome::ExpertsOnCpu:
             return tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
                       "with a %4 KV cache fits.")
-                .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv);
+                       .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv) + splitText(f.plan);
         case FitOutcome::LayersOnCpu:
             return tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
-                .arg(f.plan.gpuLayers).arg(info->layerCount + 1).arg(ctx, kv);
+                       .arg(f.plan.gpuLayers).arg(info->layerCount + 1).arg(ctx, kv) + splitText(f.plan);
         case FitOutcome::CpuOnly:
             return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
         case FitOutcome::BlockedByLock: {

@@ -25,4 +25,6 @@ public:
     // A KV cache type this model's heads cannot take, in words (empty: none).
     static QString unusableKv(const shoehorn::ModelInfo &info, const shoehorn::ContextSettings &context);
     static QString text(const Input &in);
+    // " Split: RPC0 12 layers (…), CUDA0 37 layers (…)." with more than one device, else empty.
+    static QString splitText(const shoehorn::MemoryPlan &plan);
 };

@@ -1,6 +1,8 @@
 #include "mainwindow.h"
 
 #include "apidialog.h"
+#include "plantargets.h"
+#include "remotemachines.h"
 #include "remotemachinesdialog.h"
 #include "appcore.h"
 #include "attachmentstrip.h"
@@ -226,6 +228,7 @@ void MainWindow::buildDocks()
 
     auto *offload = new OffloadController(m_controller, m_core->hardware(), m_core->api(), m_core->vision(), this);
     m_offload = new OffloadPanel(offload, m_controller, m_core->tuning(), this);
+    connect(m_core->remote(), &RemoteMachines::limitsChanged, offload->targets(), &PlanTargets::limitsChanged);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
     m_conversation = new ConversationPanel(m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_conversation);

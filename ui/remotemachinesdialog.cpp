@@ -21,7 +21,8 @@ RemoteMachinesDialog::RemoteMachinesDialog(RemoteMachines *machines, QWidget *pa
     auto *intro = new QLabel(tr("Other computers can lend their GPUs (or their RAM) to this one: run "
                                 "<code>shoehorn-cli rpc-worker</code> there and add its address here. Their devices "
                                 "appear in the plan and the gauges like a local GPU, from the next start of "
-                                "Shoehorn."));
+                                "Shoehorn. Double-click \"Use at most\" to give a machine a limit in MiB: auto-fit "
+                                "then splits the layers so that it stays within it."));
     intro->setWordWrap(true);
     v->addWidget(intro);
     auto *warning = new QLabel(tr("The worker's protocol has no password and no encryption: reach it through an "
@@ -53,6 +54,7 @@ RemoteMachinesDialog::RemoteMachinesDialog(RemoteMachines *machines, QWidget *pa
     m_table->horizontalHeader()->setSectionResizeMode(RemoteMachineModel::Address, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(RemoteMachineModel::State, QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(RemoteMachineModel::RoundTrip, QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(RemoteMachineModel::Limit, QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     v->addWidget(m_table, 1);
 

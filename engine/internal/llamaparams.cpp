@@ -18,6 +18,11 @@ ModelParams::ModelParams(const LoadSettings &s, int layerCount)
     m_params.n_gpu_layers = s.gpuLayers;
     m_params.main_gpu = s.mainGpu;
     m_params.tensor_buft_overrides = m_overrides.size() > 1 ? m_overrides.data() : nullptr;
+    if (std::any_of(s.tensorSplit.begin(), s.tensorSplit.end(), [](float f) { return f > 0; })) {
+        m_split.assign(llama_max_devices(), 0.0f);
+        std::copy_n(s.tensorSplit.begin(), std::min(s.tensorSplit.size(), m_split.size()), m_split.begin());
+        m_params.tensor_split = m_split.data();
+    }
     switch (s.loadMode) {
     case LoadMode::Mmap: m_params.load_mode = LLAMA_LOAD_MODE_MMAP; break;
     case LoadMode::NoMmap: m_params.load_mode = LLAMA_LOAD_MODE_NONE; break;

@@ -23,6 +23,7 @@ public:
 private:
     std::vector<std::string> m_patterns;
     std::vector<llama_model_tensor_buft_override> m_overrides;
+    std::vector<float> m_split; // llama_max_devices() entries, as llama.cpp reads them
     llama_model_params m_params;
 };
 

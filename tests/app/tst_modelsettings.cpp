@@ -62,7 +62,7 @@ QStringList describe(const ModelSettings &s)
 ModelSettings everythingChanged()
 {
     ModelSettings s;
-    s.load = {33, 7, 1, LoadMode::Mlock};
+    s.load = {33, 7, 1, LoadMode::Mlock, {0.25f, 0.75f}};
     s.context.contextSize = 65536;
     s.context.batchSize = 1024;
     s.context.ubatchSize = 256;

@@ -25,6 +25,8 @@ private slots:
     void addressesAreChecked();
     void testConnectionShowsDevicesOrWhy();
     void rememberedMachinesJoinAtStart();
+    void limitIsRememberedAndCapsThePlan_data();
+    void limitIsRememberedAndCapsThePlan();
 
 private:
     QString helper() const { return QCoreApplication::applicationDirPath() + "/shoehorn-cli"; }
@@ -111,8 +113,57 @@ void TestRemoteMachines::rememberedMachinesJoinAtStart()
     const HardwareInfo hw = probeHardware();
     bool remote = false;
     for (const auto &g : hw.gpus)
-        remote |= QString::fromStdString(g.name).startsWith("RPC") && g.description == m_endpoint.toStdString();
+        remote |= g.remote && g.description == m_endpoint.toStdString();
     QVERIFY2(remote, "the hardware probe does not list the remote device");
+    // llama.cpp's device order: remote devices first (-ts and per-device budgets count so).
+    QVERIFY(hw.gpus.front().remote);
+}
+
+// "Use at most" per machine: typed in the table, remembered, and the plan target of this machine
+// caps that machine's devices (only remote ones, found by the address llama.cpp names them by).
+void TestRemoteMachines::limitIsRememberedAndCapsThePlan_data()
+{
+    QTest::addColumn<QVariant>("typed");
+    QTest::addColumn<bool>("taken");
+    QTest::addColumn<quint64>("limitMiB");
+    QTest::newRow("a number") << QVariant(700) << true << quint64(700);
+    QTest::newRow("text of a number") << QVariant(" 2048 ") << true << quint64(2048);
+    QTest::newRow("0: what it reports") << QVariant(0) << true << quint64(0);
+    QTest::newRow("negative") << QVariant(-5) << false << quint64(0);
+    QTest::newRow("not a number") << QVariant("lots") << false << quint64(0);
+}
+
+void TestRemoteMachines::limitIsRememberedAndCapsThePlan()
+{
+    QFETCH(QVariant, typed);
+    QFETCH(bool, taken);
+    QFETCH(quint64, limitMiB);
+    QSettings().setValue("remote/machines", QStringList{"10.0.0.7:50052", "10.0.0.8:50052"});
+    {
+        RemoteMachines machines;
+        QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy changed(&machines, &RemoteMachines::limitsChanged);
+        const QModelIndex cell = machines.model()->index(0, RemoteMachineModel::Limit);
+        QVERIFY(machines.model()->flags(cell) & Qt::ItemIsEditable);
+        QCOMPARE(machines.model()->setData(cell, typed), taken);
+        QCOMPARE(changed.count(), taken ? 1 : 0);
+        QCOMPARE(machines.model()->rows()[0].limitMiB, limitMiB);
+        // A state change (the probe's answer) keeps it.
+        machines.attached(AttachedRemotes{{RemoteMachine{"10.0.0.7:50052", {}, 1.0}}, {}});
+        QCOMPARE(machines.model()->rows()[0].limitMiB, limitMiB);
+    }
+    RemoteMachines again; // remembered
+    QCOMPARE(again.model()->rows()[0].limitMiB, limitMiB);
+    QCOMPARE(again.model()->rows()[1].limitMiB, quint64(0));
+
+    PlanTarget t;
+    t.gpus = {GpuInfo{"RPC0", "10.0.0.7:50052", 24 * GiB, 20 * GiB, true},
+              GpuInfo{"RPC1", "10.0.0.8:50052", 24 * GiB, 20 * GiB, true},
+              GpuInfo{"CUDA0", "10.0.0.7:50052", 8 * GiB, 7 * GiB, false}};
+    RemoteMachines::applyLimits(t, RemoteMachines::limits());
+    QCOMPARE(t.gpus[0].freeBytes, limitMiB ? limitMiB * MiB : 20 * GiB);
+    QCOMPARE(t.gpus[1].freeBytes, 20 * GiB); // no limit
+    QCOMPARE(t.gpus[2].freeBytes, 7 * GiB);  // a local device is not a remote machine's
 }
 
 QTEST_GUILESS_MAIN(TestRemoteMachines)

@@ -4,6 +4,10 @@
 // remembered, so AppCore attaches it at start, as in the app.
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "hardwaremonitor.h"
+#include "offloadcontroller.h"
+#include "planner.h"
+#include "remotemachines.h"
 #include "oomladder.h"
 #include "smallchat.h"
 #include "testsettings.h"
@@ -22,11 +26,15 @@ private slots:
     void initTestCase();
     void cleanupTestCase();
     void ladderRecoversFromTheRemoteDevice();
+    void autoFitWithTheMachinesLimitLoadsFirstTime();
+    void planAgainstActualOnTheDevice_data();
+    void planAgainstActualOnTheDevice();
 
 private:
     QTemporaryDir m_dir;
     QProcess m_worker;
     QString m_model;
+    QString m_endpoint;
 };
 
 void TestRpcLadder::initTestCase()
@@ -49,6 +57,7 @@ void TestRpcLadder::initTestCase()
                                  m_worker.state() != QProcess::Running, 10000);
     QVERIFY2(m_worker.state() == QProcess::Running, m_worker.readAllStandardError().constData());
     QSettings().setValue("remote/machines", QStringList{"127.0.0.1:" + port});
+    m_endpoint = "127.0.0.1:" + port;
 }
 
 void TestRpcLadder::cleanupTestCase()
@@ -88,6 +97,106 @@ void TestRpcLadder::ladderRecoversFromTheRemoteDevice()
     qInfo("loaded after %d retry(ies): %s of %llu bytes refused on the remote device, then --n-cpu-moe %d",
           int(retrying.count()), first.failure.buffer.c_str(), static_cast<unsigned long long>(first.failure.bytes),
           summary.load.cpuMoeLayers);
+}
+
+// The same worker with its limit given in the Remote Machines list (600 MiB: what it can take
+// under its address-space limit). The worker itself reports its machine's free RAM; with the
+// limit, auto-fit plans within it (no further margin there) and the load succeeds at once.
+void TestRpcLadder::autoFitWithTheMachinesLimitLoadsFirstTime()
+{
+    QSettings().setValue("remote/limitsMiB", QVariantMap{{m_endpoint, 600}});
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    configureSmallChat(c, 8, 3);
+    OffloadController offload(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    const auto remoteSeen = [&] {
+        for (const auto &g : cApp.hardware()->current().gpus)
+            if (g.remote && g.description == m_endpoint.toStdString())
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(remoteSeen(), 30000);
+    offload.setModelPath(m_model);
+    QTRY_VERIFY_WITH_TIMEOUT(offload.info().has_value(), 30000);
+    offload.autoFit();
+    QVERIFY(offload.lastFit() && offload.lastFit()->ok());
+    const shoehorn::DevicePlan &rpc = offload.lastFit()->plan.gpus.front();
+    QVERIFY(rpc.remote);
+    QCOMPARE(rpc.available, 600ull << 20);
+    QVERIFY(rpc.use.total() <= rpc.available);
+    QVERIFY(rpc.layers > 0); // the device is used, within its limit
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy failed(&c, &ChatController::loadFailed);
+    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    offload.loadOrReload();
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : failed.first().at(0).value<shoehorn::Error>().detail.c_str());
+    QCOMPARE(retrying.count(), 0);
+    const auto summary = loaded.first().at(0).value<ModelSummary>();
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QVERIFY(c.send(QStringLiteral("hi")));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QVERIFY(!summary.measured.gpus.empty());
+    const double actual = double(summary.measured.gpus.front().use.total());
+    qInfo("auto-fit within 600 MiB on %s: -ngl %d --n-cpu-moe %d -c %u -ctk %s, planned %.1f MiB there, llama.cpp "
+          "allocated %.1f MiB (plan %+.1f %%); loaded at once",
+          rpc.name.c_str(), summary.load.gpuLayers, summary.load.cpuMoeLayers, summary.context.contextSize,
+          summary.context.typeK.c_str(), double(rpc.use.total()) / (1 << 20), actual / (1 << 20),
+          100.0 * (double(rpc.use.total()) - actual) / actual);
+}
+
+// The plan of the remote device against what llama.cpp allocated there, with the experts of the
+// first layer in RAM (-ngl all --n-cpu-moe 1, 4096 context, flash attention), f16 and q8_0 KV:
+// the per-device accounting run against a real device.
+void TestRpcLadder::planAgainstActualOnTheDevice_data()
+{
+    QTest::addColumn<QString>("kv");
+    QTest::newRow("f16") << "f16";
+    QTest::newRow("q8_0") << "q8_0";
+}
+
+void TestRpcLadder::planAgainstActualOnTheDevice()
+{
+    QFETCH(QString, kv);
+    QSettings().remove("remote/limitsMiB");
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    configureSmallChat(c, 8, 3);
+    auto ls = c.loadSettings();
+    ls.gpuLayers = -1;
+    ls.cpuMoeLayers = 1;
+    c.setLoadSettings(ls);
+    auto cs = c.contextSettings();
+    cs.contextSize = 4096;
+    cs.flashAttention = shoehorn::FlashAttention::On;
+    cs.typeK = cs.typeV = kv.toStdString();
+    c.setContextSettings(cs);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy failed(&c, &ChatController::loadFailed);
+    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    c.openModel(m_model);
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 120000);
+    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : failed.first().at(0).value<shoehorn::Error>().detail.c_str());
+    QCOMPARE(retrying.count(), 0);
+    const auto summary = loaded.first().at(0).value<ModelSummary>();
+    QVERIFY(!summary.measured.gpus.empty() && summary.measured.gpus.front().remote);
+    auto info = shoehorn::inspectModel(m_model.toStdString());
+    QVERIFY(info.ok());
+    shoehorn::PlanSettings s;
+    s.load = summary.load;
+    s.context = summary.context;
+    s.serverLoop = true; // the chat's loop, as the window plans it
+    const shoehorn::MemoryPlan plan = shoehorn::analyticPlan(*info, s, cApp.hardware()->target());
+    const double planned = double(plan.gpus.front().use.total());
+    const double actual = double(summary.measured.gpus.front().use.total());
+    const double error = (planned - actual) / actual;
+    qInfo("%s KV, -ngl all --n-cpu-moe 1 on %s: planned %.1f MiB (compute %.1f), llama.cpp allocated %.1f MiB "
+          "(compute %.1f): %+.2f %%",
+          qPrintable(kv), plan.gpus.front().name.c_str(), planned / (1 << 20),
+          double(plan.gpus.front().use.compute) / (1 << 20), actual / (1 << 20),
+          double(summary.measured.gpus.front().use.compute) / (1 << 20), 100 * error);
+    QCOMPARE(plan.gpus.front().use.weights(), summary.measured.gpus.front().use.weights());
+    QVERIFY2(std::fabs(error) <= 0.03, "the remote device's plan is off by more than 3 %");
 }
 
 QTEST_GUILESS_MAIN(TestRpcLadder)

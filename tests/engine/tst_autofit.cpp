@@ -36,6 +36,9 @@ private slots:
     void kvTypeTheHeadsCannotTake();
     void neverRecommendsWhatLlamaRefuses_data();
     void neverRecommendsWhatLlamaRefuses();
+    void localAndRemoteDevicesSplitByRoom_data();
+    void localAndRemoteDevicesSplitByRoom();
+    void givenSplitIsKept();
 };
 
 void TestAutoFit::initTestCase()
@@ -261,6 +264,83 @@ void TestAutoFit::neverRecommendsWhatLlamaRefuses()
     QVERIFY2(!e, e.detail.c_str());
     if (FlashAttention(fa) == FlashAttention::Off)
         QCOMPARE(f.settings.context.typeV, std::string("f16"));
+}
+
+// A remote machine (an RPC device, listed first as llama.cpp orders them) and a 6 GB card: the
+// layers are split so that each device keeps its own margin, and the plan of that split (the -ts
+// llama.cpp gets) is the one that fits. The remote one reports 20 GiB free but may use less.
+void TestAutoFit::localAndRemoteDevicesSplitByRoom_data()
+{
+    QTest::addColumn<quint64>("remoteBudgetMiB");
+    QTest::addColumn<quint64>("remoteMarginMiB");
+    QTest::addColumn<quint64>("localMarginMiB");
+    QTest::newRow("remote 8 GiB, margins 1024") << quint64(8192) << quint64(1024) << quint64(1024);
+    QTest::newRow("remote 4 GiB, remote margin 256") << quint64(4096) << quint64(256) << quint64(1024);
+    QTest::newRow("remote 12 GiB, local margin 2048") << quint64(12288) << quint64(1024) << quint64(2048);
+}
+
+void TestAutoFit::localAndRemoteDevicesSplitByRoom()
+{
+    QFETCH(quint64, remoteBudgetMiB);
+    QFETCH(quint64, remoteMarginMiB);
+    QFETCH(quint64, localMarginMiB);
+    HardwareInfo hw;
+    hw.gpus.push_back(GpuInfo{"RPC0", "192.168.1.20:50052", 24 * GiB, 20 * GiB, true});
+    hw.gpus.push_back(GpuInfo{"CUDA0", "NVIDIA GeForce GTX 1060 6GB", 6 * GiB, 5632 * MiB, false});
+    hw.ramTotalBytes = 32 * GiB;
+    hw.ramAvailableBytes = 28 * GiB;
+    hw.physicalCores = 6;
+    const PlanTarget t = targetFromHardware(hw, {remoteBudgetMiB * MiB, 0});
+    QCOMPARE(t.gpus[0].freeBytes, remoteBudgetMiB * MiB);
+    QCOMPARE(t.gpus[1].freeBytes, 5632 * MiB);
+    FitRequest r = request();
+    r.deviceMarginBytes = {remoteMarginMiB * MiB, localMarginMiB * MiB};
+    const FitResult f = autoFit(m_q30, r, t);
+    qInfo("%s -ts %s", describeFit(m_q30, f, t).c_str(), tensorSplitText(f.settings.load.tensorSplit).c_str());
+    QVERIFY(f.ok());
+    QCOMPARE(f.settings.load.tensorSplit.size(), size_t(2));
+    // The plan is the plan of the split it returns, and each device keeps its own margin.
+    const MemoryPlan again = analyticPlan(m_q30, f.settings, t);
+    for (size_t i = 0; i < 2; ++i) {
+        QCOMPARE(again.gpus[i].use.total(), f.plan.gpus[i].use.total());
+        QVERIFY2(f.plan.gpus[i].use.total() + r.deviceMarginBytes[i] <= f.plan.gpus[i].available,
+                 qPrintable(QString("%1 over its margin").arg(QString::fromStdString(f.plan.gpus[i].name))));
+        QVERIFY(f.plan.gpus[i].layers > 0); // both devices are used
+    }
+    QVERIFY(f.plan.gpus[0].remote);
+    QVERIFY(!f.plan.gpus[1].remote);
+    // Two devices hold more than the card alone: fewer experts in RAM than on the 6 GB card only.
+    hw.gpus.erase(hw.gpus.begin());
+    r.deviceMarginBytes = {localMarginMiB * MiB};
+    const FitResult alone = autoFit(m_q30, r, targetFromHardware(hw, std::vector<uint64_t>{}));
+    QVERIFY(alone.ok());
+    QVERIFY2(f.plan.cpuMoeLayers < alone.plan.cpuMoeLayers,
+             qPrintable(QString("%1 vs %2").arg(f.plan.cpuMoeLayers).arg(alone.plan.cpuMoeLayers)));
+}
+
+// -ts given (the CLI's -ts, llama-server's): auto-fit plans that split and chooses the rest.
+void TestAutoFit::givenSplitIsKept()
+{
+    HardwareInfo hw;
+    hw.gpus.push_back(GpuInfo{"RPC0", "127.0.0.1:50052", 16 * GiB, 16 * GiB, true});
+    hw.gpus.push_back(GpuInfo{"CUDA0", "RTX 3060", 12 * GiB, 11 * GiB, false});
+    hw.ramTotalBytes = hw.ramAvailableBytes = 32 * GiB;
+    const PlanTarget t = targetFromHardware(hw, std::vector<uint64_t>{});
+    FitRequest r = request();
+    r.settings.load.tensorSplit = {1, 3};
+    r.locks.tensorSplit = true;
+    const FitResult f = autoFit(m_q30, r, t);
+    QVERIFY(f.ok());
+    QCOMPARE(f.settings.load.tensorSplit, (std::vector<float>{1, 3}));
+    // A quarter on the first device, as llama.cpp's -ts 1,3 places them: of the 49 (48 and the
+    // output), layer i goes there while i / 49 < 1/4, i.e. layers 0 to 12.
+    QCOMPARE(f.plan.gpus[0].layers + f.plan.gpus[1].layers, 48);
+    QCOMPARE(f.plan.gpus[0].layers, 13);
+    // Unlocked, auto-fit chooses its own split (by room: 15 GiB against 10).
+    r.locks.tensorSplit = false;
+    const FitResult own = autoFit(m_q30, r, t);
+    QVERIFY(own.ok());
+    QVERIFY(own.plan.gpus[0].layers > own.plan.gpus[1].layers);
 }
 
 QTEST_GUILESS_MAIN(TestAutoFit)

@@ -161,7 +161,7 @@ void TestAutoTune::cancelLeavesModelUsable()
     QVERIFY(t.cancelled);
     QCOMPARE(calls, 2);
     // The model that was being tuned still chats.
-    auto model = Model::load(path.toStdString(), LoadSettings{0, 0, 0, LoadMode::Mmap});
+    auto model = Model::load(path.toStdString(), LoadSettings{0, 0, 0, LoadMode::Mmap, {}});
     QVERIFY(model.ok());
     auto session = ChatSession::create(*model, ContextSettings{});
     QVERIFY(session.ok());

@@ -133,4 +133,47 @@ mid_answer killed KILL
 echo "== 10. a worker that stops answering mid-answer (frozen)"
 mid_answer frozen STOP
 
+echo "== 11. two workers and -ts: each device holds the layers the plan gives it (llama.cpp's dry run agrees)"
+start_worker wa
+pa=$port
+start_worker wb
+pb=$port
+two="127.0.0.1:$pa,127.0.0.1:$pb"
+weights() { # plan.json device-index -> weight bytes on that device
+    node -e "const u = JSON.parse(require('fs').readFileSync('$1')).gpus[$2].use; console.log(u.weights_dense + u.weights_experts)"
+}
+for ts in 1,3 3,1; do
+    "$cli" plan "$work/moe.gguf" --rpc "$two" -ngl 99 -c 512 -ts "$ts" --json > "$work/ts-$ts.json" 2> /dev/null
+    "$cli" plan "$work/moe.gguf" --rpc "$two" -ngl 99 -c 512 -ts "$ts" --exact --json > "$work/ts-$ts-exact.json" 2> /dev/null
+    for d in 0 1; do
+        planned=$(weights "$work/ts-$ts.json" $d)
+        dry=$(weights "$work/ts-$ts-exact.json" $d)
+        echo "-ts $ts: RPC$d planned $planned bytes of weights, llama.cpp's dry run $dry"
+        [ "$planned" -gt 0 ] && [ "$planned" = "$dry" ] || fail "-ts $ts: RPC$d's weights differ from llama.cpp's"
+    done
+done
+[ "$(weights "$work/ts-1,3.json" 0)" -lt "$(weights "$work/ts-3,1.json" 0)" ] || fail "-ts did not move layers"
+if "$cli" plan "$work/moe.gguf" -ts 1,x > /dev/null 2> "$work/ts-bad.err"; then fail "-ts 1,x was taken"; fi
+grep -q -- "-ts takes proportions per device" "$work/ts-bad.err" || fail "no message for a bad -ts"
+
+echo "== 12. fit with a limit on one device: the split keeps it, and the chat loads within it"
+# A long context, so that the KV cache makes the tiny model's buffers some MiB.
+"$cli" plan "$work/moe.gguf" --rpc "$two" -ngl 99 -c 32768 -ts 1,0 --json > "$work/all0.json" 2> /dev/null
+# The limit: RPC0 can hold its compute buffer and half the layers' KV cache, not all of it.
+limit=$(node -e "const u = JSON.parse(require('fs').readFileSync('$work/all0.json')).gpus[0].use;
+                 console.log(Math.floor((u.total - u.kv_full / 2) / 1048576))")
+"$cli" fit "$work/moe.gguf" --rpc "$two" -c 32768 --lock-ctx --lock-kv --vram-budget "$limit,0" --margin 0 \
+    > "$work/fit.out" 2> "$work/fit.err" || { cat "$work/fit.out" "$work/fit.err"; fail "fit found nothing within $limit MiB"; }
+cat "$work/fit.out"
+settings=$(sed -n 's/^settings: //p' "$work/fit.out")
+echo "$settings" | grep -q -- " -ts " || fail "fit gave no split for two devices"
+SHOEHORN_RPC_TIMEOUT_S=30 "$cli" chat "$work/moe.gguf" -p hi -n 4 --temp 0 --no-check --rpc "$two" --memory-report $settings \
+    > /dev/null 2> "$work/fit-chat.err" || { cat "$work/fit-chat.err"; fail "the fitted settings did not load"; }
+line=$(grep "part=RPC0/buffers/after-load" "$work/fit-chat.err") || fail "no RPC0 in the memory report"
+echo "$line"
+actual=$(echo "$line" | sed -n 's/.* actual=\([0-9]*\) .*/\1/p')
+[ "$actual" -le $(( limit * 1048576 )) ] || fail "RPC0 holds $actual bytes, over its limit of $limit MiB"
+[ "$actual" -gt $(( limit * 1048576 / 2 )) ] || fail "RPC0 is left nearly empty ($actual bytes of $limit MiB)"
+grep "part=RPC1/buffers/after-load" "$work/fit-chat.err" | grep -qv " actual=0 " || fail "the other device is not used"
+
 echo "rpc loopback: all checks passed"

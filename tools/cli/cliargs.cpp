@@ -93,6 +93,24 @@ float readFloat(Cursor &c, const FloatRange &r)
     return static_cast<float>(d);
 }
 
+// N[,N...] (or N/N, as llama.cpp's lists): each a whole number in `r`.
+std::vector<uint64_t> readMiBList(Cursor &c, const IntRange &r)
+{
+    const std::string v = c.next();
+    std::vector<uint64_t> out;
+    size_t start = 0;
+    while (start <= v.size()) {
+        const size_t end = std::min(v.find_first_of(",/", start), v.size());
+        const std::optional<long long> n = parseWholeNumber(v.substr(start, end - start));
+        if (!n || !inRange(*n, r))
+            throw BadValue(c.flag + " takes whole numbers " + rangeText(r) +
+                           ", one value or one per device separated by commas, not '" + v + "'");
+        out.push_back(static_cast<uint64_t>(*n));
+        start = end + 1;
+    }
+    return out;
+}
+
 // Each parse*Flag() below knows one group of flags: it returns false for a flag of another
 // group, and throws (through Cursor::next or a number conversion) on a missing or bad value.
 
@@ -103,6 +121,12 @@ bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
         a.load.gpuLayers = readGpuLayers(c);
     } else if (f == "--n-cpu-moe" || f == "-ncmoe") a.load.cpuMoeLayers = readInt(c, kCpuMoe);
     else if (f == "-mg" || f == "--main-gpu") a.load.mainGpu = readInt(c, {0, 255});
+    else if (f == "-ts" || f == "--tensor-split") {
+        if (!parseTensorSplit(c.next(), a.load.tensorSplit))
+            throw BadValue(f + " takes proportions per device separated by commas, e.g. 3,1 (remote machines "
+                               "first, then GPUs, as `plan` lists them), not '" + c.value + "'");
+        a.tensorSplitGiven = a.locks.tensorSplit = true;
+    }
     else if (f == "--mlock") a.load.loadMode = LoadMode::Mlock;
     else if (f == "--no-mmap") a.load.loadMode = LoadMode::NoMmap;
     else return false;
@@ -185,8 +209,13 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
         a.parallelGiven = true;
     }
     else if (f == "--profile") a.profile = c.next();
-    else if (f == "--vram-budget") a.vramBudgetMiB = static_cast<uint64_t>(readLong(c, kMiB));
-    else if (f == "--margin") a.marginMiB = static_cast<uint64_t>(readLong(c, {0, kMiB.hi, "MiB"}));
+    else if (f == "--vram-budget") a.vramBudgetMiB = readMiBList(c, {0, kMiB.hi, "MiB; 0: no cap"});
+    else if (f == "--margin") {
+        a.deviceMarginMiB = readMiBList(c, {0, kMiB.hi, "MiB"});
+        a.marginMiB = a.deviceMarginMiB.front();
+        if (a.deviceMarginMiB.size() == 1)
+            a.deviceMarginMiB.clear();
+    }
     else if (f == "--tensors") a.tensors = true;
     else if (f == "--progress") a.progress = true;
     else if (f == "--memory-report") a.memoryReport = true;
@@ -287,6 +316,7 @@ const char *commonFlagsHelp()
     return "  -ngl N|all        GPU layers (-1 or all: all)\n"
            "  --n-cpu-moe N     keep the experts of the first N layers in RAM\n"
            "  -mg N             main GPU\n"
+           "  -ts N,N,...       layers per device in proportion (remote machines first, then GPUs, as plan lists them)\n"
            "  --mlock | --no-mmap\n"
            "  -c N              context size (0: the model's trained length)\n"
            "  -b N, -ub N       batch and micro-batch size\n"
@@ -303,8 +333,9 @@ const char *commonFlagsHelp()
            "                    the load like local GPUs; a worker that does not answer is named and left out\n"
            "  -np N             parallel sequences\n"
            "  --profile ID      plan for a what-if machine (gtx1060-6g, rtx3060-12g, rtx4070-12g, rtx4090-24g)\n"
-           "  --vram-budget MiB cap the usable memory of this machine's GPUs\n"
-           "  --margin MiB      auto-fit safety margin per GPU (default 1024)\n"
+           "  --vram-budget MiB[,MiB...]  cap the usable memory of every device, or of each in plan's order\n"
+           "                    (a remote worker reports its machine's free memory, not what it may use)\n"
+           "  --margin MiB[,MiB...]       auto-fit safety margin per device (default 1024)\n"
            "  --exact           plan with llama.cpp's dry run instead of the analytic model\n"
            "  --llama-bench PATH  parity: llama.cpp's llama-bench (default: next to shoehorn-cli, then PATH)\n"
            "  --json            machine-readable output\n";
@@ -327,6 +358,22 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
         return "bad value for " + c.flag + ": '" + c.value + "' is not a number in range";
     }
     return finish(a);
+}
+
+PlanTarget machineTarget(const Args &a)
+{
+    std::vector<uint64_t> budgets;
+    for (uint64_t m : a.vramBudgetMiB)
+        budgets.push_back(m * MiB);
+    return targetFromHardware(probeHardware(), budgets);
+}
+
+void applyMargins(const Args &a, FitRequest &r)
+{
+    r.marginBytes = a.marginMiB * MiB;
+    r.deviceMarginBytes.clear();
+    for (uint64_t m : a.deviceMarginMiB)
+        r.deviceMarginBytes.push_back(m * MiB);
 }
 
 } // namespace shoehorn::cli

@@ -27,8 +27,12 @@ struct Args {
     bool memoryReport = false; // chat: process memory around the load, against the plan
     int parallel = 1;
     std::string profile;         // plan for a what-if profile
-    uint64_t vramBudgetMiB = 0;  // cap the real GPUs
-    uint64_t marginMiB = 1024;   // auto-fit safety margin per GPU
+    // --vram-budget MiB[,MiB...]: cap the real devices (one value: every device; a list: each in
+    // the order `plan` shows them, remote machines first, as llama.cpp orders them).
+    std::vector<uint64_t> vramBudgetMiB;
+    uint64_t marginMiB = 1024;             // auto-fit safety margin per device
+    std::vector<uint64_t> deviceMarginMiB; // --margin MiB,MiB,...: one per device
+    bool tensorSplitGiven = false;         // -ts: auto-fit keeps it
     FitLocks locks;
     int benchPrompt = 512;
     int benchGenerate = 128;
@@ -69,6 +73,10 @@ std::optional<long long> parseWholeNumber(const std::string &s);
 // the flag's range (naming the flag, the range and the value), or settings llama.cpp refuses
 // (validate()).
 std::string parseArgs(int argc, char **argv, int first, Args &out);
+// The real machine with --vram-budget applied.
+PlanTarget machineTarget(const Args &a);
+// Auto-fit's margins from --margin.
+void applyMargins(const Args &a, FitRequest &r);
 // What only `command` needs: bench, parity and tune take -p and -n as token counts.
 std::string checkForCommand(const std::string &command, Args &a);
 const char *commonFlagsHelp();

@@ -80,7 +80,7 @@ int cmdTune(const Args &a)
     TuneRequest r;
     r.base.load = a.load;
     r.base.context = a.context;
-    r.target = targetFromHardware(probeHardware(), a.vramBudgetMiB * MiB);
+    r.target = machineTarget(a);
     r.marginBytes = a.marginMiB * MiB;
     r.promptTokens = a.benchPrompt;
     r.generateTokens = a.benchGenerate;

@@ -90,8 +90,11 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
     const PlanTarget target = targetFromHardware(probeHardware(), 0);
     FitRequest r;
     r.settings = s;
-    r.locks = FitLocks{a.gpuLayersGiven(), a.cpuMoeGiven(), a.contextGiven(), a.cacheTypesGiven()};
+    r.locks = FitLocks{a.gpuLayersGiven(), a.cpuMoeGiven(), a.contextGiven(), a.cacheTypesGiven(),
+                       a.tensorSplitGiven()};
     r.marginBytes = a.fit().marginMiB * MiB;
+    for (uint64_t m : a.fit().deviceMarginMiB)
+        r.deviceMarginBytes.push_back(m * MiB);
     r.minContext = a.fit().minContext;
     if (!a.contextGiven())
         r.settings.context.contextSize = 0; // the trained length, at most 32768
@@ -126,8 +129,9 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
         return session.error();
     if (Error e = projectorForSession(a.mmprojPath(), a.mmprojOffload(), s->load, s->context, **session))
         return e;
-    std::printf("settings: -ngl %d --n-cpu-moe %d -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
-                s->load.gpuLayers, s->load.cpuMoeLayers, (*session)->contextSize(), a.parallel(),
+    const std::string split = s->load.tensorSplit.empty() ? "" : " -ts " + tensorSplitText(s->load.tensorSplit);
+    std::printf("settings: -ngl %d --n-cpu-moe %d%s -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
+                s->load.gpuLayers, s->load.cpuMoeLayers, split.c_str(), (*session)->contextSize(), a.parallel(),
                 s->context.typeK.c_str(), s->context.typeV.c_str(), flashAttentionName(s->context.flashAttention),
                 s->context.threads > 0 ? s->context.threads : physicalCoreCount());
     std::fflush(stdout);
