@@ -326,9 +326,12 @@ void TestCliJson::badFlagValues_data()
     row("chat", "--presence-penalty", "3", "a number from -2 to 2 (0: off)");
     row("plan", "-np", "0", "a whole number from 1 to 256");
     row("plan", "-np", "300", "a whole number from 1 to 256");
-    row("plan", "--vram-budget", "0", "a whole number from 1 to 16777216 (MiB)");
-    row("fit", "--vram-budget", "-5", "a whole number from 1 to 16777216 (MiB)");
-    row("fit", "--margin", "-1", "a whole number from 0 to 16777216 (MiB)");
+    row("plan", "--vram-budget", "1,x", "whole numbers from 0 to 16777216 (MiB; 0: no cap), one value or one per device separated by commas");
+    row("fit", "--vram-budget", "-5", "whole numbers from 0 to 16777216 (MiB; 0: no cap), one value or one per device separated by commas");
+    row("fit", "--margin", "-1", "whole numbers from 0 to 16777216 (MiB), one value or one per device separated by commas");
+    row("fit", "--margin", "512,", "whole numbers from 0 to 16777216 (MiB), one value or one per device separated by commas");
+    row("plan", "-ts", "1,-2", "proportions per device separated by commas, e.g. 3,1 (remote machines first, then GPUs, as `plan` lists them)");
+    row("plan", "-ts", "", "proportions per device separated by commas, e.g. 3,1 (remote machines first, then GPUs, as `plan` lists them)");
     row("bench", "-r", "0", "a whole number from 1 to 10000");
     row("parity", "--rounds", "-1", "a whole number from 1 to 1000");
     row("bench", "-p", "0", "a whole number of prompt tokens from 1 to 1048576 for bench");
