@@ -5,6 +5,7 @@
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
+#include "modelsettings.h"
 #include "offloadcontroller.h"
 #include "planner.h"
 #include "remotemachines.h"
@@ -18,6 +19,26 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
+
+// One load's signals, watched from before it starts.
+struct LoadWatch {
+    explicit LoadWatch(ChatController &c)
+        : loaded(&c, &ChatController::modelLoaded), failed(&c, &ChatController::loadFailed),
+          retrying(&c, &ChatController::loadRetrying)
+    {
+    }
+    // Waits until the load ends: empty when the model loaded, else what went wrong.
+    QByteArray wait()
+    {
+        if (!QTest::qWaitFor([this] { return loaded.count() + failed.count() > 0; }, 120000))
+            return "the load did not end within 120 s";
+        return failed.isEmpty() ? QByteArray() : QByteArray(failed.first().at(0).value<shoehorn::Error>().detail.c_str());
+    }
+    ModelSummary summary() const { return loaded.first().at(0).value<ModelSummary>(); }
+    QSignalSpy loaded;
+    QSignalSpy failed;
+    QSignalSpy retrying;
+};
 
 class TestRpcLadder : public QObject
 {
@@ -78,24 +99,22 @@ void TestRpcLadder::ladderRecoversFromTheRemoteDevice()
     auto cs = c.contextSettings();
     cs.contextSize = 4096;
     c.setContextSettings(cs);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    QSignalSpy failed(&c, &ChatController::loadFailed);
-    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    LoadWatch load(c);
     c.openModel(m_model);
-    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 120000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : failed.first().at(0).value<shoehorn::Error>().detail.c_str());
-    QVERIFY(retrying.count() >= 1);
-    const auto first = retrying.first().at(0).value<shoehorn::OomRetry>();
+    const QByteArray why = load.wait();
+    QVERIFY2(why.isEmpty(), why.constData());
+    QVERIFY(load.retrying.count() >= 1);
+    const auto first = load.retrying.first().at(0).value<shoehorn::OomRetry>();
     QVERIFY2(QString::fromStdString(first.failure.buffer).startsWith("RPC0[127.0.0.1:"), first.failure.buffer.c_str());
     QVERIFY(first.failure.bytes > 700ull << 20);
     QCOMPARE(first.step, shoehorn::LadderStep::MoreExpertsOnCpu);
-    const auto summary = loaded.first().at(0).value<ModelSummary>();
+    const auto summary = load.summary();
     QVERIFY(summary.load.cpuMoeLayers > 0);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("hi")));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     qInfo("loaded after %d retry(ies): %s of %llu bytes refused on the remote device, then --n-cpu-moe %d",
-          int(retrying.count()), first.failure.buffer.c_str(), static_cast<unsigned long long>(first.failure.bytes),
+          int(load.retrying.count()), first.failure.buffer.c_str(), static_cast<unsigned long long>(first.failure.bytes),
           summary.load.cpuMoeLayers);
 }
 
@@ -125,14 +144,12 @@ void TestRpcLadder::autoFitWithTheMachinesLimitLoadsFirstTime()
     QCOMPARE(rpc.available, 600ull << 20);
     QVERIFY(rpc.use.total() <= rpc.available);
     QVERIFY(rpc.layers > 0); // the device is used, within its limit
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    QSignalSpy failed(&c, &ChatController::loadFailed);
-    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    LoadWatch load(c);
     offload.loadOrReload();
-    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 120000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : failed.first().at(0).value<shoehorn::Error>().detail.c_str());
-    QCOMPARE(retrying.count(), 0);
-    const auto summary = loaded.first().at(0).value<ModelSummary>();
+    const QByteArray why = load.wait();
+    QVERIFY2(why.isEmpty(), why.constData());
+    QCOMPARE(load.retrying.count(), 0);
+    const auto summary = load.summary();
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("hi")));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
@@ -171,14 +188,19 @@ void TestRpcLadder::planAgainstActualOnTheDevice()
     cs.flashAttention = shoehorn::FlashAttention::On;
     cs.typeK = cs.typeV = kv.toStdString();
     c.setContextSettings(cs);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    QSignalSpy failed(&c, &ChatController::loadFailed);
-    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    // Opening a model takes what was remembered for that file (the loads above): remember these.
+    ModelSettings remembered = c.modelSettings();
+    remembered.load = ls;
+    remembered.context = cs;
+    ModelSettingsStore::save(m_model, remembered);
+    LoadWatch load(c);
     c.openModel(m_model);
-    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() > 0, 120000);
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : failed.first().at(0).value<shoehorn::Error>().detail.c_str());
-    QCOMPARE(retrying.count(), 0);
-    const auto summary = loaded.first().at(0).value<ModelSummary>();
+    const QByteArray why = load.wait();
+    QVERIFY2(why.isEmpty(), why.constData());
+    QCOMPARE(load.retrying.count(), 0);
+    const auto summary = load.summary();
+    QCOMPARE(summary.context.typeK, kv.toStdString());
+    QCOMPARE(summary.load.cpuMoeLayers, 1);
     QVERIFY(!summary.measured.gpus.empty() && summary.measured.gpus.front().remote);
     auto info = shoehorn::inspectModel(m_model.toStdString());
     QVERIFY(info.ok());
