@@ -721,6 +721,30 @@
       <source>Split: %1.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>the remote machine %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the devices %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Everything fits on %1: all %2 layers, %3 context, %4 KV cache.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>All %1 layers on %2; the experts of the first %3 layers stay in RAM so that %4 context with a %5 KV cache fits.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 of %2 layers on %3, the rest in RAM, with %4 context and a %5 KV cache.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fits: %1 on %2, %3 in RAM.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

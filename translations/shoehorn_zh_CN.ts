@@ -721,6 +721,30 @@
       <source>Split: %1.</source>
       <translation>划分：%1。</translation>
     </message>
+    <message>
+      <source>the remote machine %1</source>
+      <translation>远程计算机 %1</translation>
+    </message>
+    <message>
+      <source>the devices %1</source>
+      <translation>设备 %1</translation>
+    </message>
+    <message>
+      <source>Everything fits on %1: all %2 layers, %3 context, %4 KV cache.</source>
+      <translation>全部放进%1：%2 层，%3 上下文，%4 KV 缓存。</translation>
+    </message>
+    <message>
+      <source>All %1 layers on %2; the experts of the first %3 layers stay in RAM so that %4 context with a %5 KV cache fits.</source>
+      <translation>%1 层全部放在%2；前 %3 层的专家留在内存，这样 %4 上下文和 %5 KV 缓存才能放下。</translation>
+    </message>
+    <message>
+      <source>%1 of %2 layers on %3, the rest in RAM, with %4 context and a %5 KV cache.</source>
+      <translation>%2 层中有 %1 层在%3，其余在内存；%4 上下文，%5 KV 缓存。</translation>
+    </message>
+    <message>
+      <source>Fits: %1 on %2, %3 in RAM.</source>
+      <translation>放得下：%2 %1，内存 %3。</translation>
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

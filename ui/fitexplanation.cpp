@@ -31,6 +31,67 @@ QString FitExplanation::splitText(const MemoryPlan &plan)
     return QLatin1Char(' ') + tr("Split: %1.").arg(parts.join(QStringLiteral(", ")));
 }
 
+// Where "GPU" would be wrong: one remote machine, or several devices. Empty for one local GPU.
+QString FitExplanation::devicesText(const MemoryPlan &plan)
+{
+    if (plan.gpus.size() == 1 && !plan.gpus[0].remote)
+        return {};
+    if (plan.gpus.size() == 1)
+        return tr("the remote machine %1").arg(QString::fromStdString(plan.gpus[0].description));
+    QStringList names;
+    for (const auto &g : plan.gpus)
+        names << QString::fromStdString(g.name);
+    return tr("the devices %1").arg(names.join(QStringLiteral(", ")));
+}
+
+QString FitExplanation::fitText(const FitResult &f, const ModelInfo &info, const QString &targetName)
+{
+    const QString kv = QString::fromStdString(f.settings.context.typeK);
+    const QString ctx = contextText(f.settings.context.contextSize);
+    const QString where = devicesText(f.plan);
+    switch (f.outcome) {
+    case FitOutcome::AllOnGpu:
+        return (where.isEmpty() ? tr("Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.")
+                                      .arg(f.plan.gpuLayers).arg(ctx, kv)
+                                : tr("Everything fits on %1: all %2 layers, %3 context, %4 KV cache.")
+                                      .arg(where).arg(f.plan.gpuLayers).arg(ctx, kv)) +
+               splitText(f.plan);
+    case FitOutcome::ExpertsOnCpu:
+        return (where.isEmpty()
+                    ? tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
+                         "with a %4 KV cache fits.")
+                          .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv)
+                    : tr("All %1 layers on %2; the experts of the first %3 layers stay in RAM so that %4 context "
+                         "with a %5 KV cache fits.")
+                          .arg(f.plan.gpuLayers).arg(where).arg(f.plan.cpuMoeLayers).arg(ctx, kv)) +
+               splitText(f.plan);
+    case FitOutcome::LayersOnCpu:
+        return (where.isEmpty() ? tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
+                                      .arg(f.plan.gpuLayers).arg(info.layerCount + 1).arg(ctx, kv)
+                                : tr("%1 of %2 layers on %3, the rest in RAM, with %4 context and a %5 KV cache.")
+                                      .arg(f.plan.gpuLayers).arg(info.layerCount + 1).arg(where, ctx, kv)) +
+               splitText(f.plan);
+    case FitOutcome::CpuOnly:
+        return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
+    case FitOutcome::BlockedByLock: {
+        QString lock;
+        switch (f.blockingLock) {
+        case FitLock::GpuLayers: lock = tr("GPU layers"); break;
+        case FitLock::CpuMoeLayers: lock = tr("Experts on CPU"); break;
+        case FitLock::ContextSize: lock = tr("Context"); break;
+        case FitLock::KvType: lock = tr("KV cache"); break;
+        case FitLock::None: break;
+        }
+        return tr("Nothing fits while \"%1\" is locked. Unlock it and run Auto-fit again.").arg(lock);
+    }
+    case FitOutcome::KvTypeUnusable:
+        return unusableKv(info, f.settings.context);
+    case FitOutcome::DoesNotFit:
+        return tr("This model does not fit in %1, not even with everything in RAM.").arg(targetName);
+    }
+    return {};
+}
+
 QString FitExplanation::text(const Input &in)
 {
     const auto &info = *in.info;
@@ -39,41 +100,8 @@ QString FitExplanation::text(const Input &in)
     const QString &path = in.path;
     if (!info)
         return path.isEmpty() ? tr("Open or pick a model to see what fits.") : tr("This file cannot be read.");
-    if (lastFit) {
-        const FitResult &f = *lastFit;
-        const QString kv = QString::fromStdString(f.settings.context.typeK);
-        const QString ctx = contextText(f.settings.context.contextSize);
-        switch (f.outcome) {
-        case FitOutcome::AllOnGpu:
-            return tr("Everything fits on the GPU: all %1 layers, %2 context, %3 KV cache.")
-                       .arg(f.plan.gpuLayers).arg(ctx, kv) + splitText(f.plan);
-        case FitOutcome::ExpertsOnCpu:
-            return tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
-                      "with a %4 KV cache fits.")
-                       .arg(f.plan.gpuLayers).arg(f.plan.cpuMoeLayers).arg(ctx, kv) + splitText(f.plan);
-        case FitOutcome::LayersOnCpu:
-            return tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
-                       .arg(f.plan.gpuLayers).arg(info->layerCount + 1).arg(ctx, kv) + splitText(f.plan);
-        case FitOutcome::CpuOnly:
-            return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
-        case FitOutcome::BlockedByLock: {
-            QString lock;
-            switch (f.blockingLock) {
-            case FitLock::GpuLayers: lock = tr("GPU layers"); break;
-            case FitLock::CpuMoeLayers: lock = tr("Experts on CPU"); break;
-            case FitLock::ContextSize: lock = tr("Context"); break;
-            case FitLock::KvType: lock = tr("KV cache"); break;
-            case FitLock::None: break;
-            }
-            return tr("Nothing fits while \"%1\" is locked. Unlock it and run Auto-fit again.").arg(lock);
-        }
-        case FitOutcome::KvTypeUnusable:
-            return unusableKv(*info, f.settings.context);
-        case FitOutcome::DoesNotFit:
-            return tr("This model does not fit in %1, not even with everything in RAM.")
-                .arg(in.targetName);
-        }
-    }
+    if (lastFit)
+        return fitText(*lastFit, *info, in.targetName);
     if (in.context)
         if (const QString kv = unusableKv(*info, *in.context); !kv.isEmpty())
             return kv;
@@ -85,6 +113,12 @@ QString FitExplanation::text(const Input &in)
         return tr("Not enough RAM for this plan: try a smaller context or put more on the GPU.");
     if (plan.gpus.empty())
         return tr("Runs on the CPU: %1 of RAM.").arg(bytesText(plan.ram.use.total()));
+    if (const QString where = devicesText(plan); !where.isEmpty()) {
+        quint64 onDevices = 0;
+        for (const auto &g : plan.gpus)
+            onDevices += g.use.total();
+        return tr("Fits: %1 on %2, %3 in RAM.").arg(bytesText(onDevices), where, bytesText(plan.ram.use.total()));
+    }
     return tr("Fits: %1 on the GPU, %2 in RAM.")
         .arg(bytesText(plan.gpus[0].use.total()), bytesText(plan.ram.use.total()));
 }

@@ -1,6 +1,7 @@
 // The offload panel drives the planner: sliders move the gauges, Auto-fit moves the sliders.
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "fitexplanation.h"
 #include "gaugebar.h"
 #include "hardwaremonitor.h"
 #include "modelsettings.h"
@@ -52,6 +53,8 @@ private slots:
     void customProfile();
     void exactDryRunInTheBackground();
     void projectorInThePlan();
+    void sentenceNamesTheDevices_data();
+    void sentenceNamesTheDevices();
 };
 
 void TestOffloadPanel::init()
@@ -311,6 +314,62 @@ void TestOffloadPanel::projectorInThePlan()
     QTRY_COMPARE(projectorPart(gauge(panel, 1)), quint64(0));
     QCOMPARE(projectorPart(gauge(panel, 0)), quint64(0));
     QVERIFY(!explanation->text().contains("Images:"));
+}
+
+// The sentence under the gauges says "GPU" only for one local GPU: a remote machine is named by
+// its address, several devices by their names, with the split after an auto-fit.
+void TestOffloadPanel::sentenceNamesTheDevices_data()
+{
+    QTest::addColumn<QStringList>("devices"); // name=remote(0/1)
+    QTest::addColumn<bool>("fitted");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("one local GPU") << QStringList{"CUDA0=0"} << false << "Fits: 600.0 MiB on the GPU, 100.0 MiB in RAM.";
+    QTest::newRow("one remote machine") << QStringList{"RPC0=1"} << false
+                                        << "Fits: 600.0 MiB on the remote machine 10.0.0.7:50052, 100.0 MiB in RAM.";
+    QTest::newRow("remote and local") << QStringList{"RPC0=1", "CUDA0=0"} << false
+                                      << "Fits: 1.17 GiB on the devices RPC0, CUDA0, 100.0 MiB in RAM.";
+    QTest::newRow("fitted over both") << QStringList{"RPC0=1", "CUDA0=0"} << true
+                                      << "All 49 layers on the devices RPC0, CUDA0; the experts of the first 20 layers "
+                                         "stay in RAM so that 32k context with a q8_0 KV cache fits. Split: RPC0 12 "
+                                         "layers (600.0 MiB of 1.00 GiB), CUDA0 36 layers (600.0 MiB of 1.00 GiB).";
+}
+
+void TestOffloadPanel::sentenceNamesTheDevices()
+{
+    QFETCH(QStringList, devices);
+    QFETCH(bool, fitted);
+    QFETCH(QString, says);
+    std::optional<shoehorn::ModelInfo> info = shoehorn::ModelInfo{};
+    info->layerCount = 48;
+    shoehorn::MemoryPlan plan;
+    for (const QString &d : devices) {
+        shoehorn::DevicePlan g;
+        g.name = d.section('=', 0, 0).toStdString();
+        g.remote = d.endsWith("=1");
+        g.description = g.remote ? "10.0.0.7:50052" : "NVIDIA GeForce RTX 3060";
+        g.use.weightsDense = 600ull << 20;
+        g.available = g.capacity = 1ull << 30;
+        g.layers = g.remote ? 12 : 36;
+        plan.gpus.push_back(g);
+    }
+    plan.ram.use.weightsDense = 100ull << 20;
+    plan.ram.available = plan.ram.capacity = 8ull << 30;
+    std::optional<shoehorn::FitResult> fit;
+    if (fitted) {
+        fit = shoehorn::FitResult{};
+        fit->outcome = shoehorn::FitOutcome::ExpertsOnCpu;
+        fit->plan = plan;
+        fit->plan.gpuLayers = 49;
+        fit->plan.cpuMoeLayers = 20;
+        fit->settings.context.contextSize = 32768;
+        fit->settings.context.typeK = "q8_0";
+    }
+    FitExplanation::Input in;
+    in.info = &info;
+    in.path = "x.gguf";
+    in.lastFit = &fit;
+    in.plan = &plan;
+    QCOMPARE(FitExplanation::text(in), says);
 }
 
 QTEST_MAIN(TestOffloadPanel)
