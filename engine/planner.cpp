@@ -3,6 +3,7 @@
 #include "guarded.h"
 
 #include "chatsession.h"
+#include "computeestimate.h"
 #include "cpuweights.h"
 #include "filepages.h"
 #include "llamahandles.h"
@@ -26,6 +27,11 @@ namespace shoehorn {
 
 namespace {
 
+using internal::ComputeShare;
+using internal::computeEstimate;
+using internal::reservedOutputs;
+using internal::sequences;
+
 constexpr uint64_t kGpuDriverOverhead = 256 * MiB;
 
 uint64_t pad(uint64_t v, uint64_t to)
@@ -46,11 +52,6 @@ struct ContextCells {
     uint32_t perSequence = 0;
 };
 
-// The sequences a plan's context has: llama-server's --parallel, or Shoehorn's chat slot and API slots.
-int sequences(const PlanSettings &s)
-{
-    return s.serverLoop ? 1 + std::max(0, s.apiSlots) : std::max(1, s.parallel);
-}
 
 ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, const PlanSettings &s)
 {
@@ -108,79 +109,6 @@ Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
         p.splits.push_back(acc);
     }
     return p;
-}
-
-// A quantized KV cache is written and read rotated: llama-kv-cache.cpp sets attn_rot_k/attn_rot_v
-// for a quantized type_k/type_v when the head size is a multiple of 64 (unless
-// LLAMA_ATTN_ROT_DISABLE), and build_attn() (llama-graph.cpp) then multiplies q, k and v (and
-// the attention output, for V) by a Hadamard matrix (llama_mul_mat_hadamard, llama-impl.h): a
-// new f32 tensor while its input is still alive. The largest of them, q or the output, is
-// T x heads x head size.
-uint64_t rotationEstimate(const ModelInfo &m, const PlanSettings &s, uint64_t T)
-{
-    const bool rotK = ggml_is_quantized(kvCacheType(s.context.typeK)) && m.headSizeK % 64 == 0;
-    const bool rotV = ggml_is_quantized(kvCacheType(s.context.typeV)) && m.headSizeV % 64 == 0;
-    const uint64_t head = std::max(rotK ? m.headSizeK : 0u, rotV ? m.headSizeV : 0u);
-    return T * m.headCount * head * 4;
-}
-
-// The outputs a worst-case ubatch reserves logits for: llama-server's context (Shoehorn's loop)
-// reserves one per sequence (server_output_limits), other contexts one per token.
-uint64_t reservedOutputs(const PlanSettings &s, uint64_t T)
-{
-    return s.serverLoop ? std::min<uint64_t>(T, uint64_t(sequences(s))) : T;
-}
-
-// What one device computes of a worst-case ubatch.
-struct ComputeShare {
-    int layers = 0;        // repeating layers whose attention runs here
-    bool output = false;   // the output layer runs here
-    bool experts = false;  // the routed experts of a layer that sees every token of the ubatch
-};
-
-// The graph allocator's peak for one worst-case ubatch of T tokens. Tensors are freed after
-// their last use, so there are two phases: the layers (attention mask, then the larger of the
-// attention scores and the FFN activations, plus the residual stream and projections) and the
-// output (logits over the vocabulary). Terms and factors follow llama.cpp's graphs and were
-// checked against its dry run (tests/engine/tst_planner.cpp prints the errors) and, on a
-// remote device, against what a load allocated (docs/benchmarks.md).
-uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCtx, bool gpu, const ComputeShare &here)
-{
-    const uint64_t T = std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), nCtx);
-    const uint64_t E = m.embeddingSize;
-    const uint64_t H = m.headCount;
-    const uint64_t Hkv = m.headCountKv;
-    // "auto" enables flash attention wherever the backend has it, the CPU included.
-    const bool fa = s.context.flashAttention != FlashAttention::Off;
-    const uint64_t ff = m.isMoe() ? uint64_t(m.expertUsedCount) * std::max(m.expertFeedForwardSize, 1u)
-                                  : m.feedForwardSize;
-    const uint64_t rotation = rotationEstimate(m, s, T);
-    const uint64_t outputs = reservedOutputs(s, T);
-    uint64_t layerPhase = 0;
-    if (here.layers > 0 || here.experts) {
-        const uint64_t mask = T * nCtx * (fa ? 2 : 4);
-        const uint64_t proj = T * (H * m.headSizeK + Hkv * (m.headSizeK + m.headSizeV)) * 4;
-        const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * H * 4; // softmax works in place
-        uint64_t ffn = T * ff * 3 * 4 + (m.isMoe() ? T * m.expertCount * 4 * 2 : 0);
-        // Where the experts of a full layer run: each token's expert outputs (down) and their
-        // weighted copy, E wide per used expert, then the sum. A layer that only sees the output
-        // rows (the last one, when fewer outputs than tokens are reserved) needs next to nothing.
-        // Measured on a remote device (88 MiB for bench-qwen3moe at T = 512, as llama.cpp's dry
-        // run); on the CPU where the logits are small (one output per slot).
-        if (m.isMoe() && here.experts)
-            ffn = std::max(ffn, T * uint64_t(m.expertUsedCount) * E * 4 * 2 + T * E * 4 * 2);
-        // The residual stream, the normed input and the output rows' gather: four T x E.
-        layerPhase = mask + std::max(scores + proj + rotation, ffn) + T * E * 4 * 4;
-    }
-    // The logits and the hidden states they come from: every token's where every token is an
-    // output, else only the output rows (llama.cpp selects them before the last layer's FFN).
-    // Measured: the output phase grows by the rotation block too where the layers ran (the graph
-    // allocator places the logits past it), by up to 8 MiB at T = 512 on the fixtures.
-    const uint64_t outputPhase = (here.output || !gpu) ? outputs * uint64_t(m.vocabSize) * 4 +
-                                                             (outputs < T ? outputs : T) * E * 4 * 2 +
-                                                             (here.layers > 0 ? rotation : 0)
-                                                       : 0;
-    return std::max(layerPhase, outputPhase);
 }
 
 // What llama.cpp allocated (or would, for a no_alloc model) per device, laid out like `shape`.
@@ -392,9 +320,22 @@ void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, con
             plan.gpus[g].use.compute = computeEstimate(m, s, cells.perSequence, true, share[g]) +
                                        (share[g].layers > 0 ? copies : 0);
     }
-    plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, share.back());
+    if (share.back().layers > 0) {
+        plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, share.back());
+    } else {
+        // The CPU runs no attention: its buffer holds the inputs until they are copied, then,
+        // with --n-cpu-moe, the experts' outputs and their weighted copy (measured against
+        // llama.cpp's dry run on a remote device: 76 MiB for bench-qwen3moe at T = 512).
+        const ComputeShare output{0, share.back().output, false};
+        const uint64_t experts = m.isMoe() && share.back().experts
+                                     ? T * uint64_t(m.expertUsedCount) * m.embeddingSize * 4 * 2 +
+                                           T * m.embeddingSize * 4 * 3
+                                     : 0;
+        const uint64_t hostInputs = inputs + T * m.embeddingSize * 4; // and the embeddings' rows, gathered
+        plan.ram.use.compute = std::max({computeEstimate(m, s, cells.perSequence, false, output), hostInputs, experts});
+    }
     if (share.back().layers < nLayer)
-        plan.ram.use.compute = std::max(plan.ram.use.compute, inputs) + copies;
+        plan.ram.use.compute += copies;
     // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
     // llama.cpp does not count in its buffers. A remote device holds only its buffers here: the
     // worker's own driver context is in the free memory it reports.

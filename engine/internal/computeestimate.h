@@ -1,0 +1,28 @@
+#pragma once
+
+#include "modelinfo.h"
+#include "planner.h"
+
+#include <cstdint>
+
+namespace shoehorn::internal {
+
+// The sequences a plan's context has: llama-server's --parallel, or Shoehorn's chat slot and API slots.
+int sequences(const PlanSettings &s);
+
+// The outputs a worst-case ubatch reserves logits for: llama-server's context (Shoehorn's loop)
+// reserves one per sequence (server_output_limits), other contexts one per token.
+uint64_t reservedOutputs(const PlanSettings &s, uint64_t T);
+
+// What one device computes of a worst-case ubatch.
+struct ComputeShare {
+    int layers = 0;        // repeating layers whose attention runs here
+    bool output = false;   // the output layer runs here
+    bool experts = false;  // the routed experts of a layer that sees every token of the ubatch
+};
+
+// The graph allocator's peak on one device for one worst-case ubatch (the analytic planner's
+// compute buffer), for a context of nCtx cells per sequence.
+uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCtx, bool gpu, const ComputeShare &here);
+
+} // namespace shoehorn::internal
