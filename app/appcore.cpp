@@ -19,14 +19,18 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
       m_chat(new ChatController(m_session, this)), m_api(new ApiController(m_session->apiHost(), this)),
       m_vision(new VisionController(m_chat, m_session, this)), m_tuning(new TuningController(m_chat, m_session, m_hardware, this))
 {
-    // Remote machines join ggml's devices first, on the inference thread (queued before any load);
-    // no hardware probe runs meanwhile.
+    // Remote machines join ggml's devices on the inference thread (the remembered ones queued
+    // before any load, one added later between loads); no hardware probe runs meanwhile.
+    connect(m_session, &InferenceSession::remotesAttached, this, [this](const shoehorn::AttachedRemotes &r) {
+        m_remote->attached(r);
+        m_hardware->hold(false);
+        m_hardware->refresh(); // the gauges and plans show the new devices
+    });
+    connect(m_remote, &RemoteMachines::attachRequested, this, [this](const QString &endpoint) {
+        m_hardware->holdThen([this, endpoint] { m_session->attachRemotes({endpoint}, fileSafetyHelper()); });
+    });
     if (const QStringList remote = RemoteMachines::remembered(); !remote.isEmpty()) {
         m_hardware->hold(true);
-        connect(m_session, &InferenceSession::remotesAttached, this, [this](const shoehorn::AttachedRemotes &r) {
-            m_remote->attached(r);
-            m_hardware->hold(false);
-        });
         m_session->attachRemotes(remote, fileSafetyHelper());
     }
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon

@@ -4,6 +4,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <utility>
+
 using namespace shoehorn;
 
 HardwareMonitor::HardwareMonitor(QObject *parent) : QObject(parent), m_probe([] { return probeHardware(); })
@@ -39,6 +41,15 @@ void HardwareMonitor::hold(bool on)
     }
 }
 
+void HardwareMonitor::holdThen(std::function<void()> then)
+{
+    m_held = true;
+    if (m_watcher.isRunning())
+        m_afterProbe.push_back(std::move(then));
+    else
+        then();
+}
+
 void HardwareMonitor::refresh()
 {
     if (m_held || m_watcher.isRunning()) {
@@ -53,6 +64,8 @@ void HardwareMonitor::done()
     m_current = m_watcher.result();
     m_probed = true;
     emit changed(m_current);
+    for (auto &then : std::exchange(m_afterProbe, {}))
+        then();
     if (m_again) {
         m_again = false;
         refresh();

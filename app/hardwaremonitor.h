@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <vector>
 
 // Free GPU and RAM memory, probed off the GUI thread about once a second while someone watches.
 //
@@ -34,6 +35,9 @@ public:
     // While held, no probe starts (one asked for runs on release): ggml's device list is being
     // changed (remote machines attaching on the inference thread).
     void hold(bool on);
+    // Holds, and runs `then` once no probe is in flight (at once when none is): a remote machine
+    // attaching while the app runs must not change ggml's device list under a probe.
+    void holdThen(std::function<void()> then);
     // This machine as a plan target; vramBudget > 0 caps each GPU.
     shoehorn::PlanTarget target(quint64 vramBudgetBytes = 0) const;
     QString machineId() const;
@@ -52,4 +56,5 @@ private:
     bool m_again = false;
     bool m_held = false;
     int m_watchers = 0;
+    std::vector<std::function<void()>> m_afterProbe;
 };

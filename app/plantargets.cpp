@@ -12,10 +12,17 @@ using namespace shoehorn;
 PlanTargets::PlanTargets(ChatController *chat, HardwareMonitor *hardware, QObject *parent)
     : QObject(parent), m_chat(chat), m_hardware(hardware)
 {
-    connect(m_hardware, &HardwareMonitor::changed, this, [this] {
+    connect(m_hardware, &HardwareMonitor::changed, this, [this](const HardwareInfo &info) {
         emit freeMemoryChanged();
-        if (m_index == 0 && !std::exchange(m_probed, true))
-            emit targetChanged(); // not on every probe: free memory moves all the time
+        // Not on every probe (free memory moves all the time): the first, and when the devices
+        // change (a remote machine joined).
+        QStringList devices;
+        for (const auto &g : info.gpus)
+            devices << QString::fromStdString(g.name + " " + g.description);
+        const bool first = !std::exchange(m_probed, true);
+        const bool otherDevices = devices != std::exchange(m_devices, devices);
+        if (m_index == 0 && (first || otherDevices))
+            emit targetChanged();
     });
 }
 

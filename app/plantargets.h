@@ -5,6 +5,7 @@
 
 #include <QList>
 #include <QObject>
+#include <QStringList>
 #include <QString>
 
 #include <utility>
@@ -52,4 +53,5 @@ private:
     int m_index = 0;
     int m_vramBudgetMiB = 0;
     bool m_probed = false;
+    QStringList m_devices; // the last probe's devices, to tell when one joins
 };

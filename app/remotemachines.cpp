@@ -41,9 +41,9 @@ QVariant RemoteMachineModel::data(const QModelIndex &index, int role) const
     case State:
         switch (r.status) {
         case Status::InUse: return tr("in use");
-        case Status::Added: return tr("used from the next start");
+        case Status::Added: return tr("added");
         case Status::Testing: return tr("asking…");
-        case Status::Answered: return tr("answers; used from the next start");
+        case Status::Answered: return tr("answers; joining…");
         case Status::Unreachable: return tr("not reachable");
         }
         return {};
@@ -242,6 +242,8 @@ void RemoteMachines::test(int row)
             }
             m_model.update(at, done);
             emit tested(at);
+            if (done.status == RemoteMachineModel::Status::Answered)
+                emit attachRequested(endpoint);
         }
     });
     w->setFuture(QtConcurrent::run([e = r.endpoint.toStdString(), h = helper.toStdString()] { return probeRemote(e, h); }));

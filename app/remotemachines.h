@@ -57,9 +57,10 @@ private:
 
 // What the Remote machines window does without widgets: the remembered list (QSettings), adding
 // and removing, and "Test connection" (the worker asked in a helper process, off the GUI thread).
-// The machines' devices join ggml's when Shoehorn starts, on the inference thread before any
-// load, while the hardware monitor holds (AppCore): ggml's device list cannot change under a
-// running load or probe.
+// The machines' devices join ggml's on the inference thread, while the hardware monitor holds
+// (AppCore): the remembered ones when Shoehorn starts, before any load; one added later as soon
+// as it answers its test, between loads. ggml's device list cannot change under a running load
+// or probe; a model already loaded keeps its devices, the next load plans with the new ones.
 class RemoteMachines : public QObject
 {
     Q_OBJECT
@@ -87,6 +88,9 @@ public:
 
 signals:
     void tested(int row);
+    // A machine that is not in use answered its test: join its devices now (AppCore queues the
+    // attach on the inference thread; attached() says how it went).
+    void attachRequested(const QString &endpoint);
     void limitsChanged(); // plans of this machine change with them
 
 private:

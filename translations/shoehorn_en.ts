@@ -1634,15 +1634,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>used from the next start</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>asking…</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>answers; used from the next start</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1685,6 +1677,14 @@
       <source>Use at most</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>added</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>answers; joining…</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>RemoteMachines</name>
@@ -1724,7 +1724,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn. Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
+      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU as soon as it answers (a model already loaded keeps its devices until it loads again). Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
       <translation type="unfinished" />
     </message>
   </context>

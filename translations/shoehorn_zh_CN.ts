@@ -1629,16 +1629,8 @@
       <translation>使用中</translation>
     </message>
     <message>
-      <source>used from the next start</source>
-      <translation>下次启动时使用</translation>
-    </message>
-    <message>
       <source>asking…</source>
       <translation>正在询问…</translation>
-    </message>
-    <message>
-      <source>answers; used from the next start</source>
-      <translation>有应答；下次启动时使用</translation>
     </message>
     <message>
       <source>not reachable</source>
@@ -1680,6 +1672,14 @@
       <source>Use at most</source>
       <translation>最多使用</translation>
     </message>
+    <message>
+      <source>added</source>
+      <translation>已添加</translation>
+    </message>
+    <message>
+      <source>answers; joining…</source>
+      <translation>有应答；正在加入…</translation>
+    </message>
   </context>
   <context>
     <name>RemoteMachines</name>
@@ -1719,8 +1719,8 @@
       <translation>移除</translation>
     </message>
     <message>
-      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU, from the next start of Shoehorn. Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
-      <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。从 Shoehorn 下次启动起，它们的设备会像本地 GPU 一样出现在计划和仪表中。双击“最多使用”可为一台计算机设置以 MiB 为单位的上限：自动适配会据此划分各层，使其不超出上限。</translation>
+      <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU as soon as it answers (a model already loaded keeps its devices until it loads again). Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
+      <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。它一有应答，其设备就会像本地 GPU 一样出现在计划和仪表中（已加载的模型在重新加载之前仍使用原来的设备）。双击“最多使用”可为一台计算机设置以 MiB 为单位的上限：自动适配会据此划分各层，使其不超出上限。</translation>
     </message>
   </context>
   <context>

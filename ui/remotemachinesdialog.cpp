@@ -20,9 +20,10 @@ RemoteMachinesDialog::RemoteMachinesDialog(RemoteMachines *machines, QWidget *pa
     auto *v = new QVBoxLayout(this);
     auto *intro = new QLabel(tr("Other computers can lend their GPUs (or their RAM) to this one: run "
                                 "<code>shoehorn-cli rpc-worker</code> there and add its address here. Their devices "
-                                "appear in the plan and the gauges like a local GPU, from the next start of "
-                                "Shoehorn. Double-click \"Use at most\" to give a machine a limit in MiB: auto-fit "
-                                "then splits the layers so that it stays within it."));
+                                "appear in the plan and the gauges like a local GPU as soon as it answers (a model "
+                                "already loaded keeps its devices until it loads again). Double-click \"Use at "
+                                "most\" to give a machine a limit in MiB: auto-fit then splits the layers so that it "
+                                "stays within it."));
     intro->setWordWrap(true);
     v->addWidget(intro);
     auto *warning = new QLabel(tr("The worker's protocol has no password and no encryption: reach it through an "

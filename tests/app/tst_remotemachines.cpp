@@ -1,7 +1,9 @@
 // The Remote machines list without widgets: addresses checked, remembered, tested in a helper
 // process against a real loopback worker (shoehorn-cli rpc-worker) and a port with nobody there;
 // at start the remembered workers' devices join this process's and the hardware probe sees them.
+#include "appcore.h"
 #include "hardware.h"
+#include "hardwaremonitor.h"
 #include "remotemachines.h"
 #include "testsettings.h"
 
@@ -25,6 +27,7 @@ private slots:
     void addressesAreChecked();
     void testConnectionShowsDevicesOrWhy();
     void rememberedMachinesJoinAtStart();
+    void addedMachineJoinsWhileRunning();
     void limitIsRememberedAndCapsThePlan_data();
     void limitIsRememberedAndCapsThePlan();
 
@@ -79,6 +82,7 @@ void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
     RemoteMachines machines;
     QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy tested(&machines, &RemoteMachines::tested);
+    QSignalSpy attach(&machines, &RemoteMachines::attachRequested);
     QVERIFY(machines.add(m_endpoint).isEmpty()); // adding tests it
     QVERIFY(machines.add("127.0.0.1:1").isEmpty());
     QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 15000);
@@ -94,6 +98,9 @@ void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
     QCOMPARE(machines.model()->index(1, RemoteMachineModel::State).data().toString(), QString("not reachable"));
     const QString why = machines.model()->index(1, RemoteMachineModel::Devices).data().toString();
     QVERIFY2(why.startsWith("cannot connect"), qPrintable(why));
+    // The one that answered is to join now; the other is not.
+    QCOMPARE(attach.count(), 1);
+    QCOMPARE(attach.first().at(0).toString(), m_endpoint);
 }
 
 // What AppCore has the inference thread do first: the remembered machines that answer are in use, the device list (and
@@ -117,6 +124,39 @@ void TestRemoteMachines::rememberedMachinesJoinAtStart()
     QVERIFY2(remote, "the hardware probe does not list the remote device");
     // llama.cpp's device order: remote devices first (-ts and per-device budgets count so).
     QVERIFY(hw.gpus.front().remote);
+}
+
+// A machine added while the app runs joins as soon as it answers: its state becomes "in use" and
+// the hardware monitor (so the plans and the gauges) lists its device, without a restart.
+void TestRemoteMachines::addedMachineJoinsWhileRunning()
+{
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost));
+    const quint16 port = probe.serverPort();
+    probe.close();
+    QProcess worker;
+    worker.start(helper(), {"rpc-worker", "--port", QString::number(port)});
+    QVERIFY(worker.waitForStarted());
+    QByteArray said;
+    QTRY_VERIFY_WITH_TIMEOUT((said += worker.readAllStandardOutput()).contains("serving on") ||
+                                 worker.state() != QProcess::Running, 10000);
+    const QString endpoint = QString("127.0.0.1:%1").arg(port);
+    AppCore app; // nothing remembered: nothing attached at start
+    QTRY_VERIFY_WITH_TIMEOUT(app.hardware()->hasProbed(), 10000);
+    const auto listed = [&] {
+        for (const auto &g : app.hardware()->current().gpus)
+            if (g.remote && g.description == endpoint.toStdString())
+                return true;
+        return false;
+    };
+    QVERIFY(!listed());
+    QVERIFY(app.remote()->add(endpoint).isEmpty());
+    const int row = app.remote()->model()->find(endpoint);
+    QTRY_COMPARE_WITH_TIMEOUT(app.remote()->model()->rows()[size_t(row)].status, Status::InUse, 20000);
+    QCOMPARE(app.remote()->model()->index(row, RemoteMachineModel::State).data().toString(), QString("in use"));
+    QTRY_VERIFY_WITH_TIMEOUT(listed(), 10000);
+    worker.terminate();
+    QVERIFY(worker.waitForFinished(5000));
 }
 
 // "Use at most" per machine: typed in the table, remembered, and the plan target of this machine
