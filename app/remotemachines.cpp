@@ -162,10 +162,8 @@ void RemoteMachines::applyLimits(PlanTarget &target, const std::map<std::string,
 {
     for (auto &g : target.gpus) {
         const auto limit = g.remote ? limits.find(g.description) : limits.end();
-        if (limit == limits.end())
-            continue;
-        g.freeBytes = std::min(g.freeBytes, limit->second);
-        g.totalBytes = std::min(g.totalBytes, limit->second);
+        if (limit != limits.end())
+            capDevice(g, limit->second);
     }
 }
 

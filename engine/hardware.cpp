@@ -98,12 +98,7 @@ HardwareInfo probeHardware()
         g.totalBytes = totalB;
         (g.remote ? remote : type == GGML_BACKEND_DEVICE_TYPE_GPU ? discrete : integrated).push_back(std::move(g));
     }
-    // llama.cpp's order (llama_model_load): remote devices first, to keep the network's share
-    // of a token small, then the GPUs; integrated GPUs only where there is no discrete one.
-    hw.gpus = std::move(remote);
-    hw.gpus.insert(hw.gpus.end(), discrete.begin(), discrete.end());
-    if (discrete.empty())
-        hw.gpus.insert(hw.gpus.end(), integrated.begin(), integrated.end());
+    hw.gpus = llamaDeviceOrder(std::move(remote), std::move(discrete), std::move(integrated));
     if (hw.gpus.empty()) {
         const bool gpuBackend = std::any_of(hw.backends.begin(), hw.backends.end(), [](const std::string &b) {
             return b != "CPU" && b != "BLAS" && b != "RPC";
@@ -191,6 +186,23 @@ const HardwareProfile *findProfile(const std::string &id, const std::vector<Hard
     return nullptr;
 }
 
+std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<GpuInfo> discrete,
+                                      std::vector<GpuInfo> integrated)
+{
+    // Remote devices first, to keep the network's share of a token small (llama_model_load).
+    std::vector<GpuInfo> out = std::move(remote);
+    out.insert(out.end(), discrete.begin(), discrete.end());
+    if (discrete.empty())
+        out.insert(out.end(), integrated.begin(), integrated.end());
+    return out;
+}
+
+void capDevice(GpuInfo &device, uint64_t bytes)
+{
+    device.totalBytes = std::min(device.totalBytes, bytes);
+    device.freeBytes = std::min(device.freeBytes, bytes);
+}
+
 PlanTarget targetFromHardware(const HardwareInfo &hw, uint64_t vramBudgetBytes)
 {
     return targetFromHardware(hw, vramBudgetBytes > 0 ? std::vector<uint64_t>{vramBudgetBytes} : std::vector<uint64_t>{});
@@ -205,10 +217,8 @@ PlanTarget targetFromHardware(const HardwareInfo &hw, const std::vector<uint64_t
         const uint64_t budget = deviceBudgetBytes.size() == 1 ? deviceBudgetBytes[0]
                                 : i < deviceBudgetBytes.size() ? deviceBudgetBytes[i]
                                                                : 0;
-        if (budget > 0) {
-            t.gpus[i].totalBytes = std::min(t.gpus[i].totalBytes, budget);
-            t.gpus[i].freeBytes = std::min(t.gpus[i].freeBytes, budget);
-        }
+        if (budget > 0)
+            capDevice(t.gpus[i], budget);
     }
     t.ramTotalBytes = hw.ramTotalBytes;
     t.ramAvailableBytes = hw.ramAvailableBytes;

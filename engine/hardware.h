@@ -41,6 +41,11 @@ struct HardwareInfo {
     ProcessMemory process;             // Shoehorn's own, at the same moment
 };
 
+// The devices a llama.cpp model gets, in its order (llama_model_load's default selection):
+// remote (RPC) devices, then discrete GPUs; integrated GPUs only when there is no discrete one.
+std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<GpuInfo> discrete,
+                                      std::vector<GpuInfo> integrated);
+
 // Asks ggml's backend registry and /proc/meminfo. Cheap enough to call every second.
 HardwareInfo probeHardware();
 
@@ -87,6 +92,10 @@ constexpr uint64_t GiB = 1024ull * MiB;
 
 const std::vector<HardwareProfile> &builtinProfiles();
 const HardwareProfile *findProfile(const std::string &id, const std::vector<HardwareProfile> &custom = {});
+
+// Caps a device's usable memory at `bytes` (free memory still wins when it is lower), as if it
+// were smaller: --vram-budget, a remote machine's "Use at most".
+void capDevice(GpuInfo &device, uint64_t bytes);
 
 // The real machine; vramBudgetBytes > 0 caps each GPU's usable memory (free memory still wins
 // when it is lower), as if the card were smaller.

@@ -296,7 +296,7 @@ void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, con
     const int outDev = p.deviceOf(nLayer);
     std::vector<ComputeShare> share(plan.gpus.size() + 1); // the GPUs, then the CPU
     const auto slot = [&](int d) -> ComputeShare & { return share[d < 0 ? plan.gpus.size() : size_t(d)]; };
-    const uint64_t T = std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), cells.perSequence);
+    const uint64_t T = internal::ubatchTokens(s, cells.perSequence);
     const bool pruned = reservedOutputs(s, T) < T;
     for (int il = 0; il < nLayer; ++il) {
         const int d = p.deviceOf(il);
@@ -311,8 +311,7 @@ void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, con
     // tensor overrides (--n-cpu-moe), llama.cpp pipelines ubatches through them
     // (llama_context: pipeline_parallel; CUDA and RPC devices take it) and the scheduler keeps
     // GGML_SCHED_MAX_COPIES (4) copies of every input.
-    const uint64_t inputs = T * cells.perSequence * (s.context.flashAttention != FlashAttention::Off ? 2 : 4) +
-                            T * m.embeddingSize * 4;
+    const uint64_t inputs = internal::maskBytes(s, T, cells.perSequence) + T * m.embeddingSize * 4;
     const bool pipelined = plan.gpus.size() > 1 && p.ngl > nLayer && s.load.cpuMoeLayers == 0;
     const uint64_t copies = pipelined ? 3 * inputs : 0;
     for (size_t g = 0; g < plan.gpus.size(); ++g) {

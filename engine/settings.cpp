@@ -79,20 +79,29 @@ int kvCacheGgmlType(const std::string &s)
     return GGML_TYPE_F16;
 }
 
-bool parseTensorSplit(const std::string &s, std::vector<float> &out)
+std::vector<std::string> splitDeviceList(const std::string &s)
 {
-    std::vector<float> parts;
+    std::vector<std::string> parts;
     size_t start = 0;
     while (start <= s.size()) {
         const size_t end = std::min(s.find_first_of(",/", start), s.size());
-        float v = 0;
-        const auto [ptr, ec] = std::from_chars(s.data() + start, s.data() + end, v);
-        if (ec != std::errc() || ptr != s.data() + end || !(v >= 0) || v > 1e9f)
-            return false;
-        parts.push_back(v);
+        parts.push_back(s.substr(start, end - start));
         start = end + 1;
     }
-    if (parts.empty() || parts.size() >= llama_max_devices())
+    return parts;
+}
+
+bool parseTensorSplit(const std::string &s, std::vector<float> &out)
+{
+    std::vector<float> parts;
+    for (const std::string &part : splitDeviceList(s)) {
+        float v = 0;
+        const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (ec != std::errc() || ptr != part.data() + part.size() || !(v >= 0) || v > 1e9f)
+            return false;
+        parts.push_back(v);
+    }
+    if (parts.size() >= llama_max_devices())
         return false;
     out = std::move(parts);
     return true;

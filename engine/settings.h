@@ -64,6 +64,9 @@ bool parseFlashAttention(const std::string &s, FlashAttention &out);
 // llama.cpp's -ts text: proportions split by ',' or '/', e.g. "3,1". False (out unchanged) for
 // an empty list, a negative or non-numeric part, or more parts than llama.cpp has devices.
 bool parseTensorSplit(const std::string &s, std::vector<float> &out);
+// A per-device list as llama.cpp's -ts and -fitt take it: the parts between ',' or '/' (empty
+// parts kept, for the caller to refuse).
+std::vector<std::string> splitDeviceList(const std::string &s);
 std::string tensorSplitText(const std::vector<float> &split); // "0.7,0.3"; "" when empty
 bool isKvCacheType(const std::string &s);
 // The ggml_type (as int, to keep ggml out of this header) of a KV cache type name; f16 if unknown.

@@ -31,6 +31,17 @@ int sequences(const PlanSettings &s)
     return s.serverLoop ? 1 + std::max(0, s.apiSlots) : std::max(1, s.parallel);
 }
 
+uint64_t ubatchTokens(const PlanSettings &s, uint32_t nCtx)
+{
+    return std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), nCtx);
+}
+
+// "auto" enables flash attention wherever the backend has it, the CPU included.
+uint64_t maskBytes(const PlanSettings &s, uint64_t T, uint32_t nCtx)
+{
+    return T * nCtx * (s.context.flashAttention != FlashAttention::Off ? 2 : 4);
+}
+
 uint64_t reservedOutputs(const PlanSettings &s, uint64_t T)
 {
     return s.serverLoop ? std::min<uint64_t>(T, uint64_t(sequences(s))) : T;
@@ -44,7 +55,7 @@ uint64_t reservedOutputs(const PlanSettings &s, uint64_t T)
 // remote device, against what a load allocated (docs/benchmarks.md).
 uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCtx, bool gpu, const ComputeShare &here)
 {
-    const uint64_t T = std::min<uint64_t>(std::min(s.context.ubatchSize, s.context.batchSize), nCtx);
+    const uint64_t T = ubatchTokens(s, nCtx);
     const uint64_t E = m.embeddingSize;
     const uint64_t H = m.headCount;
     const uint64_t Hkv = m.headCountKv;
@@ -56,7 +67,7 @@ uint64_t computeEstimate(const ModelInfo &m, const PlanSettings &s, uint32_t nCt
     const uint64_t outputs = reservedOutputs(s, T);
     uint64_t layerPhase = 0;
     if (here.layers > 0 || here.experts) {
-        const uint64_t mask = T * nCtx * (fa ? 2 : 4);
+        const uint64_t mask = maskBytes(s, T, nCtx);
         const uint64_t proj = T * (H * m.headSizeK + Hkv * (m.headSizeK + m.headSizeV)) * 4;
         const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * H * 4; // softmax works in place
         uint64_t ffn = T * ff * 3 * 4 + (m.isMoe() ? T * m.expertCount * 4 * 2 : 0);

@@ -122,8 +122,6 @@ void TestRemoteMachines::rememberedMachinesJoinAtStart()
     for (const auto &g : hw.gpus)
         remote |= g.remote && g.description == m_endpoint.toStdString();
     QVERIFY2(remote, "the hardware probe does not list the remote device");
-    // llama.cpp's device order: remote devices first (-ts and per-device budgets count so).
-    QVERIFY(hw.gpus.front().remote);
 }
 
 // A machine added while the app runs joins as soon as it answers: its state becomes "in use" and

@@ -1,5 +1,6 @@
 // RPC workers' endpoints as llama-server's --rpc takes them, and what a worker on this machine
 // would serve. The worker and the client over TCP: tests/rpc/rpc_loopback.sh.
+#include "hardware.h"
 #include "remote.h"
 
 #include <QtTest>
@@ -13,6 +14,8 @@ private slots:
     void endpoints_data();
     void endpoints();
     void workerDevices();
+    void devicesInLlamasOrder_data();
+    void devicesInLlamasOrder();
 };
 
 void TestRemote::endpoints_data()
@@ -63,6 +66,41 @@ void TestRemote::workerDevices()
     QVERIFY(!unknown.ok());
     QVERIFY2(unknown.error().detail.find("--device CUDA7: no such device here (devices: CPU") != std::string::npos,
              unknown.error().detail.c_str());
+}
+
+// Plans and loads count devices alike (-ts, per-device budgets) only in llama.cpp's order.
+void TestRemote::devicesInLlamasOrder_data()
+{
+    QTest::addColumn<QStringList>("remote");
+    QTest::addColumn<QStringList>("discrete");
+    QTest::addColumn<QStringList>("integrated");
+    QTest::addColumn<QStringList>("order");
+    QTest::newRow("remote before the GPU") << QStringList{"RPC0"} << QStringList{"CUDA0"} << QStringList{}
+                                           << QStringList{"RPC0", "CUDA0"};
+    QTest::newRow("two of each") << QStringList{"RPC0", "RPC1"} << QStringList{"CUDA0", "CUDA1"} << QStringList{}
+                                 << QStringList{"RPC0", "RPC1", "CUDA0", "CUDA1"};
+    QTest::newRow("integrated only without a discrete GPU")
+        << QStringList{"RPC0"} << QStringList{"CUDA0"} << QStringList{"iGPU0"} << QStringList{"RPC0", "CUDA0"};
+    QTest::newRow("remote and integrated") << QStringList{"RPC0"} << QStringList{} << QStringList{"iGPU0"}
+                                           << QStringList{"RPC0", "iGPU0"};
+}
+
+void TestRemote::devicesInLlamasOrder()
+{
+    QFETCH(QStringList, remote);
+    QFETCH(QStringList, discrete);
+    QFETCH(QStringList, integrated);
+    QFETCH(QStringList, order);
+    const auto devices = [](const QStringList &names) {
+        std::vector<shoehorn::GpuInfo> out;
+        for (const QString &n : names)
+            out.push_back(shoehorn::GpuInfo{n.toStdString(), "", 0, 0, n.startsWith("RPC")});
+        return out;
+    };
+    QStringList got;
+    for (const auto &g : shoehorn::llamaDeviceOrder(devices(remote), devices(discrete), devices(integrated)))
+        got << QString::fromStdString(g.name);
+    QCOMPARE(got, order);
 }
 
 QTEST_GUILESS_MAIN(TestRemote)

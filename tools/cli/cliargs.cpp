@@ -98,15 +98,12 @@ std::vector<uint64_t> readMiBList(Cursor &c, const IntRange &r)
 {
     const std::string v = c.next();
     std::vector<uint64_t> out;
-    size_t start = 0;
-    while (start <= v.size()) {
-        const size_t end = std::min(v.find_first_of(",/", start), v.size());
-        const std::optional<long long> n = parseWholeNumber(v.substr(start, end - start));
+    for (const std::string &part : splitDeviceList(v)) {
+        const std::optional<long long> n = parseWholeNumber(part);
         if (!n || !inRange(*n, r))
             throw BadValue(c.flag + " takes whole numbers " + rangeText(r) +
                            ", one value or one per device separated by commas, not '" + v + "'");
         out.push_back(static_cast<uint64_t>(*n));
-        start = end + 1;
     }
     return out;
 }
