@@ -102,6 +102,10 @@ public:
         m_stream.finish();
         st.stopReason = StopReason::Cancelled;
         st.generationMs = m_firstToken ? msSince(*m_firstToken) : 0;
+        // The rate of what was written before Stop, counted as a finished answer's: the tokens
+        // after the first over the time since it came.
+        st.generationTokensPerSecond =
+            st.generationMs > 0 && st.generatedTokens > 1 ? (st.generatedTokens - 1) * 1000.0 / st.generationMs : 0;
         st.contextUsed = st.promptTokens + st.generatedTokens;
     }
     const std::vector<llama_token> &finalTokens() const { return m_tokens; }

@@ -122,6 +122,9 @@ void TestChatSession::stopMidAnswer()
     QCOMPARE(r->stats.stopReason, StopReason::Cancelled);
     QVERIFY(r->stats.generatedTokens >= 5 && r->stats.generatedTokens < 10);
     QVERIFY(!r->content.empty());
+    // The rate of what was written before Stop, as a finished answer counts it.
+    QVERIFY(r->stats.generationMs > 0);
+    QCOMPARE(r->stats.generationTokensPerSecond, (r->stats.generatedTokens - 1) * 1000.0 / r->stats.generationMs);
     // The session stays usable after a stop.
     cancel = false;
     auto again = s->generate({{"user", "Again", {}}}, seeded(10));

@@ -141,6 +141,10 @@ void TestChatFlows::sendThenStop()
     QCOMPARE(answer.state, State::Stopped);
     QVERIFY(!answer.content.isEmpty()); // the partial answer is kept
     QVERIFY(w.window->chatView()->toPlainText().contains("Stopped"));
+    // Its footer gives the rate of the tokens written before Stop, not 0.0.
+    QVERIFY(answer.hasStats && answer.stats.generationTokensPerSecond > 0);
+    const QString rate = QString("%1 tok/s").arg(answer.stats.generationTokensPerSecond, 0, 'f', 1);
+    QVERIFY2(rate != "0.0 tok/s" && w.window->chatView()->toPlainText().contains(rate), qPrintable(rate));
     // Stored as stopped, with its text.
     const auto stored = w.controller.store()->messages(w.controller.currentConversation());
     QCOMPARE(stored.size(), 2);
