@@ -10,6 +10,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <utility>
 
 using namespace shoehorn;
 
@@ -117,6 +118,7 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
     case OfferedRole: return e.offered;
     case ExistsRole: return QFileInfo::exists(e.path);
     case FitRole: return QVariant::fromValue(e.fit);
+    case LoadingRole: return e.path == m_loading ? QVariant(m_loadFraction) : QVariant();
     case Qt::ToolTipRole:
         if (index.column() == QuantColumn && e.info)
             return quantDescription(QString::fromStdString(e.info->fileTypeName));
@@ -134,7 +136,10 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
     }
     const ModelInfo *m = e.info.get();
     switch (index.column()) {
-    case NameColumn: return QFileInfo(e.path).fileName();
+    case NameColumn:
+        if (e.path == m_loading)
+            return tr("%1 — loading %2%").arg(QFileInfo(e.path).fileName()).arg(int(m_loadFraction * 100));
+        return QFileInfo(e.path).fileName();
     case ArchitectureColumn: return m ? QString::fromStdString(m->architecture) : QString();
     case ParametersColumn:
         if (!m)
@@ -161,7 +166,7 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
 QHash<int, QByteArray> ModelLibrary::roleNames() const
 {
     return {{Qt::DisplayRole, "display"}, {PathRole, "path"}, {OfferedRole, "offered"},
-            {ExistsRole, "exists"},       {FitRole, "fit"}};
+            {ExistsRole, "exists"},       {FitRole, "fit"},       {LoadingRole, "loading"}};
 }
 
 int ModelLibrary::indexOf(const QString &path) const
@@ -216,6 +221,42 @@ void ModelLibrary::addRecent(const QString &path)
 {
     insertTop({path, false, false, nullptr, {}, FitVerdict::Unknown});
     save();
+}
+
+void ModelLibrary::loadStarted(const QString &path)
+{
+    if (path.isEmpty())
+        return;
+    loadEnded(false); // a load that never said how it ended (cancelled before it began)
+    m_loadingAdded = indexOf(path) < 0;
+    m_loading = path;
+    m_loadFraction = 0;
+    insertTop({path, false, false, nullptr, {}, FitVerdict::Unknown});
+}
+
+void ModelLibrary::loadProgress(double fraction)
+{
+    const int row = indexOf(m_loading);
+    if (row < 0 || int(fraction * 100) == int(m_loadFraction * 100))
+        return;
+    m_loadFraction = std::clamp(fraction, 0.0, 1.0);
+    emit dataChanged(QAbstractTableModel::index(row, NameColumn), QAbstractTableModel::index(row, NameColumn));
+}
+
+void ModelLibrary::loadEnded(bool loaded)
+{
+    const QString path = std::exchange(m_loading, QString());
+    const int row = indexOf(path);
+    if (row < 0)
+        return;
+    if (!loaded && std::exchange(m_loadingAdded, false)) {
+        beginRemoveRows({}, row, row);
+        m_entries.removeAt(row);
+        endRemoveRows();
+        return;
+    }
+    m_loadingAdded = false;
+    emit dataChanged(QAbstractTableModel::index(row, NameColumn), QAbstractTableModel::index(row, NameColumn));
 }
 
 void ModelLibrary::offer(const QStringList &paths)

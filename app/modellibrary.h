@@ -24,7 +24,8 @@ public:
         PathRole = Qt::UserRole + 1,
         OfferedRole,
         ExistsRole,
-        FitRole, // FitVerdict
+        FitRole,     // FitVerdict
+        LoadingRole, // the load's progress 0..1 while this model is being opened, else invalid
     };
     enum class FitVerdict { Unknown, OnGpu, GpuAndRam, CpuOnly, TooBig };
     Q_ENUM(FitVerdict)
@@ -42,6 +43,13 @@ public:
 
     // A model was opened: move it to the top, no longer just offered.
     void addRecent(const QString &path);
+    // A model is being opened: listed at once, at the top, with its progress (LoadingRole) until
+    // loadEnded(): loaded, it stays as a recent model; not loaded, a row added only for the load
+    // goes again.
+    void loadStarted(const QString &path);
+    void loadProgress(double fraction);
+    void loadEnded(bool loaded);
+    QString loadingPath() const { return m_loading; }
     // Files to suggest without opening them now.
     void offer(const QStringList &paths);
     void remove(int row);
@@ -95,4 +103,7 @@ private:
     bool m_hasTarget = false;
     QFutureWatcher<Scan> m_watcher;
     bool m_rescanAgain = false;
+    QString m_loading;
+    double m_loadFraction = 0;
+    bool m_loadingAdded = false; // the row is there only for the load in progress
 };

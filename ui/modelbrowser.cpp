@@ -14,11 +14,24 @@
 #include <QVBoxLayout>
 
 namespace {
-// Marks offered models ("new") and missing files, so the list says what each entry is.
+// Marks offered models ("new") and missing files, so the list says what each entry is, and the
+// model being opened with its progress under its name.
 class EntryDelegate : public QStyledItemDelegate
 {
 public:
     using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::paint(painter, option, index);
+        const QVariant loading = index.data(ModelLibrary::LoadingRole);
+        if (index.column() != ModelLibrary::NameColumn || !loading.isValid())
+            return;
+        const QRect r = option.rect.adjusted(2, option.rect.height() - 4, -2, -1);
+        painter->fillRect(r, option.palette.color(QPalette::Mid));
+        painter->fillRect(QRect(r.left(), r.top(), int(r.width() * loading.toDouble()), r.height()),
+                          option.palette.color(QPalette::Highlight));
+    }
 
 protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
@@ -29,6 +42,8 @@ protected:
         if (!index.data(ModelLibrary::ExistsRole).toBool()) {
             option->text = ModelBrowser::tr("%1 (missing)").arg(option->text);
             option->palette.setColor(QPalette::Text, option->palette.color(QPalette::PlaceholderText));
+        } else if (index.data(ModelLibrary::LoadingRole).isValid()) {
+            option->font.setBold(true);
         } else if (index.data(ModelLibrary::OfferedRole).toBool()) {
             option->text = ModelBrowser::tr("%1 (new)").arg(option->text);
             option->font.setBold(true);

@@ -21,6 +21,7 @@ private slots:
     void recentMovesToTopAndPersists();
     void offeredAreMarkedAndNotSaved();
     void capped();
+    void modelBeingOpenedIsListed();
     void scansFolders();
     void quantDescriptions_data();
     void quantDescriptions();
@@ -87,6 +88,45 @@ void TestModelLibrary::capped()
         lib.addRecent(QString("/m/%1.gguf").arg(i));
     QCOMPARE(lib.rowCount(), ModelLibrary::kMaxEntries);
     QCOMPARE(lib.pathAt(0), QString("/m/%1.gguf").arg(ModelLibrary::kMaxEntries + 4));
+}
+
+// The model being opened is listed at once, at the top, with its progress; a failed load takes a
+// row it added away again and leaves a known model where it is.
+void TestModelLibrary::modelBeingOpenedIsListed()
+{
+    ModelLibrary lib;
+    QAbstractItemModelTester tester(&lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    lib.addRecent("/m/known.gguf");
+    lib.loadStarted("/m/new.gguf");
+    QCOMPARE(lib.rowCount(), 2);
+    QCOMPARE(lib.pathAt(0), QString("/m/new.gguf"));
+    QCOMPARE(lib.data(lib.index(0), ModelLibrary::LoadingRole).toDouble(), 0.0);
+    QVERIFY(!lib.data(lib.index(1), ModelLibrary::LoadingRole).isValid());
+    QSignalSpy changed(&lib, &QAbstractItemModel::dataChanged);
+    lib.loadProgress(0.42);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(lib.data(lib.index(0), ModelLibrary::LoadingRole).toDouble(), 0.42);
+    QCOMPARE(lib.data(lib.index(0), Qt::DisplayRole).toString(), QString("new.gguf — loading 42%"));
+    lib.loadProgress(0.421); // the same percent: no repaint
+    QCOMPARE(changed.count(), 1);
+    lib.loadEnded(true);
+    lib.addRecent("/m/new.gguf");
+    QCOMPARE(lib.data(lib.index(0), Qt::DisplayRole).toString(), QString("new.gguf"));
+    QVERIFY(!lib.data(lib.index(0), ModelLibrary::LoadingRole).isValid());
+    QCOMPARE(ModelLibrary().rowCount(), 2); // remembered as recent
+
+    // A file that does not load: its row goes, a known one stays (and is not "loading").
+    lib.loadStarted("/m/broken.gguf");
+    QCOMPARE(lib.rowCount(), 3);
+    lib.loadEnded(false);
+    QCOMPARE(lib.rowCount(), 2);
+    QCOMPARE(lib.indexOf("/m/broken.gguf"), -1);
+    lib.loadStarted("/m/known.gguf");
+    QCOMPARE(lib.pathAt(0), QString("/m/known.gguf"));
+    lib.loadEnded(false);
+    QCOMPARE(lib.rowCount(), 2);
+    QVERIFY(!lib.data(lib.index(0), ModelLibrary::LoadingRole).isValid());
+    QCOMPARE(ModelLibrary().indexOf("/m/broken.gguf"), -1);
 }
 
 void TestModelLibrary::scansFolders()
