@@ -745,6 +745,38 @@
       <source>Fits: %1 on %2, %3 in RAM.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>%1 needs %2 of %3</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>RAM needs %1 of %2</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Does not fit: the %1 KV cache needs a head size that is a multiple of %2 (this model: %3) — choose f16</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source> on %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Does not fit%1: %2 — press Auto-fit</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fits on %1: %2 in RAM, no GPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fits%1: %2 on the GPU, %3 in RAM.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Fits%1: %2 on %3, %4 in RAM.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>
@@ -762,6 +794,19 @@
     </message>
     <message>
       <source>Loaded: llama.cpp allocated %1, %2%3 (%4%) against the plan</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 MiB</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1: %2
+%3% of the %4 planned for %5</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Allocated at load: %1 (%2%3%)</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -788,15 +833,15 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>model file pages (RAM, reclaimable)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>model file pages (reclaimable)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>vision projector</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Hover over a part of a bar for its exact size.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>file pages (reclaimable)</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -1305,6 +1350,10 @@
       <source>off</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>%1 — loading %2%</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadPanel</name>
@@ -1342,10 +1391,6 @@
     </message>
     <message>
       <source>Auto-fit leaves this much of every GPU free.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Safety margin</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1394,10 +1439,6 @@
     </message>
     <message>
       <source>Flash attention</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>auto (physical cores)</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1491,6 +1532,18 @@
       <source>%1 cannot be read: %2</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Margin</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>CPU threads; auto: one per physical core (-t).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Find the placement and context that fit the machine planned for.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>
@@ -1515,10 +1568,6 @@
     </message>
     <message>
       <source>RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · %2 model file pages kept by mmap (the system can reclaim them).</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far (plan up to %5).</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1555,6 +1604,51 @@
     </message>
     <message>
       <source>A 1024×1024 picture takes %1 tokens, %2% of the context.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Resident now: Shoehorn holds %1 for it and %2 of the model file is in memory. Memory counts once used, so this stays under the plan until a long prompt has filled the compute buffer; the gauges compare what llama.cpp allocated.</source>
+      <translation type="unfinished" />
+    </message>
+    <message numerus="yes">
+      <source>What-if machine %1: no GPU, %2 of RAM, %n core(s).</source>
+      <translation>
+        <numerusform>What-if machine %1: no GPU, %2 of RAM, %n core.</numerusform>
+        <numerusform>What-if machine %1: no GPU, %2 of RAM, %n cores.</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>What-if machine %1: %2 with %3 (planned with %4 free), %5 of RAM (%6 free), %n core(s).</source>
+      <translation>
+        <numerusform>What-if machine %1: %2 with %3 (planned with %4 free), %5 of RAM (%6 free), %n core.</numerusform>
+        <numerusform>What-if machine %1: %2 with %3 (planned with %4 free), %5 of RAM (%6 free), %n cores.</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>What-if machine: planned, not measured.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>RAM %1</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Allocated at load: %1 against the plan.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>llama.cpp's dry run: %1 against the plan.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>PlanSummary</name>
+    <message>
+      <source>Details</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The whole explanation: what the plan does and why, this machine, RAM in its two parts, llama.cpp's dry run.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -745,6 +745,38 @@
       <source>Fits: %1 on %2, %3 in RAM.</source>
       <translation>放得下：%2 %1，内存 %3。</translation>
     </message>
+    <message>
+      <source>%1 needs %2 of %3</source>
+      <translation>%1 需要 %2，只有 %3</translation>
+    </message>
+    <message>
+      <source>RAM needs %1 of %2</source>
+      <translation>内存需要 %1，只有 %2</translation>
+    </message>
+    <message>
+      <source>Does not fit: the %1 KV cache needs a head size that is a multiple of %2 (this model: %3) — choose f16</source>
+      <translation>放不下：%1 KV 缓存要求头维度是 %2 的倍数（此模型：%3）— 请选 f16</translation>
+    </message>
+    <message>
+      <source> on %1</source>
+      <translation>（%1）</translation>
+    </message>
+    <message>
+      <source>Does not fit%1: %2 — press Auto-fit</source>
+      <translation>放不下%1：%2 — 请点击“自动适配”</translation>
+    </message>
+    <message>
+      <source>Fits on %1: %2 in RAM, no GPU.</source>
+      <translation>放得下（%1）：内存 %2，无 GPU。</translation>
+    </message>
+    <message>
+      <source>Fits%1: %2 on the GPU, %3 in RAM.</source>
+      <translation>放得下%1：GPU %2，内存 %3。</translation>
+    </message>
+    <message>
+      <source>Fits%1: %2 on %3, %4 in RAM.</source>
+      <translation>放得下%1：%3 %2，内存 %4。</translation>
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>
@@ -763,6 +795,20 @@
     <message>
       <source>Loaded: llama.cpp allocated %1, %2%3 (%4%) against the plan</source>
       <translation>已加载：llama.cpp 实际分配 %1，比规划 %2%3（%4%）</translation>
+    </message>
+    <message>
+      <source>%1 MiB</source>
+      <translation>%1 MiB</translation>
+    </message>
+    <message>
+      <source>%1: %2
+%3% of the %4 planned for %5</source>
+      <translation>%1：%2
+占为 %5 规划的 %4 的 %3%</translation>
+    </message>
+    <message>
+      <source>Allocated at load: %1 (%2%3%)</source>
+      <translation>加载时分配：%1（%2%3%）</translation>
     </message>
   </context>
   <context>
@@ -788,16 +834,16 @@
       <translation>内存</translation>
     </message>
     <message>
-      <source>model file pages (RAM, reclaimable)</source>
-      <translation>模型文件页（内存，可回收）</translation>
-    </message>
-    <message>
-      <source>model file pages (reclaimable)</source>
-      <translation>模型文件页（可回收）</translation>
-    </message>
-    <message>
       <source>vision projector</source>
       <translation>视觉投影</translation>
+    </message>
+    <message>
+      <source>Hover over a part of a bar for its exact size.</source>
+      <translation>把鼠标移到条形的某一段上，可查看它的精确大小。</translation>
+    </message>
+    <message>
+      <source>file pages (reclaimable)</source>
+      <translation>文件页（可回收）</translation>
     </message>
   </context>
   <context>
@@ -1302,6 +1348,10 @@
       <source>off</source>
       <translation>关</translation>
     </message>
+    <message>
+      <source>%1 — loading %2%</source>
+      <translation>%1 — 正在加载 %2%</translation>
+    </message>
   </context>
   <context>
     <name>OffloadPanel</name>
@@ -1340,10 +1390,6 @@
     <message>
       <source>Auto-fit leaves this much of every GPU free.</source>
       <translation>自动适配会在每块 GPU 上留出这么多空闲显存。</translation>
-    </message>
-    <message>
-      <source>Safety margin</source>
-      <translation>安全余量</translation>
     </message>
     <message>
       <source>GPU layers</source>
@@ -1392,10 +1438,6 @@
     <message>
       <source>Flash attention</source>
       <translation>Flash Attention</translation>
-    </message>
-    <message>
-      <source>auto (physical cores)</source>
-      <translation>自动（物理核心数）</translation>
     </message>
     <message>
       <source>Threads</source>
@@ -1487,6 +1529,18 @@
       <source>%1 cannot be read: %2</source>
       <translation>无法读取 %1：%2</translation>
     </message>
+    <message>
+      <source>Margin</source>
+      <translation>余量</translation>
+    </message>
+    <message>
+      <source>CPU threads; auto: one per physical core (-t).</source>
+      <translation>CPU 线程数；自动：每个物理核心一个（-t）。</translation>
+    </message>
+    <message>
+      <source>Find the placement and context that fit the machine planned for.</source>
+      <translation>为所规划的机器找出放得下的分配方式和上下文长度。</translation>
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>
@@ -1511,10 +1565,6 @@
     <message>
       <source>RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · %2 model file pages kept by mmap (the system can reclaim them).</source>
       <translation>内存：%1 仅由 Shoehorn 占用（KV 缓存、计算缓冲、读入或重排到内存中的权重）· %2 为 mmap 保留的模型文件页（系统可回收）。</translation>
-    </message>
-    <message>
-      <source>Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far (plan up to %5).</source>
-      <translation>已加载：Shoehorn 为它占用 %1（规划 %2，%3%）；模型文件目前有 %4 在内存中（规划最多 %5）。</translation>
     </message>
     <message>
       <source>Checking with llama.cpp's dry run…</source>
@@ -1551,6 +1601,49 @@
     <message>
       <source>A 1024×1024 picture takes %1 tokens, %2% of the context.</source>
       <translation>一张 1024×1024 的图片占 %1 个 token，即上下文的 %2%。</translation>
+    </message>
+    <message>
+      <source>Resident now: Shoehorn holds %1 for it and %2 of the model file is in memory. Memory counts once used, so this stays under the plan until a long prompt has filled the compute buffer; the gauges compare what llama.cpp allocated.</source>
+      <translation>当前驻留：Shoehorn 为它占用 %1，模型文件有 %2 在内存中。内存在用到时才计入，所以在长提示词填满计算缓冲之前会低于规划；仪表比较的是 llama.cpp 实际分配的量。</translation>
+    </message>
+    <message numerus="yes">
+      <source>What-if machine %1: no GPU, %2 of RAM, %n core(s).</source>
+      <translation>
+        <numerusform>假设机器 %1：无 GPU，内存 %2，%n 个核心。</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>What-if machine %1: %2 with %3 (planned with %4 free), %5 of RAM (%6 free), %n core(s).</source>
+      <translation>
+        <numerusform>假设机器 %1：%2，显存 %3（按可用 %4 规划），内存 %5（可用 %6），%n 个核心。</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>What-if machine: planned, not measured.</source>
+      <translation>假设机器：仅规划，未实测。</translation>
+    </message>
+    <message>
+      <source>RAM %1</source>
+      <translation>内存 %1</translation>
+    </message>
+    <message>
+      <source>Allocated at load: %1 against the plan.</source>
+      <translation>加载时分配：与规划相比 %1。</translation>
+    </message>
+    <message>
+      <source>llama.cpp's dry run: %1 against the plan.</source>
+      <translation>llama.cpp 试运行：与规划相比 %1。</translation>
+    </message>
+  </context>
+  <context>
+    <name>PlanSummary</name>
+    <message>
+      <source>Details</source>
+      <translation>详情</translation>
+    </message>
+    <message>
+      <source>The whole explanation: what the plan does and why, this machine, RAM in its two parts, llama.cpp's dry run.</source>
+      <translation>完整说明：规划做了什么、为什么，这台机器，内存的两部分，llama.cpp 试运行。</translation>
     </message>
   </context>
   <context>

@@ -122,3 +122,50 @@ QString FitExplanation::text(const Input &in)
     return tr("Fits: %1 on the GPU, %2 in RAM.")
         .arg(bytesText(plan.gpus[0].use.total()), bytesText(plan.ram.use.total()));
 }
+
+QString FitExplanation::overflow(const MemoryPlan &plan)
+{
+    for (const auto &g : plan.gpus)
+        if (!g.fits())
+            return tr("%1 needs %2 of %3")
+                .arg(QString::fromStdString(g.name), bytesText(g.use.total()), bytesText(g.available));
+    if (!plan.ram.fits())
+        return tr("RAM needs %1 of %2").arg(bytesText(plan.ram.use.total()), bytesText(plan.ram.available));
+    return {};
+}
+
+FitExplanation::Verdict FitExplanation::verdict(const Input &in)
+{
+    const auto &info = *in.info;
+    const MemoryPlan &plan = *in.plan;
+    if (!info)
+        return {in.path.isEmpty() ? tr("Open or pick a model to see what fits.") : tr("This file cannot be read."),
+                in.path.isEmpty()};
+    // Auto-fit's own failures say why; its successes read like any plan that fits.
+    if (const auto &fit = *in.lastFit; fit && (fit->outcome == FitOutcome::BlockedByLock ||
+                                               fit->outcome == FitOutcome::KvTypeUnusable ||
+                                               fit->outcome == FitOutcome::DoesNotFit))
+        return {fitText(*fit, *info, in.targetName), false};
+    if (in.context)
+        if (const auto m = OffloadController::kvHeadMismatch(*info, *in.context))
+            return {tr("Does not fit: the %1 KV cache needs a head size that is a multiple of %2 (this model: %3) "
+                       "— choose f16")
+                        .arg(m->type)
+                        .arg(m->block)
+                        .arg(m->headSize),
+                    false};
+    const QString on = in.whatIf ? tr(" on %1").arg(in.targetName) : QString();
+    if (const QString over = overflow(plan); !over.isEmpty())
+        return {tr("Does not fit%1: %2 — press Auto-fit").arg(on, over), false};
+    quint64 onDevices = 0;
+    for (const auto &g : plan.gpus)
+        onDevices += g.use.total();
+    const QString ram = bytesText(plan.ram.use.total());
+    if (plan.gpus.empty())
+        return {in.whatIf ? tr("Fits on %1: %2 in RAM, no GPU.").arg(in.targetName, ram)
+                          : tr("Runs on the CPU: %1 of RAM.").arg(ram)};
+    const QString where = devicesText(plan);
+    if (where.isEmpty())
+        return {tr("Fits%1: %2 on the GPU, %3 in RAM.").arg(on, bytesText(onDevices), ram)};
+    return {tr("Fits%1: %2 on %3, %4 in RAM.").arg(on, bytesText(onDevices), where, ram)};
+}

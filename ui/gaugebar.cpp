@@ -3,8 +3,10 @@
 #include "modelinfo.h"
 #include "units.h"
 
+#include <QHelpEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 
 
 GaugeBar::GaugeBar(QWidget *parent) : QWidget(parent)
@@ -36,10 +38,66 @@ void GaugeBar::updateToolTip()
 
 void GaugeBar::setMeasured(quint64 bytes, quint64 notMeasured)
 {
+    const bool lineChanges = (m_measured == 0) != (bytes == 0);
     m_measured = bytes;
     m_notMeasured = notMeasured;
     updateToolTip();
+    if (lineChanges)
+        updateGeometry(); // the measured line under the bar comes or goes
     update();
+}
+
+QString GaugeBar::mibText(quint64 bytes)
+{
+    return tr("%1 MiB").arg(double(bytes) / (1024.0 * 1024.0), 0, 'f', 1);
+}
+
+QRectF GaugeBar::barRect() const
+{
+    return QRectF(0.5, fontMetrics().height() + 4.5, width() - 1.0, 16);
+}
+
+// The scale is the card (or RAM) size, or what is asked for when that is more.
+double GaugeBar::scale() const
+{
+    return double(std::max<quint64>({m_capacity, used(), 1}));
+}
+
+int GaugeBar::segmentAt(int x) const
+{
+    const QRectF bar = barRect();
+    double left = bar.left();
+    for (int i = 0; i < m_segments.size(); ++i) {
+        const double right = left + bar.width() * double(m_segments[i].bytes) / scale();
+        if (m_segments[i].bytes > 0 && x >= left && x < right)
+            return i;
+        left = right;
+    }
+    return -1;
+}
+
+QString GaugeBar::toolTipAt(const QPoint &pos) const
+{
+    const QRectF bar = barRect();
+    const int i = pos.y() >= bar.top() - 2 && pos.y() <= bar.bottom() + 2 ? segmentAt(pos.x()) : -1;
+    if (i < 0)
+        return toolTip();
+    const Segment &s = m_segments[i];
+    const double share = used() ? 100.0 * double(s.bytes) / double(used()) : 0.0;
+    return tr("%1: %2\n%3% of the %4 planned for %5")
+        .arg(s.label, mibText(s.bytes))
+        .arg(share, 0, 'f', 1)
+        .arg(bytesText(used()), m_title);
+}
+
+bool GaugeBar::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        QToolTip::showText(help->globalPos(), toolTipAt(help->pos()), this);
+        return true;
+    }
+    return QWidget::event(event);
 }
 
 quint64 GaugeBar::used() const
@@ -57,6 +115,14 @@ QString GaugeBar::summaryText() const
     return tr("%1 of %2").arg(bytesText(used()), bytesText(m_available));
 }
 
+std::optional<double> GaugeBar::measuredDifference() const
+{
+    if (m_measured == 0)
+        return std::nullopt;
+    const quint64 planned = used() > m_notMeasured ? used() - m_notMeasured : 0;
+    return planned ? 100.0 * (double(m_measured) - double(planned)) / double(planned) : 0.0;
+}
+
 QString GaugeBar::measuredText() const
 {
     if (m_measured == 0)
@@ -70,10 +136,20 @@ QString GaugeBar::measuredText() const
         .arg(pct, 0, 'f', 1);
 }
 
+// The title line and the bar; the measured line under it once there is one.
+QString GaugeBar::measuredLine() const
+{
+    const auto diff = measuredDifference();
+    if (!diff)
+        return {};
+    const QString sign = *diff < -0.05 ? QStringLiteral("−") : QStringLiteral("+");
+    return tr("Allocated at load: %1 (%2%3%)").arg(bytesText(m_measured), sign).arg(std::abs(*diff), 0, 'f', 1);
+}
+
 QSize GaugeBar::sizeHint() const
 {
     const int line = fontMetrics().height();
-    return {320, line * 3 + 26};
+    return {320, line + 24 + (m_measured > 0 ? line + 2 : 0)};
 }
 
 QSize GaugeBar::minimumSizeHint() const
@@ -99,9 +175,8 @@ void GaugeBar::paintEvent(QPaintEvent *)
     p.setPen(overCapacity() ? QColor(0xdc, 0x26, 0x26) : palette().color(QPalette::WindowText));
     p.drawText(titleRect, Qt::AlignRight | Qt::AlignVCenter, summary);
 
-    const QRectF bar(0.5, line + 4.5, width() - 1.0, 16);
-    // The scale is the card (or RAM) size, or what is asked for when that is more.
-    const double scale = double(std::max<quint64>({m_capacity, used(), 1}));
+    const QRectF bar = barRect();
+    const double scale = this->scale();
     QPainterPath clip;
     clip.addRoundedRect(bar, 4, 4);
     p.setClipPath(clip);
@@ -137,6 +212,6 @@ void GaugeBar::paintEvent(QPaintEvent *)
         p.drawLine(QPointF(mx, bar.top() - 2), QPointF(mx, bar.bottom() + 2));
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(QRect(0, int(bar.bottom()) + 4, width(), line), Qt::AlignLeft | Qt::AlignVCenter,
-                   fontMetrics().elidedText(measuredText(), Qt::ElideRight, width()));
+                   fontMetrics().elidedText(measuredLine(), Qt::ElideRight, width()));
     }
 }

@@ -4,6 +4,8 @@
 #include <QList>
 #include <QWidget>
 
+#include <optional>
+
 // A stacked memory bar for one device: what each kind of buffer takes, the free rest, and
 // red past what is available. Optionally the measured total after loading.
 class GaugeBar : public QWidget
@@ -31,6 +33,19 @@ public:
     bool overCapacity() const { return used() > m_available; }
     QString summaryText() const;
     QString measuredText() const;
+    // The line painted under the bar once loaded: "Allocated at load: 4.20 GiB (+5.0%)";
+    // measuredText() says it in full (the tooltip).
+    QString measuredLine() const;
+    // The plan against what llama.cpp allocated, in percent (positive: more than planned);
+    // nullopt before a load.
+    std::optional<double> measuredDifference() const;
+    // The part of the bar under x (widget coordinates): its index in segments(), -1 for none.
+    int segmentAt(int x) const;
+    // What the tooltip says at a point: over a part, that part in exact MiB and its share;
+    // elsewhere every part.
+    QString toolTipAt(const QPoint &pos) const;
+    // "3 456.2 MiB": exact sizes for tooltips (the bar's own text rounds to GiB).
+    static QString mibText(quint64 bytes);
     const QList<Segment> &segments() const { return m_segments; }
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -44,9 +59,12 @@ public:
 
 protected:
     void paintEvent(QPaintEvent *event) override;
+    bool event(QEvent *event) override;
 
 private:
     void updateToolTip();
+    QRectF barRect() const;
+    double scale() const;
     QString m_title;
     QList<Segment> m_segments;
     quint64 m_available = 0;

@@ -7,22 +7,36 @@
 
 using namespace shoehorn;
 
-GaugeStack::GaugeStack(QWidget *parent) : QWidget(parent), m_box(new QVBoxLayout)
+GaugeStack::GaugeStack(QWidget *parent) : QWidget(parent), m_box(new QVBoxLayout), m_legend(new QLabel(this))
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(2);
+    m_box->setSpacing(2);
     outer->addLayout(m_box);
-    auto *legend = new QLabel(this);
-    legend->setText(QStringLiteral("<span style='color:%1'>■</span> %2 &nbsp; <span style='color:%3'>■</span> %4 &nbsp; "
-                                   "<span style='color:%5'>■</span> %6 &nbsp; <span style='color:%7'>■</span> %8 &nbsp; "
-                                   "<span style='color:%9'>■</span> %10 &nbsp; <span style='color:%11'>▒</span> %12")
-                        .arg(GaugeBar::colorDense().name(), tr("weights"), GaugeBar::colorExperts().name(),
-                             tr("experts"), GaugeBar::colorKv().name(), tr("KV cache"),
-                             GaugeBar::colorCompute().name(), tr("compute"), GaugeBar::colorProjector().name())
-                        .arg(tr("vision projector"), GaugeBar::colorFilePages().name(),
-                             tr("model file pages (RAM, reclaimable)")));
-    legend->setWordWrap(true);
-    outer->addWidget(legend);
+    m_legend->setObjectName(QStringLiteral("gaugeLegend"));
+    m_legend->setWordWrap(true);
+    m_legend->setToolTip(tr("Hover over a part of a bar for its exact size."));
+    outer->addWidget(m_legend);
+}
+
+// The kinds some gauge shows, in the bars' order: a dense model has no experts, few have a
+// projector.
+void GaugeStack::updateLegend()
+{
+    QStringList kinds;
+    m_kinds.clear();
+    for (const GaugeBar *g : m_gauges)
+        for (const auto &s : g->segments()) {
+            if (s.bytes == 0 || m_kinds.contains(s.label))
+                continue;
+            m_kinds << s.label;
+            kinds << QStringLiteral("<span style='color:%1'>%2</span>&nbsp;%3")
+                         .arg(s.color.name(), s.reclaimable ? QStringLiteral("▒") : QStringLiteral("■"),
+                              s.label.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
+        }
+    m_legend->setText(kinds.join(QStringLiteral(" &nbsp; ")));
+    m_legend->setVisible(!kinds.isEmpty());
 }
 
 void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
@@ -37,7 +51,7 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
     while (m_gauges.size() > needed)
         delete m_gauges.takeLast();
     if (!plan)
-        return;
+        return updateLegend();
     auto segments = [](const MemoryUse &u) {
         return QList<GaugeBar::Segment>{{tr("weights"), u.weightsDense, GaugeBar::colorDense()},
                                         {tr("experts"), u.weightsExperts, GaugeBar::colorExperts()},
@@ -64,10 +78,11 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
     ram->setData(tr("RAM"),
                  {{tr("weights"), dense, GaugeBar::colorDense()},
                   {tr("experts"), experts, GaugeBar::colorExperts()},
-                  {tr("model file pages (reclaimable)"), file, GaugeBar::colorFilePages(), true},
+                  {tr("file pages (reclaimable)"), file, GaugeBar::colorFilePages(), true},
                   {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
                   {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()},
                   {tr("vision projector"), u.projector, GaugeBar::colorProjector()}},
                  plan->ram.available, plan->ram.capacity);
     ram->setMeasured(measured ? measured->ram.use.total() : 0, u.projector);
+    updateLegend();
 }

@@ -43,6 +43,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -60,9 +61,7 @@ MainWindow::MainWindow(AppCore *core, QWidget *parent)
     buildMenus();
     restoreGeometry(AppSettings::windowGeometry());
     if (!restoreState(AppSettings::windowState())) {
-        // First start: room for the model table and the offload panel beside the chat.
-        resize(1400, 860);
-        resizeDocks({m_chats, m_offload}, {430, 390}, Qt::Horizontal);
+        fitInto(screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 860));
         m_offload->raise();
     }
     connectController();
@@ -72,12 +71,22 @@ MainWindow::MainWindow(AppCore *core, QWidget *parent)
         QTimer::singleShot(0, this, [this, problem] { m_showError(tr("Chat history"), problem); });
 }
 
+void MainWindow::fitInto(const QRect &available)
+{
+    // Room for the model table and the offload panel beside the chat, within the screen: a
+    // 1366x768 laptop gets narrower docks, not a window larger than its screen.
+    resize(std::min(1400, available.width()), std::min(860, available.height()));
+    const bool small = width() < 1400;
+    resizeDocks({m_chats, m_offload}, {small ? 330 : 430, small ? 370 : 390}, Qt::Horizontal);
+}
+
 void MainWindow::connectController()
 {
     connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
     connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(m_controller, &ChatController::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_controller, &ChatController::loadProgress, this, &MainWindow::onLoadProgress);
+    connect(m_controller, &ChatController::loadProgress, m_library, &ModelLibrary::loadProgress);
     connect(m_controller, &ChatController::generationFailed, this, [this](const shoehorn::Error &e) {
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
@@ -345,6 +354,9 @@ void MainWindow::onStateChanged(ChatController::State state)
     const bool loading = state == ChatController::State::Loading;
     m_loadStrip->setVisible(loading);
     if (loading) {
+        // The Models list shows the model being opened at once, with its progress.
+        if (m_library->loadingPath() != m_controller->loadingPath())
+            m_library->loadStarted(m_controller->loadingPath());
         m_loadBar->setValue(0);
         m_loadTimer.start();
         m_loadLabel->setText(tr("Loading %1…").arg(QFileInfo(m_controller->loadingPath()).fileName()));
@@ -371,6 +383,7 @@ void MainWindow::onLoadProgress(double fraction)
 
 void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
+    m_library->loadEnded(true);
     m_library->addRecent(summary.path);
     if (!m_retryNotes.isEmpty()) {
         // Say that the model runs with safer settings than asked for, and why.
@@ -382,6 +395,7 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
 
 void MainWindow::onLoadFailed(const shoehorn::Error &error)
 {
+    m_library->loadEnded(false);
     m_retryNotes.clear();
     m_status->updateModel();
     if (error.code == shoehorn::ErrorCode::Cancelled) {

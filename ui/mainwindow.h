@@ -61,6 +61,8 @@ public:
     RemoteMachinesDialog *remoteMachinesDialog() const { return m_remoteDialog; } // null until first shown
 
     static bool isModelFile(const QString &path);
+    // The first start's size and dock widths for a screen's available area.
+    void fitInto(const QRect &available);
     ModelLibrary *modelLibrary() const { return m_library; }
 
 public slots:

@@ -3,10 +3,10 @@
 #include "plantargets.h"
 
 #include "chatcontroller.h"
-#include "fitexplanation.h"
 #include "gaugestack.h"
 #include "offloadcontroller.h"
 #include "offloadtexts.h"
+#include "plansummary.h"
 #include "profiledialog.h"
 #include "tuningdialog.h"
 #include "units.h"
@@ -56,7 +56,7 @@ OffloadPanel::OffloadPanel(OffloadController *offload, ChatController *controlle
     connect(m_offload, &OffloadController::modelChanged, this, &OffloadPanel::onModelChanged);
     connect(m_offload, &OffloadController::settingsChanged, this, [this] { toWidgets(m_offload->settings()); });
     connect(m_offload, &OffloadController::planChanged, this, &OffloadPanel::showPlan);
-    connect(m_offload, &OffloadController::exactCheckChanged, this, &OffloadPanel::showExactCheck);
+    connect(m_offload, &OffloadController::exactCheckChanged, this, &OffloadPanel::updateSummary);
     toWidgets(m_offload->settings());
     onModelChanged();
 }
@@ -65,8 +65,12 @@ void OffloadPanel::buildUi()
 {
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
     auto *body = new QWidget(scroll);
     auto *outer = new QVBoxLayout(body);
+    // Compact: the whole panel fits a 1366x768 screen without scrolling.
+    outer->setContentsMargins(6, 4, 6, 4);
+    outer->setSpacing(4);
 
     m_modelLabel = new QLabel(body);
     m_modelLabel->setObjectName(QStringLiteral("offloadModelLabel"));
@@ -76,10 +80,6 @@ void OffloadPanel::buildUi()
     outer->addLayout(buildSettingsGrid(body));
     m_gaugeStack = new GaugeStack(body);
     outer->addWidget(m_gaugeStack);
-    m_ramParts = new QLabel(body);
-    m_ramParts->setObjectName(QStringLiteral("ramParts"));
-    m_ramParts->setWordWrap(true);
-    outer->addWidget(m_ramParts);
     buildResultsAndButtons(body, outer);
     outer->addStretch(1);
     scroll->setWidget(body);
@@ -107,7 +107,6 @@ void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
     m_vramBudget->setSuffix(tr(" MiB"));
     m_vramBudget->setSpecialValueText(tr("whole card"));
     m_vramBudget->setToolTip(tr("Use at most this much of each GPU, as if the card were smaller."));
-    targetForm->addRow(tr("VRAM budget"), m_vramBudget);
     m_margin = new QSpinBox(body);
     m_margin->setObjectName(QStringLiteral("fitMargin"));
     m_margin->setRange(0, 16384);
@@ -115,12 +114,12 @@ void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
     m_margin->setValue(1024);
     m_margin->setSuffix(tr(" MiB"));
     m_margin->setToolTip(tr("Auto-fit leaves this much of every GPU free."));
-    targetForm->addRow(tr("Safety margin"), m_margin);
+    auto *budgetRow = new QHBoxLayout;
+    budgetRow->addWidget(m_vramBudget, 1);
+    budgetRow->addWidget(new QLabel(tr("Margin"), body));
+    budgetRow->addWidget(m_margin, 1);
+    targetForm->addRow(tr("VRAM budget"), budgetRow);
     outer->addLayout(targetForm);
-    m_hardwareLabel = new QLabel(body);
-    m_hardwareLabel->setObjectName(QStringLiteral("hardwareLabel"));
-    m_hardwareLabel->setWordWrap(true);
-    outer->addWidget(m_hardwareLabel);
 }
 
 QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
@@ -170,14 +169,17 @@ QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
     grid->addWidget(m_kvWarning, row++, 1, 1, 3);
 
     m_flash = combo(body, QStringLiteral("flashAttention"), {tr("auto"), tr("on"), tr("off")});
-    grid->addWidget(new QLabel(tr("Flash attention"), body), row, 0);
-    grid->addWidget(m_flash, row++, 1, 1, 2);
     m_threads = new QSpinBox(body);
     m_threads->setObjectName(QStringLiteral("threads"));
     m_threads->setRange(0, 256);
-    m_threads->setSpecialValueText(tr("auto (physical cores)"));
-    grid->addWidget(new QLabel(tr("Threads"), body), row, 0);
-    grid->addWidget(m_threads, row++, 1, 1, 2);
+    m_threads->setSpecialValueText(tr("auto"));
+    m_threads->setToolTip(tr("CPU threads; auto: one per physical core (-t)."));
+    auto *flashRow = new QHBoxLayout;
+    flashRow->addWidget(m_flash, 1);
+    flashRow->addWidget(new QLabel(tr("Threads"), body));
+    flashRow->addWidget(m_threads, 1);
+    grid->addWidget(new QLabel(tr("Flash attention"), body), row, 0);
+    grid->addLayout(flashRow, row++, 1, 1, 3);
     m_batch = combo(body, QStringLiteral("batchSize"), {"256", "512", "1024", "2048", "4096"});
     m_ubatch = combo(body, QStringLiteral("ubatchSize"), {"64", "128", "256", "512", "1024", "2048"});
     auto *batchRow = new QHBoxLayout;
@@ -185,41 +187,43 @@ QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
     batchRow->addWidget(new QLabel(tr("micro-batch"), body));
     batchRow->addWidget(m_ubatch);
     grid->addWidget(new QLabel(tr("Batch"), body), row, 0);
-    grid->addLayout(batchRow, row++, 1, 1, 2);
+    grid->addLayout(batchRow, row++, 1, 1, 3);
     m_loadMode = combo(body, QStringLiteral("loadMode"), {tr("mmap"), tr("no mmap"), tr("mlock")});
     m_loadMode->setToolTip(tr("mmap maps the file (its pages count as RAM); no mmap reads it into memory; "
                               "mlock keeps it from being swapped out."));
     grid->addWidget(new QLabel(tr("Loading"), body), row, 0);
     grid->addWidget(m_loadMode, row++, 1, 1, 2);
     grid->setColumnStretch(1, 1);
+    grid->setVerticalSpacing(4);
     return grid;
 }
 
 void OffloadPanel::buildResultsAndButtons(QWidget *body, QVBoxLayout *outer)
 {
-    m_explanation = new QLabel(body);
-    m_explanation->setObjectName(QStringLiteral("fitExplanation"));
-    m_explanation->setWordWrap(true);
-    outer->addWidget(m_explanation);
-    m_exactLabel = new QLabel(body);
-    m_exactLabel->setObjectName(QStringLiteral("exactCheck"));
-    m_exactLabel->setWordWrap(true);
-    m_exactLabel->setStyleSheet(QStringLiteral("color: palette(placeholder-text);"));
-    outer->addWidget(m_exactLabel);
+    m_summary = new PlanSummary(body);
+    m_summary->setObjectName(QStringLiteral("planSummary"));
+    outer->addWidget(m_summary);
+    buildButtons(body, outer);
+}
 
-    auto *buttons = new QHBoxLayout;
+void OffloadPanel::buildButtons(QWidget *body, QVBoxLayout *outer)
+{
+    auto *buttons = new QGridLayout;
     m_fitButton = new QPushButton(tr("Auto-fit"), body);
     m_fitButton->setObjectName(QStringLiteral("autoFitButton"));
+    m_fitButton->setToolTip(tr("Find the placement and context that fit the machine planned for."));
     m_loadButton = new QPushButton(tr("Load"), body);
     m_loadButton->setObjectName(QStringLiteral("loadButton"));
     auto *copy = new QPushButton(tr("Copy as llama-server command"), body);
     copy->setObjectName(QStringLiteral("copyCommandButton"));
-    buttons->addWidget(m_fitButton);
-    buttons->addWidget(m_loadButton);
-    outer->addLayout(buttons);
     auto *tune = new QPushButton(tr("Auto-tune speed…"), body);
     tune->setObjectName(QStringLiteral("autoTuneButton"));
     tune->setToolTip(tr("Measure the configurations that fit this computer and keep the fastest."));
+    buttons->addWidget(m_fitButton, 0, 0);
+    buttons->addWidget(m_loadButton, 0, 1);
+    buttons->addWidget(tune, 1, 0);
+    buttons->addWidget(copy, 1, 1);
+    outer->addLayout(buttons);
     connect(tune, &QPushButton::clicked, this, [this] {
         auto *dialog = new TuningDialog(m_controller, m_tuning, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -228,8 +232,6 @@ void OffloadPanel::buildResultsAndButtons(QWidget *body, QVBoxLayout *outer)
     connect(m_controller, &ChatController::stateChanged, tune,
             [this, tune](ChatController::State st) { tune->setEnabled(st == ChatController::State::Ready); });
     tune->setEnabled(m_controller->state() == ChatController::State::Ready);
-    outer->addWidget(tune);
-    outer->addWidget(copy);
     connect(m_fitButton, &QPushButton::clicked, this, &OffloadPanel::autoFit);
     connect(m_loadButton, &QPushButton::clicked, this, &OffloadPanel::loadOrReload);
     connect(copy, &QPushButton::clicked, this, &OffloadPanel::copyCommand);
@@ -417,36 +419,38 @@ void OffloadPanel::showPlan()
     m_kvWarning->setVisible(s.context.typeK == "q4_0");
     updateGauges();
     updateLabels();
-    m_explanation->setText(explanation());
     m_loadButton->setText(m_offload->isLoadedModel() ? tr("Reload") : tr("Load"));
-}
-
-void OffloadPanel::showExactCheck()
-{
-    m_exactLabel->setText(
-        OffloadTexts::exactCheck(m_offload->exactCheck(), m_offload->exactCheckRunning(), m_offload->plan()));
 }
 
 QString OffloadPanel::exactText() const
 {
-    return m_exactLabel->text();
+    return m_summary->texts().exact;
+}
+
+QString OffloadPanel::explanation() const
+{
+    return m_summary->texts().explanation;
+}
+
+QString OffloadPanel::verdict() const
+{
+    return m_summary->texts().verdict;
+}
+
+QString OffloadPanel::verified() const
+{
+    return m_summary->texts().verified;
 }
 
 void OffloadPanel::updateGauges()
 {
     m_gaugeStack->show(m_offload->info() ? &m_offload->plan() : nullptr, m_offload->measured());
-    m_ramParts->setText(m_offload->info() ? OffloadTexts::ramParts(m_offload->ramParts()) : QString());
+    updateSummary();
 }
 
-QString OffloadPanel::explanation() const
+void OffloadPanel::updateSummary()
 {
-    const auto settings = m_offload->planSettings();
-    const QString fit = FitExplanation::text({&m_offload->info(), m_offload->modelPath(), &m_offload->lastFit(),
-                                              &m_offload->plan(), QString::fromStdString(currentTarget().name),
-                                              &settings.context});
-    const QString images = m_offload->info() ? OffloadTexts::images(m_offload->images(), m_offload->plan().contextSize)
-                                             : QString();
-    return images.isEmpty() ? fit : fit + QLatin1Char('\n') + images;
+    m_summary->show(OffloadTexts::summary(*m_offload));
 }
 
 void OffloadPanel::updateLabels()
@@ -472,7 +476,6 @@ void OffloadPanel::updateLabels()
     } else {
         m_modelLabel->setText(tr("No model selected."));
     }
-    m_hardwareLabel->setText(OffloadTexts::hardware(m_offload->targets()->hardware(), m_offload->targets()->heldRamBytes()));
 }
 
 void OffloadPanel::autoFit()

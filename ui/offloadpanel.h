@@ -10,6 +10,7 @@ class ChatController;
 class TuningController;
 class OffloadController;
 class GaugeStack;
+class PlanSummary;
 class QCheckBox;
 class QComboBox;
 class QGridLayout;
@@ -36,11 +37,14 @@ public:
     QString modelPath() const;
     bool hasModelInfo() const; // the model's GGUF has been read (it is read in the background)
     const shoehorn::MemoryPlan &plan() const;
-    QString explanation() const;
+    QString explanation() const; // the whole sentence, behind Details
+    QString verdict() const;     // the one line under the gauges
+    QString verified() const;    // the one line that says what checked the plan
+    PlanSummary *summary() const { return m_summary; }
     QString llamaServerCommand() const;
     shoehorn::PlanTarget currentTarget() const;
     // llama.cpp's own dry run for the current settings on this computer, run by the
-    // inference worker a moment after the sliders stop moving.
+    // inference worker a moment after the sliders stop moving, in full.
     QString exactText() const;
     bool exactCheckRunning() const;
     // Adds a what-if machine to "Plan for" (and remembers it) and selects it.
@@ -64,6 +68,7 @@ private:
     void buildTargetForm(QWidget *body, QVBoxLayout *outer);
     QGridLayout *buildSettingsGrid(QWidget *body);
     void buildResultsAndButtons(QWidget *body, QVBoxLayout *outer);
+    void buildButtons(QWidget *body, QVBoxLayout *outer);
     void connectWidgets();
     void rebuildTargets();
     ModelSettings fromWidgets() const;
@@ -73,7 +78,7 @@ private:
     void showPlan();
     void updateGauges();
     void updateLabels();
-    void showExactCheck();
+    void updateSummary();
     uint32_t contextAt(int position) const;
     int positionOfContext(uint32_t ctx) const;
 
@@ -84,7 +89,6 @@ private:
     bool m_updating = false;
 
     QLabel *m_modelLabel = nullptr;
-    QLabel *m_hardwareLabel = nullptr;
     QComboBox *m_target = nullptr;
     QSpinBox *m_vramBudget = nullptr;
     QSpinBox *m_margin = nullptr;
@@ -108,9 +112,7 @@ private:
     QComboBox *m_ubatch = nullptr;
     QComboBox *m_loadMode = nullptr;
     GaugeStack *m_gaugeStack = nullptr;
-    QLabel *m_explanation = nullptr;
+    PlanSummary *m_summary = nullptr;
     QPushButton *m_fitButton = nullptr;
     QPushButton *m_loadButton = nullptr;
-    QLabel *m_exactLabel = nullptr;
-    QLabel *m_ramParts = nullptr;
 };

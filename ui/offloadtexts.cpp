@@ -1,11 +1,39 @@
 #include "offloadtexts.h"
 
+#include "fitexplanation.h"
+#include "plantargets.h"
 #include "units.h"
 
 #include <QFileInfo>
 #include <QStringList>
 
 using namespace shoehorn;
+
+PlanSummary::Texts OffloadTexts::summary(const OffloadController &c)
+{
+    const auto settings = c.planSettings();
+    const PlanTarget target = c.targets()->current();
+    const bool whatIf = !c.targets()->isThisComputer();
+    const bool haveModel = c.info().has_value();
+    const FitExplanation::Input in{&c.info(), c.modelPath(),       &c.lastFit(), &c.plan(),
+                                   QString::fromStdString(target.name), &settings.context, whatIf};
+    PlanSummary::Texts t;
+    const auto verdict = FitExplanation::verdict(in);
+    t.verdict = verdict.text;
+    t.fits = verdict.fits;
+    const auto exact = whatIf ? std::optional<ExactCheck>() : c.exactCheck();
+    t.explanation = FitExplanation::text(in);
+    // Sentences about this computer only when planning for it.
+    t.machine = whatIf ? OffloadTexts::whatIf(target) : hardware(c.targets()->hardware(), c.targets()->heldRamBytes());
+    if (!haveModel)
+        return t;
+    t.verified = verified({&c.plan(), c.measured(), &exact, c.exactCheckRunning(), whatIf});
+    if (const QString pictures = images(c.images(), c.plan().contextSize); !pictures.isEmpty())
+        t.explanation += QLatin1Char('\n') + pictures;
+    t.ramParts = ramParts(c.ramParts());
+    t.exact = exactCheck(exact, c.exactCheckRunning(), c.plan());
+    return t;
+}
 
 QString OffloadTexts::hardware(const HardwareInfo &hw, quint64 heldRam)
 {
@@ -20,7 +48,7 @@ QString OffloadTexts::hardware(const HardwareInfo &hw, quint64 heldRam)
     if (hw.gpus.empty())
         lines << tr("No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), "
                     "or no supported GPU was found.");
-    return lines.join(QStringLiteral("<br>"));
+    return lines.join(QLatin1Char('\n'));
 }
 
 QString OffloadTexts::ramParts(const OffloadController::RamParts &r)
@@ -30,16 +58,14 @@ QString OffloadTexts::ramParts(const OffloadController::RamParts &r)
                        .arg(bytesText(r.plannedAnonymous), bytesText(r.plannedFile));
     if (!r.loaded)
         return text;
-    const double diff = r.plannedAnonymous ? 100.0 * (double(r.actualAnonymous) - double(r.plannedAnonymous)) /
-                                                 double(r.plannedAnonymous)
-                                           : 0.0;
-    // Like with like: the process's own growth since just before the load, per part.
+    // Not against the plan: pages count once touched, and the compute buffer is touched only as
+    // far as the largest batch so far reached (a short prompt leaves most of it untouched). The
+    // gauges compare what llama.cpp allocated.
     return text + QLatin1Char('\n') +
-           tr("Loaded: Shoehorn holds %1 for it (plan %2, %3%); %4 of the model file is in memory so far "
-              "(plan up to %5).")
-               .arg(bytesText(r.actualAnonymous), bytesText(r.plannedAnonymous))
-               .arg(diff, 0, 'f', 1)
-               .arg(bytesText(r.actualFile), bytesText(r.plannedFile));
+           tr("Resident now: Shoehorn holds %1 for it and %2 of the model file is in memory. Memory counts once "
+              "used, so this stays under the plan until a long prompt has filled the compute buffer; the gauges "
+              "compare what llama.cpp allocated.")
+               .arg(bytesText(r.actualAnonymous), bytesText(r.actualFile));
 }
 
 QString OffloadTexts::exactCheck(const std::optional<ExactCheck> &c, bool running, const MemoryPlan &planned)
@@ -58,6 +84,58 @@ QString OffloadTexts::exactCheck(const std::optional<ExactCheck> &c, bool runnin
         line(QString::fromStdString(c->plan.gpus[i].name), core(c->plan.gpus[i].use), core(planned.gpus[i].use));
     line(tr("RAM"), core(c->plan.ram.use), core(planned.ram.use));
     return tr("llama.cpp's dry run — %1").arg(parts.join(QStringLiteral(" · ")));
+}
+
+QString OffloadTexts::whatIf(const PlanTarget &t)
+{
+    const QString name = QString::fromStdString(t.name);
+    if (t.gpus.empty())
+        return tr("What-if machine %1: no GPU, %2 of RAM, %n core(s).", "", t.physicalCores)
+            .arg(name, bytesText(t.ramTotalBytes));
+    const GpuInfo &g = t.gpus.front();
+    return tr("What-if machine %1: %2 with %3 (planned with %4 free), %5 of RAM (%6 free), %n core(s).", "",
+              t.physicalCores)
+        .arg(name, QString::fromStdString(g.description), bytesText(g.totalBytes), bytesText(g.freeBytes),
+             bytesText(t.ramTotalBytes), bytesText(t.ramAvailableBytes));
+}
+
+QString OffloadTexts::percent(double value)
+{
+    const QString number = QString::number(std::abs(value), 'f', 1);
+    return (value < -0.05 ? QStringLiteral("−") : QStringLiteral("+")) + number + QLatin1Char('%');
+}
+
+QString OffloadTexts::verified(const Verification &v)
+{
+    if (v.whatIf)
+        return tr("What-if machine: planned, not measured.");
+    // What llama.cpp allocates against what was planned, device by device (the projector,
+    // loaded by libmtmd, is in neither: GaugeBar::measuredText's rule).
+    auto core = [](const MemoryUse &u) { return u.total() - u.projector; };
+    auto diff = [](quint64 planned, quint64 actual) {
+        return planned ? 100.0 * (double(actual) - double(planned)) / double(planned) : 0.0;
+    };
+    if (v.measured) {
+        QStringList parts;
+        for (size_t i = 0; i < v.measured->gpus.size() && i < v.plan->gpus.size(); ++i)
+            parts << QStringLiteral("%1 %2").arg(QString::fromStdString(v.plan->gpus[i].name),
+                                                 percent(diff(core(v.plan->gpus[i].use), v.measured->gpus[i].use.total())));
+        parts << tr("RAM %1").arg(percent(diff(core(v.plan->ram.use), v.measured->ram.use.total())));
+        return tr("Allocated at load: %1 against the plan.").arg(parts.join(QStringLiteral(", ")));
+    }
+    const auto &c = *v.exact;
+    if (!c)
+        return v.running ? tr("Checking with llama.cpp's dry run…") : QString();
+    if (!c->ok)
+        return tr("llama.cpp's dry run failed: %1").arg(QString::fromStdString(c->error.detail));
+    auto exactCore = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute; };
+    QStringList parts;
+    for (size_t i = 0; i < c->plan.gpus.size() && i < v.plan->gpus.size(); ++i)
+        parts << QStringLiteral("%1 %2").arg(QString::fromStdString(c->plan.gpus[i].name),
+                                             percent(diff(exactCore(v.plan->gpus[i].use),
+                                                          exactCore(c->plan.gpus[i].use))));
+    parts << tr("RAM %1").arg(percent(diff(exactCore(v.plan->ram.use), exactCore(c->plan.ram.use))));
+    return tr("llama.cpp's dry run: %1 against the plan.").arg(parts.join(QStringLiteral(", ")));
 }
 
 QString OffloadTexts::images(const OffloadController::Images &i, uint32_t contextSize)

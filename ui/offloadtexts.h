@@ -2,6 +2,7 @@
 
 #include "chattypes.h"
 #include "offloadcontroller.h"
+#include "plansummary.h"
 
 #include <QCoreApplication>
 #include <QString>
@@ -9,14 +10,32 @@
 #include <optional>
 
 // The sentences of the offload panel that describe numbers: the machine, RAM in its two parts,
-// and llama.cpp's dry run against the plan.
+// and llama.cpp's dry run against the plan. verified() is the one line under the gauges; the
+// rest stands behind Details.
 class OffloadTexts
 {
     Q_DECLARE_TR_FUNCTIONS(OffloadTexts)
 public:
+    // Everything under the gauges for what the controller plans now.
+    static PlanSummary::Texts summary(const OffloadController &offload);
     static QString hardware(const shoehorn::HardwareInfo &hw, quint64 heldRam);
+    // A what-if machine, as the plan sees it (nothing of this computer).
+    static QString whatIf(const shoehorn::PlanTarget &target);
     static QString ramParts(const OffloadController::RamParts &r);
     // "Images: mmproj-F16.gguf (F16, on the GPU); a 1024×1024 picture takes 1024 tokens, 12% of the context."
     static QString images(const OffloadController::Images &images, uint32_t contextSize);
     static QString exactCheck(const std::optional<ExactCheck> &check, bool running, const shoehorn::MemoryPlan &plan);
+    // One line: what checked the plan. Loaded: what llama.cpp allocated per device against the plan
+    // (allocated, not resident: right from the load); else llama.cpp's dry run; a what-if machine
+    // has nothing to check against.
+    struct Verification {
+        const shoehorn::MemoryPlan *plan = nullptr;
+        const shoehorn::MemoryPlan *measured = nullptr; // the loaded model's allocations, or null
+        const std::optional<ExactCheck> *exact = nullptr;
+        bool running = false;
+        bool whatIf = false;
+    };
+    static QString verified(const Verification &v);
+    // "+2.5%" / "−0.3%": a difference against the plan.
+    static QString percent(double value);
 };

@@ -94,6 +94,9 @@ private slots:
     void paintsSegmentsFreeAndHatched();
     void paintsOverCapacityRed();
     void paintsMeasuredMarker();
+    void segmentTooltips_data();
+    void segmentTooltips();
+    void legendNamesWhatIsShown();
 };
 
 void TestGaugeBar::sums_data()
@@ -160,15 +163,20 @@ void TestGaugeBar::measuredText_data()
     QTest::addColumn<quint64>("planned");
     QTest::addColumn<quint64>("measured");
     QTest::addColumn<QString>("text");
-    QTest::newRow("not loaded") << quint64(4 * GiB) << quint64(0) << QString();
+    QTest::addColumn<QString>("line"); // painted under the bar
+    QTest::newRow("not loaded") << quint64(4 * GiB) << quint64(0) << QString() << QString();
     QTest::newRow("as planned") << quint64(4 * GiB) << quint64(4 * GiB)
-                                << "Loaded: llama.cpp allocated 4.00 GiB, +0 B (0.0%) against the plan";
+                                << "Loaded: llama.cpp allocated 4.00 GiB, +0 B (0.0%) against the plan"
+                                << "Allocated at load: 4.00 GiB (+0.0%)";
     QTest::newRow("more") << quint64(4 * GiB) << quint64(4 * GiB + 205 * MiB)
-                          << "Loaded: llama.cpp allocated 4.20 GiB, +205.0 MiB (5.0%) against the plan";
+                          << "Loaded: llama.cpp allocated 4.20 GiB, +205.0 MiB (5.0%) against the plan"
+                          << "Allocated at load: 4.20 GiB (+5.0%)";
     QTest::newRow("less") << quint64(4 * GiB) << quint64(3 * GiB)
-                          << "Loaded: llama.cpp allocated 3.00 GiB, −1.00 GiB (25.0%) against the plan";
+                          << "Loaded: llama.cpp allocated 3.00 GiB, −1.00 GiB (25.0%) against the plan"
+                          << "Allocated at load: 3.00 GiB (−25.0%)";
     QTest::newRow("nothing planned") << quint64(0) << quint64(300 * MiB)
-                                     << "Loaded: llama.cpp allocated 300.0 MiB, +300.0 MiB (0.0%) against the plan";
+                                     << "Loaded: llama.cpp allocated 300.0 MiB, +300.0 MiB (0.0%) against the plan"
+                                     << "Allocated at load: 300.0 MiB (+0.0%)";
 }
 
 void TestGaugeBar::measuredText()
@@ -176,12 +184,14 @@ void TestGaugeBar::measuredText()
     QFETCH(quint64, planned);
     QFETCH(quint64, measured);
     QFETCH(QString, text);
+    QFETCH(QString, line);
     GaugeBar bar;
     bar.setData("CUDA0", planned ? QList<Segment>{{"Weights", planned, Qt::blue}} : QList<Segment>{}, 8 * GiB,
                 8 * GiB);
     bar.setMeasured(measured);
     QCOMPARE(bar.measuredText(), text);
-    // In full in the tooltip: the painted line is cut off when the panel is narrow.
+    QCOMPARE(bar.measuredLine(), line);
+    // In full in the tooltip: the painted line is short, and cut off when the panel is narrow.
     if (text.isEmpty())
         QVERIFY(!bar.toolTip().contains("Loaded"));
     else
@@ -247,7 +257,9 @@ void TestGaugeBar::paintsMeasuredMarker()
     const QRect below(0, with.barBottom() + 4, 400, with.line);
     QVERIFY(with.image.height() >= below.bottom());
     QVERIFY(with.inked(below) > 50);
-    QCOMPARE(without.inked(below), 0);
+    // Before a load the gauge has no such line: it ends under the bar.
+    QVERIFY(without.image.height() <= below.top());
+    QCOMPARE(without.bar.sizeHint().height(), with.bar.sizeHint().height() - with.line - 2);
 }
 
 // Model file pages kept by mmap (reclaimable) are a pattern of their colour, not solid.
@@ -290,6 +302,59 @@ void TestGaugeBar::ramGaugeShowsTwoParts()
     QCOMPARE(file, 8 * GiB);
     QCOMPARE(solid, plan.anonymousBytes());
     QCOMPARE(ram->used(), plan.ram.use.total());
+}
+
+// Each part of the bar has its own tooltip with its exact size in MiB; outside the parts, the
+// whole list.
+void TestGaugeBar::segmentTooltips_data()
+{
+    QTest::addColumn<quint64>("at"); // bytes along the bar's 12 GiB scale
+    QTest::addColumn<QString>("tip");
+    QTest::newRow("weights") << quint64(1 * GiB) << "weights: 2048.0 MiB\n40.0% of the 5.00 GiB planned for CUDA0";
+    QTest::newRow("experts") << quint64(2 * GiB + 512 * MiB)
+                             << "experts: 1024.0 MiB\n20.0% of the 5.00 GiB planned for CUDA0";
+    QTest::newRow("KV cache") << quint64(4 * GiB) << "KV cache: 1843.2 MiB\n36.0% of the 5.00 GiB planned for CUDA0";
+    QTest::newRow("compute") << quint64(5 * GiB - 100 * MiB)
+                             << "compute: 204.8 MiB\n4.0% of the 5.00 GiB planned for CUDA0";
+    QTest::newRow("free") << quint64(8 * GiB) << "";
+}
+
+void TestGaugeBar::segmentTooltips()
+{
+    QFETCH(quint64, at);
+    QFETCH(QString, tip);
+    Painted p({{"weights", 2 * GiB, GaugeBar::colorDense()},
+               {"experts", 1 * GiB, GaugeBar::colorExperts()},
+               {"empty", 0, GaugeBar::colorProjector()},
+               {"KV cache", 1843 * MiB + 205 * 1024, GaugeBar::colorKv()},
+               {"compute", 204 * MiB + 819 * 1024, GaugeBar::colorCompute()}},
+              10 * GiB, 12 * GiB);
+    const QPoint pos(p.x(at, 12 * GiB), p.barMiddle());
+    QCOMPARE(p.bar.toolTipAt(pos), tip.isEmpty() ? p.bar.toolTip() : tip);
+    // Above the bar (the title line): the whole list, not one part.
+    QCOMPARE(p.bar.toolTipAt(QPoint(pos.x(), 2)), p.bar.toolTip());
+}
+
+void TestGaugeBar::legendNamesWhatIsShown()
+{
+    MemoryPlan plan;
+    plan.gpus.resize(1);
+    plan.gpus[0].name = "CUDA0";
+    plan.gpus[0].use.weightsDense = 3 * GiB;
+    plan.gpus[0].use.kvFull = 1 * GiB;
+    plan.gpus[0].available = plan.gpus[0].capacity = 6 * GiB;
+    plan.ram.use.weightsExperts = 9 * GiB;
+    plan.ram.available = plan.ram.capacity = 24 * GiB;
+    GaugeStack stack;
+    stack.show(&plan, nullptr);
+    // The GPU's parts, then what only RAM has; nothing of size 0.
+    QCOMPARE(stack.legendKinds(), QStringList({"weights", "KV cache", "experts"}));
+    plan.gpus[0].use.projector = 600 * MiB;
+    plan.ram.use.compute = 40 * MiB;
+    stack.show(&plan, nullptr);
+    QCOMPARE(stack.legendKinds(), QStringList({"weights", "KV cache", "vision projector", "experts", "compute"}));
+    stack.show(nullptr, nullptr);
+    QVERIFY(stack.legendKinds().isEmpty());
 }
 
 QTEST_MAIN(TestGaugeBar)

@@ -11,6 +11,7 @@
 #include "conversationlist.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
+#include "offloadpanel.h"
 #include "singleinstance.h"
 #include "testfixtures.h"
 
@@ -24,6 +25,9 @@
 #include <QFileInfo>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSlider>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTextBrowser>
@@ -55,7 +59,80 @@ private slots:
     void brokenHistoryIsReported();
     void stuckAnswerOffersToQuit();
     void loadStartedElsewhereNamesTheFile();
+    void modelsListShowsTheLoad();
+    void fitsSmallScreen();
 };
+
+// The Models list shows a model as soon as it is being opened (from anywhere: here the
+// controller, as the command line and the offload panel do), with its progress.
+void TestMainWindow::modelsListShowsTheLoad()
+{
+    auto *worker = new FakeWorker;
+    worker->loadMs = 1500;
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
+    w.setErrorPresenter([](const QString &, const QString &) {});
+    w.show();
+    ModelLibrary *lib = w.modelLibrary();
+    QAbstractItemModelTester tester(lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel("/models/opening.gguf");
+    QTRY_COMPARE(lib->pathAt(0), QString("/models/opening.gguf"));
+    QVERIFY(lib->data(lib->index(0), ModelLibrary::LoadingRole).isValid());
+    QTRY_VERIFY(lib->data(lib->index(0), ModelLibrary::LoadingRole).toDouble() > 0.2);
+    QVERIFY2(lib->data(lib->index(0), Qt::DisplayRole).toString().startsWith("opening.gguf — loading "),
+             qPrintable(lib->data(lib->index(0), Qt::DisplayRole).toString()));
+    QCOMPARE(loaded.count(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
+    QCOMPARE(lib->pathAt(0), QString("/models/opening.gguf"));
+    QVERIFY(!lib->data(lib->index(0), ModelLibrary::LoadingRole).isValid());
+    // A load that fails takes its row away again.
+    worker->loadMs = 300;
+    c.openModel("/models/bad-one.gguf");
+    QTRY_COMPARE(lib->pathAt(0), QString("/models/bad-one.gguf"));
+    QTRY_COMPARE(lib->indexOf("/models/bad-one.gguf"), -1);
+}
+
+// A budget laptop's screen: 1366x768 less a panel and a title bar. The window is no larger, and
+// the message box with Send and the whole offload panel with its buttons show without scrolling.
+void TestMainWindow::fitsSmallScreen()
+{
+    const QSize screen(1366, 700);
+    auto *worker = new FakeWorker;
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    ChatController &c = *cApp.chat();
+    MainWindow w(&cApp);
+    w.fitInto(QRect(QPoint(0, 0), screen));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY2(w.minimumSizeHint().width() <= screen.width() && w.minimumSizeHint().height() <= screen.height(),
+             qPrintable(QStringLiteral("%1x%2").arg(w.minimumSizeHint().width()).arg(w.minimumSizeHint().height())));
+    QCOMPARE(w.size(), screen);
+    // A MoE model of the real size (its GGUF read for the plan, the fake worker "loads" it).
+    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    c.openModel(TestFixtures::instance().qwen3_30b());
+    QTRY_COMPARE(loaded.count(), 1);
+    OffloadPanel *panel = w.offloadPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasModelInfo(), 10000);
+    QTRY_VERIFY(panel->findChild<QSlider *>("cpuMoe")->isVisible());
+    auto *scroll = panel->findChild<QScrollArea *>();
+    QVERIFY(scroll);
+    QTest::qWait(50); // layouts settle
+    QVERIFY2(!scroll->verticalScrollBar()->isVisible(),
+             qPrintable(QStringLiteral("panel %1 high, %2 to show it in")
+                            .arg(scroll->widget()->sizeHint().height())
+                            .arg(scroll->viewport()->height())));
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    auto inside = [](QWidget *child, QWidget *area) {
+        const QRect r(child->mapTo(area, QPoint(0, 0)), child->size());
+        return child->isVisible() && area->rect().contains(r);
+    };
+    for (const char *name : {"autoFitButton", "loadButton", "autoTuneButton", "copyCommandButton", "fitVerdict"})
+        QVERIFY2(inside(panel->findChild<QWidget *>(name), scroll->viewport()), name);
+    QVERIFY(inside(w.findChild<QWidget *>("sendButton"), &w));
+    QVERIFY(inside(w.findChild<QWidget *>("messageInput"), &w));
+}
 
 void TestMainWindow::loadStartedElsewhereNamesTheFile()
 {

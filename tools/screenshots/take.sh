@@ -7,7 +7,7 @@ build=${1:-build}
 out=${2:-screenshots}
 mkdir -p "$out"
 app="$build/bin/shoehorn"
-gen="$build/bin/shoehorn-fixturegen"
+gen=${GEN:-$build/bin/shoehorn-fixturegen} # GEN: another build's, to shoot an older app
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 "$gen" tiny-qwen3moe "$tmp/tiny-moe.gguf"
@@ -132,6 +132,47 @@ vision() { # lang
     echo "$out/vision-attached-$lang.png $out/vision-answer-$lang.png"
 }
 
+# A budget laptop's 1366x768 screen: the window fits it, with the message box, Send/Stop and the
+# whole offload panel. A chat answered and stopped (its footer's rate), then a what-if machine
+# for the full-size Qwen3-30B-A3B shape: too big as it is, then after Auto-fit.
+small() { # lang
+    local lang=$1 display=":$((90 + RANDOM % 9))" cfg="$tmp/config-small-$1"
+    # Where the second model row, "Plan for" and Auto-fit are (Chinese rows are taller).
+    local row=99 planfor=98 autofit=513
+    [ "$lang" = zh_CN ] && { row=113; planfor=113; autofit=546; }
+    "$gen" qwen3-30b-a3b "$tmp/qwen3-30b-a3b.gguf" >/dev/null
+    Xvfb "$display" -screen 0 1366x768x24 >/dev/null 2>&1 &
+    local xvfb=$!
+    sleep 1
+    mkdir -p "$cfg/Shoehorn"
+    printf '[models]\nrecent=%s\n' "$tmp/qwen3-30b-a3b.gguf" > "$cfg/Shoehorn/Shoehorn.conf"
+    DISPLAY=$display SHOEHORN_LANG=$lang XDG_CONFIG_HOME="$cfg" XDG_DATA_HOME="$tmp/data-small-$lang" \
+        SHOEHORN_INSTANCE_NAME="shot-$$-small-$lang" "$app" "$tmp/tiny-moe.gguf" >/dev/null 2>&1 &
+    local pid=$!
+    sleep 4
+    DISPLAY=$display xdotool search --sync --onlyvisible --name Shoehorn windowactivate --sync 2>/dev/null || true
+    DISPLAY=$display xdotool type --delay 20 "Tell me a long story"
+    DISPLAY=$display xdotool key Return
+    sleep 2
+    DISPLAY=$display xdotool key Escape
+    sleep 1.5
+    DISPLAY=$display import -window root "$out/small-chat-$lang.png"
+    # The Models list: the 30B shape under the tiny model; plan it for the GTX 1060 profile.
+    DISPLAY=$display xdotool mousemove 40 $row click 1
+    sleep 2
+    DISPLAY=$display xdotool mousemove 1180 $planfor click 1
+    sleep 1
+    DISPLAY=$display xdotool mousemove 1180 $((planfor + 23)) click 1 # the GTX 1060 profile
+    sleep 1.5
+    DISPLAY=$display import -window root "$out/small-whatif-$lang.png"
+    DISPLAY=$display xdotool mousemove 1078 $autofit click 1
+    sleep 1.5
+    DISPLAY=$display import -window root "$out/small-whatif-fitted-$lang.png"
+    kill $pid $xvfb 2>/dev/null || true
+    wait $pid $xvfb 2>/dev/null || true
+    echo "$out/small-chat-$lang.png $out/small-whatif-$lang.png $out/small-whatif-fitted-$lang.png"
+}
+
 if [ -n "${SHOTS_ONLY:-}" ]; then # SHOTS_ONLY="vision en" take.sh ...: one scene (while working on it)
     $SHOTS_ONLY
     exit 0
@@ -148,3 +189,5 @@ api en
 api zh_CN
 vision en
 vision zh_CN
+small en
+small zh_CN
