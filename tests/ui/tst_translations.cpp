@@ -3,6 +3,8 @@
 #include "chatcontroller.h"
 #include "mainwindow.h"
 #include "translations.h"
+#include "../app/fakeworker.h"
+#include "smallscreen.h"
 
 #include <QFile>
 #include <QLabel>
@@ -20,6 +22,7 @@ private slots:
     void catalogueComplete();
     void languageSettingOverridesSystem();
     void mainWindowInChinese();
+    void chineseWindowFitsSmallScreen();
 };
 
 void TestTranslations::languageSettingOverridesSystem()
@@ -68,6 +71,18 @@ void TestTranslations::mainWindowInChinese()
     QVERIFY(w.findChild<QPushButton *>("sendButton")->text().contains(han));
     QVERIFY(w.menuBar()->actions().first()->text().contains(han));
     QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString::fromUtf8("发送"));
+}
+
+// Chinese rows are taller: the 1366x768 window still shows the whole panel, the buttons and Send.
+void TestTranslations::chineseWindowFitsSmallScreen()
+{
+    qputenv("SHOEHORN_LANG", "zh_CN");
+    QCOMPARE(installTranslations(*qApp), QString("zh_CN"));
+    AppCore cApp{std::unique_ptr<Worker>(new FakeWorker)};
+    MainWindow w(&cApp);
+    QCOMPARE(w.findChild<QPushButton *>("autoFitButton")->text(), QString::fromUtf8("自动适配"));
+    const QString problem = SmallScreen::check(w, *cApp.chat());
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
 QTEST_MAIN(TestTranslations)
