@@ -3,6 +3,7 @@
 #include "chatcontroller.h"
 #include "fitexplanation.h"
 #include "gaugebar.h"
+#include "gaugestack.h"
 #include "hardwaremonitor.h"
 #include "modelsettings.h"
 #include "offloadcontroller.h"
@@ -463,6 +464,24 @@ void TestOffloadPanel::verdictAndVerification()
     const auto v = FitExplanation::verdict(in);
     QCOMPARE(v.text, verdict);
     QCOMPARE(v.fits, fits);
+    // The gauges of the same plan: one per device and RAM, its parts as planned, red where the
+    // verdict says it does not fit.
+    GaugeStack stack;
+    stack.show(&plan, nullptr);
+    bool anyRed = false;
+    for (int i = 0; i <= int(plan.gpus.size()); ++i) {
+        const shoehorn::DevicePlan &d = i < int(plan.gpus.size()) ? plan.gpus[size_t(i)] : plan.ram;
+        GaugeBar *g = stack.findChild<GaugeBar *>(QStringLiteral("gauge%1").arg(i));
+        QVERIFY(g);
+        QCOMPARE(g->segments().first().label, QString("weights"));
+        QCOMPARE(g->segments().first().bytes, d.use.weightsDense);
+        QCOMPARE(g->used(), d.use.total());
+        QCOMPARE(g->overCapacity(), !d.fits());
+        anyRed = anyRed || g->overCapacity();
+    }
+    if (check != "locked") // Auto-fit's lock is about settings, not a device
+        QCOMPARE(anyRed, !fits);
+    QVERIFY(!stack.findChild<GaugeBar *>(QStringLiteral("gauge%1").arg(plan.gpus.size() + 1)));
     // llama.cpp's dry run: 2 % more on the GPU, 1 % less in RAM than planned; loaded: 1 % more on
     // the GPU, 2 % less in RAM. Both say what llama.cpp took against the plan.
     std::optional<ExactCheck> exact;
