@@ -57,6 +57,10 @@ Error validate(const ContextSettings &c)
     if (isQuantizedKvType(c.typeV) && c.flashAttention == FlashAttention::Off)
         return invalid("-ctv " + c.typeV +
                        " needs flash attention (-fa on or auto); llama.cpp refuses a quantized V cache without it");
+    // llama.cpp's server decodes two tokens when it starts (common_context_can_seq_rm) and its
+    // batch is never larger than the context: a context of one token aborts it.
+    if (c.contextSize == 1)
+        return invalid("-c 1 leaves no room for a prompt: give 0 (the model's trained context) or at least 2 tokens");
     if (Error e = checkRange("-b", c.batchSize, 1, INT32_MAX))
         return e;
     if (Error e = checkRange("-ub", c.ubatchSize, 1, INT32_MAX))

@@ -116,6 +116,11 @@ std::optional<Error> checkVocabulary(const GgufFile &g)
 std::optional<Error> checkDecodeHyperparameters(const GgufFile &g, const ModelInfo &info)
 {
     const std::string a = info.architecture + ".";
+    // llama.cpp's server caps every slot at the trained context (n_ctx_slot): at 0 no prompt fits,
+    // and its "exceeds the context" error asserts a context above 0 (server-context.cpp:2068).
+    if (const auto trained = g.uint(a + "context_length"); trained && *trained == 0)
+        return Error{ErrorCode::Corrupt, a + "context_length is 0: the model would have no room for a prompt "
+                                             "(llama.cpp limits each chat to the trained context)"};
     if (const auto causal = g.uint(a + "attention.causal"); causal && *causal == 0)
         return Error{ErrorCode::Corrupt, a + "attention.causal is false: this is an embedding or encoder model, "
                                              "not one that writes answers"};

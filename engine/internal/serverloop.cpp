@@ -52,8 +52,10 @@ common_params contextPart(const ContextSettings &c, int apiSlots)
     p.kv_unified = true;
     p.n_ctx = int32_t(c.contextSize);
     // One micro-batch per decode: prompt progress after each, and Stop between them on any backend.
-    p.n_batch = int32_t(std::max<uint32_t>(1, c.ubatchSize));
-    p.n_ubatch = p.n_batch;
+    // At least two tokens: the server decodes two when it starts (common_context_can_seq_rm), and
+    // llama.cpp asserts a batch holds them (-ub 1 aborted).
+    p.n_ubatch = int32_t(std::max<uint32_t>(1, c.ubatchSize));
+    p.n_batch = std::max<int32_t>(2, p.n_ubatch);
     p.cache_type_k = kvCacheType(c.typeK);
     p.cache_type_v = kvCacheType(c.typeV);
     p.flash_attn_type = flashType(c.flashAttention);

@@ -237,6 +237,9 @@ QList<MalformedFile> malformedFiles()
         corrupt, "qwen3moe.attention.causal is false");
     row("odd rotary dimensions", u32("qwen3moe.rope.dimension_count", 7), corrupt,
         "qwen3moe.rope.dimension_count is 7, not an even number up to the head size 16");
+    // The server loop's slots are capped at it: a chat aborted at its first prompt (#30).
+    row("trained context of 0", u32("qwen3moe.context_length", 0), corrupt,
+        "qwen3moe.context_length is 0: the model would have no room for a prompt");
     return files;
 }
 

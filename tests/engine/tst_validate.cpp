@@ -56,6 +56,10 @@ void TestValidate::settings_data()
     row("ngl -5", [](PlanSettings &s) { s.load.gpuLayers = -5; }, "-ngl must be from -1 to 2147483647");
     row("n-cpu-moe -3", [](PlanSettings &s) { s.load.cpuMoeLayers = -3; }, "--n-cpu-moe must be from 0");
     row("main gpu -1", [](PlanSettings &s) { s.load.mainGpu = -1; }, "-mg must be from 0 to 255");
+    row("context 1", [](PlanSettings &s) { s.context.contextSize = 1; },
+        "-c 1 leaves no room for a prompt: give 0 (the model's trained context) or at least 2 tokens");
+    row("context 0 (trained)", [](PlanSettings &s) { s.context.contextSize = 0; }, "");
+    row("context 2", [](PlanSettings &s) { s.context.contextSize = 2; }, "");
     row("parallel 0", [](PlanSettings &s) { s.parallel = 0; }, "-np must be from 1 to 256, not 0");
     row("parallel 257", [](PlanSettings &s) { s.parallel = 257; }, "-np must be from 1 to 256, not 257");
     row("batch 0", [](PlanSettings &s) { s.context.batchSize = 0; }, "-b must be from 1");

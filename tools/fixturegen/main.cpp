@@ -8,7 +8,7 @@
 int main(int argc, char **argv)
 {
     if (argc < 3 || std::strcmp(argv[1], "--help") == 0) {
-        std::fprintf(stderr, "usage: %s PRESET OUT.gguf [--layers N] [--seed N] [--splits N] [--alignment-key 1] [--sampling-defaults 1]\npresets:", argv[0]);
+        std::fprintf(stderr, "usage: %s PRESET OUT.gguf [--layers N] [--seed N] [--splits N] [--alignment-key 1] [--sampling-defaults 1] [--context-length N]\npresets:", argv[0]);
         for (const auto &p : shoehorn::fixtures::presetNames())
             std::fprintf(stderr, " %s", p.c_str());
         std::fprintf(stderr, "\n");
@@ -46,6 +46,8 @@ int main(int argc, char **argv)
             spec.splits = static_cast<uint32_t>(v);
         else if (k == "--alignment-key")
             spec.alignmentKey = v != 0;
+        else if (k == "--context-length") // ARCH.context_length (0: as a broken file has it)
+            spec.contextLength = static_cast<uint32_t>(v);
         else if (k == "--sampling-defaults") // general.sampling.*: temp 0.6, top-p 0.95, top-k 20, min-p 0
             spec.samplingDefaults = v != 0;
         else {
