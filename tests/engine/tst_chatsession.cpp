@@ -481,15 +481,18 @@ void TestChatSession::settingsThatAbortedTheLoop_data()
     QTest::addColumn<uint32_t>("ubatch");
     QTest::addColumn<int>("apiSlots");
     QTest::addColumn<int>("promptWords");
+    QTest::addColumn<int>("maxTokens");
     QTest::addColumn<QString>("refused"); // empty: it answers
     // A 1-token batch could not hold the two tokens the server decodes when it starts.
-    QTest::newRow("-c 1") << 1u << 512u << 0 << 4 << "-c 1 leaves no room for a prompt";
-    QTest::newRow("-c 2") << 2u << 512u << 0 << 4 << "";
-    QTest::newRow("-ub 1") << 2048u << 1u << 0 << 4 << "";
-    QTest::newRow("-ub larger than -c") << 256u << 2048u << 0 << 4 << "";
-    QTest::newRow("more slots than context cells") << 256u << 512u << 255 << 4 << "";
+    QTest::newRow("-c 1") << 1u << 512u << 0 << 4 << 4 << "-c 1 leaves no room for a prompt";
+    QTest::newRow("-c 2") << 2u << 512u << 0 << 4 << 4 << "";
+    QTest::newRow("-ub 1") << 2048u << 1u << 0 << 4 << 4 << "";
+    QTest::newRow("-ub larger than -c") << 256u << 2048u << 0 << 4 << 4 << "";
+    QTest::newRow("more slots than context cells") << 256u << 512u << 255 << 4 << 4 << "";
     // llama.cpp's "exceeds the context" error asserts a positive context and prompt: both hold.
-    QTest::newRow("prompt longer than the context") << 256u << 512u << 0 << 400 << "needs";
+    // -n 0 (a preset or the API's max_tokens): llama-server's answer, one token.
+    QTest::newRow("-n 0") << 2048u << 512u << 0 << 4 << 0 << "";
+    QTest::newRow("prompt longer than the context") << 256u << 512u << 0 << 400 << 4 << "needs";
 }
 
 void TestChatSession::settingsThatAbortedTheLoop()
@@ -498,6 +501,7 @@ void TestChatSession::settingsThatAbortedTheLoop()
     QFETCH(uint32_t, ubatch);
     QFETCH(int, apiSlots);
     QFETCH(int, promptWords);
+    QFETCH(int, maxTokens);
     QFETCH(QString, refused);
     auto model = load(TestFixtures::instance().tinyMoe());
     ContextSettings cs;
@@ -516,7 +520,7 @@ void TestChatSession::settingsThatAbortedTheLoop()
     std::string prompt;
     for (int i = 0; i < promptWords; ++i)
         prompt += "hello ";
-    auto r = (*s)->generate({{"user", prompt, {}}}, seeded(4));
+    auto r = (*s)->generate({{"user", prompt, {}}}, seeded(maxTokens));
     if (refused.isEmpty()) {
         QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
         QVERIFY(r->stats.generatedTokens > 0);
