@@ -47,6 +47,8 @@ struct ApiServer::Impl {
         double tps = 0;
     };
     mutable std::map<int, Rate> rates;
+    // The desktop chat's slot, which the API neither shows nor counts (-1: serve has none).
+    int desktopSlot = -1;
 
     void closeLocked();
 
@@ -70,12 +72,12 @@ struct ApiServer::Impl {
         get("/models", r.get_models);
         get("/v1/models", r.get_models);
         // The desktop chat's slot is not the API's: its prompt is the user's conversation.
-        get("/slots", [&r](const server_http_req &req) {
+        get("/slots", [&r, desktop = desktopSlot](const server_http_req &req) {
             server_http_res_ptr res = r.get_slots(req);
-            if (res && res->status == 200 && !res->is_stream()) {
+            if (res && res->status == 200 && !res->is_stream() && desktop >= 0) {
                 json api = json::array();
                 for (auto &slot : json::parse(res->data))
-                    if (slot.value("id", -1) != internal::ServerLoop::kDesktopSlot)
+                    if (slot.value("id", -1) != desktop)
                         api.push_back(std::move(slot));
                 res->data = safe_json_to_str(api);
             }
@@ -226,6 +228,7 @@ Error ApiServer::open(const ApiServerOptions &options)
             return Error{ErrorCode::NoModel, "no model is loaded"};
         d.closeLocked();
         d.params = d.loop->params();
+        d.desktopSlot = d.loop->settings().slots.desktop ? internal::ServerLoop::kDesktopSlot : -1;
         d.http = std::make_unique<server_http_context>();
         internal::configureDoor(d.params, *d.http, options, d.log);
         if (!d.http->init(d.params)) {
@@ -343,7 +346,7 @@ ApiStatus ApiServer::status() const
     for (const auto &j : slots) {
         ApiSlot slot;
         slot.id = j.value("id", 0);
-        if (slot.id == internal::ServerLoop::kDesktopSlot)
+        if (slot.id == m_impl->desktopSlot)
             continue; // the desktop chat's: not the API's to show
         slot.busy = j.value("is_processing", false);
         slot.contextTokens = j.value("n_ctx", 0);

@@ -88,7 +88,9 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         d.templates = std::move(*templates);
         d.model = std::move(model);
         d.loopSettings.context = settings;
-        d.loopSettings.apiSlots = std::max(0, api.count);
+        d.loopSettings.slots.api = std::max(0, api.count);
+        d.loopSettings.slots.desktop = api.desktopSlot;
+        d.loopSettings.slots.kvUnified = api.desktopSlot || !api.server || api.server->kvUnified();
         d.loopSettings.contextShift = api.contextShift;
         d.loopSettings.alias = api.alias;
         d.loopSettings.server = api.server;
@@ -124,7 +126,7 @@ uint32_t ChatSession::contextSize() const
 
 int ChatSession::apiSlots() const
 {
-    return m_impl->loopSettings.apiSlots;
+    return m_impl->loopSettings.slots.api;
 }
 
 const ContextSettings &ChatSession::settings() const

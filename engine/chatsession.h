@@ -66,6 +66,10 @@ class ApiServer;
 // The local API's part of a session's server loop, fixed when the session starts.
 struct ApiSlotSettings {
     int count = 0;             // API requests decoded at once, beside the desktop chat (--parallel)
+    // False: llama-server's own layout (shoehorn-cli serve): `count` slots and no desktop chat
+    // (generate() is not for it), the KV cache unified or one part per slot as llama-server's -kvu
+    // and -np say (`server`; without it, unified).
+    bool desktopSlot = true;
     bool contextShift = false; // shift instead of stopping when a slot's context is full
     std::string alias;         // the model's name in /v1/models; empty: the file's name
     // llama-server's command line (shoehorn-cli serve): sampling defaults, templates, reasoning,

@@ -53,6 +53,12 @@ struct ContextCells {
 };
 
 
+// One KV pool for every sequence (llama.cpp's kv_unified), or one stream of cells per sequence.
+bool unifiedCache(const PlanSettings &s)
+{
+    return s.serverLoop && (s.desktopSlot || s.kvUnified);
+}
+
 ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, const PlanSettings &s)
 {
     uint32_t n = c.contextSize == 0 ? m.contextLength : c.contextSize;
@@ -61,9 +67,11 @@ ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, cons
     const uint32_t nSeq = static_cast<uint32_t>(sequences(s));
     ContextCells cells;
     cells.total = static_cast<uint32_t>(pad(n, 256));
-    // A unified cache (Shoehorn's loop) is one pool that every sequence may fill.
-    cells.perSequence = nSeq > 1 && !s.serverLoop ? static_cast<uint32_t>(pad(cells.total / nSeq, 256)) : cells.total;
-    cells.total = s.serverLoop ? cells.total : cells.perSequence * nSeq;
+    // A unified cache (Shoehorn's loop in the app, serve with -kvu) is one pool that every
+    // sequence may fill; otherwise each sequence gets its part, padded as llama_context pads it.
+    const bool unified = unifiedCache(s);
+    cells.perSequence = nSeq > 1 && !unified ? static_cast<uint32_t>(pad(cells.total / nSeq, 256)) : cells.total;
+    cells.total = unified ? cells.total : cells.perSequence * nSeq;
     return cells;
 }
 
@@ -264,9 +272,14 @@ void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const
     const ggml_type tk = kvCacheType(s.context.typeK);
     const ggml_type tv = kvCacheType(s.context.typeV);
     const uint64_t nSeq = static_cast<uint64_t>(sequences(s));
-    const uint64_t swaCells =
-        m.slidingWindow > 0 ? std::min<uint64_t>(plan.contextSize, pad(m.slidingWindow * nSeq + s.context.ubatchSize, 256))
-                            : plan.contextSize;
+    // llama_kv_cache_iswa: a unified cache keeps the window of every sequence in one pool; split,
+    // each sequence's stream keeps its own window, at most its part of the context.
+    const uint64_t perStream = unifiedCache(s) ? plan.contextSize : plan.contextSize / nSeq;
+    const uint64_t window = unifiedCache(s) ? m.slidingWindow * nSeq : m.slidingWindow;
+    const uint64_t swaCells = m.slidingWindow > 0
+                                  ? std::min<uint64_t>(perStream, pad(window + s.context.ubatchSize, 256)) *
+                                        (unifiedCache(s) ? 1 : nSeq)
+                                  : plan.contextSize;
     for (const auto &l : m.layers) {
         DevicePlan &d = deviceFor(plan, p.deviceOf(l.index));
         if (l.hasAttention) {
@@ -431,8 +444,9 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
 
         ModelParams params(s.load, static_cast<int>(info->layerCount));
         llama_model_params &mp = params.get();
-        const llama_context_params cp = s.serverLoop ? internal::loopContextParams(s.context, s.apiSlots)
-                                                     : contextParams(s.context, s.parallel);
+        const internal::LoopSlots slots{s.apiSlots, s.desktopSlot, s.kvUnified};
+        const llama_context_params cp =
+            s.serverLoop ? internal::loopContextParams(s.context, slots) : contextParams(s.context, s.parallel);
 
         // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
         // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only

@@ -24,6 +24,10 @@ struct PlanSettings {
     // context with `parallel` sequences, as llama-server and the other tools make it.
     bool serverLoop = false;
     int apiSlots = 0;
+    // The loop without the desktop chat's slot (shoehorn-cli serve): `apiSlots` slots, in one
+    // unified cache when kvUnified, else one part of the context each (llama-server's -np N).
+    bool desktopSlot = true;
+    bool kvUnified = true;
     // The vision projector (mmproj): its weights and compute buffer (projectorMemory()), on the
     // first GPU like llama.cpp unless projectorOnGpu is false (--no-mmproj-offload), then in
     // RAM. One copy, shared by the chat and the API. 0: no projector.

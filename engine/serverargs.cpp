@@ -275,6 +275,7 @@ bool ServerArgs::tensorSplitGiven() const
     return std::any_of(std::begin(ts), std::end(ts), [](float f) { return f > 0; });
 }
 int ServerArgs::parallel() const { return m_data->params.n_parallel < 0 ? 4 : m_data->params.n_parallel; }
+bool ServerArgs::kvUnified() const { return m_data->params.n_parallel < 0 || m_data->params.kv_unified; }
 bool ServerArgs::contextShift() const { return m_data->params.ctx_shift; }
 bool ServerArgs::webUi() const { return m_data->params.ui; }
 int ServerArgs::maxTokens() const { return m_data->params.n_predict; }

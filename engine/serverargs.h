@@ -59,6 +59,9 @@ public:
     bool cacheTypesGiven() const;
     bool tensorSplitGiven() const;
     int parallel() const;                 // -np; auto (-1) is 4, as llama-server
+    // One KV pool for every slot (-kvu, and -np auto as llama-server sets it); false: each slot
+    // gets its part, the context divided by -np (llama-server's default for a given -np).
+    bool kvUnified() const;
     bool contextShift() const;            // --context-shift
     ServeFit fit() const;
     // --host, --port, --api-key/--api-key-file, --metrics, --cors-origins (not given: Shoehorn's

@@ -28,7 +28,9 @@ uint64_t rotationEstimate(const ModelInfo &m, const PlanSettings &s, uint64_t T)
 
 int sequences(const PlanSettings &s)
 {
-    return s.serverLoop ? 1 + std::max(0, s.apiSlots) : std::max(1, s.parallel);
+    if (!s.serverLoop)
+        return std::max(1, s.parallel);
+    return std::max(1, (s.desktopSlot ? 1 : 0) + std::max(0, s.apiSlots));
 }
 
 uint64_t ubatchTokens(const PlanSettings &s, uint32_t nCtx)

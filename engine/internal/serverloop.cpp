@@ -43,13 +43,14 @@ llama_flash_attn_type flashType(FlashAttention f)
 }
 
 // llama-server's context parameters for Shoehorn's settings.
-common_params contextPart(const ContextSettings &c, int apiSlots)
+common_params contextPart(const ContextSettings &c, const LoopSlots &slots)
 {
     common_params p;
-    p.n_parallel = 1 + std::max(0, apiSlots);
-    // One pool of cells for every slot: the desktop chat may use the whole context, API requests
-    // what it leaves free, and the memory is the same whether the API is on or off.
-    p.kv_unified = true;
+    p.n_parallel = slots.count();
+    // The app: one pool of cells for every slot: the desktop chat may use the whole context, API
+    // requests what it leaves free, and the memory is the same whether the API is on or off.
+    // serve: as llama-server's -kvu / -np say.
+    p.kv_unified = slots.desktop || slots.kvUnified;
     p.n_ctx = int32_t(c.contextSize);
     // One micro-batch per decode: prompt progress after each, and Stop between them on any backend.
     // At least two tokens: the server decodes two when it starts (common_context_can_seq_rm), and
@@ -118,7 +119,7 @@ common_params loopParams(const Model &model, const LoopSettings &s)
 {
     const ServerArgs args = s.server.value_or(ServerArgs());
     common_params p = Access::params(args);
-    const common_params context = contextPart(s.context, s.apiSlots);
+    const common_params context = contextPart(s.context, s.slots);
     p.n_parallel = context.n_parallel;
     p.kv_unified = context.kv_unified;
     p.n_ctx = context.n_ctx;
@@ -148,9 +149,9 @@ common_params loopParams(const Model &model, const LoopSettings &s)
 
 } // namespace
 
-llama_context_params loopContextParams(const ContextSettings &context, int apiSlots)
+llama_context_params loopContextParams(const ContextSettings &context, const LoopSlots &slots)
 {
-    common_params p = contextPart(context, apiSlots);
+    common_params p = contextPart(context, slots);
     // What the server sets before it creates its context (server_output_limits).
     auto limits = common_speculative_get_output_limits(p.n_batch, p.n_parallel, common_speculative_n_max(&p.speculative));
     p.n_outputs_max = std::max<int32_t>(1, limits.total);
@@ -174,7 +175,7 @@ Result<std::unique_ptr<ServerLoop>> ServerLoop::start(const Model &model, const 
     loop->m_params = loopParams(model, settings);
     loop->m_projector = projector;
     LogCapture capture;
-    loop->m_server.set_reserved_slot(kDesktopSlot);
+    loop->m_server.set_reserved_slot(settings.slots.desktop ? kDesktopSlot : -1);
     const bool loaded = loop->m_server.load_model_shared(loop->m_params, llamaModel(model), projector);
     // llama-server points libmtmd's log at its own logger when it loads: take it back.
     LogCapture::reinstallLogger();

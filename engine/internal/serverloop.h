@@ -11,6 +11,7 @@
 
 #include <server-context.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -26,9 +27,19 @@ class Model;
 
 namespace shoehorn::internal {
 
+// The loop's slots. The app: the desktop chat's (slot 0, reserved) and `api` more in one unified
+// KV cache. shoehorn-cli serve: llama-server's own layout, `api` slots and no desktop chat, the
+// cache unified (-kvu, or -np auto) or split into one part per slot (-np N).
+struct LoopSlots {
+    int api = 0;
+    bool desktop = true;
+    bool kvUnified = true;
+    int count() const { return std::max(1, (desktop ? 1 : 0) + std::max(0, api)); }
+};
+
 struct LoopSettings {
-    ContextSettings context; // contextSize: the one KV cache, shared by every slot
-    int apiSlots = 0;        // the local API's slots, beside the desktop chat's
+    ContextSettings context; // contextSize: the KV cache, shared by every slot or split between them
+    LoopSlots slots;
     bool contextShift = false;
     std::string alias;       // the model's name in /v1/models; empty: the file's name
     // llama-server's command line (shoehorn-cli serve): every flag the loop has no setting of its
@@ -37,7 +48,7 @@ struct LoopSettings {
 };
 
 // The llama_context_params the loop's context gets (the planner's dry run of it).
-llama_context_params loopContextParams(const ContextSettings &context, int apiSlots);
+llama_context_params loopContextParams(const ContextSettings &context, const LoopSlots &slots);
 
 // One llama_context whose KV cache is one pool for every slot (llama.cpp's unified cache), one
 // thread that runs every decode of the chat and the API together (llama.cpp's server loop, so

@@ -14,10 +14,19 @@ const serve = (args, options) => serveCli(CLI, args, options);
 test('shoehorn-cli serve', async (t) => {
     const s = await serve([MODEL, '--port', '0', '--api-key', KEY + ',' + KEY + '-second', '--metrics', '--parallel', '2', '-c', '2048']);
     assert.ok(s.base, s.out());
-    assert.match(s.out(), /settings: -ngl \d+ --n-cpu-moe \d+ -c 2048 \(one KV cache for 2 API slots and the chat.s\)/);
+    // llama-server's arithmetic: -np 2 gives each slot half of -c, and there are two slots (#30).
+    assert.match(s.out(), /settings: -ngl \d+ --n-cpu-moe \d+ -c 2048 \(2 slots of 1024 each\)/);
     assert.ok(!s.out().includes(KEY), 'the key was printed');
     try {
         await checkServer(t, s.base, { slots: 2, keys: [KEY, KEY + '-second'] });
+
+        await t.test('/props and /slots: -np slots, -c / -np each, as llama-server', async () => {
+            const p = JSON.parse((await get(s.base, '/props')).text);
+            assert.equal(p.total_slots, 2);
+            assert.equal(p.default_generation_settings.n_ctx, 1024);
+            const slots = JSON.parse((await get(s.base, '/slots')).text);
+            assert.deepEqual(slots.map((x) => [x.id, x.n_ctx]), [[0, 1024], [1, 1024]]);
+        });
 
         await t.test('SIGTERM during a stream: the stream ends, exit 0', async () => {
             const pending = stream(client(s.base), 'long', 1000).catch((e) => ({ error: e }));
@@ -98,12 +107,12 @@ test('the guides\' router line: --host 0.0.0.0 --api-key --metrics --parallel 2 
         // The request's model picks the preset; it loads on demand.
         assert.ok((await stream(client(s.base), 'hi', 4, { model: 'tiny' })).times.length > 0);
         assert.deepEqual(await listed(), { second: 'unloaded', tiny: 'loaded' });
-        assert.match(s.out(), /-c 1024 \(one KV cache for 2 API slots and the chat.s\)/);
+        assert.match(s.out(), /-c 1024 \(2 slots of 512 each\)/);
         assert.equal((await props(s.base, '?model=tiny')).temperature.toFixed(2), '0.30');
         // Another model: the first is unloaded, the second loaded with its own settings.
         assert.ok((await stream(client(s.base), 'hi', 4, { model: 'second' })).times.length > 0);
         assert.deepEqual(await listed(), { second: 'loaded', tiny: 'unloaded' });
-        assert.match(s.out(), /-c 512 \(one KV cache for 2 API slots/);
+        assert.match(s.out(), /-c 512 \(2 slots of 256 each\)/);
         const p = await props(s.base, '?model=second');
         assert.equal(p.top_k, 7);
         assert.equal(p.temperature.toFixed(2), '0.80'); // llama-server's default: the file sets none here
@@ -133,7 +142,7 @@ test('the guides\' single-model line: -c --temp --top-p --top-k --min-p -m --ali
         '--context-shift', '--parallel', '1', '--port', '0']);
     try {
         assert.ok(s.base, s.out());
-        assert.match(s.out(), /-c 102400 \(one KV cache for 1 API slots/);
+        assert.match(s.out(), /-c 102400 \(one slot\)/);
         assert.equal((await client(s.base).models.list()).data[0].id, 'NAME');
         const p = await props(s.base);
         assert.equal(p.temperature, 1);

@@ -85,6 +85,8 @@ private slots:
     void gpuPlacement();
     void kvCacheFormula();
     void apiSlotsShareTheCache();
+    void serveLayout_data();
+    void serveLayout();
     void tiedOutputCopy();
     void ramParts_data();
     void ramParts();
@@ -277,6 +279,59 @@ void TestPlanner::apiSlotsShareTheCache()
     const MemoryPlan c = analyticPlan(*info, split, cpuOnly());
     QCOMPARE(c.ram.use.kvFull, a.ram.use.kvFull);
     QCOMPARE(c.contextSize, a.contextSize);
+}
+
+// shoehorn-cli serve: llama-server's slots on the server loop, no desktop chat (#30). -np N splits
+// the context into N parts, each padded to 256 cells (-c 1000 -np 3: 3 x 512 = 1536 cells), -kvu
+// keeps one pool; analytic against llama.cpp's dry run of that loop, as in accuracy().
+void TestPlanner::serveLayout_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<uint32_t>("ctx");
+    QTest::addColumn<int>("sequences");
+    QTest::addColumn<bool>("unified");
+    QTest::addColumn<uint32_t>("cells"); // the KV cells llama.cpp makes
+    for (const char *model : {"qwen3-30b-a3b", "gemma3-12b", "qwen35-35b-a3b"}) {
+        QTest::addRow("%s -c 1000 -np 3", model) << model << 1000u << 3 << false << 1536u;
+        QTest::addRow("%s -c 8192 -np 2", model) << model << 8192u << 2 << false << 8192u;
+        QTest::addRow("%s -c 8192 -np 2 -kvu", model) << model << 8192u << 2 << true << 8192u;
+        QTest::addRow("%s -c 4096 -np 1", model) << model << 4096u << 1 << false << 4096u;
+    }
+}
+
+void TestPlanner::serveLayout()
+{
+    QFETCH(QString, model);
+    QFETCH(uint32_t, ctx);
+    QFETCH(int, sequences);
+    QFETCH(bool, unified);
+    QFETCH(uint32_t, cells);
+    const std::string path = fixture(model).toStdString();
+    auto info = inspectModel(path);
+    QVERIFY(info.ok());
+    PlanSettings s = settings(ctx, FlashAttention::On);
+    s.serverLoop = true;
+    s.desktopSlot = false;
+    s.apiSlots = sequences;
+    s.kvUnified = unified;
+    const MemoryPlan plan = analyticPlan(*info, s, cpuOnly());
+    QCOMPARE(plan.contextSize, cells);
+    const MemoryUse a = plan.ram.use;
+    auto exact = exactPlan(path, s, cpuOnly());
+    QVERIFY2(exact.ok(), exact.ok() ? "" : exact.error().detail.c_str());
+    const MemoryUse e = exact->ram.use;
+    std::printf("| %s | serve -c %u -np %d%s | %s | %s | %+.2f%% | %s | %s | %+.2f%% |\n", qPrintable(model), ctx,
+                sequences, unified ? " -kvu" : "", qPrintable(mib(a.total())), qPrintable(mib(e.total())),
+                (double(a.total()) / double(e.total()) - 1) * 100, qPrintable(mib(a.compute)),
+                qPrintable(mib(e.compute)), (double(a.compute) / double(e.compute) - 1) * 100);
+    QCOMPARE(a.weights(), e.weights());
+    QCOMPARE(a.kv(), e.kv());
+    // The compute buffer as accuracy()'s loop rows: within 20 %, or (hybrid models, whose
+    // layers' phase is modelled less closely) off by under 0.1 % of the total.
+    QVERIFY2(relError(a.compute, e.compute) <= 0.20 ||
+                 double(std::max(a.compute, e.compute) - std::min(a.compute, e.compute)) <= 0.001 * double(e.total()),
+             "compute buffer off by more than allowed");
+    QVERIFY2(relError(a.total(), e.total()) <= 0.03, "total off by more than 3 %");
 }
 
 void TestPlanner::tiedOutputCopy()

@@ -40,7 +40,7 @@ const char *kHelpNote =
     "                        allows every site (*). A request from another site or with a Host that is not a\n"
     "                        loopback name (on a loopback --host) is refused with 403\n"
     "  --models-preset F     without -m: router mode, one model loaded at a time (--models-max is ignored)\n"
-    "  -np auto              4 slots, as llama-server; one more is reserved for a desktop chat (the app's)\n"
+    "  -np N                 N slots, each with -c / N of the context (-kvu: one pool for all), as llama-server\n"
     "  refused: -hf/-mu (no downloads), -md (draft models), --lora, --embedding/--rerank, --models-dir,\n"
     "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe)\n";
 
@@ -77,6 +77,11 @@ std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, st
 Result<PlanSettings> chooseSettings(const ServerArgs &a)
 {
     PlanSettings s{a.load(), a.context(), a.parallel()};
+    // llama-server's slots on Shoehorn's server loop: -np of them, no desktop chat.
+    s.serverLoop = true;
+    s.desktopSlot = false;
+    s.apiSlots = a.parallel();
+    s.kvUnified = a.kvUnified();
     auto info = inspectModel(a.modelPath());
     if (!info)
         return info.error();
@@ -121,6 +126,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
         return model.error();
     ApiSlotSettings slots;
     slots.count = a.parallel();
+    slots.desktopSlot = false;
     slots.contextShift = a.contextShift();
     slots.alias = a.alias();
     slots.server = a;
@@ -130,8 +136,14 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     if (Error e = projectorForSession(a.mmprojPath(), a.mmprojOffload(), s->load, s->context, **session))
         return e;
     const std::string split = s->load.tensorSplit.empty() ? "" : " -ts " + tensorSplitText(s->load.tensorSplit);
-    std::printf("settings: -ngl %d --n-cpu-moe %d%s -c %u (one KV cache for %d API slots and the chat's) -ctk %s -ctv %s -fa %s -t %d\n",
-                s->load.gpuLayers, s->load.cpuMoeLayers, split.c_str(), (*session)->contextSize(), a.parallel(),
+    const uint32_t ctx = (*session)->contextSize();
+    // What each request may fill, as llama-server divides it.
+    const int n = std::max(1, a.parallel());
+    const std::string layout = n == 1            ? std::string("one slot")
+                               : a.kvUnified()   ? "one KV cache for " + std::to_string(n) + " slots"
+                                                 : std::to_string(n) + " slots of " + std::to_string(ctx / uint32_t(n)) + " each";
+    std::printf("settings: -ngl %d --n-cpu-moe %d%s -c %u (%s) -ctk %s -ctv %s -fa %s -t %d\n",
+                s->load.gpuLayers, s->load.cpuMoeLayers, split.c_str(), ctx, layout.c_str(),
                 s->context.typeK.c_str(), s->context.typeV.c_str(), flashAttentionName(s->context.flashAttention),
                 s->context.threads > 0 ? s->context.threads : physicalCoreCount());
     std::fflush(stdout);
