@@ -20,11 +20,15 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
 {
     std::optional<ApiServerOptions> wanted;
     std::shared_ptr<ApiServer> old;
+    std::unique_ptr<ApiUnavailableDoor> door;
     {
         std::lock_guard lock(m_mutex);
         old = std::exchange(m_server, server);
+        door = std::move(m_door);
+        m_why.clear();
         wanted = m_wanted;
     }
+    door.reset(); // the 503 door of a tune gives its port back to the server
     if (old && old != server)
         old->close(); // its session goes next: its port is free at once
     old.reset();
@@ -35,6 +39,31 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
     m_lastError = e;
     if (e)
         m_wanted.reset(); // off: the controller reports lastError(); a later model does not retry
+}
+
+void ApiHost::setUnavailable(const std::string &why, int retryAfterSeconds)
+{
+    // The same address throughout: "any free port" (0) becomes the port it has now.
+    const auto s = server();
+    const int bound = s ? s->port() : 0;
+    setServer(nullptr);
+    std::optional<ApiServerOptions> wanted;
+    {
+        std::lock_guard lock(m_mutex);
+        m_why = why;
+        m_retryAfter = retryAfterSeconds;
+        if (m_wanted && m_wanted->port == 0 && bound > 0)
+            m_wanted->port = bound;
+        wanted = m_wanted;
+    }
+    if (!wanted)
+        return;
+    auto door = ApiUnavailableDoor::open(*wanted, why, retryAfterSeconds);
+    std::lock_guard lock(m_mutex);
+    if (door)
+        m_door = std::move(*door);
+    else
+        m_lastError = door.error(); // still wanted: the next session opens the API again
 }
 
 void ApiHost::setApiSlots(int count)
@@ -58,6 +87,14 @@ Error ApiHost::start(const ApiServerOptions &options)
         std::lock_guard lock(m_mutex);
         s = m_server;
         m_wanted = options; // a session published meanwhile opens with these
+        if (!s && !m_why.empty()) {
+            // Tuning: the door answers with the new options until the session comes back.
+            m_door.reset();
+            auto door = ApiUnavailableDoor::open(options, m_why, m_retryAfter);
+            if (!door)
+                m_wanted.reset();
+            return door ? Error{} : door.error();
+        }
     }
     Error e = s ? s->open(options) : Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
     std::lock_guard lock(m_mutex);
@@ -72,17 +109,25 @@ Error ApiHost::start(const ApiServerOptions &options)
 void ApiHost::stop()
 {
     std::shared_ptr<ApiServer> s;
+    std::unique_ptr<ApiUnavailableDoor> door;
     {
         std::lock_guard lock(m_mutex);
         s = m_server;
+        door = std::move(m_door);
         m_wanted.reset();
     }
+    door.reset();
     if (s)
         s->close();
 }
 
 bool ApiHost::running() const
 {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_door)
+            return true; // on, answering 503 while the model is tuned
+    }
     const auto s = server();
     return s && s->isOpen();
 }
@@ -95,6 +140,11 @@ std::optional<ApiServerOptions> ApiHost::wanted() const
 
 std::optional<ApiStatus> ApiHost::status() const
 {
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_door)
+            return m_door->status();
+    }
     const auto s = server();
     if (!s || !s->isOpen())
         return std::nullopt;

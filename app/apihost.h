@@ -1,6 +1,7 @@
 #pragma once
 
 #include "apiserver.h"
+#include "apiunavailable.h"
 
 #include <memory>
 #include <mutex>
@@ -30,6 +31,11 @@ public:
     void setApiSlots(int count);
     int apiSlots() const;
 
+    // Auto-tune's turn (#30): the published server is withdrawn (its session goes next) and,
+    // while the API is wanted, its address answers 503 with Retry-After and `why` until
+    // setServer() publishes the next session's. Worker thread.
+    void setUnavailable(const std::string &why, int retryAfterSeconds);
+
     // Opens (or reopens with new options) the published server; remembered as wanted.
     shoehorn::Error start(const shoehorn::ApiServerOptions &options);
     void stop();
@@ -44,6 +50,9 @@ private:
 
     mutable std::mutex m_mutex;
     std::shared_ptr<shoehorn::ApiServer> m_server;
+    std::unique_ptr<shoehorn::ApiUnavailableDoor> m_door; // while the model is being tuned
+    std::string m_why;
+    int m_retryAfter = 30;
     std::optional<shoehorn::ApiServerOptions> m_wanted;
     shoehorn::Error m_lastError;
     int m_slots = 2;

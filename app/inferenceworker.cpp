@@ -18,6 +18,11 @@
 
 #include <malloc.h>
 
+namespace {
+// What the local API tells a client to wait while the model is tuned (Retry-After, seconds).
+constexpr int kTuneRetryAfterSeconds = 30;
+} // namespace
+
 using namespace shoehorn;
 
 InferenceWorker::InferenceWorker(QObject *parent) : Worker(parent) {}
@@ -45,28 +50,37 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
     if (m_inject)
         if (auto e = m_inject(1, settings))
             return *e;
+    if (Error e = startSession(*model, settings.context))
+        return e;
+    // Creating the context reads no flag (llama.cpp has no callback there): Cancel pressed
+    // meanwhile takes effect as soon as it returns, and the model is not kept.
+    if (loadCancelled()) {
+        m_session.reset();
+        return Error{ErrorCode::Cancelled, "loading was cancelled"};
+    }
+    m_path = path;
+    return true;
+}
+
+Error InferenceWorker::startSession(std::shared_ptr<Model> model, const ContextSettings &settings)
+{
     // Past the trained length a model only produces garbage: cap the context there.
-    ContextSettings context = settings.context;
-    const uint32_t trained = (*model)->info().contextLength;
+    ContextSettings context = settings;
+    const uint32_t trained = model->info().contextLength;
     if (trained > 0 && (context.contextSize == 0 || context.contextSize > trained))
         context.contextSize = trained;
     // The local API's slots are part of the one context: the memory is the same with the API on
     // or off, and turning it on only opens the HTTP side.
     ApiSlotSettings api;
     api.count = m_api ? m_api->apiSlots() : 0;
-    auto session = ChatSession::create(*model, context, api);
+    auto session = ChatSession::create(std::move(model), context, api);
     if (!session)
         return session.error();
     // Each turn's chat template renders in the helper process, under the first-open check's limits.
     if (const QString helper = fileSafetyHelper(); !helper.isEmpty())
         (*session)->isolateTemplate(helper.toStdString());
-    // Creating the context reads no flag (llama.cpp has no callback there): Cancel pressed
-    // meanwhile takes effect as soon as it returns, and the model is not kept.
-    if (loadCancelled())
-        return Error{ErrorCode::Cancelled, "loading was cancelled"};
     m_session = std::move(*session);
-    m_path = path;
-    return true;
+    return {};
 }
 
 void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
@@ -261,25 +275,76 @@ void InferenceWorker::autoTune(const TuneRequest &request)
     TuneRequest r = request;
     if (r.target.name.empty()) {
         r.target = targetFromHardware(hw);
-        addHeldMemory(r.target, m_held, hw.process); // the loaded model's own memory is free for it
+        addHeldMemory(r.target, m_held, hw.process); // the loaded model's own memory: freed below
     }
     report.machine = TuningStore::machineId(hw);
-    AutoTuner tuner(m_session->model()->info(), r);
-    BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, m_session->model());
-    int done = 0;
-    auto measure = [&](const TuneCandidate &c) {
-        emit tuneProgress(done, 0, QString::fromStdString(c.label));
-        TuneMeasurement m = bench(c);
-        ++done;
-        return m;
-    };
-    report.result = tuner.tune(measure, m_cancel.generation,
-                               [&](int n, int total) { emit tuneProgress(n, total, QString()); });
-    if (!report.result.cancelled && !generationCancelled())
-        report.story = tuner.story(measure, m_cancel.generation);
+    // Tuning is a mode of the one engine (#30): the API's address answers 503 meanwhile, the
+    // session goes (the loop, its context and KV cache, the projector) and the measurer holds
+    // the only reference to the weights, replacing them when a trial needs another placement.
+    const LoadSettings load = m_session->model()->settings();
+    const ContextSettings context = m_session->settings();
+    const auto projector = m_session->projector();
+    const QString projectorPath = projector ? QString::fromStdString(projector->info().path) : QString();
+    const bool projectorOffload = projector && projector->settings().offload;
+    if (m_api)
+        m_api->setUnavailable("auto-tune is measuring the model's settings; it answers again when that ends",
+                              kTuneRetryAfterSeconds);
+    std::shared_ptr<Model> model = m_session->model();
+    m_session.reset();
+    {
+        AutoTuner tuner(model->info(), r);
+        BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, std::move(model));
+        int done = 0;
+        auto measure = [&](const TuneCandidate &c) {
+            emit tuneProgress(done, 0, QString::fromStdString(c.label));
+            TuneMeasurement m = bench(c);
+            ++done;
+            return m;
+        };
+        report.result = tuner.tune(measure, m_cancel.generation,
+                                   [&](int n, int total) { emit tuneProgress(n, total, QString()); });
+        if (!report.result.cancelled && !generationCancelled())
+            report.story = tuner.story(measure, m_cancel.generation);
+        model = bench.takeModel();
+    }
     report.result.cancelled = report.result.cancelled || generationCancelled();
     report.when = QDateTime::currentDateTime();
+    const Error resumed = resumeAfterTuning(std::move(model), load, context, projectorPath, projectorOffload);
     emit tuneFinished(report);
+    if (resumed) { // the model is gone: said as a load that failed
+        Error e = resumed;
+        e.detail = "after auto-tune the model could not be loaded again: " + e.detail;
+        emit loadFailed(e);
+    }
+}
+
+Error InferenceWorker::resumeAfterTuning(std::shared_ptr<Model> model, const LoadSettings &load,
+                                         const ContextSettings &context, const QString &projector, bool projectorOffload)
+{
+    const bool samePlacement = model && model->settings().gpuLayers == load.gpuLayers &&
+                               model->settings().cpuMoeLayers == load.cpuMoeLayers &&
+                               model->settings().loadMode == load.loadMode &&
+                               model->settings().tensorSplit == load.tensorSplit;
+    if (!samePlacement) {
+        model.reset(); // the last trial's weights go before the chat's come back
+        auto loaded = Model::load(m_path.toStdString(), load);
+        if (!loaded) {
+            if (m_api)
+                m_api->setServer(nullptr);
+            return loaded.error();
+        }
+        model = *loaded;
+    }
+    if (Error e = startSession(std::move(model), context)) {
+        if (m_api)
+            m_api->setServer(nullptr);
+        return e;
+    }
+    if (!projector.isEmpty())
+        loadProjector(projector, projectorOffload); // says visionChanged as a choice in the menu does
+    if (m_api)
+        m_api->setServer(m_session->api());
+    return {};
 }
 
 void InferenceWorker::exactPlan(quint64 requestId, const QString &path, const PlanSettings &settings,

@@ -30,8 +30,10 @@ public:
                    const shoehorn::ContextSettings &context) override;
     void generate(quint64 requestId, const std::vector<shoehorn::ChatMessage> &history,
                   const shoehorn::GenerationOptions &options) override;
-    // Measures configurations of the loaded model (reusing its weights while the placement
-    // stays), then the tuning story. Cancelled by the generation cancel flag.
+    // Measures configurations of the loaded model, then the tuning story, as a mode of the one
+    // engine: the session (its loop, context, projector) goes first and the local API answers
+    // 503 meanwhile; the trials reuse the weights while the placement stays; then the model
+    // runs again as before. Cancelled by the generation cancel flag.
     void autoTune(const shoehorn::TuneRequest &request) override;
     void exactPlan(quint64 requestId, const QString &path, const shoehorn::PlanSettings &settings,
                    const shoehorn::PlanTarget &target) override;
@@ -39,6 +41,14 @@ public:
 
 private:
     shoehorn::Result<bool> tryLoad(const QString &path, const shoehorn::PlanSettings &settings);
+    // The session on loaded weights (context capped at the trained length, the API's slots, the
+    // template helper); m_session on success.
+    shoehorn::Error startSession(std::shared_ptr<shoehorn::Model> model, const shoehorn::ContextSettings &settings);
+    // After a tune: the model as it was loaded (these weights when their placement is that one),
+    // its projector and the API again.
+    shoehorn::Error resumeAfterTuning(std::shared_ptr<shoehorn::Model> model, const shoehorn::LoadSettings &load,
+                                      const shoehorn::ContextSettings &context, const QString &projector,
+                                      bool projectorOffload);
     ModelSummary summary(const QString &path, const shoehorn::PlanSettings &used,
                          const shoehorn::HardwareInfo &hw) const;
 

@@ -1,6 +1,7 @@
 #include "apiserver.h"
 
 #include "guarded.h"
+#include "apiroutes.h"
 #include "httpside.h"
 
 #include "llamahandles.h"
@@ -52,53 +53,19 @@ struct ApiServer::Impl {
 
     void closeLocked();
 
-    void get(const std::string &path, const server_http_context::handler_t &h)
-    {
-        http->get(path, internal::wrapHandler(log, *http, "GET", path, h));
-    }
-    void post(const std::string &path, const server_http_context::handler_t &h)
-    {
-        http->post(path, internal::wrapHandler(log, *http, "POST", path, h));
-    }
 
     void addRoutes()
     {
-        auto &r = *routes;
-        http->get("/health", r.get_health); // public (no key), not counted
-        http->get("/v1/health", r.get_health);
+        http->get("/health", routes->get_health); // public (no key), not counted
+        http->get("/v1/health", routes->get_health);
         internal::addIndexRoutes(*http, params.ui);
-        get("/metrics", r.get_metrics);
-        get("/props", r.get_props);
-        get("/models", r.get_models);
-        get("/v1/models", r.get_models);
-        // The desktop chat's slot is not the API's: its prompt is the user's conversation.
-        get("/slots", [&r, desktop = desktopSlot](const server_http_req &req) {
-            server_http_res_ptr res = r.get_slots(req);
-            if (res && res->status == 200 && !res->is_stream() && desktop >= 0) {
-                json api = json::array();
-                for (auto &slot : json::parse(res->data))
-                    if (slot.value("id", -1) != desktop)
-                        api.push_back(std::move(slot));
-                res->data = safe_json_to_str(api);
-            }
-            return res;
-        });
-        post("/completion", r.post_completions);
-        post("/completions", r.post_completions);
-        post("/v1/completions", r.post_completions_oai);
-        post("/chat/completions", r.post_chat_completions);
-        post("/v1/chat/completions", r.post_chat_completions);
-        post("/v1/responses", r.post_responses_oai);
-        post("/v1/messages", r.post_anthropic_messages);
-        post("/v1/messages/count_tokens", r.post_anthropic_count_tokens);
-        post("/v1/chat/completions/input_tokens", r.post_chat_completions_tok);
-        post("/infill", r.post_infill);
-        post("/tokenize", r.post_tokenize);
-        post("/detokenize", r.post_detokenize);
-        post("/apply-template", r.post_apply_template);
-        post("/embedding", r.post_embeddings);
-        post("/embeddings", r.post_embeddings);
-        post("/v1/embeddings", r.post_embeddings_oai);
+        for (const internal::Route &r : internal::apiRoutes(routes.get(), desktopSlot)) {
+            const auto wrapped = internal::wrapHandler(log, *http, r.post ? "POST" : "GET", r.path, r.handler);
+            if (r.post)
+                http->post(r.path, wrapped);
+            else
+                http->get(r.path, wrapped);
+        }
     }
 };
 
@@ -314,12 +281,16 @@ std::string ApiServer::baseUrl() const
 {
     const int p = port();
     std::lock_guard life(m_impl->lifecycle);
-    std::string host = m_impl->options.host;
+    return urlFor(m_impl->options.host, p);
+}
+
+std::string ApiServer::urlFor(std::string host, int port)
+{
     if (host == "0.0.0.0" || host == "::")
         host = "127.0.0.1";
     if (host.find(':') != std::string::npos && host.front() != '[')
         host = "[" + host + "]";
-    return "http://" + host + ":" + std::to_string(p);
+    return "http://" + host + ":" + std::to_string(port);
 }
 
 ApiStatus ApiServer::status() const

@@ -44,6 +44,8 @@ struct ApiStatus {
     uint64_t refused = 0;         // of them: no or a wrong key (401), a foreign Host or origin (403)
     std::vector<ApiSlot> slotStates; // (not "slots": a Qt keyword in app code)
     std::vector<std::string> lastErrors; // newest last, at most 10: "POST /v1/chat/completions: 400 …"
+    // Why every request gets 503 now (the model is being tuned: ApiUnavailableDoor); empty: served.
+    std::string unavailable;
 };
 
 // The HTTP side of a session's server loop (ChatSession::api()): llama.cpp's own routes, API
@@ -75,6 +77,8 @@ public:
     // "a, b" -> {"a", "b"}: llama-server's --api-key takes a comma-separated list.
     static std::vector<std::string> splitKeys(const std::string &keys);
     static bool isLoopback(const std::string &host);
+    // "http://127.0.0.1:8080" for a bound host and port (a wildcard host reads as loopback).
+    static std::string urlFor(std::string host, int port);
     // Why llama.cpp's web UI is not built into this binary (`/` shows it); empty when it is.
     static std::string webUiMissing();
     // 32 random bytes from the OS as "sk-shoehorn-" + 64 hex digits.

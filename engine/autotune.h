@@ -98,6 +98,8 @@ public:
                   std::shared_ptr<Model> loaded = nullptr);
     TuneMeasurement operator()(const TuneCandidate &c);
     int loads() const { return m_loads; }
+    // The weights of the last trial (the caller's again: a tune hands them back to the chat).
+    std::shared_ptr<Model> takeModel() { return std::move(m_model); }
 
 private:
     std::string m_path;

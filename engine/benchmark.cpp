@@ -10,6 +10,7 @@
 
 #include <llama-cpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -17,6 +18,8 @@
 #include <random>
 
 namespace shoehorn {
+
+extern std::atomic<int> g_liveBenchContexts; // diagnostics.h
 
 namespace {
 
@@ -76,9 +79,18 @@ Error benchDecodeError(const char *test, int32_t rc, const LogCapture &capture)
 
 // Like llama-bench, each test gets a context (and CPU thread pool) of its own, sized as
 // llama-bench sizes it: n_prompt for pp, n_gen for tg. The chat path gets the user's.
+// Counts itself in liveEngineObjects() while the context lives.
+struct CountedContext {
+    CountedContext() { ++g_liveBenchContexts; }
+    ~CountedContext() { --g_liveBenchContexts; }
+    CountedContext(const CountedContext &) = delete;
+    CountedContext &operator=(const CountedContext &) = delete;
+};
+
 struct TestContext {
     std::unique_ptr<CpuThreadPools> threads; // before ctx: must outlive it
     llama_context_ptr ctx;
+    std::unique_ptr<CountedContext> counted = std::make_unique<CountedContext>();
 };
 
 // What the tests of one runBenchmark() call share: the model, the settings, when to stop,

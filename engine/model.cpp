@@ -10,6 +10,7 @@
 
 #include <llama-cpp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>
@@ -127,8 +128,17 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
     });
 }
 
-Model::Model() : m_impl(std::make_unique<Impl>()) {}
-Model::~Model() = default;
+extern std::atomic<int> g_liveModels; // diagnostics.h
+
+Model::Model() : m_impl(std::make_unique<Impl>())
+{
+    ++g_liveModels;
+}
+
+Model::~Model()
+{
+    --g_liveModels;
+}
 
 const ModelInfo &Model::info() const
 {

@@ -198,6 +198,10 @@
       <source>Shared with the chat: the Offload panel's context and KV cache. Turning the API on loads nothing and takes no more memory.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Paused while auto-tune measures the model: requests get 503 with Retry-After until it ends.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>
@@ -1117,6 +1121,10 @@
     </message>
     <message>
       <source>&amp;Remote Machines…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>API: %1 (paused while auto-tune measures)</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -198,6 +198,10 @@
       <source>Shared with the chat: the Offload panel's context and KV cache. Turning the API on loads nothing and takes no more memory.</source>
       <translation>与聊天共用：卸载面板中的上下文和 KV 缓存。开启 API 不会加载任何内容，也不会占用更多内存。</translation>
     </message>
+    <message>
+      <source>Paused while auto-tune measures the model: requests get 503 with Retry-After until it ends.</source>
+      <translation>自动调优正在测量模型，API 暂停：结束前请求会收到 503 和 Retry-After。</translation>
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>
@@ -1117,6 +1121,10 @@
     <message>
       <source>&amp;Remote Machines…</source>
       <translation>远程计算机(&amp;R)…</translation>
+    </message>
+    <message>
+      <source>API: %1 (paused while auto-tune measures)</source>
+      <translation>API：%1（自动调优测量期间暂停）</translation>
     </message>
   </context>
   <context>

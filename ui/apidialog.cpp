@@ -184,6 +184,7 @@ QWidget *ApiDialog::buildLive()
     m_webChat->setWordWrap(true);
     v->addWidget(m_webChat);
     m_requests = new QLabel;
+    m_requests->setObjectName(QStringLiteral("apiRequests"));
     v->addWidget(m_requests);
     m_slots = new QTableWidget(0, 4);
     m_slots->setHorizontalHeaderLabels({tr("Slot"), tr("State"), tr("Tokens"), tr("Tokens/s")});
@@ -310,11 +311,17 @@ void ApiDialog::onFailed(const shoehorn::Error &error, int freePort)
 void ApiDialog::onStatus(const shoehorn::ApiStatus &status)
 {
     m_url->setText(m_api->baseUrl() + QStringLiteral("/v1"));
-    m_requests->setText(status.refused
-                            ? tr("Requests: %1, of them refused: %2 (no or a wrong key, or a page of another site)")
-                                  .arg(qulonglong(status.requests))
-                                  .arg(qulonglong(status.refused))
-                            : tr("Requests: %1").arg(qulonglong(status.requests)));
+    const QString requests = status.refused
+                                 ? tr("Requests: %1, of them refused: %2 (no or a wrong key, or a page of another site)")
+                                       .arg(qulonglong(status.requests))
+                                       .arg(qulonglong(status.refused))
+                                 : tr("Requests: %1").arg(qulonglong(status.requests));
+    // While auto-tune measures, the model is not there for requests: say so, not just "503".
+    m_requests->setText(status.unavailable.empty()
+                            ? requests
+                            : tr("Paused while auto-tune measures the model: requests get 503 with Retry-After "
+                                 "until it ends.") +
+                                  QLatin1Char('\n') + requests);
     m_slots->setRowCount(int(status.slotStates.size()));
     for (int i = 0; i < int(status.slotStates.size()); ++i) {
         const auto &s = status.slotStates[size_t(i)];

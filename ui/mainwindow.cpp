@@ -144,6 +144,12 @@ void MainWindow::buildUi()
         m_apiIndicator->setVisible(s == ApiController::State::On);
         m_apiIndicator->setText(tr("API: %1").arg(m_core->api()->baseUrl() + QStringLiteral("/v1")));
     });
+    // Paused (503) while auto-tune measures the model: the indicator says so.
+    connect(m_core->api(), &ApiController::statusUpdated, this, [this](const shoehorn::ApiStatus &st) {
+        const QString url = m_core->api()->baseUrl() + QStringLiteral("/v1");
+        m_apiIndicator->setText(st.unavailable.empty() ? tr("API: %1").arg(url)
+                                                       : tr("API: %1 (paused while auto-tune measures)").arg(url));
+    });
 }
 
 void MainWindow::buildChatPage()

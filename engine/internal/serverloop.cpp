@@ -20,10 +20,13 @@ namespace shoehorn {
 
 std::atomic<int> g_liveServerContexts{0}; // diagnostics.h
 std::atomic<int> g_liveProjectors{0};     // counted by Projector
+std::atomic<int> g_liveModels{0};         // counted by Model
+std::atomic<int> g_liveBenchContexts{0};  // counted by the benchmark's test contexts
 
 EngineObjects liveEngineObjects()
 {
-    return EngineObjects{g_liveServerContexts.load(), g_liveProjectors.load()};
+    return EngineObjects{g_liveServerContexts.load(), g_liveProjectors.load(), g_liveModels.load(),
+                         g_liveBenchContexts.load()};
 }
 
 } // namespace shoehorn

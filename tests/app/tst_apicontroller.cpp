@@ -9,6 +9,7 @@
 #include "testsettings.h"
 #include "worker.h"
 
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -59,6 +60,7 @@ private slots:
     void needsALoadedModel();
     void servesTheLoadedModelWithoutReloading();
     void apiOnAndOffWhileTheChatStreams();
+    void tuningIsAModeOfTheEngine();
     void followsAModelChange();
     void failedRestartOnANewModelIsReported();
     void portInUseOffersAFreeOne();
@@ -163,6 +165,76 @@ void TestApiController::apiOnAndOffWhileTheChatStreams()
     session.stop();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
     QVERIFY(failed.isEmpty());
+}
+
+// Auto-tune inside the one engine (#30): while it measures, the chat's loop and context are gone
+// (never a benchmark context beside them), the weights are held once, and the API's address
+// answers 503 with Retry-After and the reason; afterwards the same model serves again.
+void TestApiController::tuningIsAModeOfTheEngine()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    api.setConfig(anyPort());
+    api.setPollInterval(50);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    const QString url = api.baseUrl();
+    QCOMPARE(get(url, "/v1/models"), 200);
+    QCOMPARE(shoehorn::liveEngineObjects().models, 1);
+
+    shoehorn::TuneRequest r;
+    r.promptTokens = 64;
+    r.generateTokens = 16;
+    r.threads = {2};
+    QSignalSpy finished(&session, &InferenceSession::tuningFinished);
+    QSignalSpy reloaded(&session, &InferenceSession::modelLoaded);
+    QVERIFY(session.startTuning(r));
+    bool measuring = false, together = false, answered503 = false;
+    QString unavailable;
+    QDeadlineTimer deadline(120000);
+    while (finished.isEmpty() && !deadline.hasExpired()) {
+        const auto o = shoehorn::liveEngineObjects();
+        together = together || o.models > 1 || (o.serverContexts > 0 && o.benchmarkContexts > 0);
+        if (o.serverContexts == 0 && o.benchmarkContexts > 0) {
+            measuring = true;
+            QNetworkAccessManager net;
+            QNetworkRequest req(QUrl(url + "/v1/models"));
+            req.setRawHeader("Authorization", "Bearer sk-test-key");
+            QNetworkReply *reply = net.get(req);
+            QSignalSpy done(reply, &QNetworkReply::finished);
+            if (done.wait(5000) && reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 503 &&
+                reply->rawHeader("Retry-After") == "30") {
+                answered503 = true;
+                unavailable = QString::fromUtf8(reply->readAll());
+            }
+            reply->deleteLater();
+            if (answered503 && api.status().unavailable.empty())
+                QTest::qWait(60); // the status poll says it too
+            if (answered503 && !api.status().unavailable.empty())
+                break;
+        }
+        QTest::qWait(2);
+    }
+    QVERIFY2(measuring, "no trial was seen");
+    QVERIFY2(answered503, "the API did not answer 503 with Retry-After during a trial");
+    QVERIFY2(unavailable.contains("auto-tune is measuring"), qPrintable(unavailable));
+    QVERIFY(QString::fromStdString(api.status().unavailable).contains("auto-tune"));
+    QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
+    QVERIFY2(!together, "the loop's context or a second model was alive during a trial");
+    // Back as before: one model, one loop, the API answers, the chat was not reloaded by the app.
+    const auto after = shoehorn::liveEngineObjects();
+    QCOMPARE(after.models, 1);
+    QCOMPARE(after.serverContexts, 1);
+    QCOMPARE(after.benchmarkContexts, 0);
+    QCOMPARE(get(url, "/v1/models"), 200);
+    QCOMPARE(session.state(), InferenceSession::State::Ready);
+    QCOMPARE(reloaded.count(), 0);
+    QSignalSpy answered(&session, &InferenceSession::generationFinished);
+    shoehorn::GenerationOptions o;
+    o.maxTokens = 4;
+    session.generate({{"user", "hi", {}}}, o);
+    QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 20000);
 }
 
 void TestApiController::followsAModelChange()

@@ -3,6 +3,9 @@
 // time, then the API is turned off again; the model is never reloaded.
 #include "appcore.h"
 #include "apidialog.h"
+#include "apicontroller.h"
+#include "autotune.h"
+#include "tuningcontroller.h"
 #include "chatcontroller.h"
 #include "mainwindow.h"
 #include "messageinput.h"
@@ -32,6 +35,7 @@ class TestApiWindow : public QObject
 private slots:
     void initTestCase() { isolateSettings(); }
     void apiWhileTheChatStreams();
+    void tuningPausesTheApiAndSaysSo();
 };
 
 void TestApiWindow::apiWhileTheChatStreams()
@@ -116,6 +120,43 @@ void TestApiWindow::apiWhileTheChatStreams()
     QCOMPARE(reloads.count(), 0);
     QCOMPARE(loaded.count(), 1);
     QVERIFY(controller.hasModel());
+}
+
+// While auto-tune measures (#30) the API answers 503; the status bar and the Local API dialog
+// say why, and say nothing of it once the model serves again.
+void TestApiWindow::tuningPausesTheApiAndSaysSo()
+{
+    AppCore app;
+    ChatController &controller = *app.chat();
+    MainWindow window(&app);
+    window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
+    window.show();
+    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    window.openModel(TestFixtures::instance().tinyApi());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    ApiConfig c;
+    c.port = 0;
+    c.key = ApiController::newKey();
+    app.api()->setConfig(c);
+    app.api()->setPollInterval(20);
+    window.findChild<QAction *>("localApiAction")->trigger();
+    app.api()->start();
+    QTRY_COMPARE_WITH_TIMEOUT(app.api()->state(), ApiState::On, 20000);
+    auto *indicator = window.findChild<QLabel *>("apiIndicator");
+    QVERIFY(!indicator->text().contains("paused"));
+    shoehorn::TuneRequest r; // long enough trials for the status poll to see them
+    r.promptTokens = 512;
+    r.generateTokens = 256;
+    QSignalSpy tuned(app.tuning(), &TuningController::finished);
+    QVERIFY(app.tuning()->start(r));
+    QTRY_VERIFY_WITH_TIMEOUT(indicator->text().contains("(paused while auto-tune measures)"), 60000);
+    QVERIFY2(window.apiDialog()->findChild<QLabel *>("apiRequests")->text().startsWith(
+                 "Paused while auto-tune measures the model: requests get 503"),
+             qPrintable(window.apiDialog()->findChild<QLabel *>("apiRequests")->text()));
+    QTRY_COMPARE_WITH_TIMEOUT(tuned.count(), 1, 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(!indicator->text().contains("paused"), 10000);
+    QCOMPARE(app.api()->state(), ApiState::On);
+    QCOMPARE(loaded.count(), 1);
 }
 
 QTEST_MAIN(TestApiWindow)
