@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 threads=$(nproc)
-targets=(shoehorn-concurrency-bench shoehorn-fixturegen)
+targets=(shoehorn-concurrency-bench shoehorn-concurrency-window shoehorn-fixturegen)
 [ "${SMOKE:-0}" = 1 ] || targets+=(llama-bench llama-batched-bench llama-server)
 cmake --build "$build" --target "${targets[@]}" > /dev/null
 "$here/tests/api/install.sh" "$here/tests/api" "$build/api-client" > /dev/null
@@ -43,11 +43,18 @@ fi
 echo "== Shoehorn: the desktop chat and the API on one server loop ($fixture, -t $threads, $n tokens, $reps runs)"
 (cd "$build/api-client" && node concurrency.mjs "$build/bin/shoehorn-concurrency-bench" "$model" "$n" "$reps" "$threads" $reference) \
     > "$tmp/ours.json"
+# The same through the real window (offscreen): the chat typed into the message box and sent,
+# its text arriving on the GUI thread, the offload panel and the status bar live.
+echo "== Shoehorn's window: the same, the chat typed in MainWindow (offscreen)"
+(cd "$build/api-client" && node concurrency.mjs "$build/bin/shoehorn-concurrency-window" "$model" "$n" "$reps" "$threads" $reference) \
+    > "$tmp/window.json"
 [ -z "$reference" ] || kill %1
+for side in ours window; do
+[ "$side" = ours ] && echo "headless (shoehorn-concurrency-bench):" || echo "through the window (shoehorn-concurrency-window):"
 node -e "
 const fs = require('fs');
 const f = (x) => x.toFixed(2);
-const o = JSON.parse(fs.readFileSync('$tmp/ours.json'));
+const o = JSON.parse(fs.readFileSync('$tmp/$side.json'));
 const r = { single_client_tps: o.ref_single_tps, pair_total_tps: o.ref_pair_tps };
 const lb = $lb, bb1 = $bb1, bb2 = $bb2;
 const one = Math.max(o.api_alone_tps, o.chat_alone_tps);
@@ -66,3 +73,4 @@ if (lb > 0) {
     console.log('| llama-server, two streams, total | ' + f(r.pair_total_tps) + ' | ' + f(r.pair_total_tps / r.single_client_tps) + ' x its one stream; Shoehorn together: ' + f(o.together_total_tps / r.pair_total_tps) + ' x |');
 }
 "
+done
