@@ -59,13 +59,11 @@ struct ApiServer::Impl {
         http->get("/health", routes->get_health); // public (no key), not counted
         http->get("/v1/health", routes->get_health);
         internal::addIndexRoutes(*http, params.ui);
-        for (const internal::Route &r : internal::apiRoutes(routes.get(), desktopSlot)) {
-            const auto wrapped = internal::wrapHandler(log, *http, r.post ? "POST" : "GET", r.path, r.handler);
-            if (r.post)
-                http->post(r.path, wrapped);
-            else
-                http->get(r.path, wrapped);
-        }
+        for (const internal::RouteSpec &r : internal::apiRouteTable())
+            internal::addRoute(*http, r,
+                               internal::wrapHandler(log, *http, r.methodName(), r.path,
+                                                     internal::routeHandler(r, *routes, desktopSlot)));
+        http->register_gcp_compat(); // llama-server's Vertex AI routes, when its AIP_* variables ask
     }
 };
 

@@ -60,13 +60,8 @@ Result<std::unique_ptr<ApiUnavailableDoor>> ApiUnavailableDoor::open(const ApiSe
         d.http->get("/health", busy);
         d.http->get("/v1/health", busy);
         internal::addIndexRoutes(*d.http, d.params.ui);
-        for (const internal::Route &r : internal::apiRoutes(nullptr, -1)) {
-            const auto wrapped = internal::wrapHandler(d.log, *d.http, r.post ? "POST" : "GET", r.path, busy);
-            if (r.post)
-                d.http->post(r.path, wrapped);
-            else
-                d.http->get(r.path, wrapped);
-        }
+        for (const internal::RouteSpec &r : internal::apiRouteTable())
+            internal::addRoute(*d.http, r, internal::wrapHandler(d.log, *d.http, r.methodName(), r.path, busy));
         if (!d.http->start())
             return Error{ErrorCode::AddressInUse, options.host + ":" + std::to_string(options.port) +
                                                       " cannot be bound (in use by another program?)"};

@@ -1,5 +1,6 @@
 #include "modelrouter.h"
 
+#include "apiroutes.h"
 #include "guarded.h"
 #include "httpside.h"
 #include "llamahandles.h"
@@ -233,22 +234,21 @@ void ModelRouter::Impl::addRoutes()
         res->data = safe_json_to_str({{"success", true}});
         return res;
     }));
-    get("/props", &server_routes::get_props);
-    get("/slots", &server_routes::get_slots);
-    get("/metrics", &server_routes::get_metrics);
-    post("/completion", &server_routes::post_completions);
-    post("/completions", &server_routes::post_completions);
-    post("/v1/completions", &server_routes::post_completions_oai);
-    post("/chat/completions", &server_routes::post_chat_completions);
-    post("/v1/chat/completions", &server_routes::post_chat_completions);
-    post("/v1/responses", &server_routes::post_responses_oai);
-    post("/v1/messages", &server_routes::post_anthropic_messages);
-    post("/v1/messages/count_tokens", &server_routes::post_anthropic_count_tokens);
-    post("/v1/chat/completions/input_tokens", &server_routes::post_chat_completions_tok);
-    post("/infill", &server_routes::post_infill);
-    post("/tokenize", &server_routes::post_tokenize);
-    post("/detokenize", &server_routes::post_detokenize);
-    post("/apply-template", &server_routes::post_apply_template);
+    // llama-server's routes, forwarded to the loaded model's (its own /models above). The
+    // resumable-stream routes and slot actions are a loop's own: not through the router.
+    for (const internal::RouteSpec &r : internal::apiRouteTable()) {
+        if (!r.member) {
+            if (!r.make)
+                internal::addRoute(*http, r, [](const server_http_req &) { return internal::featureDisabled(); });
+            continue;
+        }
+        if (r.member == &server_routes::get_models || r.member == &server_routes::post_slots)
+            continue;
+        if (r.method == internal::RouteSpec::Post)
+            post(r.path, r.member);
+        else
+            get(r.path, r.member);
+    }
 }
 
 ModelRouter::ModelRouter() : m_impl(std::make_unique<Impl>()) {}

@@ -135,6 +135,11 @@ Error checkSupported(const common_params &p)
         return refuse("--ssl-key-file/--ssl-cert-file", "this build has no TLS; put a reverse proxy in front");
     if (!p.public_path.empty())
         return refuse("--path", "the web UI is built in");
+    if (p.sleep_idle_seconds > 0)
+        return refuse("--sleep-idle-seconds",
+                      "Shoehorn keeps the model loaded until it stops (no sleep mode; stop the service to free the memory)");
+    if (p.ui_mcp_proxy)
+        return refuse("--ui-mcp-proxy", "the web UI's MCP proxy is not served (a page could reach any address through it)");
     int layers = 0;
     return readCpuMoe(p, layers);
 }

@@ -1,24 +1,38 @@
 #pragma once
 
-// Engine-internal: the local API's routes, llama-server's, in one table for the HTTP side of a
-// loop (ApiServer) and for the door that answers 503 while the model is being tuned.
+// Engine-internal: the local API's routes, llama-server's (tools/server/server.cpp), in one table
+// for the HTTP side of a loop (ApiServer), the preset router (ModelRouter) and the door that
+// answers 503 while the model is being tuned (ApiUnavailableDoor).
 
+#include <server-context.h>
 #include <server-http.h>
 
 #include <vector>
 
-struct server_routes;
-
 namespace shoehorn::internal {
 
-struct Route {
-    bool post = false;
+struct RouteSpec {
+    enum Method { Get, Post, Delete } method = Get;
     const char *path = "";
-    server_http_context::handler_t handler; // empty without routes
+    // A handler of the loop's routes; null for the resumable-stream routes, whose handlers are
+    // llama.cpp's own factories (make).
+    server_http_context::handler_t server_routes::*member = nullptr;
+    server_http_context::handler_t (*make)() = nullptr;
+    const char *methodName() const { return method == Post ? "POST" : method == Delete ? "DELETE" : "GET"; }
 };
 
-// llama-server's API routes (not /health and /, which are public) with their handlers on `r`;
-// only the paths when `r` is null. `desktopSlot` (-1: none) is left out of /slots.
-std::vector<Route> apiRoutes(server_routes *r, int desktopSlot);
+// Every route but /health, / and the router's own (/models/load...): the paths llama-server
+// serves, /cors-proxy (answered 403: the web UI's MCP proxy is refused at start) included.
+const std::vector<RouteSpec> &apiRouteTable();
+
+// Registers `handler` for the route's method and path.
+void addRoute(server_http_context &http, const RouteSpec &route, server_http_context::handler_t handler);
+
+// The handler of a route on a loop's routes: llama.cpp's, with the desktop chat's slot
+// (-1: none) kept out of /slots and of slot actions (POST /slots/:id_slot).
+server_http_context::handler_t routeHandler(const RouteSpec &route, server_routes &routes, int desktopSlot);
+
+// 403 "this feature is disabled", as llama-server answers a feature it was not started with.
+server_http_res_ptr featureDisabled();
 
 } // namespace shoehorn::internal

@@ -142,10 +142,9 @@ common_params loopParams(const Model &model, const LoopSettings &s)
     p.cache_ram_mib = 0;     // no host-RAM prompt cache beyond the slots: memory stays as planned
     p.sleep_idle_seconds = -1;
     p.cache_idle_slots = false; // needs a RAM prompt cache, which there is none of
-    if (!s.alias.empty())
-        p.model_alias = {s.alias};
-    else if (p.model_alias.empty())
-        p.model_alias = {std::filesystem::path(model.info().path).filename().string()};
+    // llama-server's --alias a,b and --tags stay as given; the app's alias, or the file's name.
+    if (p.model_alias.empty())
+        p.model_alias = {s.alias.empty() ? std::filesystem::path(model.info().path).filename().string() : s.alias};
     applyModelSampling(llamaModel(model), p.sampling);
     return p;
 }

@@ -42,6 +42,38 @@ test('shoehorn-cli serve', async (t) => {
     }
 });
 
+// llama-server's other routes and flags (#30): each as llama-server answers it, or refused at start.
+test('llama-server\'s routes, aliases and tags; --sleep-idle-seconds and --ui-mcp-proxy named', async () => {
+    const s = await serve([MODEL, '--port', '0', '--api-key', KEY, '--alias', 'first,second', '--tags', 't1,t2']);
+    try {
+        const models = JSON.parse((await get(s.base, '/v1/models')).text).data;
+        assert.deepEqual([models[0].id, models[0].aliases, models[0].tags], ['first', ['first', 'second'], ['t1', 't2']]);
+        const responses = await post(s.base, '/responses', JSON.stringify({ input: 'hi', max_output_tokens: 3 }));
+        assert.equal(responses.status, 200, responses.text.slice(0, 300));
+        assert.equal(JSON.parse(responses.text).object, 'response');
+        for (const path of ['/chat/completions/input_tokens', '/v1/chat/completions/input_tokens']) {
+            const r = await post(s.base, path, JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }));
+            assert.equal(r.status, 200, path + ': ' + r.text.slice(0, 300));
+            assert.ok(JSON.parse(r.text).input_tokens > 0);
+        }
+        const tokens = await post(s.base, '/v1/responses/input_tokens', JSON.stringify({ input: 'hi' }));
+        assert.equal(tokens.status, 200, tokens.text.slice(0, 300));
+        const proxy = await get(s.base, '/cors-proxy');
+        assert.equal(proxy.status, 403);
+        assert.equal(JSON.parse(proxy.text).error.type, 'feature_disabled');
+        const slotAction = await post(s.base, '/slots/0?action=erase', '{}');
+        assert.equal(slotAction.status, 501); // no --slot-save-path, as llama-server says
+    } finally {
+        s.proc.kill('SIGKILL');
+    }
+    for (const [flag, says] of [[['--sleep-idle-seconds', '300'], /--sleep-idle-seconds: Shoehorn keeps the model loaded/],
+                                [['--ui-mcp-proxy'], /--ui-mcp-proxy: the web UI's MCP proxy is not served/]]) {
+        const r = await serve([MODEL, '--port', '0', ...flag], { waitUrl: false });
+        assert.equal(r.code, 2, r.out());
+        assert.match(r.out(), says);
+    }
+});
+
 test('SIGTERM with long requests open: the stream ends, a waiting request gets 503, exit 0', async () => {
     // --context-shift: generation goes on past the slot's context (the tiny model's is 2048), so
     // 8000 tokens take seconds and both requests are still open when the signal comes.

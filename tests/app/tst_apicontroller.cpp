@@ -10,6 +10,9 @@
 #include "worker.h"
 
 #include <QDeadlineTimer>
+#include <QJsonObject>
+#include <QJsonDocument>
+#include <QJsonArray>
 #include <QFile>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
@@ -61,6 +64,7 @@ private slots:
     void servesTheLoadedModelWithoutReloading();
     void apiOnAndOffWhileTheChatStreams();
     void tuningIsAModeOfTheEngine();
+    void desktopSlotIsNotTheApis();
     void followsAModelChange();
     void failedRestartOnANewModelIsReported();
     void portInUseOffersAFreeOne();
@@ -235,6 +239,35 @@ void TestApiController::tuningIsAModeOfTheEngine()
     o.maxTokens = 4;
     session.generate({{"user", "hi", {}}}, o);
     QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 20000);
+}
+
+// The desktop chat's slot (0) is not the API's: /slots leaves it out and a slot action on it is
+// refused, whatever --slot-save-path would allow.
+void TestApiController::desktopSlotIsNotTheApis()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    api.setConfig(anyPort());
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    QByteArray body;
+    QCOMPARE(get(api.baseUrl(), "/slots", &body), 200);
+    const QJsonArray slotList = QJsonDocument::fromJson(body).array();
+    QVERIFY(!slotList.isEmpty());
+    for (const auto &slot : slotList)
+        QVERIFY(slot.toObject().value("id").toInt() != 0);
+    QNetworkAccessManager net;
+    QNetworkRequest r(QUrl(api.baseUrl() + "/slots/0?action=erase"));
+    r.setRawHeader("Authorization", "Bearer sk-test-key");
+    r.setHeader(QNetworkRequest::ContentTypeHeader, "application/json");
+    QNetworkReply *reply = net.post(r, QByteArray("{}"));
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    QVERIFY(done.wait(10000));
+    QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 403);
+    const QByteArray said = reply->readAll();
+    QVERIFY2(said.contains("is the desktop chat's, not the API's"), said.constData());
+    reply->deleteLater();
 }
 
 void TestApiController::followsAModelChange()

@@ -139,6 +139,9 @@ void TestServerArgs::refused_data()
     row("--embedding", "-m a.gguf --embedding", "--embedding/--rerank");
     row("--path", "-m a.gguf --path /srv/www", "--path: the web UI is built in");
     row("-ot", "-m a.gguf -ot exps=CPU", "Shoehorn places tensors itself");
+    // Accepted by the parser and then ignored, before (#30): now named.
+    row("--sleep-idle-seconds", "-m a.gguf --sleep-idle-seconds 300", "--sleep-idle-seconds: Shoehorn keeps the model loaded");
+    row("--ui-mcp-proxy", "-m a.gguf --ui-mcp-proxy", "--ui-mcp-proxy: the web UI's MCP proxy is not served");
 }
 
 void TestServerArgs::refused()

@@ -42,7 +42,8 @@ const char *kHelpNote =
     "  --models-preset F     without -m: router mode, one model loaded at a time (--models-max is ignored)\n"
     "  -np N                 N slots, each with -c / N of the context (-kvu: one pool for all), as llama-server\n"
     "  refused: -hf/-mu (no downloads), -md (draft models), --lora, --embedding/--rerank, --models-dir,\n"
-    "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe)\n";
+    "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe),\n"
+    "           --sleep-idle-seconds (the model stays loaded), --ui-mcp-proxy (/cors-proxy answers 403)\n";
 
 // Shoehorn's own additions before llama-server's parser sees the line: a leading MODEL.gguf,
 // and --no-check. --rpc (and LLAMA_ARG_RPC) are taken out too: llama.cpp's parser connects to
