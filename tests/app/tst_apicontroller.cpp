@@ -195,6 +195,7 @@ void TestApiController::tuningIsAModeOfTheEngine()
     QSignalSpy reloaded(&session, &InferenceSession::modelLoaded);
     QVERIFY(session.startTuning(r));
     bool measuring = false, together = false, answered503 = false;
+    int noKeyStatus = 0;
     QString unavailable;
     QDeadlineTimer deadline(120000);
     while (finished.isEmpty() && !deadline.hasExpired()) {
@@ -211,6 +212,8 @@ void TestApiController::tuningIsAModeOfTheEngine()
                 reply->rawHeader("Retry-After") == "30") {
                 answered503 = true;
                 unavailable = QString::fromUtf8(reply->readAll());
+                // The door keeps the API's key: without it, 401 as before.
+                noKeyStatus = get(url, "/v1/models", nullptr, QByteArray());
             }
             reply->deleteLater();
             if (answered503 && api.status().unavailable.empty())
@@ -223,6 +226,7 @@ void TestApiController::tuningIsAModeOfTheEngine()
     QVERIFY2(measuring, "no trial was seen");
     QVERIFY2(answered503, "the API did not answer 503 with Retry-After during a trial");
     QVERIFY2(unavailable.contains("auto-tune is measuring"), qPrintable(unavailable));
+    QCOMPARE(noKeyStatus, 401);
     QVERIFY(QString::fromStdString(api.status().unavailable).contains("auto-tune"));
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
     QVERIFY2(!together, "the loop's context or a second model was alive during a trial");
