@@ -7,6 +7,7 @@
 #include "modelsettings.h"
 #include "offloadcontroller.h"
 #include "offloadpanel.h"
+#include "panelsteps.h"
 #include "testfixtures.h"
 #include "visioncontroller.h"
 
@@ -22,23 +23,13 @@
 #include <QtTest>
 
 using namespace shoehorn;
+using panelsteps::open;
+using panelsteps::selectProfile;
 
 class TestOffloadPanel : public QObject
 {
     Q_OBJECT
 private:
-    static void selectProfile(OffloadPanel &p, const QString &id)
-    {
-        auto *target = p.findChild<QComboBox *>("planFor");
-        target->setCurrentIndex(target->findData(id));
-        QVERIFY(target->currentIndex() > 0);
-    }
-    // The panel reads the GGUF in the background: wait until it has.
-    [[nodiscard]] static bool open(OffloadPanel &p, const QString &path)
-    {
-        p.setModelPath(path);
-        return QTest::qWaitFor([&] { return p.hasModelInfo(); }, 10000);
-    }
     static GaugeBar *gauge(OffloadPanel &p, int i) { return p.findChild<GaugeBar *>(QStringLiteral("gauge%1").arg(i)); }
 
 private slots:

@@ -8,6 +8,7 @@
 #include "gaugestack.h"
 #include "offloadcontroller.h"
 #include "offloadpanel.h"
+#include "panelsteps.h"
 #include "offloadtexts.h"
 #include "plansummary.h"
 #include "testfixtures.h"
@@ -19,23 +20,12 @@
 #include <QtTest>
 
 using namespace shoehorn;
+using panelsteps::open;
+using panelsteps::selectProfile;
 
 class TestPlanSummary : public QObject
 {
     Q_OBJECT
-private:
-    static void selectProfile(OffloadPanel &p, const QString &id)
-    {
-        auto *target = p.findChild<QComboBox *>("planFor");
-        target->setCurrentIndex(target->findData(id));
-        QVERIFY(target->currentIndex() > 0);
-    }
-    [[nodiscard]] static bool open(OffloadPanel &p, const QString &path)
-    {
-        p.setModelPath(path);
-        return QTest::qWaitFor([&] { return p.hasModelInfo(); }, 10000);
-    }
-
 private slots:
     void init();
     void verdictAndVerification_data();

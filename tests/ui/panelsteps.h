@@ -1,0 +1,25 @@
+#pragma once
+
+// What the offload panel's tests do to it, as a person would: pick a machine in "Plan for", open
+// a model and wait until its GGUF has been read (in the background).
+#include "offloadpanel.h"
+
+#include <QComboBox>
+#include <QtTest>
+
+namespace panelsteps {
+
+inline void selectProfile(OffloadPanel &p, const QString &id)
+{
+    auto *target = p.findChild<QComboBox *>("planFor");
+    target->setCurrentIndex(target->findData(id));
+    QVERIFY(target->currentIndex() > 0);
+}
+
+[[nodiscard]] inline bool open(OffloadPanel &p, const QString &path)
+{
+    p.setModelPath(path);
+    return QTest::qWaitFor([&] { return p.hasModelInfo(); }, 10000);
+}
+
+} // namespace panelsteps
