@@ -237,6 +237,10 @@
       <source>This model cannot see images: no vision projector (mmproj) is paired with it. Put its mmproj-*.gguf beside the model, or choose one under Model → Vision Projector.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Reading the image…</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ChatController</name>
@@ -1125,6 +1129,10 @@
     </message>
     <message>
       <source>API: %1 (paused while auto-tune measures)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>An attached image is still being read: send again in a moment.</source>
       <translation type="unfinished" />
     </message>
   </context>

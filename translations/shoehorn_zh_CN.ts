@@ -237,6 +237,10 @@
       <source>This model cannot see images: no vision projector (mmproj) is paired with it. Put its mmproj-*.gguf beside the model, or choose one under Model → Vision Projector.</source>
       <translation>此模型无法识别图片：没有为它配对视觉投影（mmproj）。请把对应的 mmproj-*.gguf 放在模型旁边，或在“模型 → 视觉投影”中选择一个。</translation>
     </message>
+    <message>
+      <source>Reading the image…</source>
+      <translation>正在读取图片…</translation>
+    </message>
   </context>
   <context>
     <name>ChatController</name>
@@ -1125,6 +1129,10 @@
     <message>
       <source>API: %1 (paused while auto-tune measures)</source>
       <translation>API：%1（自动调优测量期间暂停）</translation>
+    </message>
+    <message>
+      <source>An attached image is still being read: send again in a moment.</source>
+      <translation>附加的图片还在读取中：请稍后再发送。</translation>
     </message>
   </context>
   <context>

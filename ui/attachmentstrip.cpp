@@ -11,17 +11,28 @@
 #include <QLabel>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 constexpr int kThumb = 56;
-
-QIcon thumbnailIcon(const ChatImage &img)
-{
-    QImage image;
-    image.loadFromData(img.data);
-    return QIcon(QPixmap::fromImage(image.scaled(kThumb, kThumb, Qt::KeepAspectRatio, Qt::SmoothTransformation)));
-}
 } // namespace
+
+// Pool thread: the checks (engine: the whole decode, as the projector will do it) and Qt's
+// decode for the thumbnail and the size, once.
+AttachmentStrip::Prepared AttachmentStrip::prepare(shoehorn::Result<ChatImage> read)
+{
+    Prepared p;
+    if (!read) {
+        p.error = ErrorText::message(read.error());
+        return p;
+    }
+    p.image = *read;
+    QImage decoded;
+    decoded.loadFromData(p.image.data);
+    p.size = decoded.size();
+    p.thumbnail = decoded.scaled(kThumb, kThumb, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+    return p;
+}
 
 AttachmentStrip::AttachmentStrip(VisionController *vision, QWidget *parent) : QWidget(parent), m_vision(vision)
 {
@@ -67,31 +78,60 @@ void AttachmentStrip::changeEvent(QEvent *event)
 void AttachmentStrip::clear()
 {
     m_images.clear();
+    m_thumbnails.clear();
+    m_sizes.clear();
     m_errors.clear();
+    m_reading = 0;
+    ++m_generation;
     rebuild();
 }
 
 void AttachmentStrip::addFiles(const QStringList &paths)
 {
+    if (paths.isEmpty())
+        return;
     m_errors.clear();
-    for (const QString &p : paths) {
-        auto img = VisionController::imageFromFile(p);
-        if (img)
-            m_images.append(*img);
-        else
-            m_errors << ErrorText::message(img.error());
-    }
-    rebuild();
+    ++m_reading;
+    QtConcurrent::run([paths] {
+        QList<Prepared> out;
+        for (const QString &p : paths)
+            out << prepare(VisionController::imageFromFile(p));
+        return out;
+    }).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
+        if (generation == m_generation)
+            addPrepared(ready);
+    });
+    updateNote();
 }
 
 void AttachmentStrip::addImageBytes(const QByteArray &bytes, const QString &what)
 {
     m_errors.clear();
-    auto img = VisionController::imageFromBytes(bytes);
-    if (img)
-        m_images.append(*img);
-    else
-        m_errors << what + QStringLiteral(": ") + ErrorText::message(img.error());
+    ++m_reading;
+    QtConcurrent::run([bytes, what] {
+        Prepared p = prepare(VisionController::imageFromBytes(bytes));
+        if (!p.error.isEmpty())
+            p.error = what + QStringLiteral(": ") + p.error;
+        return QList<Prepared>{p};
+    }).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
+        if (generation == m_generation)
+            addPrepared(ready);
+    });
+    updateNote();
+}
+
+void AttachmentStrip::addPrepared(const QList<Prepared> &ready)
+{
+    --m_reading;
+    for (const Prepared &p : ready) {
+        if (!p.error.isEmpty()) {
+            m_errors << p.error;
+            continue;
+        }
+        m_images.append(p.image);
+        m_thumbnails.append(p.thumbnail);
+        m_sizes.append(p.size);
+    }
     rebuild();
 }
 
@@ -109,13 +149,11 @@ void AttachmentStrip::rebuild()
         l->setSpacing(0);
         auto *thumb = new QToolButton(box);
         thumb->setObjectName(QStringLiteral("attachmentThumb"));
-        thumb->setIcon(thumbnailIcon(img));
+        thumb->setIcon(QIcon(QPixmap::fromImage(m_thumbnails.value(i))));
         thumb->setIconSize({kThumb, kThumb});
-        QImage probe;
-        probe.loadFromData(img.data);
         thumb->setToolTip(tr("%1 × %2 pixels, %3 KiB. Click to view.")
-                              .arg(probe.width())
-                              .arg(probe.height())
+                              .arg(m_sizes.value(i).width())
+                              .arg(m_sizes.value(i).height())
                               .arg((img.data.size() + 1023) / 1024));
         connect(thumb, &QToolButton::clicked, this, [this, img] { emit viewRequested(img); });
         auto *remove = new QToolButton(box);
@@ -125,6 +163,8 @@ void AttachmentStrip::rebuild()
         remove->setAutoRaise(true);
         connect(remove, &QToolButton::clicked, this, [this, i] {
             m_images.removeAt(i);
+            m_thumbnails.removeAt(i);
+            m_sizes.removeAt(i);
             m_errors.clear();
             rebuild();
         });
@@ -139,6 +179,8 @@ void AttachmentStrip::rebuild()
 QString AttachmentStrip::problem() const
 {
     QStringList lines = m_errors;
+    if (m_reading > 0)
+        lines << tr("Reading the image…");
     if (!m_images.isEmpty() && !m_vision->canSeeImages()) {
         const VisionSummary &v = m_vision->vision();
         if (!v.path.isEmpty() && v.error)

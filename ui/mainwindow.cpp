@@ -390,7 +390,8 @@ void MainWindow::onLoadProgress(double fraction)
 void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
     m_library->loadEnded(true);
-    m_library->addRecent(summary.path);
+    // Remembered (a settings write) in an event of its own, not in the one that shows the model.
+    QTimer::singleShot(0, m_library, [library = m_library, path = summary.path] { library->addRecent(path); });
     if (!m_retryNotes.isEmpty()) {
         // Say that the model runs with safer settings than asked for, and why.
         statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(m_retryNotes.last()), 15000);
@@ -427,6 +428,10 @@ void MainWindow::sendOrStop()
             m_editStrip->hide();
             m_input->clear();
         }
+        return;
+    }
+    if (m_attachments->isReading()) {
+        statusBar()->showMessage(tr("An attached image is still being read: send again in a moment."), 4000);
         return;
     }
     const QList<ChatImage> images = m_attachments->images();
