@@ -77,21 +77,9 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
     resize(720, 760);
 }
 
-QWidget *ApiDialog::buildSettings()
+// The key, hidden until shown, with Copy and New Key.
+QLayout *ApiDialog::buildKeyRow(const ApiConfig &c)
 {
-    const ApiConfig c = m_api->config();
-    auto *box = new QGroupBox(tr("Settings"));
-    m_settingsBox = box;
-    auto *form = new QFormLayout(box);
-    m_host = new QLineEdit(c.host);
-    m_host->setToolTip(tr("127.0.0.1: only this computer. 0.0.0.0: every network this computer is on "
-                          "(needs an API key)."));
-    form->addRow(tr("Host:"), m_host);
-    m_port = new QSpinBox;
-    m_port->setRange(1, 65535);
-    m_port->setValue(c.port > 0 ? c.port : 8080);
-    form->addRow(tr("Port:"), m_port);
-
     auto *keyRow = new QHBoxLayout;
     m_key = new QLineEdit(c.key);
     m_key->setObjectName(QStringLiteral("apiKey"));
@@ -113,7 +101,25 @@ QWidget *ApiDialog::buildSettings()
     newKey->setText(tr("New Key"));
     connect(newKey, &QToolButton::clicked, this, [this] { m_key->setText(ApiController::newKey()); });
     keyRow->addWidget(newKey);
-    form->addRow(tr("API key:"), keyRow);
+    return keyRow;
+}
+
+QWidget *ApiDialog::buildSettings()
+{
+    const ApiConfig c = m_api->config();
+    auto *box = new QGroupBox(tr("Settings"));
+    m_settingsBox = box;
+    auto *form = new QFormLayout(box);
+    m_host = new QLineEdit(c.host);
+    m_host->setToolTip(tr("127.0.0.1: only this computer. 0.0.0.0: every network this computer is on "
+                          "(needs an API key)."));
+    form->addRow(tr("Host:"), m_host);
+    m_port = new QSpinBox;
+    m_port->setRange(1, 65535);
+    m_port->setValue(c.port > 0 ? c.port : 8080);
+    form->addRow(tr("Port:"), m_port);
+
+    form->addRow(tr("API key:"), buildKeyRow(c));
     m_noKey = new QCheckBox(tr("No key: any program on this computer may use the API (127.0.0.1 only)"));
     m_noKey->setObjectName(QStringLiteral("apiNoKey"));
     m_noKey->setChecked(c.noKey);

@@ -6,6 +6,7 @@
 
 class QCheckBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
@@ -32,6 +33,7 @@ public:
 
 private:
     QWidget *buildSettings();
+    QLayout *buildKeyRow(const ApiConfig &config);
     QWidget *buildLive();
     QWidget *buildExamples();
     ApiConfig configFromFields() const;

@@ -89,11 +89,13 @@ Error refuseNonRegular(const std::string &path)
     return {};
 }
 
-Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
+namespace {
+
+// open(2) first: its errno tells a missing file from a symlink loop or a permission problem.
+// O_NONBLOCK: opening a FIFO named *.gguf would otherwise wait for a writer forever; what is not
+// a regular file (a FIFO, a device, a socket, a folder) is refused before any read. The size.
+Result<uint64_t> regularFileSize(const std::string &path)
 {
-    // open(2) first: its errno tells a missing file from a symlink loop or a permission problem.
-    // O_NONBLOCK: opening a FIFO named *.gguf would otherwise wait for a writer forever; what is
-    // not a regular file (a FIFO, a device, a socket, a folder) is refused before any read.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         const int err = errno;
@@ -114,10 +116,13 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
         return Error{ErrorCode::FileUnreadable, path + ": " + std::strerror(errno)};
     if (!S_ISREG(st.st_mode))
         return Error{ErrorCode::FileUnreadable, path + " is not a regular file (" + fileKind(st.st_mode) + ")"};
-    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    return static_cast<uint64_t>(st.st_size);
+}
 
-    // Read the fixed header ourselves: it gives precise errors for the common cases
-    // (not a GGUF at all, a newer version, a header with absurd counts).
+// The fixed header, read here: it gives precise errors for the common cases (not a GGUF at all,
+// a newer version, a header with absurd counts) before gguf parses the rest.
+Error checkHeader(const std::string &path)
+{
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return Error{ErrorCode::FileUnreadable, "cannot open " + path};
@@ -131,34 +136,23 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
     if (!in)
         return Error{ErrorCode::Truncated, "the file ends inside the GGUF header"};
     if (h.version < 2 || h.version > 3)
-        return Error{ErrorCode::UnsupportedVersion,
-                     "GGUF version " + std::to_string(h.version) + " (supported: 2 and 3)"};
+        return Error{ErrorCode::UnsupportedVersion, "GGUF version " + std::to_string(h.version) + " (supported: 2 and 3)"};
     if (h.nTensors > kMaxTensors || h.nKv > kMaxKv)
-        return Error{ErrorCode::Corrupt, "absurd header counts: " + std::to_string(h.nTensors) +
-                                             " tensors, " + std::to_string(h.nKv) + " metadata keys"};
-    in.close();
+        return Error{ErrorCode::Corrupt, "absurd header counts: " + std::to_string(h.nTensors) + " tensors, " +
+                                             std::to_string(h.nKv) + " metadata keys"};
+    return {};
+}
 
-    LogCapture capture;
-    ggml_context *meta = nullptr;
-    gguf_init_params params{true, &meta};
-    gguf_context *ctx = gguf_init_from_file(path.c_str(), params);
-    if (!ctx)
-        return internal::diagnoseGguf(path, size, capture.lastError());
-
-    auto file = std::shared_ptr<GgufFile>(new GgufFile());
-    file->m_ctx = ctx;
-    file->m_meta = meta;
-    file->m_path = path;
-    file->m_fileSize = size;
-
-    // With mmap, llama.cpp hands ggml buffers that start at a tensor's place in the mapped file,
-    // and ggml asserts that they are aligned to TENSOR_ALIGNMENT (32 bytes): a smaller
-    // general.alignment (gguf takes any power of two) would abort the process at load.
+// Tensor data that llama.cpp would map: aligned and inside the file. With mmap, llama.cpp hands
+// ggml buffers that start at a tensor's place in the mapped file, and ggml asserts that they are
+// aligned to TENSOR_ALIGNMENT (32 bytes): a smaller general.alignment (gguf takes any power of
+// two) would abort the process at load. gguf itself does not look at the tensor data.
+Error checkTensorData(gguf_context *ctx, uint64_t size)
+{
     const uint64_t alignment = gguf_get_alignment(ctx);
     if (alignment < kTensorAlignment)
         return Error{ErrorCode::Corrupt, "general.alignment is " + std::to_string(alignment) + ", less than the " +
                                              std::to_string(kTensorAlignment) + " bytes llama.cpp needs for tensor data"};
-    // gguf does not look at the tensor data; make sure it is all inside the file.
     const uint64_t dataOffset = gguf_get_data_offset(ctx);
     const int64_t n = gguf_get_n_tensors(ctx);
     for (int64_t i = 0; i < n; ++i) {
@@ -168,12 +162,37 @@ Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
                                                  std::to_string(start) + ", not a multiple of " +
                                                  std::to_string(std::max<uint64_t>(alignment, kTensorAlignment)) +
                                                  " as llama.cpp needs"};
-        const uint64_t tEnd = dataOffset + gguf_get_tensor_offset(ctx, i) + gguf_get_tensor_size(ctx, i);
+        const uint64_t tEnd = start + gguf_get_tensor_size(ctx, i);
         if (tEnd > size)
             return Error{ErrorCode::Truncated, std::string("tensor '") + gguf_get_tensor_name(ctx, i) +
                                                    "' ends at byte " + std::to_string(tEnd) + ", the file has " +
                                                    std::to_string(size) + ": it is shorter than its header says"};
     }
+    return {};
+}
+
+} // namespace
+
+Result<std::shared_ptr<GgufFile>> GgufFile::open(const std::string &path)
+{
+    const auto size = regularFileSize(path);
+    if (!size)
+        return size.error();
+    if (Error e = checkHeader(path))
+        return e;
+    LogCapture capture;
+    ggml_context *meta = nullptr;
+    gguf_init_params params{true, &meta};
+    gguf_context *ctx = gguf_init_from_file(path.c_str(), params);
+    if (!ctx)
+        return internal::diagnoseGguf(path, *size, capture.lastError());
+    auto file = std::shared_ptr<GgufFile>(new GgufFile());
+    file->m_ctx = ctx;
+    file->m_meta = meta;
+    file->m_path = path;
+    file->m_fileSize = *size;
+    if (Error e = checkTensorData(ctx, *size))
+        return e;
     return file;
 }
 
