@@ -11,6 +11,9 @@
 set(SHOEHORN_LLAMA_NPM_PACKAGE "node-llama-cpp@3.21.1")
 set(SHOEHORN_LLAMA_NPM_SHA256 "7a231d6bafa14142a1cbed9893d4ec5bc6041b2a5f5939a623accaab4203c11f")
 set(SHOEHORN_LLAMA_COMMIT "80fb11ac73e66d89eae2c6a91d8a77428fa733ed")
+# The llama.cpp release the bundle squashes (package/llama/binariesGithubRelease.json): prebuilt
+# backend modules of the same npm release must name the same one (VulkanModule.cmake).
+set(SHOEHORN_LLAMA_RELEASE "v0.4.0")
 
 if(DEFINED ENV{XDG_CACHE_HOME} AND NOT "$ENV{XDG_CACHE_HOME}" STREQUAL "")
     set(_shoehorn_default_cache "$ENV{XDG_CACHE_HOME}/shoehorn")
@@ -55,9 +58,15 @@ function(shoehorn_fetch_llama out_dir)
     file(REMOVE_RECURSE "${unpack}")
     file(MAKE_DIRECTORY "${unpack}")
     execute_process(COMMAND ${CMAKE_COMMAND} -E tar xzf "${tgz}" package/llama/gitRelease.bundle
+                            package/llama/binariesGithubRelease.json
                     WORKING_DIRECTORY "${unpack}" RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
         message(FATAL_ERROR "Could not unpack llama/gitRelease.bundle from ${tgz}")
+    endif()
+    file(READ "${unpack}/package/llama/binariesGithubRelease.json" release_json)
+    string(JSON release GET "${release_json}" release)
+    if(NOT release STREQUAL SHOEHORN_LLAMA_RELEASE)
+        message(FATAL_ERROR "${tgz} holds llama.cpp ${release}, expected ${SHOEHORN_LLAMA_RELEASE}")
     endif()
 
     file(REMOVE_RECURSE "${src}")
@@ -87,9 +96,29 @@ else()
 endif()
 message(STATUS "llama.cpp source: ${LLAMA_CPP_DIR}")
 
+# ggml's backends as loadable modules (SHOEHORN_BACKEND_MODULES, the default), as llama.cpp's
+# releases ship: ggml, llama and mtmd are shared libraries, the CPU backend is built for every
+# x86-64 level (sse42 ... haswell ... zen4, sapphirerapids) and ggml loads the best one this CPU
+# runs; RPC is a module too, and GPU backends are modules of their own packages (Vulkan:
+# cmake/VulkanModule.cmake). Nothing is built for the build machine's CPU. Everything lands in
+# bin/ beside the programs, where the engine looks first (engine/internal/backends.cpp); the
+# package puts it in lib/shoehorn. SHOEHORN_NATIVE=ON is the old static build for this CPU only.
+if(SHOEHORN_NATIVE AND SHOEHORN_BACKEND_MODULES)
+    message(FATAL_ERROR "SHOEHORN_NATIVE=ON builds one static CPU backend for this machine: "
+                        "set SHOEHORN_BACKEND_MODULES=OFF with it")
+endif()
+if(SHOEHORN_BACKEND_MODULES)
+    set(BUILD_SHARED_LIBS ON CACHE BOOL "" FORCE)
+    set(GGML_BACKEND_DL ON CACHE BOOL "" FORCE)
+    set(GGML_CPU_ALL_VARIANTS ON CACHE BOOL "" FORCE)
+    set(CMAKE_LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
+else()
+    set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
+    set(GGML_BACKEND_DL OFF CACHE BOOL "" FORCE)
+    set(GGML_CPU_ALL_VARIANTS OFF CACHE BOOL "" FORCE)
+endif()
 # The libraries, llama-bench, libmtmd and (cmake/LlamaServer.cmake) the server libraries: no
 # examples, tests, downloads or TLS.
-set(BUILD_SHARED_LIBS OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_COMMON ON CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_TESTS OFF CACHE BOOL "" FORCE)
 set(LLAMA_BUILD_TOOLS OFF CACHE BOOL "" FORCE)
@@ -119,6 +148,30 @@ if(SHOEHORN_CUDA)
     set(GGML_CUDA_FA_ALL_QUANTS OFF CACHE BOOL "")
 endif()
 
+# Which CPU variants: "all" (the default, what a package ships) or a list. Each variant is a full
+# compile of ggml-cpu (3.5 min on 2 cores here): tools/dev.sh builds x64 (any x86-64 CPU) and
+# haswell (AVX2) to keep the test command short. ggml has no switch for it: each variant call in
+# the fetched copy's ggml/src/CMakeLists.txt goes through shoehorn_cpu_variant (once, idempotent).
+set(SHOEHORN_CPU_VARIANTS "all" CACHE STRING "CPU backend variants to build: all, or a list such as x64;haswell")
+function(shoehorn_cpu_variant tag)
+    if(SHOEHORN_CPU_VARIANTS STREQUAL "all" OR tag IN_LIST SHOEHORN_CPU_VARIANTS)
+        ggml_add_cpu_backend_variant(${tag} ${ARGN})
+    endif()
+endfunction()
+if(SHOEHORN_BACKEND_MODULES AND NOT SHOEHORN_CPU_VARIANTS STREQUAL "all")
+    set(_ggml_src_cmake "${LLAMA_CPP_DIR}/ggml/src/CMakeLists.txt")
+    file(READ "${_ggml_src_cmake}" _ggml_src)
+    if(NOT _ggml_src MATCHES "shoehorn_cpu_variant")
+        if(SHOEHORN_LLAMA_SOURCE_DIR)
+            message(WARNING "SHOEHORN_CPU_VARIANTS needs the fetched llama.cpp copy; building every variant of "
+                            "${SHOEHORN_LLAMA_SOURCE_DIR}")
+        else()
+            string(REGEX REPLACE "\n( +)ggml_add_cpu_backend_variant\\(" "\n\\1shoehorn_cpu_variant(" _ggml_src "${_ggml_src}")
+            file(WRITE "${_ggml_src_cmake}" "${_ggml_src}")
+        endif()
+    endif()
+endif()
+
 add_subdirectory("${LLAMA_CPP_DIR}" "${CMAKE_BINARY_DIR}/llama.cpp" EXCLUDE_FROM_ALL SYSTEM)
 
 # ggml's AMX matmul (compiled in by -march=native on Xeons with AMX) crashes in the first
@@ -126,12 +179,15 @@ add_subdirectory("${LLAMA_CPP_DIR}" "${CMAKE_BINARY_DIR}/llama.cpp" EXCLUDE_FROM
 # Qwen3-30B-A3B shape; upstream llama.cpp issue 20824). Off by default: those CPUs then use
 # CPU_REPACK like every other x86 CPU. SHOEHORN_CPU_AMX=ON builds it in again.
 option(SHOEHORN_CPU_AMX "Build ggml's AMX kernels (see cmake/LlamaCpp.cmake for why it is off)" OFF)
-if(NOT SHOEHORN_CPU_AMX AND TARGET ggml-cpu AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+if(NOT SHOEHORN_CPU_AMX AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     include(CheckCXXCompilerFlag)
     check_cxx_compiler_flag(-mno-amx-int8 SHOEHORN_HAVE_NO_AMX_FLAG)
-    if(SHOEHORN_HAVE_NO_AMX_FLAG)
-        target_compile_options(ggml-cpu PRIVATE -mno-amx-int8 -mno-amx-tile -mno-amx-bf16)
-    endif()
+    # The static CPU backend, or the sapphirerapids module (the one variant built with AMX).
+    foreach(_cpu ggml-cpu ggml-cpu-sapphirerapids)
+        if(SHOEHORN_HAVE_NO_AMX_FLAG AND TARGET ${_cpu})
+            target_compile_options(${_cpu} PRIVATE -mno-amx-int8 -mno-amx-tile -mno-amx-bf16)
+        endif()
+    endforeach()
 endif()
 add_subdirectory("${LLAMA_CPP_DIR}/tools/llama-bench" "${CMAKE_BINARY_DIR}/llama.cpp/tools/llama-bench"
                  EXCLUDE_FROM_ALL SYSTEM)
@@ -148,4 +204,8 @@ set_target_properties(llama-batched-bench PROPERTIES RUNTIME_OUTPUT_DIRECTORY "$
 add_custom_target(shoehorn_llama_bench ALL DEPENDS llama-bench)
 
 include(${CMAKE_CURRENT_LIST_DIR}/LlamaServer.cmake)
+if(SHOEHORN_BACKEND_MODULES AND SHOEHORN_VULKAN)
+    include(${CMAKE_CURRENT_LIST_DIR}/VulkanModule.cmake)
+endif()
 include(${CMAKE_CURRENT_LIST_DIR}/LlamaRpc.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/GgmlLoader.cmake)

@@ -75,7 +75,7 @@ static void shoehorn_rpc_note_connected(const std::string & endpoint) {
         shoehorn_rpc_failed.clear();
     }
 }
-extern \"C\" size_t shoehorn_rpc_failed_endpoint(char * out, size_t size) {
+static size_t shoehorn_rpc_failed_endpoint(char * out, size_t size) {
     std::lock_guard<std::mutex> lock(shoehorn_rpc_mutex);
     if (out && size) {
         snprintf(out, size, \"%s\", shoehorn_rpc_failed.c_str());
@@ -96,6 +96,14 @@ shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
         return GGML_STATUS_FAILED;
     }
     GGML_ASSERT(cgraph->n_nodes > 0);")
+
+# The failed endpoint is asked for through the registry (ggml-rpc is a loadable module).
+shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
+"static void * ggml_backend_rpc_get_proc_address(ggml_backend_reg_t reg, const char * name) {"
+"static void * ggml_backend_rpc_get_proc_address(ggml_backend_reg_t reg, const char * name) {
+    if (std::strcmp(name, \"shoehorn_rpc_failed_endpoint\") == 0) {
+        return (void *)shoehorn_rpc_failed_endpoint;
+    }")
 
 # Writing to a worker that closed its socket raises SIGPIPE, whose default ends the process: the
 # send says so with an error instead (MSG_NOSIGNAL), and the dispatcher above takes it from there.

@@ -1,4 +1,5 @@
 #include "filecheck.h"
+#include "backends.h"
 
 #include "guarded.h"
 
@@ -224,7 +225,7 @@ Error checkFileInProcess(const std::string &path)
         auto info = inspectModel(path);
         if (!info)
             return info.error();
-        llama_backend_init();
+        internal::initBackends(false); // the CPU only: a vocabulary (and a dry run on the CPU)
         LogCapture capture;
         stage("vocabulary");
         llama_model_params mp = llama_model_default_params();

@@ -1,5 +1,6 @@
 #include "hardware.h"
 
+#include "backends.h"
 #include "settings.h"
 
 #include <ggml-backend.h>
@@ -79,8 +80,14 @@ constexpr uint64_t kProfileDesktopReserve = 300 * MiB;
 
 HardwareInfo probeHardware()
 {
-    llama_backend_init();
+    internal::initBackends();
     HardwareInfo hw;
+#ifdef GGML_BACKEND_DL
+    hw.backendModules = true;
+#endif
+    hw.cpuVariant = internal::cpuVariant();
+    hw.moduleDir = internal::moduleDir();
+    hw.backendProblems = internal::backendProblems();
     for (size_t i = 0; i < ggml_backend_reg_count(); ++i)
         hw.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
     std::vector<GpuInfo> remote, discrete, integrated;
@@ -104,9 +111,9 @@ HardwareInfo probeHardware()
         const bool gpuBackend = std::any_of(hw.backends.begin(), hw.backends.end(), [](const std::string &b) {
             return b != "CPU" && b != "BLAS" && b != "RPC";
         });
-        hw.whyNoGpu = gpuBackend ? "the GPU backend found no usable device (driver missing or no GPU)"
-                                 : "this build of Shoehorn has no GPU backend (built for CPU only; see "
-                                   "SHOEHORN_CUDA)";
+        hw.whyNoGpu = gpuBackend || hw.backendModules
+                          ? "no GPU backend found a usable device (module, driver or GPU missing)"
+                          : "this build of Shoehorn has no GPU backend (built for CPU only; see SHOEHORN_CUDA)";
     }
     probeCpuWeightBuffers(hw);
     readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);

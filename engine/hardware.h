@@ -22,6 +22,18 @@ struct ProcessMemory {
     bool known = false;
 };
 
+// A GPU backend that was looked for and gave no device (the app then runs on the CPU).
+struct BackendProblem {
+    enum class Kind {
+        NoModule,     // its module is not installed (detail: the path looked at)
+        ModuleFailed, // the module did not load (detail: the loader's reason, e.g. a missing library)
+        NoDevice,     // it loaded and found no device (no driver for it, or no such GPU)
+    };
+    std::string backend; // ggml's name: "Vulkan", "CUDA" ("CPU": no CPU module at all)
+    Kind kind = Kind::NoModule;
+    std::string detail;
+};
+
 struct HardwareInfo {
     // In llama.cpp's order of a model's devices (llama_model_load): remote (RPC) devices first,
     // then GPUs; -ts and the per-device budgets count in this order.
@@ -30,7 +42,11 @@ struct HardwareInfo {
     uint64_t ramAvailableBytes = 0;
     int physicalCores = 0;
     int logicalCores = 0;
-    std::vector<std::string> backends; // compiled-in ggml backends, e.g. {"CPU", "CUDA"}
+    std::vector<std::string> backends; // ggml backends registered, e.g. {"CPU", "Vulkan", "RPC"}
+    bool backendModules = false;       // backends are loadable modules (else built in)
+    std::string cpuVariant;            // the CPU module ggml chose for this CPU, e.g. "haswell"
+    std::string moduleDir;             // where the modules were loaded from
+    std::vector<BackendProblem> backendProblems;
     // The CPU backend's extra weight buffer types on this CPU, e.g. {"AMX", "CPU_REPACK"}:
     // weights in them are repacked into anonymous memory, AMX ones in a larger layout.
     std::vector<std::string> cpuWeightBuffers;

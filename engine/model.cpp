@@ -1,4 +1,5 @@
 #include "model.h"
+#include "backends.h"
 
 #include "guarded.h"
 
@@ -83,7 +84,7 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
         if (settings.gpuLayers < -1 || settings.cpuMoeLayers < 0)
             return Error{ErrorCode::InvalidArgument, "negative layer count"};
 
-        llama_backend_init();
+        internal::initBackends();
         LogCapture capture;
 
         ModelParams params(settings, static_cast<int>(info->layerCount));

@@ -1,4 +1,5 @@
 #include "planner.h"
+#include "backends.h"
 
 #include "guarded.h"
 
@@ -439,7 +440,7 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
         auto info = inspectModel(path);
         if (!info)
             return info.error();
-        llama_backend_init();
+        internal::initBackends();
         LogCapture::installLogger();
 
         ModelParams params(s.load, static_cast<int>(info->layerCount));

@@ -1,4 +1,5 @@
 #include "projector.h"
+#include "backends.h"
 
 #include "guarded.h"
 
@@ -285,6 +286,7 @@ Result<uint64_t> projectorMemory(const std::string &path, bool offload)
     auto info = inspectProjector(path);
     if (!info)
         return info.error();
+    internal::initBackends(offload); // the file check's helper plans it on the CPU: no GPU driver
     LogCapture capture;
     mtmd_context_params p = mtmd_context_params_default();
     p.use_gpu = offload;

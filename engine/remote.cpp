@@ -1,4 +1,5 @@
 #include "remote.h"
+#include "backends.h"
 
 #include "apiserver.h"
 #include "helperprocess.h"
@@ -26,6 +27,16 @@ using Clock = std::chrono::steady_clock;
 Error remoteError(const std::string &endpoint, const std::string &what)
 {
     return Error{ErrorCode::RemoteFailed, endpoint + ": " + what};
+}
+
+constexpr const char *noRpcBackend = "this installation has no RPC backend (libggml-rpc.so is missing beside "
+                                     "Shoehorn's other ggml modules)";
+
+// ggml-rpc is a module like every backend: its entry points come through its registry.
+decltype(&ggml_backend_rpc_add_server) rpcAddServer()
+{
+    return reinterpret_cast<decltype(&ggml_backend_rpc_add_server)>(
+        internal::rpcProc("ggml_backend_rpc_add_server"));
 }
 
 // The helper's last words on stderr that say something (ggml's abort line, when it aborted).
@@ -93,9 +104,11 @@ Result<std::vector<std::string>> parseEndpoints(const std::string &list)
 
 Result<RemoteMachine> probeRemoteInProcess(const std::string &endpoint)
 {
-    llama_backend_init();
+    const auto addServer = rpcAddServer();
+    if (!addServer)
+        return remoteError(endpoint, noRpcBackend);
     const auto start = Clock::now();
-    ggml_backend_reg_t reg = ggml_backend_rpc_add_server(endpoint.c_str());
+    ggml_backend_reg_t reg = addServer(endpoint.c_str());
     if (!reg)
         return remoteError(endpoint, "the worker serves no devices");
     RemoteMachine m;
@@ -144,15 +157,19 @@ Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string
 AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const std::string &helper)
 {
     AttachedRemotes out;
-    llama_backend_init();
+    const auto addServer = rpcAddServer();
     for (const auto &e : endpoints) {
+        if (!addServer) {
+            out.failed.push_back(remoteError(e, noRpcBackend));
+            continue;
+        }
         auto probed = probeRemote(e, helper);
         if (!probed) {
             out.failed.push_back(probed.error());
             continue;
         }
         // The worker answered its probe: connecting here now meets a worker that is there.
-        ggml_backend_reg_t reg = ggml_backend_rpc_add_server(e.c_str());
+        ggml_backend_reg_t reg = addServer(e.c_str());
         if (!reg) {
             out.failed.push_back(remoteError(e, "the worker serves no devices"));
             continue;
@@ -177,7 +194,7 @@ AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const s
 
 Result<std::vector<RemoteDevice>> rpcWorkerDevices(const RpcWorkerOptions &options)
 {
-    llama_backend_init();
+    internal::initBackends();
     std::vector<RemoteDevice> out;
     const auto add = [&out](ggml_backend_dev_t dev) {
         size_t freeB = 0, totalB = 0;
@@ -217,7 +234,11 @@ Error runRpcWorker(const RpcWorkerOptions &options)
         devs.push_back(ggml_backend_dev_by_name(d.name.c_str()));
     const std::string endpoint = options.host + ":" + std::to_string(options.port);
     const int threads = options.threads > 0 ? options.threads : physicalCoreCount();
-    ggml_backend_rpc_start_server(endpoint.c_str(), options.cacheDir.empty() ? nullptr : options.cacheDir.c_str(),
+    const auto startServer = reinterpret_cast<decltype(&ggml_backend_rpc_start_server)>(
+        internal::rpcProc("ggml_backend_rpc_start_server"));
+    if (!startServer)
+        return Error{ErrorCode::RemoteFailed, noRpcBackend};
+    startServer(endpoint.c_str(), options.cacheDir.empty() ? nullptr : options.cacheDir.c_str(),
                                   size_t(threads), devs.size(), devs.data());
     return Error{ErrorCode::RemoteFailed, endpoint + ": the RPC server stopped (see the lines above)"};
 }

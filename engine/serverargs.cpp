@@ -1,5 +1,6 @@
 #include "serverargs.h"
 
+#include "backends.h"
 #include "llamahandles.h"
 #include "serverargsdata.h"
 
@@ -162,6 +163,9 @@ const common_params &internal::Access::params(const ServerArgs &a)
 
 ServerArgs::ServerArgs()
 {
+    // Shoehorn's modules first: llama.cpp's parser loads ggml's default search path for -ot,
+    // --device, --rpc and --list-devices when nothing is loaded yet.
+    internal::initBackends();
     auto d = std::make_shared<internal::ServerArgsData>();
     common_params_parser_init(d->params, LLAMA_EXAMPLE_SERVER); // the server's own defaults
     m_data = std::move(d);
@@ -183,6 +187,7 @@ std::vector<std::pair<std::string, std::string>> ServerArgs::unsupported()
 
 Result<ServerArgs> ServerArgs::parse(const std::vector<std::string> &given, const char *note)
 {
+    internal::initBackends(); // before llama.cpp's parser, as above
     std::vector<std::string> args{"shoehorn-cli serve"};
     args.insert(args.end(), given.begin(), given.end());
     auto argv = argvOf(args);

@@ -1,5 +1,6 @@
 #include "llamaparams.h"
 
+#include "backends.h"
 #include "model.h"
 
 #include <ggml-cpu.h>
@@ -62,20 +63,25 @@ CpuThreadPools::CpuThreadPools(const ContextSettings &s)
 {
     const int threads = s.threads > 0 ? s.threads : physicalCoreCount();
     const int batch = s.threadsBatch > 0 ? s.threadsBatch : threads;
+    // The pools belong to the CPU backend (a module of its own): created through its registry.
+    const auto create = reinterpret_cast<decltype(&ggml_threadpool_new)>(internal::cpuProc("ggml_threadpool_new"));
+    m_free = reinterpret_cast<decltype(&ggml_threadpool_free)>(internal::cpuProc("ggml_threadpool_free"));
+    if (!create || !m_free)
+        return; // llama.cpp makes its own per call then
     ggml_threadpool_params p = ggml_threadpool_params_default(threads); // hybrid polling, as llama-bench
-    m_generation = ggml_threadpool_new(&p);
+    m_generation = create(&p);
     if (batch != threads) {
         ggml_threadpool_params pb = ggml_threadpool_params_default(batch);
-        m_batch = ggml_threadpool_new(&pb);
+        m_batch = create(&pb);
     }
 }
 
 CpuThreadPools::~CpuThreadPools()
 {
     if (m_batch)
-        ggml_threadpool_free(m_batch);
+        m_free(m_batch);
     if (m_generation)
-        ggml_threadpool_free(m_generation);
+        m_free(m_generation);
 }
 
 void CpuThreadPools::attach(llama_context *ctx) const

@@ -44,6 +44,7 @@ public:
 private:
     ggml_threadpool *m_generation = nullptr;
     ggml_threadpool *m_batch = nullptr; // null: the generation pool does both
+    void (*m_free)(ggml_threadpool *) = nullptr;
 };
 ggml_type kvCacheType(const std::string &name);
 

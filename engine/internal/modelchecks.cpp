@@ -1,5 +1,7 @@
 #include "modelchecks.h"
 
+#include "backends.h"
+
 #include <ggml-cpu.h>
 #include <ggml.h>
 
@@ -169,7 +171,7 @@ std::optional<Error> checkTensorTypes(const GgufFile &part)
             return Error{ErrorCode::Corrupt, "tensor '" + name + "' is " + type +
                                                  "; a one-dimensional tensor (a norm, bias or scale) must be F32"};
         const bool multiplies = t->type == GGML_TYPE_F32 ||
-                                (ggml_get_type_traits(t->type)->to_float && ggml_get_type_traits_cpu(t->type)->vec_dot);
+                                (ggml_get_type_traits(t->type)->to_float && cpuMultiplies(t->type));
         if (!multiplies)
             return Error{ErrorCode::Corrupt, "tensor '" + name + "' is of type " + type +
                                                  ", which llama.cpp cannot compute with as a weight"};

@@ -1,17 +1,19 @@
 #include "rpcstate.h"
 
+#include "backends.h"
+
 #include <cstddef>
 #include <string>
-
-// Defined in Shoehorn's copy of ggml-rpc.cpp (cmake/LlamaRpc.cmake).
-extern "C" size_t shoehorn_rpc_failed_endpoint(char *out, size_t size);
 
 namespace shoehorn::internal {
 
 std::optional<Error> remoteFailure()
 {
+    // Defined in Shoehorn's copy of ggml-rpc.cpp (cmake/LlamaRpc.cmake), exported through its registry.
+    using FailedEndpoint = size_t (*)(char *out, size_t size);
+    const auto failedEndpoint = reinterpret_cast<FailedEndpoint>(rpcProc("shoehorn_rpc_failed_endpoint"));
     char endpoint[256] = {};
-    if (shoehorn_rpc_failed_endpoint(endpoint, sizeof endpoint) == 0)
+    if (!failedEndpoint || failedEndpoint(endpoint, sizeof endpoint) == 0)
         return std::nullopt;
     const std::string e = endpoint;
     return Error{ErrorCode::RemoteFailed,

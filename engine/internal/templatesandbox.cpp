@@ -1,4 +1,5 @@
 #include "templatesandbox.h"
+#include "backends.h"
 
 #include "logcapture.h"
 
@@ -258,7 +259,7 @@ Result<ChatPrompt> TemplateSandbox::render(const std::vector<ChatMessage> &histo
 int TemplateSandbox::serve(const std::string &modelPath)
 {
     const auto reply = [](const json &j) { return writeAll(1, frame(j)); };
-    llama_backend_init();
+    internal::initBackends(false); // the CPU only: a vocabulary (and a dry run on the CPU)
     LogCapture capture;
     llama_model_params mp = llama_model_default_params();
     mp.vocab_only = true;

@@ -6,7 +6,8 @@
 #include "modelinfo.h"
 #include "projector.h"
 
-#include <ggml-cpu.h>
+#include "backends.h"
+
 #include <ggml.h>
 #include <gguf.h>
 
@@ -25,8 +26,8 @@ namespace {
 
 // What a file the inspector accepted must never be: what llama.cpp asserts on with a memory-mapped
 // model (tensor data off ggml's 32-byte alignment) or at the first decode (a dimension of size 0,
-// a one-dimensional tensor not in F32, a weight type no CPU kernel takes). Read with ggml's own
-// gguf parser, independently of the inspector; a breach aborts like a crash.
+// a one-dimensional tensor not in F32, a weight type no CPU kernel takes: the CPU module's kernel
+// table). Read with ggml's own gguf parser, independently of the inspector; a breach aborts like a crash.
 void checkAccepted(const std::string &path)
 {
     ggml_context *meta = nullptr;
@@ -40,7 +41,7 @@ void checkAccepted(const std::string &path)
         bool ok = at % 32 == 0 && (ggml_n_dims(t) > 1 || t->type == GGML_TYPE_F32);
         for (int d = 0; d < GGML_MAX_DIMS; ++d)
             ok = ok && t->ne[d] > 0;
-        ok = ok && (t->type == GGML_TYPE_F32 || ggml_get_type_traits_cpu(t->type)->vec_dot);
+        ok = ok && (t->type == GGML_TYPE_F32 || shoehorn::internal::cpuMultiplies(t->type));
         if (!ok) {
             std::fprintf(stderr, "accepted a file llama.cpp would abort on: tensor %s (%s) at byte %zu\n", t->name,
                          ggml_type_name(t->type), at);
