@@ -17,6 +17,53 @@ void printJson(const nlohmann::ordered_json &j)
     std::printf("%s\n", text.c_str());
 }
 
+std::string backendsLine(const HardwareInfo &hw)
+{
+    std::string line = "CPU (" + (hw.backendModules ? hw.cpuVariant + " kernels" : std::string("built in")) + ")";
+    for (const GpuInfo &g : hw.gpus)
+        line += ", " + g.name + " · " + g.description;
+    return line;
+}
+
+std::vector<std::string> backendProblemLines(const HardwareInfo &hw)
+{
+    std::vector<std::string> out;
+    for (const BackendProblem &p : hw.backendProblems) {
+        switch (p.kind) {
+        case BackendProblem::Kind::NoModule:
+            if (p.backend == "Vulkan")
+                out.push_back("Vulkan: not installed (" + p.detail + " is missing; the package shoehorn-backend-vulkan)");
+            else if (p.backend == "CPU")
+                out.push_back("CPU: no CPU module in " + p.detail);
+            break;
+        case BackendProblem::Kind::ModuleFailed:
+            out.push_back(p.backend + ": the module did not load: " + p.detail);
+            break;
+        case BackendProblem::Kind::NoDevice:
+            out.push_back(p.backend + ": no device (no " + p.backend + " driver for a GPU here, or no such GPU)");
+            break;
+        }
+    }
+    return out;
+}
+
+int cmdDevices()
+{
+    const HardwareInfo hw = probeHardware();
+    if (hw.backendModules)
+        std::printf("CPU: %s kernels (modules in %s)\n", hw.cpuVariant.c_str(), hw.moduleDir.c_str());
+    else
+        std::printf("CPU: built in\n");
+    for (const GpuInfo &g : hw.gpus)
+        std::printf("%s · %s: %s free of %s%s\n", g.name.c_str(), g.description.c_str(), formatBytes(g.freeBytes).c_str(),
+                    formatBytes(g.totalBytes).c_str(), g.remote ? " (remote)" : "");
+    if (hw.gpus.empty())
+        std::printf("no GPU: models run on the CPU\n");
+    for (const std::string &l : backendProblemLines(hw))
+        std::printf("%s\n", l.c_str());
+    return 0;
+}
+
 int fail(const Error &e)
 {
     std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), errorMessage(e).c_str());

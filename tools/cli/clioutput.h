@@ -2,6 +2,7 @@
 
 #include "chatsession.h"
 #include "error.h"
+#include "hardware.h"
 #include "modelinfo.h"
 
 #include <nlohmann/json.hpp>
@@ -40,5 +41,12 @@ int cmdCheckFile(const std::string &path);
 // A context above the model's trained length: prints "warning: ..." (what llama.cpp does with
 // it) to stderr and returns the sentence; empty and silent when the context is within it.
 std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize);
+
+// "CPU (haswell kernels), Vulkan0 · AMD Radeon RX 6600": the devices a model can use here.
+std::string backendsLine(const HardwareInfo &hw);
+// Why a GPU backend gave no device, one sentence each ("Vulkan: ...").
+std::vector<std::string> backendProblemLines(const HardwareInfo &hw);
+// shoehorn-cli devices (--list-devices): this machine's backends and devices.
+int cmdDevices();
 
 } // namespace shoehorn::cli

@@ -6,6 +6,7 @@
 #include "cmdplan.h"
 #include "cmdrpc.h"
 #include "cmdserve.h"
+#include "hardware.h"
 #include "memreport.h"
 #include "model.h"
 #include "modelinfo.h"
@@ -47,6 +48,8 @@ void usage()
                 "                                         its flags are llama-server's own (serve --help)\n"
                 "  rpc-worker [--host 127.0.0.1] [--port 50052] [--threads N] [--device NAME,...] [--cache]\n"
                 "                                         lend this machine's devices to another (--rpc HOST:PORT there)\n"
+                "  devices                                the CPU kernels picked for this CPU, the GPUs, and why a GPU\n"
+                "                                         backend found none\n"
                 "flags:\n%s",
                 cli::commonFlagsHelp());
 }
@@ -127,6 +130,7 @@ int cmdChat(const cli::Args &a)
     if (const int rc = cli::checkBeforeLoad(a.model, a.checkFile))
         return rc;
     cli::MemoryReport memory(a);
+    std::fprintf(stderr, "backends: %s\n", cli::backendsLine(probeHardware()).c_str());
     const auto start = std::chrono::steady_clock::now();
     int shown = -1;
     auto model = Model::load(a.model, a.load, [&](float p) {
@@ -197,6 +201,8 @@ int main(int argc, char **argv)
         return cli::cmdServe(argc - 2, argv + 2);
     if (cmd == "rpc-worker") // llama.cpp's RPC server on this machine's devices
         return cli::cmdRpcWorker(argc - 2, argv + 2);
+    if (cmd == "devices" || cmd == "--list-devices") // this machine's backends and devices
+        return cli::cmdDevices();
     if (cmd == "rpc-probe" && argc == 3) // the helper process of an RPC worker's probe (remote.h)
         return cli::cmdRpcProbe(argv[2]);
     cli::Args args;
