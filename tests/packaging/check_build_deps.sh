@@ -59,7 +59,7 @@ else
     #    client, the web UI in chromium, the systemd unit) and the app (code highlighting).
     for cmd in npm node gzip chromium curl systemd-analyze git cmake ninja ccache c++ file dpkg-deb dpkg-shlibdeps apt-cache \
                desktop-file-validate appstreamcli update-mime-database xdg-mime \
-               xvfb-run xauth Xvfb xdotool import kate-syntax-highlighter; do
+               xvfb-run xauth Xvfb xdotool import kate-syntax-highlighter qemu-x86_64 patchelf objdump readelf; do
         path=$(command -v "$cmd" || true)
         if [ -z "$path" ]; then
             echo "MISSING: command $cmd is not installed"
@@ -67,6 +67,12 @@ else
             continue
         fi
         printf '%s\tcommand %s\n' "$path" "$cmd" >> "$uses"
+    done
+
+    # 4. The Vulkan tests run on lavapipe (Mesa's Vulkan driver on the CPU) through the loader.
+    for f in /usr/share/vulkan/icd.d/lvp_icd.json /usr/lib/x86_64-linux-gnu/libvulkan.so.1; do
+        if [ -f "$f" ]; then printf '%s\tthe Vulkan tests (lavapipe)\n' "$f" >> "$uses"
+        else echo "MISSING: $f (the Vulkan tests run on lavapipe)"; echo missing >> "$work/failed"; fi
     done
 
     # Files that the build itself makes or fetches are not packages (the llama.cpp source cache),

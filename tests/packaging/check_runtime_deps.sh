@@ -22,7 +22,14 @@ for f in "$@"; do
     else
         grep -E '\.so(\.[0-9]+)*$' "$f" | sed "s|\$|\tloaded at run time|"
     fi
-done | sort -u -t$'\t' -k1,1 > "$work/uses"
+done | sort -u -t$'\t' -k1,1 > "$work/all-uses"
+# The package's own libraries (ggml, llama and the backend modules in lib/shoehorn of the
+# unpacked root) are no other package's: SHOEHORN_PACKAGE_ROOT names that root.
+if [ -n "${SHOEHORN_PACKAGE_ROOT:-}" ]; then
+    grep -v "^$SHOEHORN_PACKAGE_ROOT/" "$work/all-uses" > "$work/uses" || true
+else
+    cp "$work/all-uses" "$work/uses"
+fi
 echo "libraries loaded: $(wc -l < "$work/uses")"
 
 status=0

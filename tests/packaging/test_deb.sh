@@ -11,8 +11,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 echo "== 1. build the package"
 (cd "$build" && cpack -G DEB -B "$work/pkg" > "$work/cpack.log") || { cat "$work/cpack.log"; fail "cpack"; }
-deb=$(ls "$work"/pkg/*.deb)
+deb=$(ls "$work"/pkg/shoehorn_*.deb)
 echo "$deb ($(du -h "$deb" | cut -f1))"
+vkdeb=$(ls "$work"/pkg/shoehorn-backend-vulkan_*.deb 2>/dev/null || true)
+[ -n "$vkdeb" ] && echo "$vkdeb ($(du -h "$vkdeb" | cut -f1))"
 
 echo "== 2. inspect it"
 dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents"
@@ -27,7 +29,22 @@ for f in ./usr/bin/shoehorn ./usr/bin/shoehorn-cli \
          ./etc/default/shoehorn-serve ./etc/default/shoehorn-rpc-worker; do
     grep -qx "$f" "$work/contents" || fail "missing $f"
 done
-if grep -E '\.so(\.|$)' "$work/contents"; then fail "shared libraries shipped (llama.cpp is linked statically)"; fi
+# ggml and llama as libraries, the CPU backend in every x86-64 variant and RPC as modules, in
+# lib/shoehorn (where the programs' RUNPATH and the engine's module search look); GPU modules are
+# packages of their own.
+variants=$(sed -n 's/^SHOEHORN_CPU_VARIANTS:STRING=//p' "$build/CMakeCache.txt")
+echo "CPU variants configured: $variants"
+if [ "$variants" = all ]; then
+    variants="x64;sse42;sandybridge;haswell;skylakex;cannonlake;cascadelake;icelake;alderlake;zen4;sapphirerapids"
+fi
+[[ ";$variants;" == *";x64;"* ]] || fail "no x64 variant: the package would not run on every x86-64 CPU"
+for f in libggml-base.so libggml-base.so.0 libggml.so.0 libllama.so.0 libmtmd.so.0 libggml-rpc.so \
+         $(tr ';' '\n' <<< "$variants" | sed 's/.*/libggml-cpu-&.so/'); do
+    grep -qx "./usr/lib/shoehorn/$f" "$work/contents" || fail "missing /usr/lib/shoehorn/$f"
+done
+if grep -E '\.so(\.|$)' "$work/contents" | grep -v '^\./usr/lib/shoehorn/'; then fail "libraries outside lib/shoehorn"; fi
+grep -q 'libggml-vulkan' "$work/contents" && fail "the Vulkan module is in the main package"
+grep -Eq '^./usr/include/|\.a$|cmake/' "$work/contents" && fail "llama.cpp's development files are packaged"
 depends=$(dpkg-deb -f "$deb" Depends)
 recommends=$(dpkg-deb -f "$deb" Recommends)
 echo "Depends: $depends"
@@ -46,9 +63,20 @@ root="$work/root"
 dpkg -x "$deb" "$root"
 test -x "$root/usr/bin/shoehorn" || fail "no executable"
 
+echo "== 3a. nothing outside the CPU variants is built for a newer CPU than x86-64 (no AVX, no AVX-512)"
+for f in "$root"/usr/bin/shoehorn "$root"/usr/bin/shoehorn-cli "$root"/usr/lib/shoehorn/*.so.0 \
+         "$root"/usr/lib/shoehorn/libggml-rpc.so "$root"/usr/lib/shoehorn/libggml-cpu-x64.so \
+         $(ls "$root"/usr/lib/shoehorn/libggml-cpu-sse42.so 2>/dev/null); do
+    n=$(objdump -d --no-show-raw-insn "$f" | grep -cE '%[yz]mm[0-9]' || true)
+    [ "$n" -eq 0 ] || fail "$(basename "$f") has $n AVX/AVX-512 instructions: built for the build machine's CPU?"
+done
+echo "no AVX or AVX-512 instruction outside the CPU variants that need them"
+
 echo "== 3b. every library the programs link comes with Depends"
 here=$(dirname "$0")
+export SHOEHORN_PACKAGE_ROOT="$root"
 "$here/check_runtime_deps.sh" "$depends" "$root/usr/bin/shoehorn" "$root/usr/bin/shoehorn-cli" \
+    $(find "$root/usr/lib/shoehorn" -type f -name '*.so*') \
     || fail "the .deb's Depends miss a library that the programs load"
 # The guard itself must catch a missing entry: drop one that the programs need.
 without=$(echo "$depends" | tr ',' '\n' | grep -v libqt6charts6 | paste -sd, -)
@@ -56,6 +84,43 @@ if out=$("$here/check_runtime_deps.sh" "$without" "$root/usr/bin/shoehorn" 2>&1)
     fail "the run-time guard passed without libqt6charts6 in Depends"
 fi
 grep -q 'MISSING: package libqt6charts6' <<< "$out" || { echo "$out"; fail "the guard did not name libqt6charts6"; }
+
+echo "== 3c. the installed CLI loads its modules from lib/shoehorn and picks the CPU kernels of the CPU it runs on"
+"$fixturegen" tiny-api "$work/tiny.gguf" > /dev/null
+devices=$("$root/usr/bin/shoehorn-cli" devices)
+echo "$devices"
+grep -q "^CPU: .* kernels (modules in $root/usr/lib/shoehorn)$" <<< "$devices" || fail "modules not from the package"
+grep -q "^Vulkan: not installed" <<< "$devices" || fail "the main package alone does not say that Vulkan is not installed"
+ask() { "$@" chat "$work/tiny.gguf" -p "Name three colours." --temp 0 -n 12 -c 256 --no-check 2> "$work/ask.err"; }
+native=$(ask "$root/usr/bin/shoehorn-cli") || { cat "$work/ask.err"; fail "the installed CLI does not chat"; }
+grep '^backends:' "$work/ask.err"
+# An older CPU, emulated: Nehalem has SSE4.2 and no AVX (qemu-user's TCG); Haswell has AVX2 but no
+# AVX-512, like most desktop CPUs. Neither may meet an instruction it lacks (SIGILL, exit 132).
+for model in 'Nehalem:(x64|sse42)' 'Haswell:haswell'; do
+    cpu=${model%%:*}
+    old=$(ask qemu-x86_64 -cpu "$cpu" "$root/usr/bin/shoehorn-cli") \
+        || { cat "$work/ask.err"; fail "the installed CLI fails as a $cpu CPU (exit $?)"; }
+    grep '^backends:' "$work/ask.err"
+    grep -Eq "^backends: CPU \(${model#*:} kernels\)" "$work/ask.err" || fail "$cpu: not the ${model#*:} kernels"
+    [ "$old" = "$native" ] || fail "$cpu answers differently: '$old' / '$native'"
+done
+echo "the same answer on this CPU and as Nehalem and Haswell: $native"
+if [ -n "$vkdeb" ]; then
+    echo "== 3d. shoehorn-backend-vulkan: its module in lib/shoehorn, only \$ORIGIN in its RUNPATH, loaded from there"
+    vkdepends=$(dpkg-deb -f "$vkdeb" Depends)
+    echo "Depends: $vkdepends"
+    [[ $vkdepends == *"shoehorn (= $(dpkg-deb -f "$deb" Version))"* && $vkdepends == *libvulkan1* ]] \
+        || fail "shoehorn-backend-vulkan does not depend on this shoehorn and libvulkan1"
+    dpkg-deb -c "$vkdeb" | awk '{print $6}' | grep -qx ./usr/lib/shoehorn/libggml-vulkan.so || fail "no module in the package"
+    dpkg -x "$vkdeb" "$root"
+    runpath=$(readelf -d "$root/usr/lib/shoehorn/libggml-vulkan.so" | sed -n 's/.*RUNPATH.*\[\(.*\)\]/\1/p')
+    [ "$runpath" = '$ORIGIN' ] || fail "the module's RUNPATH is '$runpath'"
+    devices=$(GGML_VK_VISIBLE_DEVICES=0 "$root/usr/bin/shoehorn-cli" devices)
+    echo "$devices"
+    grep -q '^Vulkan0 · ' <<< "$devices" || fail "the installed Vulkan module gives no device on lavapipe"
+    "$here/check_runtime_deps.sh" "$depends, $vkdepends, mesa-vulkan-drivers" "$root/usr/lib/shoehorn/libggml-vulkan.so" \
+        || fail "the Vulkan module loads a library its package does not depend on"
+fi
 
 echo "== 4. validate"
 desktop-file-validate "$root/usr/share/applications/io.github.shoehorn.Shoehorn.desktop"
@@ -101,7 +166,9 @@ echo "the running instance loaded other.gguf"
 # What the running app has loaded, plugins included (dlopen: platform, SQLite driver, SVG).
 awk '$6 ~ /\.so(\.[0-9]+)*$/ {print $6}' "/proc/$first/maps" | sort -u > "$work/loaded"
 grep -q qsqlite "$work/loaded" || fail "the running app has not loaded the SQLite driver"
-"$here/check_runtime_deps.sh" "$depends" "$work/loaded" || fail "the .deb's Depends miss a library the app loads"
+# With shoehorn-backend-vulkan unpacked too (3d), the Vulkan loader opens the drivers it recommends.
+"$here/check_runtime_deps.sh" "$depends${vkdeb:+, $vkdepends, mesa-vulkan-drivers}" "$work/loaded" \
+    || fail "the .deb's Depends miss a library the app loads"
 kill $first
 
 echo "== 8. the systemd unit runs shoehorn-cli serve from its environment file"
