@@ -1563,10 +1563,6 @@
   </context>
   <context>
     <name>OffloadTexts</name>
-    <message>
-      <source>%1: %2 free of %3</source>
-      <translation type="unfinished" />
-    </message>
     <message numerus="yes">
       <source>RAM: %1 available of %2 · %n physical core(s)</source>
       <translation>
@@ -1576,10 +1572,6 @@
     </message>
     <message>
       <source>The loaded model holds %1 more; plans count it as free.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1654,6 +1646,42 @@
     </message>
     <message>
       <source>llama.cpp's dry run: %1 against the plan.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 · %2: %3 free of %4</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>CPU kernels: %1 (the best of Shoehorn's builds that this CPU runs).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No GPU: this build of Shoehorn has no GPU backend (built for the CPU only).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Vulkan is not installed (the package shoehorn-backend-vulkan).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No CPU module was found in %1.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The %1 module did not load: %2.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Vulkan found no GPU: no Vulkan driver for it is installed (mesa-vulkan-drivers for AMD and Intel, the NVIDIA driver for NVIDIA), or there is no GPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 found no GPU (no driver for it, or no such GPU).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>No GPU: Shoehorn runs on the CPU.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -1560,10 +1560,6 @@
   </context>
   <context>
     <name>OffloadTexts</name>
-    <message>
-      <source>%1: %2 free of %3</source>
-      <translation>%1：空闲 %2 / %3</translation>
-    </message>
     <message numerus="yes">
       <source>RAM: %1 available of %2 · %n physical core(s)</source>
       <translation>
@@ -1573,10 +1569,6 @@
     <message>
       <source>The loaded model holds %1 more; plans count it as free.</source>
       <translation>已加载的模型另占用 %1；规划时把它算作可用内存。</translation>
-    </message>
-    <message>
-      <source>No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), or no supported GPU was found.</source>
-      <translation>没有 GPU：此版本的 Shoehorn 只支持 CPU（NVIDIA 显卡请用 SHOEHORN_CUDA=ON 构建），或未找到受支持的 GPU。</translation>
     </message>
     <message>
       <source>RAM: %1 only Shoehorn holds (KV cache, compute, weights read or repacked into memory) · %2 model file pages kept by mmap (the system can reclaim them).</source>
@@ -1649,6 +1641,42 @@
     <message>
       <source>llama.cpp's dry run: %1 against the plan.</source>
       <translation>llama.cpp 试运行：与规划相比 %1。</translation>
+    </message>
+    <message>
+      <source>%1 · %2: %3 free of %4</source>
+      <translation>%1 · %2：空闲 %3 / %4</translation>
+    </message>
+    <message>
+      <source>CPU kernels: %1 (the best of Shoehorn's builds that this CPU runs).</source>
+      <translation>CPU 内核：%1（Shoehorn 各构建中此 CPU 能运行的最佳一个）。</translation>
+    </message>
+    <message>
+      <source>No GPU: this build of Shoehorn has no GPU backend (built for the CPU only).</source>
+      <translation>没有 GPU：此版本的 Shoehorn 没有 GPU 后端（只为 CPU 构建）。</translation>
+    </message>
+    <message>
+      <source>Vulkan is not installed (the package shoehorn-backend-vulkan).</source>
+      <translation>未安装 Vulkan（软件包 shoehorn-backend-vulkan）。</translation>
+    </message>
+    <message>
+      <source>No CPU module was found in %1.</source>
+      <translation>在 %1 中没有找到 CPU 模块。</translation>
+    </message>
+    <message>
+      <source>The %1 module did not load: %2.</source>
+      <translation>%1 模块未能加载：%2。</translation>
+    </message>
+    <message>
+      <source>Vulkan found no GPU: no Vulkan driver for it is installed (mesa-vulkan-drivers for AMD and Intel, the NVIDIA driver for NVIDIA), or there is no GPU.</source>
+      <translation>Vulkan 没有找到 GPU：未安装对应的 Vulkan 驱动（AMD 和 Intel 用 mesa-vulkan-drivers，NVIDIA 用 NVIDIA 驱动），或者没有 GPU。</translation>
+    </message>
+    <message>
+      <source>%1 found no GPU (no driver for it, or no such GPU).</source>
+      <translation>%1 没有找到 GPU（没有对应驱动，或没有这种 GPU）。</translation>
+    </message>
+    <message>
+      <source>No GPU: Shoehorn runs on the CPU.</source>
+      <translation>没有 GPU：Shoehorn 在 CPU 上运行。</translation>
     </message>
   </context>
   <context>

@@ -39,16 +39,49 @@ QString OffloadTexts::hardware(const HardwareInfo &hw, quint64 heldRam)
 {
     QStringList lines;
     for (const auto &g : hw.gpus)
-        lines << tr("%1: %2 free of %3")
-                     .arg(QString::fromStdString(g.description), bytesText(g.freeBytes), bytesText(g.totalBytes));
+        lines << tr("%1 · %2: %3 free of %4")
+                     .arg(QString::fromStdString(g.name), QString::fromStdString(g.description), bytesText(g.freeBytes),
+                          bytesText(g.totalBytes));
     lines << tr("RAM: %1 available of %2 · %n physical core(s)", "", hw.physicalCores)
                  .arg(bytesText(hw.ramAvailableBytes), bytesText(hw.ramTotalBytes));
     if (heldRam)
         lines << tr("The loaded model holds %1 more; plans count it as free.").arg(bytesText(heldRam));
     if (hw.gpus.empty())
-        lines << tr("No GPU: this build of Shoehorn is for the CPU only (build with SHOEHORN_CUDA=ON for NVIDIA GPUs), "
-                    "or no supported GPU was found.");
+        lines << noGpu(hw);
+    if (hw.backendModules && !hw.cpuVariant.empty())
+        lines << tr("CPU kernels: %1 (the best of Shoehorn's builds that this CPU runs).")
+                     .arg(QString::fromStdString(hw.cpuVariant));
     return lines.join(QLatin1Char('\n'));
+}
+
+QString OffloadTexts::noGpu(const HardwareInfo &hw)
+{
+    if (!hw.backendModules)
+        return tr("No GPU: this build of Shoehorn has no GPU backend (built for the CPU only).");
+    QStringList why;
+    for (const BackendProblem &p : hw.backendProblems) {
+        const QString backend = QString::fromStdString(p.backend);
+        const QString detail = QString::fromStdString(p.detail);
+        switch (p.kind) {
+        case BackendProblem::Kind::NoModule:
+            // Only Vulkan is packaged today; a missing CUDA module is not news.
+            if (p.backend == "Vulkan")
+                why << tr("Vulkan is not installed (the package shoehorn-backend-vulkan).");
+            else if (p.backend == "CPU")
+                why << tr("No CPU module was found in %1.").arg(detail);
+            break;
+        case BackendProblem::Kind::ModuleFailed:
+            why << tr("The %1 module did not load: %2.").arg(backend, detail);
+            break;
+        case BackendProblem::Kind::NoDevice:
+            why << (p.backend == "Vulkan"
+                        ? tr("Vulkan found no GPU: no Vulkan driver for it is installed (mesa-vulkan-drivers for AMD "
+                             "and Intel, the NVIDIA driver for NVIDIA), or there is no GPU.")
+                        : tr("%1 found no GPU (no driver for it, or no such GPU).").arg(backend));
+            break;
+        }
+    }
+    return tr("No GPU: Shoehorn runs on the CPU.") + (why.isEmpty() ? QString() : QLatin1Char(' ') + why.join(QLatin1Char(' ')));
 }
 
 QString OffloadTexts::ramParts(const OffloadController::RamParts &r)

@@ -19,6 +19,8 @@ public:
     // Everything under the gauges for what the controller plans now.
     static PlanSummary::Texts summary(const OffloadController &offload);
     static QString hardware(const shoehorn::HardwareInfo &hw, quint64 heldRam);
+    // Why no GPU is used: each GPU backend looked for and what was missing (module, driver, GPU).
+    static QString noGpu(const shoehorn::HardwareInfo &hw);
     // A what-if machine, as the plan sees it (nothing of this computer).
     static QString whatIf(const shoehorn::PlanTarget &target);
     static QString ramParts(const OffloadController::RamParts &r);
