@@ -25,6 +25,29 @@ set(SHOEHORN_CACHE_DIR "${_shoehorn_default_cache}" CACHE PATH
 set(SHOEHORN_LLAMA_SOURCE_DIR "" CACHE PATH
     "Use this llama.cpp checkout instead of fetching the pinned node-llama-cpp bundle")
 
+# npm pack SPEC into the cache's download folder (once) and check the tarball's digest (ALGO: SHA256,
+# SHA512); a mismatch removes it. Sets OUT to its path. HINT: what to do when npm fails.
+function(shoehorn_npm_pack spec file algo expected hint out)
+    find_program(NPM_EXECUTABLE npm REQUIRED)
+    set(dl "${SHOEHORN_CACHE_DIR}/download")
+    file(MAKE_DIRECTORY "${dl}")
+    set(tgz "${dl}/${file}")
+    if(NOT EXISTS "${tgz}")
+        message(STATUS "Fetching ${spec} with npm pack")
+        execute_process(COMMAND "${NPM_EXECUTABLE}" pack "${spec}" --loglevel=error
+                        WORKING_DIRECTORY "${dl}" RESULT_VARIABLE rc OUTPUT_QUIET)
+        if(NOT rc EQUAL 0 OR NOT EXISTS "${tgz}")
+            message(FATAL_ERROR "npm pack ${spec} failed (${rc}). ${hint}")
+        endif()
+    endif()
+    file(${algo} "${tgz}" sum)
+    if(NOT sum STREQUAL expected)
+        file(REMOVE "${tgz}")
+        message(FATAL_ERROR "${algo} mismatch for ${tgz}: got ${sum}, expected ${expected}")
+    endif()
+    set(${out} "${tgz}" PARENT_SCOPE)
+endfunction()
+
 function(shoehorn_fetch_llama out_dir)
     set(src "${SHOEHORN_CACHE_DIR}/llama.cpp-${SHOEHORN_LLAMA_COMMIT}")
     if(EXISTS "${src}/CMakeLists.txt" AND EXISTS "${src}/.shoehorn-verified")
@@ -32,27 +55,10 @@ function(shoehorn_fetch_llama out_dir)
         return()
     endif()
 
-    find_program(NPM_EXECUTABLE npm REQUIRED)
     find_program(GIT_EXECUTABLE git REQUIRED)
     set(dl "${SHOEHORN_CACHE_DIR}/download")
-    file(MAKE_DIRECTORY "${dl}")
-    set(tgz "${dl}/node-llama-cpp-3.21.1.tgz")
-
-    if(NOT EXISTS "${tgz}")
-        message(STATUS "Fetching ${SHOEHORN_LLAMA_NPM_PACKAGE} with npm pack")
-        execute_process(COMMAND "${NPM_EXECUTABLE}" pack "${SHOEHORN_LLAMA_NPM_PACKAGE}" --loglevel=error
-                        WORKING_DIRECTORY "${dl}" RESULT_VARIABLE rc OUTPUT_QUIET)
-        if(NOT rc EQUAL 0 OR NOT EXISTS "${tgz}")
-            message(FATAL_ERROR "npm pack ${SHOEHORN_LLAMA_NPM_PACKAGE} failed (${rc}). "
-                                "Set SHOEHORN_LLAMA_SOURCE_DIR to a llama.cpp checkout instead.")
-        endif()
-    endif()
-
-    file(SHA256 "${tgz}" sum)
-    if(NOT sum STREQUAL SHOEHORN_LLAMA_NPM_SHA256)
-        file(REMOVE "${tgz}")
-        message(FATAL_ERROR "sha256 mismatch for ${tgz}: got ${sum}, expected ${SHOEHORN_LLAMA_NPM_SHA256}")
-    endif()
+    shoehorn_npm_pack("${SHOEHORN_LLAMA_NPM_PACKAGE}" node-llama-cpp-3.21.1.tgz SHA256 "${SHOEHORN_LLAMA_NPM_SHA256}"
+                      "Set SHOEHORN_LLAMA_SOURCE_DIR to a llama.cpp checkout instead." tgz)
 
     set(unpack "${dl}/unpack")
     file(REMOVE_RECURSE "${unpack}")
