@@ -7,11 +7,13 @@
 #  3. a module directory without the Vulkan module, or with a module that does not load: the
 #     sentence names what is missing and the chat still runs on the CPU.
 #  4. a module in the current directory is never loaded (ggml's default search includes it).
-#   backends.sh SHOEHORN_CLI FIXTUREGEN HIJACK_MODULE
+#   backends.sh SHOEHORN_CLI FIXTUREGEN HIJACK_MODULE FOREIGN_MODULE
+# (FOREIGN_MODULE: a module of another ggml, whose backend API version is not ours.)
 set -euo pipefail
 cli=$1
 fixturegen=$2
 hijack=$3
+foreign=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -58,6 +60,13 @@ SHOEHORN_BACKEND_DIR="$mods" "$cli" devices | tee "$work/broken"
 grep -q "^Vulkan: the module did not load: .*libggml-vulkan.so" "$work/broken" || fail "no sentence for the broken module"
 answer=$(SHOEHORN_BACKEND_DIR="$mods" chat "$work/tiny-api.gguf") || fail "chat without a GPU module"
 [ "$answer" = "$vk" ] || fail "the CPU-only chat answers differently"
+# A Vulkan module of another llama.cpp: refused with the reason, no crash, the chat on the CPU.
+cp "$foreign" "$mods/libggml-vulkan.so"
+SHOEHORN_BACKEND_DIR="$mods" "$cli" devices | tee "$work/foreign" || fail "devices crashed on a foreign module"
+grep -q "^Vulkan: the module did not load: it was built for another ggml (backend API -1, this one [0-9]*)" "$work/foreign" \
+    || fail "no sentence for a module of another ggml"
+answer=$(SHOEHORN_BACKEND_DIR="$mods" chat "$work/tiny-api.gguf") || fail "chat beside a foreign module"
+[ "$answer" = "$vk" ] || fail "the chat beside a foreign module answers differently"
 echo "== 4. a CPU module in the current directory that would score highest"
 mkdir "$work/cwd"
 cp "$hijack" "$work/cwd/libggml-cpu-zzz.so"

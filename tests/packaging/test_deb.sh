@@ -118,6 +118,13 @@ if [ -n "$vkdeb" ]; then
     devices=$(GGML_VK_VISIBLE_DEVICES=0 "$root/usr/bin/shoehorn-cli" devices)
     echo "$devices"
     grep -q '^Vulkan0 · ' <<< "$devices" || fail "the installed Vulkan module gives no device on lavapipe"
+    # Every layer on Vulkan0 from the installed module: the CPU's answer, the weights allocated there.
+    vk=$(GGML_VK_VISIBLE_DEVICES=0 "$root/usr/bin/shoehorn-cli" chat "$work/tiny.gguf" -p "Name three colours." --temp 0 \
+         -n 12 -c 256 --no-check -ngl 99 --memory-report 2> "$work/vk.err") || { cat "$work/vk.err"; fail "no chat on Vulkan0"; }
+    grep -E '^backends:|^memory: part=Vulkan0/buffers/after-load' "$work/vk.err"
+    grep -qE '^memory: part=Vulkan0/buffers/after-load .* actual=[1-9]' "$work/vk.err" || fail "nothing allocated on Vulkan0"
+    [ "$vk" = "$native" ] || fail "Vulkan0 answers differently: '$vk' / '$native'"
+    echo "the installed package on Vulkan0 answers as the CPU: $vk"
     "$here/check_runtime_deps.sh" "$depends, $vkdepends, mesa-vulkan-drivers" "$root/usr/lib/shoehorn/libggml-vulkan.so" \
         || fail "the Vulkan module loads a library its package does not depend on"
 fi
