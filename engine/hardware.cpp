@@ -107,14 +107,6 @@ HardwareInfo probeHardware()
         (g.remote ? remote : type == GGML_BACKEND_DEVICE_TYPE_GPU ? discrete : integrated).push_back(std::move(g));
     }
     hw.gpus = llamaDeviceOrder(std::move(remote), std::move(discrete), std::move(integrated));
-    if (hw.gpus.empty()) {
-        const bool gpuBackend = std::any_of(hw.backends.begin(), hw.backends.end(), [](const std::string &b) {
-            return b != "CPU" && b != "BLAS" && b != "RPC";
-        });
-        hw.whyNoGpu = gpuBackend || hw.backendModules
-                          ? "no GPU backend found a usable device (module, driver or GPU missing)"
-                          : "this build of Shoehorn has no GPU backend (built for CPU only; see SHOEHORN_CUDA)";
-    }
     probeCpuWeightBuffers(hw);
     readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);
     hw.process = processMemory();

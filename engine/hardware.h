@@ -46,14 +46,13 @@ struct HardwareInfo {
     bool backendModules = false;       // backends are loadable modules (else built in)
     std::string cpuVariant;            // the CPU module ggml chose for this CPU, e.g. "haswell"
     std::string moduleDir;             // where the modules were loaded from
-    std::vector<BackendProblem> backendProblems;
+    std::vector<BackendProblem> backendProblems; // why each GPU backend gave no device
     // The CPU backend's extra weight buffer types on this CPU, e.g. {"AMX", "CPU_REPACK"}:
     // weights in them are repacked into anonymous memory, AMX ones in a larger layout.
     std::vector<std::string> cpuWeightBuffers;
     // The ggml types (ggml_type values) whose 2-D matrix-multiplied weights CPU_REPACK takes
     // on this CPU (x86 with AVX2: Q4_0, Q4_K, IQ4_NL, MXFP4; Q6_K only on ARM).
     std::vector<int> cpuRepackTypes;
-    std::string whyNoGpu;              // set when gpus is empty
     ProcessMemory process;             // Shoehorn's own, at the same moment
 };
 

@@ -133,7 +133,7 @@ void TestTuningStore::machineIdIsStable()
     HardwareInfo busy = hw;
     busy.gpus[0].freeBytes = 2 * GiB;
     busy.ramAvailableBytes = 3 * GiB;
-    busy.whyNoGpu = "ignored";
+    busy.backendProblems = {{"Vulkan", BackendProblem::Kind::NoDevice, "ignored"}};
     busy.cpuWeightBuffers = {"CPU_REPACK"};
     QCOMPARE(TuningStore::machineId(busy), id);
     // Nor do a few MiB more or less RAM reported after a kernel update.
