@@ -4,12 +4,15 @@
 #include "settings.h"
 
 #include <ggml-backend.h>
+#include <ggml-cpp.h>
 #include <ggml.h>
 #include <llama.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -73,6 +76,38 @@ void probeCpuWeightBuffers(HardwareInfo &hw)
     }
 }
 
+// What llama.cpp's weight_buft_supported() asks a GPU for each weight (a MUL_MAT of it held in
+// the device's buffer), for ever larger weights: the largest it takes (0: any size up to 1 TiB).
+// Only sizes matter to the backends that refuse some (Vulkan); the rows are long so that the
+// product stays far smaller than the weight.
+uint64_t probeMaxTensorBytes(ggml_backend_dev_t dev)
+{
+    constexpr int64_t kRow = 8192; // f16 values: 16 KiB per row
+    constexpr uint64_t kRowBytes = kRow * 2;
+    const ggml_backend_buffer_ptr empty(ggml_backend_buft_alloc_buffer(ggml_backend_dev_buffer_type(dev), 0));
+    if (!empty)
+        return 0;
+    const auto takes = [&](int64_t rows) {
+        ggml_init_params params{ggml_tensor_overhead() * 4, nullptr, true};
+        ggml_context *ctx = ggml_init(params);
+        ggml_tensor *w = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, kRow, rows);
+        ggml_tensor *b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, kRow, 512);
+        ggml_tensor *op = ggml_mul_mat(ctx, w, b);
+        w->buffer = empty.get();
+        const bool ok = ggml_backend_dev_supports_op(dev, op);
+        ggml_free(ctx);
+        return ok;
+    };
+    int64_t lo = 0, hi = int64_t((1ull << 40) / kRowBytes); // lo is taken (or nothing), hi is not
+    if (takes(hi))
+        return 0;
+    while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (takes(mid) ? lo : hi) = mid;
+    }
+    return std::max<uint64_t>(1, uint64_t(lo) * kRowBytes);
+}
+
 // A desktop session keeps a few hundred MiB of a card's memory busy (compositor, browser).
 constexpr uint64_t kProfileDesktopReserve = 300 * MiB;
 
@@ -104,6 +139,15 @@ HardwareInfo probeHardware()
         ggml_backend_dev_memory(dev, &freeB, &totalB);
         g.freeBytes = freeB;
         g.totalBytes = totalB;
+        if (!g.remote) { // a remote device would answer over the network, once per question
+            static std::map<std::string, uint64_t> limits; // asked once per device and process
+            static std::mutex mutex;
+            std::lock_guard lock(mutex);
+            const auto [it, added] = limits.try_emplace(g.name, 0);
+            if (added)
+                it->second = probeMaxTensorBytes(dev);
+            g.maxTensorBytes = it->second;
+        }
         (g.remote ? remote : type == GGML_BACKEND_DEVICE_TYPE_GPU ? discrete : integrated).push_back(std::move(g));
     }
     hw.gpus = llamaDeviceOrder(std::move(remote), std::move(discrete), std::move(integrated));

@@ -12,6 +12,10 @@ struct GpuInfo {
     uint64_t totalBytes = 0;
     uint64_t freeBytes = 0;  // what other programs leave us
     bool remote = false;     // a device of another process or machine over llama.cpp's RPC
+    // The largest weight its backend computes with (0: no limit). llama.cpp keeps a bigger one
+    // in RAM and runs its layer's product on the CPU: Vulkan refuses tensors past the driver's
+    // maxStorageBufferRange (128 MiB on lavapipe, 2-4 GiB on desktop cards).
+    uint64_t maxTensorBytes = 0;
 };
 
 // This process's resident memory (/proc/self/smaps_rollup): anonymous (malloc, KV cache,

@@ -7,6 +7,7 @@
 #include "computeestimate.h"
 #include "cpuweights.h"
 #include "filepages.h"
+#include "graphsplit.h"
 #include "llamahandles.h"
 #include "llamaparams.h"
 #include "serverloop.h"
@@ -32,6 +33,7 @@ using internal::ComputeShare;
 using internal::computeEstimate;
 using internal::reservedOutputs;
 using internal::sequences;
+using internal::takesWeight;
 
 constexpr uint64_t kGpuDriverOverhead = 256 * MiB;
 
@@ -194,6 +196,7 @@ void addTiedOutput(MemoryPlan &plan, int outputDevice, const TensorInfo *embd, c
 {
     if (!embd)
         return;
+    outputDevice = takesWeight(t, outputDevice, embd->bytes) ? outputDevice : -1;
     deviceFor(plan, outputDevice).use.weightsDense += outputDevice < 0 ? cpuTiedOutputCopy(*embd, t) : embd->bytes;
 }
 
@@ -253,9 +256,12 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
         } else if (ti.role == TensorRole::Embedding) {
             embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
         }
-        const uint64_t bytes = d < 0 ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
+        if (!takesWeight(t, d, ti.bytes))
+            d = -1;
+        const bool pinned = d < 0 && internal::hostPinned(ti, t);
+        const uint64_t bytes = d < 0 && !pinned ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
         if (d < 0) {
-            plainCpu[i] = !cpuRepacks(ti, t);
+            plainCpu[i] = !pinned && !cpuRepacks(ti, t);
             (plainCpu[i] ? file.plain : file.repacked) += ti.bytes;
         }
         MemoryUse &use = deviceFor(plan, d).use;
@@ -267,31 +273,44 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
     return file;
 }
 
-// KV cache and recurrent state, on the device of their layer (offload_kqv is on).
-void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p)
+// Each layer's K and V bytes (0 for a layer without attention).
+std::vector<uint64_t> layerKvBytes(const ModelInfo &m, const PlanSettings &s, uint64_t contextSize)
 {
     const ggml_type tk = kvCacheType(s.context.typeK);
     const ggml_type tv = kvCacheType(s.context.typeV);
     const uint64_t nSeq = static_cast<uint64_t>(sequences(s));
     // llama_kv_cache_iswa: a unified cache keeps the window of every sequence in one pool; split,
     // each sequence's stream keeps its own window, at most its part of the context.
-    const uint64_t perStream = unifiedCache(s) ? plan.contextSize : plan.contextSize / nSeq;
+    const uint64_t perStream = unifiedCache(s) ? contextSize : contextSize / nSeq;
     const uint64_t window = unifiedCache(s) ? m.slidingWindow * nSeq : m.slidingWindow;
     const uint64_t swaCells = m.slidingWindow > 0
                                   ? std::min<uint64_t>(perStream, pad(window + s.context.ubatchSize, 256)) *
                                         (unifiedCache(s) ? 1 : nSeq)
-                                  : plan.contextSize;
+                                  : contextSize;
+    std::vector<uint64_t> bytes(m.layerCount, 0);
+    for (const auto &l : m.layers) {
+        if (!l.hasAttention || l.index < 0 || l.index >= static_cast<int>(m.layerCount))
+            continue;
+        const uint64_t kvHeads = l.index < static_cast<int>(m.headCountKvPerLayer.size()) &&
+                                         m.headCountKvPerLayer.size() > 1
+                                     ? static_cast<uint64_t>(m.headCountKvPerLayer[static_cast<size_t>(l.index)])
+                                     : m.headCountKv;
+        const uint64_t layerCells = l.slidingWindow ? swaCells : contextSize;
+        bytes[static_cast<size_t>(l.index)] =
+            typeBytes(tk, layerCells * kvHeads * m.headSizeK) + typeBytes(tv, layerCells * kvHeads * m.headSizeV);
+    }
+    return bytes;
+}
+
+// KV cache and recurrent state, on the device of their layer (offload_kqv is on).
+void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p)
+{
+    const uint64_t nSeq = static_cast<uint64_t>(sequences(s));
+    const std::vector<uint64_t> kv = layerKvBytes(m, s, plan.contextSize);
     for (const auto &l : m.layers) {
         DevicePlan &d = deviceFor(plan, p.deviceOf(l.index));
-        if (l.hasAttention) {
-            const uint64_t kvHeads = l.index < static_cast<int>(m.headCountKvPerLayer.size()) &&
-                                             m.headCountKvPerLayer.size() > 1
-                                         ? static_cast<uint64_t>(m.headCountKvPerLayer[static_cast<size_t>(l.index)])
-                                         : m.headCountKv;
-            const uint64_t layerCells = l.slidingWindow ? swaCells : plan.contextSize;
-            const uint64_t bytes = typeBytes(tk, layerCells * kvHeads * m.headSizeK) + typeBytes(tv, layerCells * kvHeads * m.headSizeV);
-            (l.slidingWindow ? d.use.kvSwa : d.use.kvFull) += bytes;
-        }
+        if (l.hasAttention && l.index >= 0 && l.index < static_cast<int>(kv.size()))
+            (l.slidingWindow ? d.use.kvSwa : d.use.kvFull) += kv[static_cast<size_t>(l.index)];
         if (l.hasRecurrent) {
             const uint64_t conv = m.ssmConvKernel > 0 ? m.ssmConvKernel - 1 : 0;
             const uint64_t r = conv * (m.ssmInnerSize + 2ull * m.ssmGroupCount * m.ssmStateSize);
@@ -304,22 +323,16 @@ void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const
 // Compute buffers of every device that runs layers or the output, and the driver overhead of
 // each GPU in use.
 void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p,
-                const ContextCells &cells)
+                const ContextCells &cells, const PlanTarget &t)
 {
     const int nLayer = static_cast<int>(m.layerCount);
-    const int outDev = p.deviceOf(nLayer);
-    std::vector<ComputeShare> share(plan.gpus.size() + 1); // the GPUs, then the CPU
-    const auto slot = [&](int d) -> ComputeShare & { return share[d < 0 ? plan.gpus.size() : size_t(d)]; };
     const uint64_t T = internal::ubatchTokens(s, cells.perSequence);
-    const bool pruned = reservedOutputs(s, T) < T;
-    for (int il = 0; il < nLayer; ++il) {
-        const int d = p.deviceOf(il);
-        ++slot(d).layers;
-        // --n-cpu-moe: the experts of the first layers run on the CPU, where their weights are.
-        if (!(pruned && il == nLayer - 1))
-            slot(il < s.load.cpuMoeLayers ? -1 : d).experts = true;
-    }
-    slot(outDev).output = true;
+    std::vector<int> layerDevice(static_cast<size_t>(nLayer) + 1);
+    for (int il = 0; il <= nLayer; ++il)
+        layerDevice[static_cast<size_t>(il)] = p.deviceOf(il);
+    const std::vector<ComputeShare> share =
+        internal::splitGraph(m, plan.cpuMoeLayers, t, layerDevice, layerKvBytes(m, s, plan.contextSize), T,
+                             reservedOutputs(s, T));
     // The graph's inputs (the attention mask, the token embeddings) are built on the host, and
     // each device that runs layers gets a copy. With several devices holding every layer and no
     // tensor overrides (--n-cpu-moe), llama.cpp pipelines ubatches through them
@@ -329,24 +342,14 @@ void addCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, con
     const bool pipelined = plan.gpus.size() > 1 && p.ngl > nLayer && s.load.cpuMoeLayers == 0;
     const uint64_t copies = pipelined ? 3 * inputs : 0;
     for (size_t g = 0; g < plan.gpus.size(); ++g) {
-        if (share[g].layers > 0 || share[g].output)
-            plan.gpus[g].use.compute = computeEstimate(m, s, cells.perSequence, true, share[g]) +
-                                       (share[g].layers > 0 ? copies : 0);
+        const ComputeShare &h = share[g];
+        if (h.layers > 0 || h.output || h.experts || h.gateUpOnly || h.downOnly)
+            plan.gpus[g].use.compute = computeEstimate(m, s, cells.perSequence, true, h) + (h.layers > 0 ? copies : 0);
     }
-    if (share.back().layers > 0) {
-        plan.ram.use.compute = computeEstimate(m, s, cells.perSequence, false, share.back());
-    } else {
-        // The CPU runs no attention: its buffer holds the inputs until they are copied, then,
-        // with --n-cpu-moe, the experts' outputs and their weighted copy (measured against
-        // llama.cpp's dry run on a remote device: 76 MiB for bench-qwen3moe at T = 512).
-        const ComputeShare output{0, share.back().output, false};
-        const uint64_t experts = m.isMoe() && share.back().experts
-                                     ? T * uint64_t(m.expertUsedCount) * m.embeddingSize * 4 * 2 +
-                                           T * m.embeddingSize * 4 * 3
-                                     : 0;
-        const uint64_t hostInputs = inputs + T * m.embeddingSize * 4; // and the embeddings' rows, gathered
-        plan.ram.use.compute = std::max({computeEstimate(m, s, cells.perSequence, false, output), hostInputs, experts});
-    }
+    // A CPU that runs no attention still holds the inputs until they are copied, and the
+    // embeddings' rows, gathered.
+    const uint64_t hostInputs = share.back().layers > 0 ? 0 : inputs + T * m.embeddingSize * 4;
+    plan.ram.use.compute = std::max(computeEstimate(m, s, cells.perSequence, false, share.back()), hostInputs);
     if (share.back().layers < nLayer)
         plan.ram.use.compute += copies;
     // A GPU that runs anything also holds the driver's context and the BLAS workspace, which
@@ -416,7 +419,7 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     for (int il = 0; il < nLayer; ++il)
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);
-    addCompute(plan, m, s, p, cells);
+    addCompute(plan, m, s, p, cells, t);
     setFilePages(plan, s.load.loadMode, file);
     addProjector(plan, s);
     return plan;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "graphsplit.h"
 #include "modelinfo.h"
 #include "planner.h"
 
@@ -19,12 +20,6 @@ uint64_t maskBytes(const PlanSettings &s, uint64_t T, uint32_t nCtx);
 // reserves one per sequence (server_output_limits), other contexts one per token.
 uint64_t reservedOutputs(const PlanSettings &s, uint64_t T);
 
-// What one device computes of a worst-case ubatch.
-struct ComputeShare {
-    int layers = 0;        // repeating layers whose attention runs here
-    bool output = false;   // the output layer runs here
-    bool experts = false;  // the routed experts of a layer that sees every token of the ubatch
-};
 
 // The graph allocator's peak on one device for one worst-case ubatch (the analytic planner's
 // compute buffer), for a context of nCtx cells per sequence.

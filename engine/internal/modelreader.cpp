@@ -278,6 +278,14 @@ void finishLayers(ModelInfo &info)
             if (t.name == "token_embd.weight")
                 info.vocabSize = static_cast<uint32_t>(t.shape[1]);
     }
+    // Qwen3.5/3.6 have a shared expert without the count key (only its FFN length).
+    if (info.expertSharedCount == 0) {
+        for (const auto &t : info.tensors)
+            if (t.name.find("_shexp.") != std::string::npos) {
+                info.expertSharedCount = 1;
+                break;
+            }
+    }
 }
 
 } // namespace shoehorn::internal

@@ -201,13 +201,18 @@ void TestPlanner::gpuPlacement_data()
     QTest::addColumn<int>("cpuMoe");
     QTest::addColumn<int>("gpuLayersOut");
     QTest::addColumn<bool>("outputOnGpu");
-    QTest::newRow("all") << -1 << 0 << 48 << true;
-    QTest::newRow("all, experts of 20 on cpu") << -1 << 20 << 48 << true;
-    QTest::newRow("ngl 15") << 15 << 0 << 14 << true;
+    QTest::addColumn<uint32_t>("ubatch");
+    QTest::addColumn<bool>("gpuComputes");
+    QTest::newRow("all") << -1 << 0 << 48 << true << 512u << true;
+    QTest::newRow("all, experts of 20 on cpu") << -1 << 20 << 48 << true << 512u << true;
+    QTest::newRow("ngl 15") << 15 << 0 << 14 << true << 512u << true;
     // llama.cpp offloads the output layer first: -ngl N is N-1 repeating layers plus output.
-    QTest::newRow("ngl 48") << 48 << 0 << 47 << true;
-    QTest::newRow("ngl 1: output only") << 1 << 0 << 0 << true;
-    QTest::newRow("cpu only") << 0 << 0 << 0 << false;
+    QTest::newRow("ngl 48") << 48 << 0 << 47 << true << 512u << true;
+    QTest::newRow("ngl 1: output only") << 1 << 0 << 0 << true << 512u << true;
+    // No layer on the GPU, but ggml's scheduler still hands it the products of a big batch
+    // (32 rows or more), with copies of the weights: its compute buffer exists.
+    QTest::newRow("ngl 0, big batches on the gpu") << 0 << 0 << 0 << false << 512u << true;
+    QTest::newRow("ngl 0, ubatch 16: cpu only") << 0 << 0 << 0 << false << 16u << false;
 }
 
 void TestPlanner::gpuPlacement()
@@ -216,9 +221,11 @@ void TestPlanner::gpuPlacement()
     QFETCH(int, cpuMoe);
     QFETCH(int, gpuLayersOut);
     QFETCH(bool, outputOnGpu);
+    QFETCH(uint32_t, ubatch);
+    QFETCH(bool, gpuComputes);
     auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
     QVERIFY(info.ok());
-    PlanSettings s = settings(4096, FlashAttention::On);
+    PlanSettings s = settings(4096, FlashAttention::On, "f16", ubatch);
     s.load.gpuLayers = ngl;
     s.load.cpuMoeLayers = cpuMoe;
     const PlanTarget t = targetFromProfile(*findProfile("rtx4090-24g"));
@@ -239,7 +246,8 @@ void TestPlanner::gpuPlacement()
     // The KV cache follows its layer.
     const uint64_t kvPerLayer = 4096ull * 4 * 128 * 2 * 2;
     QCOMPARE(g.use.kvFull, kvPerLayer * uint64_t(gpuLayersOut));
-    QCOMPARE(g.use.compute > 0, gpuLayersOut > 0 || outputOnGpu);
+    QCOMPARE(g.use.compute > 0, gpuComputes);
+    QCOMPARE(g.use.overhead > 0, gpuComputes); // the driver's context where it computes anything
 }
 
 void TestPlanner::kvCacheFormula()

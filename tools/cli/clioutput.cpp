@@ -54,9 +54,13 @@ int cmdDevices()
         std::printf("CPU: %s kernels (modules in %s)\n", hw.cpuVariant.c_str(), hw.moduleDir.c_str());
     else
         std::printf("CPU: built in\n");
-    for (const GpuInfo &g : hw.gpus)
-        std::printf("%s · %s: %s free of %s%s\n", g.name.c_str(), g.description.c_str(), formatBytes(g.freeBytes).c_str(),
+    for (const GpuInfo &g : hw.gpus) {
+        std::printf("%s · %s: %s free of %s%s", g.name.c_str(), g.description.c_str(), formatBytes(g.freeBytes).c_str(),
                     formatBytes(g.totalBytes).c_str(), g.remote ? " (remote)" : "");
+        if (g.maxTensorBytes > 0) // bigger weights stay in RAM: say so before a plan surprises
+            std::printf("; weights up to %s each (bigger ones stay in RAM)", formatBytes(g.maxTensorBytes).c_str());
+        std::printf("\n");
+    }
     if (hw.gpus.empty())
         std::printf("no GPU: models run on the CPU\n");
     for (const std::string &l : backendProblemLines(hw))
