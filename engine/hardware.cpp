@@ -135,6 +135,9 @@ HardwareInfo probeHardware()
         g.name = ggml_backend_dev_name(dev);
         g.description = ggml_backend_dev_description(dev);
         g.remote = std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) == "RPC";
+        ggml_backend_dev_props props{};
+        ggml_backend_dev_get_props(dev, &props);
+        g.cardId = props.device_id ? props.device_id : "";
         size_t freeB = 0, totalB = 0;
         ggml_backend_dev_memory(dev, &freeB, &totalB);
         g.freeBytes = freeB;
@@ -239,9 +242,23 @@ std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<G
 {
     // Remote devices first, to keep the network's share of a token small (llama_model_load).
     std::vector<GpuInfo> out = std::move(remote);
-    out.insert(out.end(), discrete.begin(), discrete.end());
-    if (discrete.empty())
-        out.insert(out.end(), integrated.begin(), integrated.end());
+    const size_t firstGpu = out.size();
+    for (GpuInfo &g : discrete) {
+        const auto twin = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(firstGpu), out.end(), [&](const GpuInfo &o) {
+            return !g.cardId.empty() && o.cardId == g.cardId;
+        });
+        if (twin != out.end())
+            twin->sameCard.push_back(g.name);
+        else
+            out.push_back(std::move(g));
+    }
+    // Integrated GPUs seen by several backends: those of the first one's backend only.
+    if (out.size() == firstGpu) {
+        const auto backend = [](const GpuInfo &g) { return g.name.substr(0, g.name.find_first_of("0123456789")); };
+        for (GpuInfo &g : integrated)
+            if (out.size() == firstGpu || backend(g) == backend(out[firstGpu]))
+                out.push_back(std::move(g));
+    }
     return out;
 }
 

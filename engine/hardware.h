@@ -16,6 +16,10 @@ struct GpuInfo {
     // in RAM and runs its layer's product on the CPU: Vulkan refuses tensors past the driver's
     // maxStorageBufferRange (128 MiB on lavapipe, 2-4 GiB on desktop cards).
     uint64_t maxTensorBytes = 0;
+    std::string cardId = {}; // the card's PCI bus id as its backend reports it (ggml's device_id), or ""
+    // The same card seen by other backends, not used: llama.cpp takes the first backend that lists
+    // a card (CUDA before Vulkan) and skips the others' device of it ("Vulkan0").
+    std::vector<std::string> sameCard = {};
 };
 
 // This process's resident memory (/proc/self/smaps_rollup): anonymous (malloc, KV cache,
@@ -32,6 +36,10 @@ struct BackendProblem {
         NoModule,     // its module is not installed (detail: the path looked at)
         ModuleFailed, // the module did not load (detail: the loader's reason, e.g. a missing library)
         NoDevice,     // it loaded and found no device (no driver for it, or no such GPU)
+        NoDriver,     // its driver is not installed (detail: the driver's library, libcuda.so.1)
+        DriverTooOld, // the driver is older than the module needs (detail: what it runs, "12.2")
+        CardNotCovered, // a card the module has no code for, left to Vulkan (detail: "name (7.0); the
+                        // module's code: 7.5, 8.0, ...")
     };
     std::string backend; // ggml's name: "Vulkan", "CUDA" ("CPU": no CPU module at all)
     Kind kind = Kind::NoModule;
@@ -61,7 +69,8 @@ struct HardwareInfo {
 };
 
 // The devices a llama.cpp model gets, in its order (llama_model_load's default selection):
-// remote (RPC) devices, then discrete GPUs; integrated GPUs only when there is no discrete one.
+// remote (RPC) devices, then discrete GPUs, each card once (the first backend's device of a
+// cardId); integrated GPUs of one backend only when there is no discrete one.
 std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<GpuInfo> discrete,
                                       std::vector<GpuInfo> integrated);
 

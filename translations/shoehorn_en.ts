@@ -1684,6 +1684,22 @@
       <source>No GPU: Shoehorn runs on the CPU.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>(the same card as %1, which is not used: one backend per card)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>CUDA needs NVIDIA's driver (%1 is not installed); NVIDIA cards can run on Vulkan.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The NVIDIA driver runs CUDA %1; Shoehorn's CUDA module needs CUDA 13 (driver 580 or newer), so NVIDIA cards run on Vulkan.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The CUDA module has no code for %1, so this card runs on Vulkan.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>PlanSummary</name>

@@ -1678,6 +1678,22 @@
       <source>No GPU: Shoehorn runs on the CPU.</source>
       <translation>没有 GPU：Shoehorn 在 CPU 上运行。</translation>
     </message>
+    <message>
+      <source>(the same card as %1, which is not used: one backend per card)</source>
+      <translation>（与 %1 是同一张显卡，%1 不使用：每张显卡只用一个后端）</translation>
+    </message>
+    <message>
+      <source>CUDA needs NVIDIA's driver (%1 is not installed); NVIDIA cards can run on Vulkan.</source>
+      <translation>CUDA 需要 NVIDIA 驱动（未安装 %1）；NVIDIA 显卡可以通过 Vulkan 运行。</translation>
+    </message>
+    <message>
+      <source>The NVIDIA driver runs CUDA %1; Shoehorn's CUDA module needs CUDA 13 (driver 580 or newer), so NVIDIA cards run on Vulkan.</source>
+      <translation>NVIDIA 驱动支持 CUDA %1；Shoehorn 的 CUDA 模块需要 CUDA 13（驱动 580 或更新），因此 NVIDIA 显卡通过 Vulkan 运行。</translation>
+    </message>
+    <message>
+      <source>The CUDA module has no code for %1, so this card runs on Vulkan.</source>
+      <translation>CUDA 模块没有适用于 %1 的代码，因此这张显卡通过 Vulkan 运行。</translation>
+    </message>
   </context>
   <context>
     <name>PlanSummary</name>

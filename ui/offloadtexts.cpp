@@ -38,20 +38,68 @@ PlanSummary::Texts OffloadTexts::summary(const OffloadController &c)
 QString OffloadTexts::hardware(const HardwareInfo &hw, quint64 heldRam)
 {
     QStringList lines;
-    for (const auto &g : hw.gpus)
-        lines << tr("%1 · %2: %3 free of %4")
-                     .arg(QString::fromStdString(g.name), QString::fromStdString(g.description), bytesText(g.freeBytes),
-                          bytesText(g.totalBytes));
+    for (const auto &g : hw.gpus) {
+        QString line = tr("%1 · %2: %3 free of %4")
+                           .arg(QString::fromStdString(g.name), QString::fromStdString(g.description),
+                                bytesText(g.freeBytes), bytesText(g.totalBytes));
+        for (const std::string &twin : g.sameCard)
+            line += QLatin1Char(' ') + tr("(the same card as %1, which is not used: one backend per card)")
+                                           .arg(QString::fromStdString(twin));
+        lines << line;
+    }
     lines << tr("RAM: %1 available of %2 · %n physical core(s)", "", hw.physicalCores)
                  .arg(bytesText(hw.ramAvailableBytes), bytesText(hw.ramTotalBytes));
     if (heldRam)
         lines << tr("The loaded model holds %1 more; plans count it as free.").arg(bytesText(heldRam));
     if (hw.gpus.empty())
         lines << noGpu(hw);
+    else
+        lines << cudaLeftToVulkan(hw); // which NVIDIA cards run on Vulkan instead, and why
     if (hw.backendModules && !hw.cpuVariant.empty())
         lines << tr("CPU kernels: %1 (the best of Shoehorn's builds that this CPU runs).")
                      .arg(QString::fromStdString(hw.cpuVariant));
     return lines.join(QLatin1Char('\n'));
+}
+
+// One sentence for a backend that gave no device, or an empty one when it is not news.
+QString OffloadTexts::problemSentence(const BackendProblem &p)
+{
+    const QString backend = QString::fromStdString(p.backend);
+    const QString detail = QString::fromStdString(p.detail);
+    switch (p.kind) {
+    case BackendProblem::Kind::NoModule:
+        // A missing CUDA module is not news: it is for NVIDIA cards alone, which Vulkan runs too.
+        if (p.backend == "Vulkan")
+            return tr("Vulkan is not installed (the package shoehorn-backend-vulkan).");
+        if (p.backend == "CPU")
+            return tr("No CPU module was found in %1.").arg(detail);
+        return {};
+    case BackendProblem::Kind::ModuleFailed:
+        return tr("The %1 module did not load: %2.").arg(backend, detail);
+    case BackendProblem::Kind::NoDevice:
+        return (p.backend == "Vulkan"
+                    ? tr("Vulkan found no GPU: no Vulkan driver for it is installed (mesa-vulkan-drivers for AMD "
+                         "and Intel, the NVIDIA driver for NVIDIA), or there is no GPU.")
+                    : tr("%1 found no GPU (no driver for it, or no such GPU).").arg(backend));
+    case BackendProblem::Kind::NoDriver:
+        return tr("CUDA needs NVIDIA's driver (%1 is not installed); NVIDIA cards can run on Vulkan.").arg(detail);
+    case BackendProblem::Kind::DriverTooOld:
+        return tr("The NVIDIA driver runs CUDA %1; Shoehorn's CUDA module needs CUDA 13 (driver 580 or newer), "
+                  "so NVIDIA cards run on Vulkan.")
+                   .arg(detail);
+    case BackendProblem::Kind::CardNotCovered:
+        return tr("The CUDA module has no code for %1, so this card runs on Vulkan.").arg(detail);
+    }
+    return {};
+}
+
+QStringList OffloadTexts::cudaLeftToVulkan(const HardwareInfo &hw)
+{
+    QStringList out;
+    for (const BackendProblem &p : hw.backendProblems)
+        if (p.kind == BackendProblem::Kind::DriverTooOld || p.kind == BackendProblem::Kind::CardNotCovered)
+            out << problemSentence(p);
+    return out;
 }
 
 QString OffloadTexts::noGpu(const HardwareInfo &hw)
@@ -59,28 +107,9 @@ QString OffloadTexts::noGpu(const HardwareInfo &hw)
     if (!hw.backendModules)
         return tr("No GPU: this build of Shoehorn has no GPU backend (built for the CPU only).");
     QStringList why;
-    for (const BackendProblem &p : hw.backendProblems) {
-        const QString backend = QString::fromStdString(p.backend);
-        const QString detail = QString::fromStdString(p.detail);
-        switch (p.kind) {
-        case BackendProblem::Kind::NoModule:
-            // Only Vulkan is packaged today; a missing CUDA module is not news.
-            if (p.backend == "Vulkan")
-                why << tr("Vulkan is not installed (the package shoehorn-backend-vulkan).");
-            else if (p.backend == "CPU")
-                why << tr("No CPU module was found in %1.").arg(detail);
-            break;
-        case BackendProblem::Kind::ModuleFailed:
-            why << tr("The %1 module did not load: %2.").arg(backend, detail);
-            break;
-        case BackendProblem::Kind::NoDevice:
-            why << (p.backend == "Vulkan"
-                        ? tr("Vulkan found no GPU: no Vulkan driver for it is installed (mesa-vulkan-drivers for AMD "
-                             "and Intel, the NVIDIA driver for NVIDIA), or there is no GPU.")
-                        : tr("%1 found no GPU (no driver for it, or no such GPU).").arg(backend));
-            break;
-        }
-    }
+    for (const BackendProblem &p : hw.backendProblems)
+        if (const QString w = problemSentence(p); !w.isEmpty())
+            why << w;
     return tr("No GPU: Shoehorn runs on the CPU.") + (why.isEmpty() ? QString() : QLatin1Char(' ') + why.join(QLatin1Char(' ')));
 }
 

@@ -21,6 +21,8 @@ public:
     static QString hardware(const shoehorn::HardwareInfo &hw, quint64 heldRam);
     // Why no GPU is used: each GPU backend looked for and what was missing (module, driver, GPU).
     static QString noGpu(const shoehorn::HardwareInfo &hw);
+    static QString problemSentence(const shoehorn::BackendProblem &p);
+    static QStringList cudaLeftToVulkan(const shoehorn::HardwareInfo &hw);
     // A what-if machine, as the plan sees it (nothing of this computer).
     static QString whatIf(const shoehorn::PlanTarget &target);
     static QString ramParts(const OffloadController::RamParts &r);

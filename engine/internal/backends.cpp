@@ -1,5 +1,7 @@
 #include "backends.h"
 
+#include "cudacards.h"
+
 #include "logcapture.h"
 
 #include <ggml-backend-impl.h> // GGML_BACKEND_API_VERSION, struct ggml_backend_reg
@@ -9,6 +11,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -71,7 +74,9 @@ void lookFor(const char *regName, const char *file, Loaded &out)
         return;
     }
     if (ggml_backend_reg_t reg = ggml_backend_reg_by_name(regName)) {
-        if (ggml_backend_reg_dev_count(reg) == 0)
+        const bool explained = std::any_of(out.problems.begin(), out.problems.end(),
+                                           [regName](const BackendProblem &p) { return p.backend == regName; });
+        if (ggml_backend_reg_dev_count(reg) == 0 && !explained)
             out.problems.push_back({regName, BackendProblem::Kind::NoDevice, path.string()});
         return;
     }
@@ -89,6 +94,11 @@ void lookFor(const char *regName, const char *file, Loaded &out)
     } else {
         const char *e = dlerror();
         why = e ? e : "the loader refused it";
+        // The CUDA module links the driver's library: without it, the driver is not installed.
+        if (why.find("libcuda.so.1") != std::string::npos) {
+            out.problems.push_back({regName, BackendProblem::Kind::NoDriver, "libcuda.so.1"});
+            return;
+        }
     }
     out.problems.push_back({regName, BackendProblem::Kind::ModuleFailed, why});
 }
@@ -117,6 +127,43 @@ std::string bestCpuModule(const std::string &dir)
         dlclose(h);
     }
     return best;
+}
+
+// Before the CUDA module starts CUDA: the cards its code runs on stay visible to it
+// (CUDA_VISIBLE_DEVICES, by UUID), the others are left to Vulkan, each with its reason. A
+// CUDA_VISIBLE_DEVICES the user set is theirs.
+void chooseCudaCards(Loaded &out)
+{
+    const fs::path module = fs::path(out.dir) / "libggml-cuda.so";
+    std::error_code ec;
+    if (!fs::exists(module, ec))
+        return;
+    const NvidiaDriver driver = queryNvidiaDriver();
+    if (!driver.present)
+        return; // the module's own load says what is missing (lookFor)
+    if (driver.cudaVersion > 0 && driver.cudaVersion < 13000) {
+        out.problems.push_back({"CUDA", BackendProblem::Kind::DriverTooOld,
+                                std::to_string(driver.cudaVersion / 1000) + "." +
+                                    std::to_string(driver.cudaVersion % 1000 / 10)});
+        if (!std::getenv("CUDA_VISIBLE_DEVICES"))
+            setenv("CUDA_VISIBLE_DEVICES", "", 1); // nothing for the module to fail on
+        return;
+    }
+    const std::vector<CudaCode> code = cudaModuleCode(module.string());
+    if (code.empty())
+        return; // not a module we can read: let CUDA decide
+    std::string visible;
+    for (const NvidiaCard &c : driver.cards) {
+        if (cudaRuns(code, c.major, c.minor)) {
+            visible += (visible.empty() ? "" : ",") + c.uuid;
+        } else {
+            out.problems.push_back({"CUDA", BackendProblem::Kind::CardNotCovered,
+                                    c.name + " (" + std::to_string(c.major) + "." + std::to_string(c.minor) +
+                                        "); the module's code: " + cudaArchList(code)});
+        }
+    }
+    if (!std::getenv("CUDA_VISIBLE_DEVICES"))
+        setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
 }
 
 Loaded &state()
@@ -162,6 +209,7 @@ const Loaded &loaded()
     std::call_once(once, [] {
 #ifdef GGML_BACKEND_DL
         Loaded &s = state();
+        chooseCudaCards(s);
         ggml_backend_load_all_from_path(s.dir.c_str());
         lookFor("Vulkan", "libggml-vulkan.so", s);
         lookFor("CUDA", "libggml-cuda.so", s);

@@ -75,3 +75,23 @@ cat "$work/cwd/list.txt"
 [ ! -e "$work/cwd/hijacked" ] || fail "a module in the current directory was loaded"
 grep -q "Available devices" "$work/cwd/list.txt" || fail "serve --list-devices did not run"
 echo "PASS: CPU kernels $variant; Vulkan0 answers as the CPU; missing and broken modules named; none from the current directory"
+if [ -e "$bin/libggml-cuda.so" ]; then
+    echo "== 5. the CUDA module (shoehorn-backend-cuda) on a machine without NVIDIA's driver"
+    GGML_VK_VISIBLE_DEVICES=0 "$cli" devices | tee "$work/cuda"
+    grep -qx 'CUDA: no NVIDIA driver (libcuda.so.1 is not installed); NVIDIA cards can run on Vulkan' "$work/cuda" \
+        || fail "no sentence for the missing NVIDIA driver"
+    grep -q '^Vulkan0 · ' "$work/cuda" || fail "Vulkan0 is gone beside the CUDA module"
+    # The module alone in a folder (no Vulkan beside it): still the driver's sentence, the CPU chat.
+    rm -f "$mods/libggml-vulkan.so"
+    cp "$bin/libggml-cuda.so" "$mods/"
+    cp -L "$bin/libggml-base.so" "$mods/" # the name GPU modules link (ours is libggml-base.so.0)
+    for lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do cp -P "$bin/$lib" "$mods/"; done
+    SHOEHORN_BACKEND_DIR="$mods" "$cli" devices | tee "$work/cuda-alone"
+    grep -qx 'CUDA: no NVIDIA driver (libcuda.so.1 is not installed); NVIDIA cards can run on Vulkan' "$work/cuda-alone" \
+        || fail "no sentence for the missing NVIDIA driver"
+    grep -q '^no GPU: models run on the CPU' "$work/cuda-alone" || fail "a GPU without a driver"
+    answer=$(SHOEHORN_BACKEND_DIR="$mods" chat "$work/tiny-api.gguf") || fail "chat beside a CUDA module that does not load"
+    [ "$answer" = "$vk" ] || fail "the chat beside the CUDA module answers differently"
+else
+    echo "== 5. no CUDA module in this build (no CUDA 13 runtime at configure time)"
+fi

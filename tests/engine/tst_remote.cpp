@@ -83,6 +83,21 @@ void TestRemote::devicesInLlamasOrder_data()
         << QStringList{"RPC0"} << QStringList{"CUDA0"} << QStringList{"iGPU0"} << QStringList{"RPC0", "CUDA0"};
     QTest::newRow("remote and integrated") << QStringList{"RPC0"} << QStringList{} << QStringList{"iGPU0"}
                                            << QStringList{"RPC0", "iGPU0"};
+    // NAME@ID: the card's PCI bus id. One card seen by CUDA and Vulkan is one device, CUDA's
+    // (registered first), as llama.cpp skips the second; "+" lists the skipped twin.
+    QTest::newRow("one card, two backends") << QStringList{} << QStringList{"CUDA0@0000:01:00.0", "Vulkan0@0000:01:00.0"}
+                                            << QStringList{} << QStringList{"CUDA0+Vulkan0"};
+    QTest::newRow("two cards, two backends")
+        << QStringList{} << QStringList{"CUDA0@0000:01:00.0", "CUDA1@0000:02:00.0", "Vulkan0@0000:02:00.0", "Vulkan1@0000:01:00.0"}
+        << QStringList{} << QStringList{"CUDA0+Vulkan1", "CUDA1+Vulkan0"};
+    QTest::newRow("an NVIDIA card on CUDA and an AMD one on Vulkan")
+        << QStringList{} << QStringList{"CUDA0@0000:01:00.0", "Vulkan0@0000:01:00.0", "Vulkan1@0000:03:00.0"}
+        << QStringList{} << QStringList{"CUDA0+Vulkan0", "Vulkan1"};
+    QTest::newRow("no ids: nothing to match") << QStringList{} << QStringList{"CUDA0", "Vulkan0"} << QStringList{}
+                                              << QStringList{"CUDA0", "Vulkan0"};
+    QTest::newRow("an integrated GPU seen by two backends") << QStringList{} << QStringList{}
+                                                            << QStringList{"Vulkan0", "SYCL0", "Vulkan1"}
+                                                            << QStringList{"Vulkan0", "Vulkan1"};
 }
 
 void TestRemote::devicesInLlamasOrder()
@@ -93,13 +108,22 @@ void TestRemote::devicesInLlamasOrder()
     QFETCH(QStringList, order);
     const auto devices = [](const QStringList &names) {
         std::vector<shoehorn::GpuInfo> out;
-        for (const QString &n : names)
-            out.push_back(shoehorn::GpuInfo{n.toStdString(), "", 0, 0, n.startsWith("RPC")});
+        for (const QString &n : names) {
+            shoehorn::GpuInfo g;
+            g.name = n.section('@', 0, 0).toStdString();
+            g.cardId = n.section('@', 1).toStdString();
+            g.remote = n.startsWith("RPC");
+            out.push_back(g);
+        }
         return out;
     };
     QStringList got;
-    for (const auto &g : shoehorn::llamaDeviceOrder(devices(remote), devices(discrete), devices(integrated)))
-        got << QString::fromStdString(g.name);
+    for (const auto &g : shoehorn::llamaDeviceOrder(devices(remote), devices(discrete), devices(integrated))) {
+        QString name = QString::fromStdString(g.name);
+        for (const auto &twin : g.sameCard)
+            name += "+" + QString::fromStdString(twin);
+        got << name;
+    }
     QCOMPARE(got, order);
 }
 

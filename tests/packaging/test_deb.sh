@@ -15,6 +15,8 @@ deb=$(ls "$work"/pkg/shoehorn_*.deb)
 echo "$deb ($(du -h "$deb" | cut -f1))"
 vkdeb=$(ls "$work"/pkg/shoehorn-backend-vulkan_*.deb 2>/dev/null || true)
 [ -n "$vkdeb" ] && echo "$vkdeb ($(du -h "$vkdeb" | cut -f1))"
+cudeb=$(ls "$work"/pkg/shoehorn-backend-cuda_*.deb 2>/dev/null || true)
+[ -n "$cudeb" ] && echo "$cudeb ($(du -h "$cudeb" | cut -f1))"
 
 echo "== 2. inspect it"
 dpkg-deb -c "$deb" | awk '{print $6}' > "$work/contents"
@@ -127,6 +129,35 @@ if [ -n "$vkdeb" ]; then
     echo "the installed package on Vulkan0 answers as the CPU: $vk"
     "$here/check_runtime_deps.sh" "$depends, $vkdepends, mesa-vulkan-drivers" "$root/usr/lib/shoehorn/libggml-vulkan.so" \
         || fail "the Vulkan module loads a library its package does not depend on"
+fi
+
+if [ -n "$cudeb" ]; then
+    echo "== 3e. shoehorn-backend-cuda: the module and the CUDA 13 runtime in lib/shoehorn; without NVIDIA's driver it says so"
+    cudepends=$(dpkg-deb -f "$cudeb" Depends)
+    echo "Depends: $cudepends"
+    [ "$cudepends" = "shoehorn (= $(dpkg-deb -f "$deb" Version))" ] || fail "shoehorn-backend-cuda depends on '$cudepends'"
+    dpkg -x "$cudeb" "$root"
+    for f in libggml-cuda.so libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
+        [ -f "$root/usr/lib/shoehorn/$f" ] && [ ! -L "$root/usr/lib/shoehorn/$f" ] || fail "$f is not a file in the package"
+    done
+    runpath=$(readelf -d "$root/usr/lib/shoehorn/libggml-cuda.so" | sed -n 's/.*RUNPATH.*\[\(.*\)\]/\1/p')
+    [ "$runpath" = '$ORIGIN' ] || fail "the CUDA module's RUNPATH is '$runpath'"
+    # Everything it links is in the package or the system, except the driver's own library.
+    missing=$(ldd "$root/usr/lib/shoehorn/libggml-cuda.so" | awk '/not found/ {print $1}' | sort -u | tr '\n' ' ')
+    [ "$missing" = "libcuda.so.1 " ] || fail "the CUDA module misses '$missing' (only libcuda.so.1, the driver's, may be missing)"
+    ldd "$root/usr/lib/shoehorn/libggml-cuda.so" | grep -E 'libcu(dart|blas)' | grep -q "$root/usr/lib/shoehorn/" \
+        || fail "the CUDA runtime is not taken from the package"
+    devices=$(GGML_VK_VISIBLE_DEVICES=0 "$root/usr/bin/shoehorn-cli" devices)
+    echo "$devices"
+    grep -qx 'CUDA: no NVIDIA driver (libcuda.so.1 is not installed); NVIDIA cards can run on Vulkan' <<< "$devices" \
+        || fail "no sentence about the missing NVIDIA driver"
+    if [ -n "$vkdeb" ]; then grep -q '^Vulkan0 · ' <<< "$devices" || fail "Vulkan0 is gone with the CUDA package"; fi
+    cu=$("$root/usr/bin/shoehorn-cli" chat "$work/tiny.gguf" -p "Name three colours." --temp 0 -n 12 -c 256 --no-check \
+         2> "$work/cu.err") || { cat "$work/cu.err"; fail "no chat with the CUDA package installed"; }
+    [ "$cu" = "$native" ] || fail "with the CUDA package the answer differs: '$cu' / '$native'"
+    echo "with the CUDA package and no NVIDIA driver, the same answer: $cu"
+else
+    echo "== 3e. no shoehorn-backend-cuda: this build found no CUDA 13 runtime (SHOEHORN_CUDA_RUNTIME_DIR)"
 fi
 
 echo "== 4. validate"

@@ -58,6 +58,30 @@ void TestOffloadTexts::hardware_data()
     QTest::newRow("no driver") << machine({}, {{"Vulkan", Kind::NoDevice, ""}})
                                << QStringList{"Vulkan found no GPU: no Vulkan driver for it is installed"}
                                << QStringList{"not installed", "did not load"};
+    GpuInfo rtx{"CUDA0", "NVIDIA GeForce RTX 3060", 12ull << 30, 11ull << 30};
+    rtx.sameCard = {"Vulkan0"};
+    QTest::newRow("one card on CUDA and Vulkan") << machine({rtx}, {})
+        << QStringList{"CUDA0 · NVIDIA GeForce RTX 3060: 11.00 GiB free of 12.00 GiB (the same card as Vulkan0, which is "
+                       "not used: one backend per card)"}
+        << QStringList{"No GPU"};
+    const GpuInfo gtx{"Vulkan0", "NVIDIA GeForce GTX 1060 6GB", 6ull << 30, 5ull << 30};
+    QTest::newRow("a Pascal card left to Vulkan")
+        << machine({gtx}, {{"CUDA", Kind::CardNotCovered,
+                            "NVIDIA GeForce GTX 1060 6GB (6.1); the module's code: 7.5, 8.0, 8.6, 8.9, 9.0, 12.0, 12.1"}})
+        << QStringList{"Vulkan0 · NVIDIA GeForce GTX 1060 6GB",
+                       "The CUDA module has no code for NVIDIA GeForce GTX 1060 6GB (6.1); the module's code: 7.5, 8.0, "
+                       "8.6, 8.9, 9.0, 12.0, 12.1, so this card runs on Vulkan."}
+        << QStringList{"No GPU"};
+    QTest::newRow("Debian's NVIDIA driver is too old for CUDA 13")
+        << machine({gtx}, {{"CUDA", Kind::DriverTooOld, "12.2"}})
+        << QStringList{"The NVIDIA driver runs CUDA 12.2; Shoehorn's CUDA module needs CUDA 13 (driver 580 or newer), so "
+                       "NVIDIA cards run on Vulkan."}
+        << QStringList{"No GPU"};
+    QTest::newRow("no NVIDIA driver, no GPU") << machine({}, {{"Vulkan", Kind::NoDevice, ""}, {"CUDA", Kind::NoDriver, "libcuda.so.1"}})
+        << QStringList{"No GPU: Shoehorn runs on the CPU.", "CUDA needs NVIDIA's driver (libcuda.so.1 is not installed)"}
+        << QStringList{"did not load"};
+    QTest::newRow("no NVIDIA driver beside an AMD card") << machine({rx}, {{"CUDA", Kind::NoDriver, "libcuda.so.1"}})
+        << QStringList{"Vulkan0 · AMD"} << QStringList{"CUDA", "No GPU"};
     QTest::newRow("a static build") << machine({}, {}, false)
                                     << QStringList{"No GPU: this build of Shoehorn has no GPU backend"}
                                     << QStringList{"CPU kernels", "Vulkan"};

@@ -42,6 +42,16 @@ std::vector<std::string> backendProblemLines(const HardwareInfo &hw)
         case BackendProblem::Kind::NoDevice:
             out.push_back(p.backend + ": no device (no " + p.backend + " driver for a GPU here, or no such GPU)");
             break;
+        case BackendProblem::Kind::NoDriver:
+            out.push_back(p.backend + ": no NVIDIA driver (" + p.detail + " is not installed); NVIDIA cards can run on Vulkan");
+            break;
+        case BackendProblem::Kind::DriverTooOld:
+            out.push_back(p.backend + ": the NVIDIA driver runs CUDA " + p.detail +
+                          "; this module needs CUDA 13 (driver 580 or newer): the cards run on Vulkan");
+            break;
+        case BackendProblem::Kind::CardNotCovered:
+            out.push_back(p.backend + ": no code for " + p.detail + "; this card runs on Vulkan");
+            break;
         }
     }
     return out;
@@ -57,6 +67,8 @@ int cmdDevices()
     for (const GpuInfo &g : hw.gpus) {
         std::printf("%s · %s: %s free of %s%s", g.name.c_str(), g.description.c_str(), formatBytes(g.freeBytes).c_str(),
                     formatBytes(g.totalBytes).c_str(), g.remote ? " (remote)" : "");
+        for (const std::string &twin : g.sameCard)
+            std::printf("; also seen as %s (not used: one backend per card)", twin.c_str());
         if (g.maxTensorBytes > 0) // bigger weights stay in RAM: say so before a plan surprises
             std::printf("; weights up to %s each (bigger ones stay in RAM)", formatBytes(g.maxTensorBytes).c_str());
         std::printf("\n");
