@@ -21,45 +21,10 @@ set(SHOEHORN_CUDA_NPM_SHA512
     "89db04e795680ff15bbcb867042f64ad425a5280b45e779bb1e0009c2a66fdbaca7fad4711bbbe89d81b6f978dea6c648cb4ab1ed20ba6b2749c371426356b16")
 set(SHOEHORN_CUDA_RUNTIME_LIBS libcudart.so.13 libcublas.so.13 libcublasLt.so.13)
 
-function(shoehorn_fetch_cuda_module out_file)
-    set(dir "${SHOEHORN_CACHE_DIR}/ggml-cuda-3.21.1")
-    if(EXISTS "${dir}/libggml-cuda.so" AND EXISTS "${dir}/.shoehorn-verified")
-        set(${out_file} "${dir}/libggml-cuda.so" PARENT_SCOPE)
-        return()
-    endif()
-    set(dl "${SHOEHORN_CACHE_DIR}/download")
-    shoehorn_npm_pack("${SHOEHORN_CUDA_NPM_PACKAGE}" node-llama-cpp-linux-x64-cuda-3.21.1.tgz SHA512
-                      "${SHOEHORN_CUDA_NPM_SHA512}" "Configure with -DSHOEHORN_CUDA_PACKAGE=OFF to build without the CUDA package." tgz)
-    set(unpack "${dl}/unpack-cuda")
-    file(REMOVE_RECURSE "${unpack}")
-    file(MAKE_DIRECTORY "${unpack}")
-    set(bins package/bins/linux-x64-cuda)
-    execute_process(COMMAND ${CMAKE_COMMAND} -E tar xzf "${tgz}" ${bins}/libggml-cuda.so ${bins}/_nlcBuildMetadata.json
-                    WORKING_DIRECTORY "${unpack}" RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "Could not unpack libggml-cuda.so from ${tgz}")
-    endif()
-    file(READ "${unpack}/${bins}/_nlcBuildMetadata.json" meta)
-    string(JSON release GET "${meta}" buildOptions llamaCpp release)
-    if(NOT release STREQUAL SHOEHORN_LLAMA_RELEASE)
-        message(FATAL_ERROR "${SHOEHORN_CUDA_NPM_PACKAGE} was built from llama.cpp ${release}, "
-                            "the source is ${SHOEHORN_LLAMA_RELEASE}: its module would not match our ggml")
-    endif()
-    # Its RUNPATH is "$ORIGIN:"; the empty entry is the current directory (see VulkanModule.cmake).
-    find_program(PATCHELF_EXECUTABLE patchelf REQUIRED)
-    execute_process(COMMAND "${PATCHELF_EXECUTABLE}" --set-rpath "$ORIGIN" "${unpack}/${bins}/libggml-cuda.so"
-                    RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "patchelf could not set the CUDA module's RUNPATH")
-    endif()
-    file(MAKE_DIRECTORY "${dir}")
-    file(COPY "${unpack}/${bins}/libggml-cuda.so" DESTINATION "${dir}")
-    file(REMOVE_RECURSE "${unpack}")
-    file(WRITE "${dir}/.shoehorn-verified" "${SHOEHORN_CUDA_NPM_SHA512} ${release}\n")
-    set(${out_file} "${dir}/libggml-cuda.so" PARENT_SCOPE)
-endfunction()
 
-shoehorn_fetch_cuda_module(SHOEHORN_CUDA_MODULE_FILE)
+include(${CMAKE_CURRENT_LIST_DIR}/NpmModule.cmake)
+shoehorn_fetch_npm_module("${SHOEHORN_CUDA_NPM_PACKAGE}" node-llama-cpp-linux-x64-cuda-3.21.1.tgz "${SHOEHORN_CUDA_NPM_SHA512}" package/bins/linux-x64-cuda libggml-cuda.so
+                          ggml-cuda-3.21.1 "Configure with -DSHOEHORN_CUDA_PACKAGE=OFF to build without the CUDA package." SHOEHORN_CUDA_MODULE_FILE)
 message(STATUS "ggml CUDA module: ${SHOEHORN_CUDA_MODULE_FILE}, CUDA runtime from ${SHOEHORN_CUDA_RUNTIME_DIR}")
 # Beside the programs, like the other modules; the runtime as links to the toolkit's copies (the
 # package holds the files themselves).

@@ -13,7 +13,10 @@
 #   6. a GPU and an RPC worker together: `shoehorn-cli rpc-worker --device CPU` lends this
 #      machine's RAM as an RPC device, and parity and plan-against-actual run with --rpc
 #      (llama.cpp splits the layers between CUDA0 and RPC0);
-#   7. appends the tables, with the command, to docs/benchmarks.md.
+#   7. the packaged CUDA module (shoehorn-backend-cuda: the npm module and the CUDA 13 runtime,
+#      not compiled here): the module build's `devices`, the same chat as the compiled build, its
+#      parity against llama-bench of the same build, and plan against actual on CUDA0 with it;
+#   8. appends the tables, with the command, to docs/benchmarks.md.
 # Usage: tools/gpu-bench.sh [work-dir]   (about 20 GB of disk for the model)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +98,23 @@ rpc_mem=$("$bin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 -fa on -c 8192 --
     --memory-report 2>&1 >/dev/null | grep '^memory: part=' || true)
 kill $worker || true
 
+echo "== the packaged CUDA module (the module build, as the .deb installs it)"
+mbuild="build-modules"
+cmake -S . -B "$mbuild" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHOEHORN_BUILD_GUI=OFF -DSHOEHORN_BUILD_TESTS=OFF \
+    -DSHOEHORN_CPU_VARIANTS="x64;haswell" -DSHOEHORN_CUDA_PACKAGE=ON -DSHOEHORN_CUDA_RUNTIME_DIR=/usr/local/cuda/lib64
+cmake --build "$mbuild" --target shoehorn-cli llama-bench shoehorn_cuda_module --parallel "$(nproc)"
+mbin="$mbuild/bin"
+module_devices=$("$mbin/shoehorn-cli" devices 2>&1)
+echo "$module_devices"
+compiled=$("$bin/shoehorn-cli" chat "$model" -p "Name three colours." --temp 0 -n 16 -ngl 99 --no-check 2>/dev/null)
+packaged=$("$mbin/shoehorn-cli" chat "$model" -p "Name three colours." --temp 0 -n 16 -ngl 99 --no-check 2> "$work/module.err")
+grep '^backends:' "$work/module.err" || true
+same_answer=$([ "$compiled" = "$packaged" ] && echo "the same answer" || echo "DIFFERENT answers: '$compiled' / '$packaged'")
+module_parity=$("$mbin/shoehorn-cli" parity "$model" -ngl 99 -fa on -p $P -n $N -r $R --rounds 3 \
+    --llama-bench "$mbin/llama-bench" 2>&1 | grep '^| ' || true)
+module_mem=$("$mbin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 --n-cpu-moe 30 -fa on -c 8192 -ctk q8_0 -ctv q8_0 \
+    --no-check --memory-report 2>&1 >/dev/null | grep '^memory: part=' || true)
+
 {
     echo
     echo "## GPU: $gpu, $(date -u +%Y-%m-%d)"
@@ -121,5 +141,18 @@ kill $worker || true
     echo
     echo '```'
     printf '%s\n' "$rpc_mem"
+    echo '```'
+    echo
+    echo "The packaged CUDA module (\`$mbuild\`: @node-llama-cpp/linux-x64-cuda@3.21.1 with the CUDA 13 runtime, as"
+    echo "shoehorn-backend-cuda installs it); \`shoehorn-cli devices\`, then against the compiled build: $same_answer."
+    echo
+    echo '```'
+    printf '%s\n' "$module_devices"
+    echo '```'
+    echo
+    printf '%s\n' "$module_parity"
+    echo
+    echo '```'
+    printf '%s\n' "$module_mem"
     echo '```'
 } | tee -a docs/benchmarks.md
