@@ -153,16 +153,20 @@ void chooseCudaCards(Loaded &out)
     if (code.empty())
         return; // not a module we can read: let CUDA decide
     std::string visible;
+    bool hidden = false, named = true;
     for (const NvidiaCard &c : driver.cards) {
         if (cudaRuns(code, c.major, c.minor)) {
             visible += (visible.empty() ? "" : ",") + c.uuid;
+            named = named && !c.uuid.empty();
         } else {
+            hidden = true;
             out.problems.push_back({"CUDA", BackendProblem::Kind::CardNotCovered,
                                     c.name + " (" + std::to_string(c.major) + "." + std::to_string(c.minor) +
                                         "); the module's code: " + cudaArchList(code)});
         }
     }
-    if (!std::getenv("CUDA_VISIBLE_DEVICES"))
+    // Only when a card must be hidden (CUDA's own order stays otherwise), and only by UUIDs.
+    if (hidden && named && !std::getenv("CUDA_VISIBLE_DEVICES"))
         setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
 }
 
