@@ -236,7 +236,7 @@ uint64_t mlockSpan(const ModelInfo &m, const std::vector<bool> &plainCpu)
 
 // Every weight on the device of its layer (the experts of the first cpuMoeLayers layers stay
 // in RAM). Returns what the file holds of the CPU-side weights (AMX packs them larger).
-RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t)
+RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t, LoadMode mode)
 {
     const int nLayer = static_cast<int>(m.layerCount);
     bool hasOutput = false;
@@ -258,10 +258,13 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
         }
         if (!takesWeight(t, d, ti.bytes))
             d = -1;
-        const bool pinned = d < 0 && internal::hostPinned(ti, t);
-        const uint64_t bytes = d < 0 && !pinned ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
+        // A weight in RAM that the GPU would run lies in its host buffer, which llama.cpp swaps
+        // for the plain (mapped) CPU buffer when it maps the file (llama-model-loader.cpp: "avoid
+        // using a host buffer when using mmap"): no repacking either way.
+        const bool viaHost = d < 0 && internal::hostPinned(ti, t);
+        const uint64_t bytes = d < 0 && !viaHost ? cpuWeightBytes(ti, t.cpuAmx) : ti.bytes;
         if (d < 0) {
-            plainCpu[i] = !pinned && !cpuRepacks(ti, t);
+            plainCpu[i] = viaHost ? mode != LoadMode::NoMmap : !cpuRepacks(ti, t);
             (plainCpu[i] ? file.plain : file.repacked) += ti.bytes;
         }
         MemoryUse &use = deviceFor(plan, d).use;
@@ -415,7 +418,7 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     const ContextCells cells = effectiveContext(m, s.context, s);
     plan.contextSize = cells.total;
     addDevices(plan, t);
-    const RamFileBytes file = addWeights(plan, m, p, t);
+    const RamFileBytes file = addWeights(plan, m, p, t, s.load.loadMode);
     for (int il = 0; il < nLayer; ++il)
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);

@@ -153,21 +153,22 @@ void chooseCudaCards(Loaded &out)
     if (code.empty())
         return; // not a module we can read: let CUDA decide
     std::string visible;
-    bool hidden = false, named = true;
+    std::vector<BackendProblem> left;
     for (const NvidiaCard &c : driver.cards) {
-        if (cudaRuns(code, c.major, c.minor)) {
+        if (cudaRuns(code, c.major, c.minor))
             visible += (visible.empty() ? "" : ",") + c.uuid;
-            named = named && !c.uuid.empty();
-        } else {
-            hidden = true;
-            out.problems.push_back({"CUDA", BackendProblem::Kind::CardNotCovered,
-                                    c.name + " (" + std::to_string(c.major) + "." + std::to_string(c.minor) +
-                                        "); the module's code: " + cudaArchList(code)});
-        }
+        else
+            left.push_back({"CUDA", BackendProblem::Kind::CardNotCovered,
+                            c.name + " (" + std::to_string(c.major) + "." + std::to_string(c.minor) +
+                                "); the module's code: " + cudaArchList(code)});
     }
-    // Only when a card must be hidden (CUDA's own order stays otherwise), and only by UUIDs.
-    if (hidden && named && !std::getenv("CUDA_VISIBLE_DEVICES"))
-        setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
+    // Only when a card must be hidden (CUDA's own order stays otherwise), by UUID; when a card did
+    // not answer (no UUID to keep it by), CUDA gets none rather than one it has no code for. A
+    // CUDA_VISIBLE_DEVICES the user set is theirs (nothing is claimed then).
+    if (left.empty() || std::getenv("CUDA_VISIBLE_DEVICES"))
+        return;
+    setenv("CUDA_VISIBLE_DEVICES", driver.complete ? visible.c_str() : "", 1);
+    out.problems.insert(out.problems.end(), left.begin(), left.end());
 }
 
 Loaded &state()

@@ -138,13 +138,16 @@ NvidiaDriver queryNvidiaDriver()
             Device dev = nullptr;
             NvidiaCard c;
             char buf[96] = {};
-            if (byIndex(i, &dev) != 0 || capability(dev, &c.major, &c.minor) != 0)
+            if (byIndex(i, &dev) != 0 || capability(dev, &c.major, &c.minor) != 0) {
+                d.complete = false;
                 continue;
+            }
             if (name(dev, buf, sizeof(buf)) == 0)
                 c.name = buf;
             std::memset(buf, 0, sizeof(buf));
             if (uuid(dev, buf, sizeof(buf)) == 0)
                 c.uuid = buf;
+            d.complete = d.complete && !c.uuid.empty();
             d.cards.push_back(std::move(c));
         }
         shutdown();

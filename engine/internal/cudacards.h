@@ -36,6 +36,7 @@ struct NvidiaDriver {
     bool present = false; // libnvidia-ml.so.1 loaded and initialised
     int cudaVersion = 0;  // the newest CUDA the driver runs, 13000 for 13.0
     std::vector<NvidiaCard> cards;
+    bool complete = true; // every card answered (name aside): only then can cards be hidden by UUID
 };
 
 NvidiaDriver queryNvidiaDriver();

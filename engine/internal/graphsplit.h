@@ -33,10 +33,11 @@ struct ComputeShare {
 // device does not offload), or -1.
 int offloadingGpu(const PlanTarget &t);
 
-// Whether a weight that lies in RAM lies in that GPU's host buffer (pinned memory, anonymous):
-// llama.cpp's CPU buffer list puts the first GPU's host buffer type before the CPU's repacking
-// and plain ones (make_cpu_buft_list), for every weight the GPU would run (weight_buft_supported
-// asks the GPU), so that big batches can be handed to it.
+// Whether a weight that lies in RAM goes to that GPU's host buffer: llama.cpp's CPU buffer list
+// puts the first GPU's host buffer type before the CPU's repacking and plain ones
+// (make_cpu_buft_list), for every weight the GPU would run (weight_buft_supported asks the GPU),
+// so that big batches can be handed to it. With mmap it is the plain mapped buffer instead; either
+// way the weight is not repacked and the GPU can take its products.
 bool hostPinned(const TensorInfo &ti, const PlanTarget &t);
 
 // Per device, the GPUs then the CPU. layerDevice: the device of each repeating layer's weights

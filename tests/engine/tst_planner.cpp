@@ -90,6 +90,8 @@ private slots:
     void tiedOutputCopy();
     void ramParts_data();
     void ramParts();
+    void ramPartsBesideAGpu_data();
+    void ramPartsBesideAGpu();
     void profilesAndBudget();
     void probeIsSane();
 };
@@ -433,6 +435,56 @@ void TestPlanner::ramParts()
     // RAM needed is the same with and without mmap (unless --mlock locks copied weights' pages).
     s.load.loadMode = LoadMode::NoMmap;
     QCOMPARE(analyticPlan(*info, s, t).ram.use.total(), p.ram.use.total() - p.mlockCopiedBytes);
+}
+
+// With a GPU, weights left in RAM go to its host buffer (llama.cpp's CPU buffer list has it
+// before the repacking ones), which llama.cpp swaps for the plain mapped buffer when it maps the
+// file: file pages with mmap, anonymous memory without, and never repacked, on a CPU that would
+// repack them alone (AVX2: Q4_K). A weight the GPU refuses by size goes where it would without one.
+void TestPlanner::ramPartsBesideAGpu_data()
+{
+    QTest::addColumn<int>("mode");
+    QTest::addColumn<quint64>("gpuLimitMiB"); // the GPU's largest weight (0: any)
+    QTest::newRow("mmap") << int(LoadMode::Mmap) << quint64(0);
+    QTest::newRow("no-mmap") << int(LoadMode::NoMmap) << quint64(0);
+    QTest::newRow("mmap, a GPU that takes 100 MiB at most") << int(LoadMode::Mmap) << quint64(100);
+}
+
+void TestPlanner::ramPartsBesideAGpu()
+{
+    QFETCH(int, mode);
+    QFETCH(quint64, gpuLimitMiB);
+    auto info = inspectModel(fixture("qwen3-30b-a3b").toStdString());
+    QVERIFY(info.ok());
+    PlanTarget t = targetFromProfile(*findProfile("rtx3060-12g"));
+    t.cpuRepackTypes = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
+    t.gpus.front().maxTensorBytes = gpuLimitMiB * MiB;
+    PlanSettings s = settings(4096, FlashAttention::On);
+    s.load.gpuLayers = -1;
+    s.load.cpuMoeLayers = 20;
+    s.load.loadMode = static_cast<LoadMode>(mode);
+    const MemoryPlan p = analyticPlan(*info, s, t);
+    const uint64_t weights = p.ram.use.weights();
+    const uint64_t notWeights = p.ram.use.total() - weights;
+    // The Q4_K experts (108 MiB each): repacked by the CPU only where the GPU refuses them (then
+    // those of every layer, whose GPU cannot hold them either).
+    uint64_t repackable = 0;
+    for (const auto &ti : info->tensors)
+        if (ti.role == TensorRole::Expert && ti.type == "q4_K")
+            repackable += ti.bytes;
+    QVERIFY(repackable > 0);
+    if (s.load.loadMode == LoadMode::NoMmap) {
+        QCOMPARE(p.mmapResidentBytes, 0ull);
+    } else if (gpuLimitMiB == 0) {
+        QCOMPARE(p.mmapResidentBytes, weights); // mapped, none repacked
+        QCOMPARE(p.anonymousBytes(), notWeights);
+    } else {
+        QCOMPARE(p.anonymousBytes(), notWeights + repackable);
+        QCOMPARE(p.mmapResidentBytes, weights - repackable);
+    }
+    // The GPU runs their products for a prompt, with a copy of the largest it takes (none of the
+    // experts past 100 MiB).
+    QCOMPARE(p.gpus.front().use.compute > 108 * MiB, gpuLimitMiB == 0);
 }
 
 void TestPlanner::profilesAndBudget()
