@@ -123,8 +123,18 @@ if [ -n "$vkdeb" ]; then
     # Every layer on Vulkan0 from the installed module: the CPU's answer, the weights allocated there.
     vk=$(GGML_VK_VISIBLE_DEVICES=0 "$root/usr/bin/shoehorn-cli" chat "$work/tiny.gguf" -p "Name three colours." --temp 0 \
          -n 12 -c 256 --no-check -ngl 99 --memory-report 2> "$work/vk.err") || { cat "$work/vk.err"; fail "no chat on Vulkan0"; }
-    grep -E '^backends:|^memory: part=Vulkan0/buffers/after-load' "$work/vk.err"
+    grep -E '^backends:|^memory: part=Vulkan0/' "$work/vk.err"
     grep -qE '^memory: part=Vulkan0/buffers/after-load .* actual=[1-9]' "$work/vk.err" || fail "nothing allocated on Vulkan0"
+    # The plan of Vulkan0 against what the installed program allocated there: weights and KV to
+    # the byte, compute within 1 MiB (a tiny model's buffers, where alignment dominates).
+    part() { sed -n "s/^memory: part=Vulkan0\/$1\/after-load planned=\([0-9]*\) actual=\([0-9]*\) .*/\1 \2/p" "$work/vk.err"; }
+    for kind in weights kv; do
+        read -r planned actual <<< "$(part $kind)"
+        [ -n "$planned" ] && [ "$planned" = "$actual" ] || fail "Vulkan0 $kind: planned '$planned', allocated '$actual'"
+    done
+    read -r planned actual <<< "$(part compute)"
+    [ -n "$planned" ] && [ $(( planned > actual ? planned - actual : actual - planned )) -le 1048576 ] \
+        || fail "Vulkan0 compute: planned '$planned', allocated '$actual'"
     [ "$vk" = "$native" ] || fail "Vulkan0 answers differently: '$vk' / '$native'"
     echo "the installed package on Vulkan0 answers as the CPU: $vk"
     "$here/check_runtime_deps.sh" "$depends, $vkdepends, mesa-vulkan-drivers" "$root/usr/lib/shoehorn/libggml-vulkan.so" \

@@ -63,9 +63,17 @@ void MemoryReport::afterLoad(const ChatSession &session)
     const std::vector<GpuInfo> gpusNow = probeHardware().gpus;
     for (size_t i = 0; i < m_plan.gpus.size(); ++i) {
         const std::string name = m_plan.gpus[i].name;
-        const uint64_t planned = m_plan.gpus[i].use.total();
-        if (i < measured.gpus.size())
-            printPart("after-load", (name + "/buffers").c_str(), planned, measured.gpus[i].use.total());
+        const MemoryUse &plan = m_plan.gpus[i].use;
+        const uint64_t planned = plan.total();
+        if (i < measured.gpus.size()) {
+            // llama.cpp's buffers: the plan without the driver's own share (not a buffer), and
+            // each kind of them on its own.
+            const MemoryUse &got = measured.gpus[i].use;
+            printPart("after-load", (name + "/buffers").c_str(), planned - plan.overhead, got.total() - got.overhead);
+            printPart("after-load", (name + "/weights").c_str(), plan.weights(), got.weights());
+            printPart("after-load", (name + "/kv").c_str(), plan.kv(), got.kv());
+            printPart("after-load", (name + "/compute").c_str(), plan.compute, got.compute);
+        }
         if (i < m_gpusBefore.size() && i < gpusNow.size())
             printPart("after-load", (name + "/device").c_str(), planned,
                       growth(m_gpusBefore[i].freeBytes, gpusNow[i].freeBytes));
