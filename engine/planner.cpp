@@ -234,8 +234,8 @@ uint64_t mlockSpan(const ModelInfo &m, const std::vector<bool> &plainCpu)
     return span + run;
 }
 
-// Every weight on the device of its layer (the experts of the first cpuMoeLayers layers stay
-// in RAM). Returns what the file holds of the CPU-side weights (AMX packs them larger).
+// Every weight on the device of its layer, unless internal::weightDevice keeps it in RAM.
+// Returns what the file holds of the CPU-side weights (AMX packs them larger).
 RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t, LoadMode mode)
 {
     const int nLayer = static_cast<int>(m.layerCount);
@@ -248,16 +248,13 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
         int d = -1;
         if (ti.layer >= 0 && ti.layer < nLayer) {
             d = p.deviceOf(ti.layer);
-            if (ti.role == TensorRole::Expert && ti.layer < plan.cpuMoeLayers)
-                d = -1;
         } else if (ti.role == TensorRole::Output) {
             d = p.deviceOf(nLayer);
             hasOutput |= ti.name == "output.weight";
         } else if (ti.role == TensorRole::Embedding) {
             embdTensor = ti.name == "token_embd.weight" ? &ti : embdTensor;
         }
-        if (!takesWeight(t, d, ti.bytes))
-            d = -1;
+        d = internal::weightDevice(ti, d, plan.cpuMoeLayers, t);
         // A weight in RAM that the GPU would run lies in its host buffer, which llama.cpp swaps
         // for the plain (mapped) CPU buffer when it maps the file (llama-model-loader.cpp: "avoid
         // using a host buffer when using mmap"): no repacking either way.

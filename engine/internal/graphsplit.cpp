@@ -22,15 +22,6 @@ bool isMatrix(const TensorInfo &ti)
     return ti.shape[1] > 1;
 }
 
-// Where a weight of layer il lies (-1: RAM).
-int weightDevice(const TensorInfo &ti, int layerDev, int cpuMoeLayers, const PlanTarget &t)
-{
-    int d = layerDev;
-    if (ti.role == TensorRole::Expert && ti.layer < cpuMoeLayers)
-        d = -1;
-    return takesWeight(t, d, ti.bytes) ? d : -1;
-}
-
 // Whether the offloading GPU o runs the product of a weight that lies in RAM: a batch big
 // enough and a size the GPU takes (such a weight lies in o's host buffer: see hostPinned).
 bool offloaded(const TensorInfo &ti, const PlanTarget &t, int o, uint64_t batch)
@@ -58,6 +49,13 @@ bool hostPinned(const TensorInfo &ti, const PlanTarget &t)
 {
     const int o = offloadingGpu(t);
     return o >= 0 && takesWeight(t, o, ti.bytes);
+}
+
+int weightDevice(const TensorInfo &ti, int placed, int cpuMoeLayers, const PlanTarget &t)
+{
+    if (ti.role == TensorRole::Expert && ti.layer < cpuMoeLayers)
+        placed = -1;
+    return takesWeight(t, placed, ti.bytes) ? placed : -1;
 }
 
 int offloadingGpu(const PlanTarget &t)

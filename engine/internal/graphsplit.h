@@ -15,6 +15,11 @@ namespace shoehorn::internal {
 // then keeps the weight in RAM and the CPU runs its product.
 bool takesWeight(const PlanTarget &t, int d, uint64_t bytes);
 
+// Where llama.cpp puts a weight (-1: RAM), given `placed`, the device of its layer (or of the
+// output): the experts of the first cpuMoeLayers layers stay in RAM (--n-cpu-moe), and so does a
+// weight the GPU refuses (takesWeight). The one rule the weights' and the compute's plans share.
+int weightDevice(const TensorInfo &ti, int placed, int cpuMoeLayers, const PlanTarget &t);
+
 // What one device computes of a worst-case ubatch.
 struct ComputeShare {
     int layers = 0;           // repeating layers whose attention runs here
