@@ -5,6 +5,7 @@
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
+#include "loadwatch.h"
 #include "modelsettings.h"
 #include "offloadcontroller.h"
 #include "planner.h"
@@ -21,34 +22,6 @@
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QtTest>
-
-// One load's signals, watched from before it starts.
-struct LoadWatch {
-    explicit LoadWatch(ChatController &c)
-        : loaded(&c, &ChatController::modelLoaded), failed(&c, &ChatController::loadFailed),
-          retrying(&c, &ChatController::loadRetrying)
-    {
-    }
-    // Waits until the load ends: empty when the model loaded, else what went wrong.
-    // Why the first retry happened ("RPC0[...] buffer of N bytes"), for the failure message.
-    QByteArray retried() const
-    {
-        if (retrying.isEmpty())
-            return {};
-        const auto r = retrying.first().at(0).value<shoehorn::OomRetry>();
-        return QByteArray::fromStdString(r.failure.buffer + " buffer of " + std::to_string(r.failure.bytes) + " bytes");
-    }
-    QByteArray wait()
-    {
-        if (!QTest::qWaitFor([this] { return loaded.count() + failed.count() > 0; }, 120000))
-            return "the load did not end within 120 s";
-        return failed.isEmpty() ? QByteArray() : QByteArray(failed.first().at(0).value<shoehorn::Error>().detail.c_str());
-    }
-    ModelSummary summary() const { return loaded.first().at(0).value<ModelSummary>(); }
-    QSignalSpy loaded;
-    QSignalSpy failed;
-    QSignalSpy retrying;
-};
 
 class TestRpcLadder : public QObject
 {
@@ -123,7 +96,7 @@ void TestRpcLadder::ladderRecoversFromTheRemoteDevice()
     const QByteArray why = load.wait();
     QVERIFY2(why.isEmpty(), why.constData());
     QVERIFY(load.retrying.count() >= 1);
-    const auto first = load.retrying.first().at(0).value<shoehorn::OomRetry>();
+    const auto first = load.firstRetry();
     QVERIFY2(QString::fromStdString(first.failure.buffer).startsWith("RPC0[127.0.0.1:"), first.failure.buffer.c_str());
     QVERIFY(first.failure.bytes > 700ull << 20);
     QCOMPARE(first.step, shoehorn::LadderStep::MoreExpertsOnCpu);

@@ -7,6 +7,7 @@
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "hardwaremonitor.h"
+#include "loadwatch.h"
 #include "oomladder.h"
 #include "planner.h"
 #include "smallchat.h"
@@ -56,18 +57,16 @@ void TestVulkanLadder::ladderRecoversOnVulkan()
     ls.gpuLayers = -1; // every layer on the device
     ls.cpuMoeLayers = 0;
     c.setLoadSettings(ls);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    QSignalSpy failed(&c, &ChatController::loadFailed);
-    QSignalSpy retrying(&c, &ChatController::loadRetrying);
+    LoadWatch load(c);
     c.openModel(m_model);
-    QVERIFY2(QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, 120000), "the load did not end");
-    QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : failed.first().at(0).value<shoehorn::Error>().detail.c_str());
-    QVERIFY(retrying.count() >= 1);
-    const auto first = retrying.first().at(0).value<shoehorn::OomRetry>();
+    const QByteArray failure = load.wait();
+    QVERIFY2(failure.isEmpty(), failure.constData());
+    QVERIFY(load.retrying.count() >= 1);
+    const auto first = load.firstRetry();
     QCOMPARE(QString::fromStdString(first.failure.buffer), QStringLiteral("Vulkan0"));
-    QVERIFY2(first.failure.bytes > 400ull << 20, std::to_string(first.failure.bytes).c_str());
+    QVERIFY2(first.failure.bytes > 400ull << 20, load.retried().constData());
     QCOMPARE(first.step, shoehorn::LadderStep::MoreExpertsOnCpu);
-    const auto summary = loaded.first().at(0).value<ModelSummary>();
+    const auto summary = load.summary();
     QVERIFY(summary.load.cpuMoeLayers > 0);
     QCOMPARE(summary.load.gpuLayers, 3); // both layers and the output stay on the device: only experts moved
     QVERIFY(!summary.measured.gpus.empty() && summary.measured.gpus.front().name == "Vulkan0");
@@ -78,7 +77,7 @@ void TestVulkanLadder::ladderRecoversOnVulkan()
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 900000);
     qInfo("loaded after %d retry(ies): %s buffer of %llu bytes refused, then --n-cpu-moe %d with %.1f MiB of weights "
           "on Vulkan0",
-          int(retrying.count()), first.failure.buffer.c_str(), static_cast<unsigned long long>(first.failure.bytes),
+          int(load.retrying.count()), first.failure.buffer.c_str(), static_cast<unsigned long long>(first.failure.bytes),
           summary.load.cpuMoeLayers, double(summary.measured.gpus.front().use.weights()) / (1 << 20));
 }
 
