@@ -136,13 +136,13 @@ std::string webUiMissingReason()
 
 void addIndexRoutes(const server_http_context &http, bool webUi)
 {
-    if (webUi && webUiBuiltIn())
+    if (!webUi)
+        return; // --no-ui: nothing at "/", which answers 404 as llama-server's does
+    if (webUiBuiltIn())
         return; // llama.cpp's own routes serve it (server_http_context::init)
     std::string page = kNoUiPage;
-    const std::string reason =
-        webUi ? "llama.cpp's web chat is not built into this Shoehorn (" + webUiMissingReason() +
-                    "). Chat in the Shoehorn window, or point any OpenAI-compatible client at this address."
-              : "The web chat is turned off (--no-ui).";
+    const std::string reason = "llama.cpp's web chat is not built into this Shoehorn (" + webUiMissingReason() +
+                               "). Chat in the Shoehorn window, or point any OpenAI-compatible client at this address.";
     page.replace(page.find("%REASON%"), 8, reason);
     http.get("/", [page](const server_http_req &) {
         auto res = std::make_unique<server_http_res>();

@@ -99,6 +99,19 @@ test('SIGTERM with long requests open: the stream ends, a waiting request gets 5
     }
 });
 
+test('--no-ui: / answers 404 as llama-server', async () => {
+    for (const [args, status, says] of [[[], 200, /<html/i], [['--no-ui'], 404, /not_found_error/]]) {
+        const s = await serve([MODEL, '--port', '0', ...args]);
+        try {
+            const page = await get(s.base, '/');
+            assert.equal(page.status, status, args.join(' '));
+            assert.match(page.text, says);
+        } finally {
+            s.proc.kill('SIGKILL');
+        }
+    }
+});
+
 test('a port in use gets a clear message and a free one', async () => {
     const first = await serve([MODEL, '--port', '0']);
     const port = new URL(first.base).port;
