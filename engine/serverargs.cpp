@@ -141,6 +141,12 @@ Error checkSupported(const common_params &p)
                       "Shoehorn keeps the model loaded until it stops (no sleep mode; stop the service to free the memory)");
     if (p.ui_mcp_proxy)
         return refuse("--ui-mcp-proxy", "the web UI's MCP proxy is not served (a page could reach any address through it)");
+    if (!p.server_tools.empty())
+        return refuse("--tools", "the server's built-in tools (read and write files, run shell commands for any client) "
+                                 "are not served");
+    if (!p.mcp_servers_config.empty() || !p.mcp_servers_json.empty())
+        return refuse("--mcp-servers-config/--mcp-servers-json",
+                      "MCP servers (programs the server starts and calls for its clients) are not run");
     int layers = 0;
     return readCpuMoe(p, layers);
 }
@@ -182,6 +188,9 @@ std::vector<std::pair<std::string, std::string>> ServerArgs::unsupported()
         {"--ssl-key-file, --ssl-cert-file", "no TLS in this build: put a reverse proxy in front"},
         {"--path", "the web UI is built in"},
         {"-ot, --n-cpu-ffn", "Shoehorn places tensors itself: -ngl with --n-cpu-moe or --cpu-moe"},
+        {"--tools", "the built-in tools (files, shell commands) are not served"},
+        {"--mcp-servers-config, --mcp-servers-json", "MCP servers are not run"},
+        {"--cache-ram N", "no host-RAM prompt cache (memory stays as planned); 0 is taken"},
     };
 }
 
@@ -216,6 +225,15 @@ Result<ServerArgs> ServerArgs::parse(const std::vector<std::string> &given, cons
         return Error{ErrorCode::InvalidArgument, trimmed(said.empty() ? "llama-server's argument parser refused the command line" : said)};
     if (Error e = checkSupported(d->params))
         return e;
+    // llama-server's host-RAM prompt cache is on by default there (8 GiB) and off here: the memory
+    // a user planned is the memory serve takes. Asked for by name, it is refused, not ignored.
+    const bool cacheRamGiven = std::any_of(given.begin(), given.end(), [](const std::string &a) {
+        return a == "-cram" || a == "--cache-ram" || a.rfind("--cache-ram=", 0) == 0;
+    });
+    if (cacheRamGiven && d->params.cache_ram_mib != 0)
+        return Error{ErrorCode::InvalidArgument,
+                     "--cache-ram: the host-RAM prompt cache is not kept (memory stays as planned); "
+                     "only --cache-ram 0 is taken"};
     ServerArgs out;
     out.m_data = std::move(d);
     return out;

@@ -10,6 +10,7 @@
 #include <sampling.h>
 #include <speculative.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -58,7 +59,9 @@ common_params contextPart(const ContextSettings &c, const LoopSlots &slots)
     // One micro-batch per decode: prompt progress after each, and Stop between them on any backend.
     // At least two tokens: the server decodes two when it starts (common_context_can_seq_rm), and
     // llama.cpp asserts a batch holds them (-ub 1 aborted).
-    p.n_ubatch = int32_t(std::max<uint32_t>(1, c.ubatchSize));
+    // llama.cpp takes the smaller of -b and -ub as the micro-batch (-b 64 reports prompt progress
+    // every 64 tokens in llama-server; llama.cpp's server suite checks it).
+    p.n_ubatch = int32_t(std::clamp<uint32_t>(c.ubatchSize, 1, std::max<uint32_t>(1, c.batchSize)));
     p.n_batch = std::max<int32_t>(2, p.n_ubatch);
     p.cache_type_k = kvCacheType(c.typeK);
     p.cache_type_v = kvCacheType(c.typeV);

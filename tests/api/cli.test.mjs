@@ -67,7 +67,10 @@ test('llama-server\'s routes, aliases and tags; --sleep-idle-seconds and --ui-mc
         s.proc.kill('SIGKILL');
     }
     for (const [flag, says] of [[['--sleep-idle-seconds', '300'], /--sleep-idle-seconds: Shoehorn keeps the model loaded/],
-                                [['--ui-mcp-proxy'], /--ui-mcp-proxy: the web UI's MCP proxy is not served/]]) {
+                                [['--ui-mcp-proxy'], /--ui-mcp-proxy: the web UI's MCP proxy is not served/],
+                                [['--tools', 'all'], /--tools: the server's built-in tools/],
+                                [['--mcp-servers-json', '{}'], /MCP servers .* are not run/],
+                                [['--cache-ram', '100'], /--cache-ram: the host-RAM prompt cache is not kept/]]) {
         const r = await serve([MODEL, '--port', '0', ...flag], { waitUrl: false });
         assert.equal(r.code, 2, r.out());
         assert.match(r.out(), says);
@@ -109,6 +112,25 @@ test('--no-ui: / answers 404 as llama-server', async () => {
         } finally {
             s.proc.kill('SIGKILL');
         }
+    }
+});
+
+test('-b 64: the prompt in micro-batches of 64, a progress event after each (llama.cpp\'s test_return_progress)', async () => {
+    const s = await serve([MODEL, '--port', '0', '-b', '64', '-c', '256', '-np', '1']);
+    try {
+        const r = await post(s.base, '/chat/completions', JSON.stringify({
+            messages: [{ role: 'user', content: 'This is a test'.repeat(10) }], max_tokens: 4, stream: true,
+            return_progress: true }));
+        assert.equal(r.status, 200, r.text.slice(0, 300));
+        const progress = r.text.split('\n').filter((l) => l.startsWith('data: {'))
+            .map((l) => JSON.parse(l.slice(6)).prompt_progress).filter(Boolean);
+        const total = progress[0].total;
+        assert.ok(total > 128, `prompt of ${total} tokens`);
+        // One event as the prompt starts, then one per micro-batch (before the fix: 0, then all).
+        assert.deepEqual(progress.map((p) => p.processed),
+                         [0, ...Array.from({ length: Math.ceil(total / 64) }, (_, i) => Math.min(total, 64 * (i + 1)))]);
+    } finally {
+        s.proc.kill('SIGKILL');
     }
 });
 

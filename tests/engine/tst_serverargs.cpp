@@ -111,6 +111,7 @@ void TestServerArgs::flags_data()
     row("--seed", "-m a.gguf --seed 7", "seed", "7");
     row("-n", "-m a.gguf -n 64", "n", "64");
     row("--models-preset", "--models-preset f.ini", "preset", "f.ini");
+    row("--cache-ram 0 is taken", "-m a.gguf --cache-ram 0", "model", "a.gguf");
 }
 
 void TestServerArgs::flags()
@@ -142,6 +143,12 @@ void TestServerArgs::refused_data()
     // Accepted by the parser and then ignored, before (#30): now named.
     row("--sleep-idle-seconds", "-m a.gguf --sleep-idle-seconds 300", "--sleep-idle-seconds: Shoehorn keeps the model loaded");
     row("--ui-mcp-proxy", "-m a.gguf --ui-mcp-proxy", "--ui-mcp-proxy: the web UI's MCP proxy is not served");
+    // Found by llama.cpp's own server suite (tools/server-suite.sh): accepted and then ignored.
+    row("--tools", "-m a.gguf --tools all", "--tools: the server's built-in tools");
+    row("--mcp-servers-json", "-m a.gguf --mcp-servers-json {}", "MCP servers (programs the server starts");
+    row("--mcp-servers-config", "-m a.gguf --mcp-servers-config mcp.json", "--mcp-servers-config/--mcp-servers-json:");
+    row("--cache-ram 100", "-m a.gguf --cache-ram 100", "--cache-ram: the host-RAM prompt cache is not kept");
+    row("-cram -1", "-m a.gguf -cram -1", "only --cache-ram 0 is taken");
 }
 
 void TestServerArgs::refused()
