@@ -7,6 +7,7 @@
 #include "llamahandles.h"
 #include "mediaprompt.h"
 #include "slotturn.h"
+#include "speculationcheck.h"
 #include "templatesandbox.h"
 #include "validate.h"
 
@@ -68,7 +69,35 @@ struct ChatSession::Impl {
     Result<internal::SlotPrompt> fitPrompt(const std::vector<ChatMessage> &history, const GenerationOptions &options,
                                            const std::atomic<bool> *cancel);
     Error restartLoop();
+    Result<std::unique_ptr<internal::ServerLoop>> startLoop();
+
+    std::string speculationNote; // why speculative decoding is off although it was asked for
 };
+
+// The loop with speculation as asked; where the model cannot speculate so (no MTP layer, a draft
+// file that is no GGUF or of another vocabulary, llama.cpp's own refusal), the loop without it
+// and a note that says why: the chat goes on.
+Result<std::unique_ptr<internal::ServerLoop>> ChatSession::Impl::startLoop()
+{
+    SpeculationSettings &asked = loopSettings.context.speculation;
+    const bool wanted = asked.on() || !asked.draftModel.empty();
+    speculationNote.clear();
+    if (wanted)
+        speculationNote = internal::speculationProblem(*model, asked);
+    if (!speculationNote.empty())
+        asked = SpeculationSettings();
+    auto loop = internal::ServerLoop::start(*model, loopSettings, projector ? internal::Access::projector(*projector) : nullptr);
+    if (!loop && asked.on()) {
+        speculationNote = "speculative decoding (" + asked.types + ") is off: " + loop.error().detail;
+        asked = SpeculationSettings();
+        loop = internal::ServerLoop::start(*model, loopSettings, projector ? internal::Access::projector(*projector) : nullptr);
+    } else if (loop && asked.on() && !(*loop)->speculating()) {
+        const std::string why = (*loop)->startError();
+        speculationNote = "speculative decoding (" + asked.types + ") is off: " +
+                          (why.empty() ? "llama.cpp did not start it for this model" : why);
+    }
+    return loop;
+}
 
 Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> model, const ContextSettings &settings,
                                                          const ApiSlotSettings &api)
@@ -94,7 +123,7 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         d.loopSettings.contextShift = api.contextShift;
         d.loopSettings.alias = api.alias;
         d.loopSettings.server = api.server;
-        auto loop = internal::ServerLoop::start(*d.model, d.loopSettings, nullptr);
+        auto loop = d.startLoop();
         if (!loop)
             return loop.error();
         d.loop = std::move(*loop);
@@ -106,6 +135,11 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
 }
 
 ChatSession::ChatSession() : m_impl(std::make_unique<Impl>()) {}
+
+const std::string &ChatSession::speculationNote() const
+{
+    return m_impl->speculationNote;
+}
 
 ChatSession::~ChatSession()
 {
@@ -166,8 +200,7 @@ Error ChatSession::Impl::restartLoop()
     internal::Access::detachApiServer(*api);
     loop.reset();
     cache.clear();
-    auto started = internal::ServerLoop::start(*model, loopSettings,
-                                               projector ? internal::Access::projector(*projector) : nullptr);
+    auto started = startLoop();
     if (!started)
         return started.error();
     loop = std::move(*started);

@@ -40,6 +40,8 @@ struct GenerationStats {
     int trimmedMessages = 0;    // oldest messages dropped to fit n_ctx
     int contextUsed = 0;        // tokens in the KV cache after the answer
     int contextSize = 0;
+    int draftTokens = 0;        // speculative decoding: tokens drafted this answer
+    int draftAccepted = 0;      // ...and accepted by the model (the rest were decoded and thrown away)
     StopReason stopReason = StopReason::None;
 };
 
@@ -123,6 +125,10 @@ public:
     const ContextSettings &settings() const;
     const std::shared_ptr<Model> &model() const;
     bool templateSupportsThinking() const;
+    // Why speculative decoding is off although the settings ask for it (no MTP layer in the model,
+    // a draft file that cannot be used, llama.cpp's refusal), in a sentence; empty when it runs
+    // as asked or was not asked for. The session runs without it.
+    const std::string &speculationNote() const;
 
 private:
     friend struct internal::Access;

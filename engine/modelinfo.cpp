@@ -173,6 +173,7 @@ std::string modelInfoToJson(const ModelInfo &info, bool withTensors)
     j["expert_used_count"] = info.expertUsedCount;
     j["expert_shared_count"] = info.expertSharedCount;
     j["expert_feed_forward_size"] = info.expertFeedForwardSize;
+    j["mtp_layers"] = info.mtpLayers;
     j["sliding_window"] = info.slidingWindow;
     j["sliding_window_pattern"] = info.slidingWindowPattern;
     j["full_attention_interval"] = info.fullAttentionInterval;

@@ -70,6 +70,7 @@ struct ModelInfo {
     uint32_t expertUsedCount = 0;
     uint32_t expertSharedCount = 0;
     uint32_t expertFeedForwardSize = 0;
+    uint32_t mtpLayers = 0;            // nextn_predict_layers: multi-token-prediction blocks (in block_count)
 
     bool multiAxisRope = false;        // M-RoPE (rope.dimension_sections): places image tokens by row and column
     uint32_t slidingWindow = 0;        // 0: none

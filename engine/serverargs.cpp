@@ -7,6 +7,7 @@
 #include <arg.h>
 #include <ggml.h>
 #include <preset.h>
+#include <speculative.h>
 
 #include <unistd.h>
 
@@ -124,8 +125,6 @@ Error checkSupported(const common_params &p)
     };
     if (!p.model.hf_repo.empty() || !p.model.url.empty() || !p.mmproj.hf_repo.empty() || !p.mmproj.url.empty())
         return refuse("-hf/-mu", "Shoehorn does not download models; give the file with -m");
-    if (p.speculative.has_dft())
-        return refuse("-md/--model-draft", "speculative decoding with a draft model is not supported");
     if (!p.lora_adapters.empty())
         return refuse("--lora", "LoRA adapters are not supported");
     if (p.embedding)
@@ -181,7 +180,6 @@ std::vector<std::pair<std::string, std::string>> ServerArgs::unsupported()
 {
     return {
         {"-hf, -mu", "Shoehorn does not download models: give the file with -m"},
-        {"-md (draft model)", "speculative decoding with a draft model is not supported"},
         {"--lora", "LoRA adapters are not supported"},
         {"--embedding, --rerank", "Shoehorn serves chat and completion models"},
         {"--models-dir", "give the models in a --models-preset file"},
@@ -259,6 +257,8 @@ LoadSettings ServerArgs::load() const
         s.tensorSplit.assign(std::begin(p.tensor_split), std::end(p.tensor_split));
     while (!s.tensorSplit.empty() && s.tensorSplit.back() <= 0)
         s.tensorSplit.pop_back();
+    s.mtpLayers = std::find(p.speculative.types.begin(), p.speculative.types.end(), COMMON_SPECULATIVE_TYPE_DRAFT_MTP) !=
+                  p.speculative.types.end();
     switch (p.load_mode) {
     case LLAMA_LOAD_MODE_NONE:
     case LLAMA_LOAD_MODE_DIRECT_IO: s.loadMode = LoadMode::NoMmap; break;
@@ -283,6 +283,16 @@ ContextSettings ServerArgs::context() const
                                                                              : FlashAttention::Auto;
     c.threads = std::max(0, p.cpuparams.n_threads);
     c.threadsBatch = std::max(0, p.cpuparams_batch.n_threads);
+    // The parser appends --spec-type to its default ("none"): the names without it.
+    std::vector<common_speculative_type> types;
+    for (common_speculative_type t : p.speculative.types)
+        if (t != COMMON_SPECULATIVE_TYPE_NONE)
+            types.push_back(t);
+    c.speculation.types = types.empty() ? "none" : common_speculative_type_name_str(types);
+    c.speculation.draftModel = p.speculative.draft.mparams.path;
+    c.speculation.draftMax = std::max(0, p.speculative.draft.n_max);
+    c.speculation.draftMin = std::max(0, p.speculative.draft.n_min);
+    c.speculation.ngramSizeN = p.speculative.ngram_simple.size_n;
     return c;
 }
 

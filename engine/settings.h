@@ -19,7 +19,23 @@ struct LoadSettings {
     // llama.cpp's -ts: the layers on the devices in proportion, in the hardware probe's order
     // (remote machines first, as llama.cpp). Empty or all 0: by each device's free memory.
     std::vector<float> tensorSplit;
+    bool mtpLayers = false; // load the model's MTP (nextn) layers, for --spec-type draft-mtp
     bool operator==(const LoadSettings &) const = default;
+};
+
+// Speculative decoding, as llama-server's flags say it: --spec-type (llama.cpp's type names,
+// comma-separated: ngram-simple, ngram-mod, draft-mtp, draft-simple, ...; "none": off),
+// -md (the draft model of draft-simple), --spec-draft-n-max/-n-min. Run by the server loop's own
+// code (common_speculative), per slot.
+struct SpeculationSettings {
+    std::string types = "none";
+    std::string draftModel;  // -md FILE.gguf: a smaller model with the same vocabulary
+    int draftMax = 0;        // tokens drafted at most per step; 0: llama.cpp's default
+    int draftMin = 0;        // fewer than this: no draft; 0: llama.cpp's default
+    int ngramSizeN = 0;      // ngram-simple: the n-gram looked up (--spec-ngram-simple-size-n); 0: llama.cpp's 12
+    bool operator==(const SpeculationSettings &) const = default;
+    bool on() const { return !types.empty() && types != "none"; }
+    bool mtp() const;        // draft-mtp is among the types: the model's MTP layers are loaded
 };
 
 struct ContextSettings {
@@ -31,6 +47,7 @@ struct ContextSettings {
     FlashAttention flashAttention = FlashAttention::Auto;
     int threads = 0;             // 0: physical cores
     int threadsBatch = 0;        // 0: same as threads
+    SpeculationSettings speculation;
     bool operator==(const ContextSettings &) const = default;
 };
 

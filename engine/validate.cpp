@@ -1,6 +1,9 @@
 #include "validate.h"
 
+#include <speculative.h>
+
 #include <array>
+#include <stdexcept>
 
 namespace shoehorn {
 
@@ -67,7 +70,31 @@ Error validate(const ContextSettings &c)
         return e;
     if (Error e = checkRange("-t", c.threads, 0, kMaxThreads, "0: the physical cores"))
         return e;
+    if (Error e = validate(c.speculation))
+        return e;
     return checkRange("-tb", c.threadsBatch, 0, kMaxThreads, "0: as -t");
+}
+
+Error validate(const SpeculationSettings &s)
+{
+    try {
+        common_speculative_types_from_names(string_split<std::string>(s.types, ','));
+    } catch (const std::invalid_argument &) {
+        return invalid("--spec-type takes " + std::string(common_speculative_all_types_str()) +
+                       " (several separated by commas), not '" + s.types + "'");
+    }
+    if (Error e = checkRange("--spec-draft-n-max", s.draftMax, 0, 256, "0: llama.cpp's default"))
+        return e;
+    if (Error e = checkRange("--spec-draft-n-min", s.draftMin, 0, 256, "0: llama.cpp's default"))
+        return e;
+    if (Error e = checkRange("--spec-ngram-simple-size-n", s.ngramSizeN, 0, 1024, "0: llama.cpp's default"))
+        return e;
+    if (s.draftMax > 0 && s.draftMin > s.draftMax)
+        return invalid("--spec-draft-n-min " + std::to_string(s.draftMin) + " is larger than --spec-draft-n-max " +
+                       std::to_string(s.draftMax));
+    if (s.types.find("draft-simple") != std::string::npos && s.draftModel.empty())
+        return invalid("--spec-type draft-simple needs a draft model: -md FILE.gguf");
+    return {};
 }
 
 Error validate(const PlanSettings &s)

@@ -21,6 +21,7 @@ bool isQuantizedKvType(const std::string &type);
 // InvalidArgument with one sentence that names the llama.cpp-style flag, or no error. Every
 // shoehorn-cli command and ChatSession::create use it.
 Error validate(const ContextSettings &context);
+Error validate(const SpeculationSettings &speculation);
 Error validate(const PlanSettings &settings);
 
 // Settings this model cannot take: a quantized KV cache type (blocks of 32 values) on a model

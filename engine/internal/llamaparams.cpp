@@ -18,6 +18,7 @@ ModelParams::ModelParams(const LoadSettings &s, int layerCount)
     m_overrides.push_back({nullptr, nullptr});
     m_params.n_gpu_layers = s.gpuLayers;
     m_params.main_gpu = s.mainGpu;
+    m_params.load_mtp = s.mtpLayers;
     m_params.tensor_buft_overrides = m_overrides.size() > 1 ? m_overrides.data() : nullptr;
     if (std::any_of(s.tensorSplit.begin(), s.tensorSplit.end(), [](float f) { return f > 0; })) {
         m_split.assign(llama_max_devices(), 0.0f);

@@ -179,6 +179,7 @@ void readHyperparameters(const GgufFile &g, ModelInfo &info)
     info.expertUsedCount = clampU32(g.uint(a + "expert_used_count"));
     info.expertSharedCount = clampU32(g.uint(a + "expert_shared_count"));
     info.expertFeedForwardSize = clampU32(g.uint(a + "expert_feed_forward_length"));
+    info.mtpLayers = clampU32(g.uint(a + "nextn_predict_layers"));
 }
 
 void readWindowAndRecurrent(const GgufFile &g, ModelInfo &info)

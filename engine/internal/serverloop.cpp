@@ -46,6 +46,27 @@ llama_flash_attn_type flashType(FlashAttention f)
     return LLAMA_FLASH_ATTN_TYPE_AUTO;
 }
 
+// Shoehorn's speculation settings over llama-server's (the flags serve was given, or its
+// defaults): the type list, the draft model and the draft lengths; the rest stays (n-gram sizes,
+// synthetic acceptance, the draft model's placement flags).
+void applySpeculation(const SpeculationSettings &s, common_params_speculative &out)
+{
+    // A draft model without a type is draft-simple (validate() refused unknown names).
+    const std::string types = s.on() ? s.types : s.draftModel.empty() ? "none" : "draft-simple";
+    try {
+        out.types = common_speculative_types_from_names(string_split<std::string>(types, ','));
+    } catch (const std::invalid_argument &) {
+        out.types = {COMMON_SPECULATIVE_TYPE_NONE};
+    }
+    out.draft.mparams.path = s.draftModel;
+    if (s.draftMax > 0)
+        out.draft.n_max = s.draftMax;
+    if (s.draftMin > 0)
+        out.draft.n_min = s.draftMin;
+    if (s.ngramSizeN > 0)
+        out.ngram_simple.size_n = uint16_t(s.ngramSizeN);
+}
+
 // llama-server's context parameters for Shoehorn's settings.
 common_params contextPart(const ContextSettings &c, const LoopSlots &slots)
 {
@@ -70,6 +91,7 @@ common_params contextPart(const ContextSettings &c, const LoopSlots &slots)
     p.cpuparams.n_threads = threads;
     p.cpuparams_batch.n_threads = c.threadsBatch > 0 ? c.threadsBatch : threads;
     p.swa_full = false;
+    applySpeculation(c.speculation, p.speculative);
     return p;
 }
 
@@ -137,6 +159,7 @@ common_params loopParams(const Model &model, const LoopSettings &s)
     p.cpuparams = context.cpuparams;
     p.cpuparams_batch = context.cpuparams_batch;
     p.swa_full = context.swa_full;
+    applySpeculation(s.context.speculation, p.speculative);
     p.kv_unified_per_slot = 0;
     p.model.path = model.info().path;
     p.ctx_shift = s.contextShift || p.ctx_shift;
@@ -191,6 +214,7 @@ Result<std::unique_ptr<ServerLoop>> ServerLoop::start(const Model &model, const 
                                     : capture.lastError();
         return Error{looksLikeOutOfMemory(capture.all()) ? ErrorCode::OutOfMemory : ErrorCode::ContextFailed, why};
     }
+    loop->m_startError = capture.lastError();
     llama_context *ctx = loop->m_server.get_llama_context();
     loop->m_counted = true;
     ++g_liveServerContexts;
@@ -241,20 +265,33 @@ uint32_t ServerLoop::contextSize() const
     return llama_n_ctx(context());
 }
 
-int ServerLoop::slotTokens(int id)
+namespace {
+
+json slotsData(server_context &server)
 {
-    server_response_reader rd = m_server.get_response_reader();
+    server_response_reader rd = server.get_response_reader();
     server_task task(SERVER_TASK_TYPE_SLOT_GET);
     task.id = rd.get_new_id();
     rd.post_task(std::move(task));
     server_task_result_ptr r = rd.next([] { return false; });
     auto *slots = dynamic_cast<server_task_result_slots *>(r.get());
-    if (!slots)
-        return 0;
-    for (const auto &j : slots->slots_data)
+    return slots ? slots->slots_data : json::array();
+}
+
+} // namespace
+
+int ServerLoop::slotTokens(int id)
+{
+    for (const auto &j : slotsData(m_server))
         if (j.value("id", -1) == id)
             return j.value("n_prompt_tokens", 0);
     return 0;
+}
+
+bool ServerLoop::speculating()
+{
+    const json slots = slotsData(m_server);
+    return !slots.empty() && slots.front().value("speculative", false);
 }
 
 std::string ServerLoop::loopErrors() const

@@ -83,6 +83,11 @@ public:
     void setDesktopCancel(const std::atomic<bool> *cancel) { m_cancel.store(cancel); }
     // The tokens slot `id` holds in the KV cache (asks the loop: answered even mid-decode).
     int slotTokens(int id);
+    // Whether the slots run speculative decoding (llama.cpp turns it off when the draft does not
+    // suit the model: a vocabulary of another family, a context that cannot roll back).
+    bool speculating();
+    // The last error llama.cpp logged while the loop was created (why speculation is off).
+    const std::string &startError() const { return m_startError; }
 
     // What llama.cpp logged on the loop thread lately (a failed decode's reason).
     std::string loopErrors() const;
@@ -106,6 +111,7 @@ private:
     std::atomic<LogCapture *> m_log{nullptr}; // lives on the loop thread's stack
     std::atomic<bool> m_ended{false};
     bool m_counted = false; // in liveEngineObjects()
+    std::string m_startError;
     std::atomic<const std::atomic<bool> *> m_cancel{nullptr};
 };
 

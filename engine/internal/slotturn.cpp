@@ -174,6 +174,8 @@ private:
         st.generationTokensPerSecond =
             st.generationMs > 0 && f.n_decoded > 1 ? (f.n_decoded - 1) * 1000.0 / st.generationMs : 0;
         st.contextUsed = f.n_tokens_cached;
+        st.draftTokens = int(f.stats.n_draft_tokens);
+        st.draftAccepted = int(f.stats.n_draft_accepted);
         m_tokens = std::move(f.tokens);
     }
 

@@ -134,6 +134,39 @@ test('-b 64: the prompt in micro-batches of 64, a progress event after each (lla
     }
 });
 
+test('speculative decoding as llama-server\'s flags say: the same answer at temperature 0, timings say drafted and accepted', async () => {
+    const ask = async (args) => {
+        const s = await serve([MODEL, '--port', '0', ...args]);
+        try {
+            const r = await post(s.base, '/completion', JSON.stringify({
+                prompt: 'a b c a b c a b c a b c', n_predict: 64, temperature: 0 }));
+            assert.equal(r.status, 200, r.text.slice(0, 300));
+            return { ...JSON.parse(r.text), out: s.out() };
+        } finally {
+            s.proc.kill('SIGKILL');
+        }
+    };
+    const plain = await ask([]);
+    assert.equal(plain.timings.draft_n, undefined);
+    for (const args of [['--spec-type', 'ngram-simple', '--spec-ngram-simple-size-n', '2'],
+                        ['-md', MODEL, '--spec-draft-n-max', '4']]) {
+        const r = await ask(args);
+        assert.equal(r.content, plain.content, args.join(' '));
+        assert.ok(r.timings.draft_n > 0 && r.timings.draft_n_accepted > 0, JSON.stringify(r.timings));
+        assert.match(r.out, /settings: .* --spec-type (ngram-simple|draft-simple)/);
+    }
+    // A draft model that cannot be one: named, and the model is served without speculation.
+    const notes = path.join(os.tmpdir(), `shoehorn-notes-${process.pid}.gguf`);
+    fs.writeFileSync(notes, 'not a model\n');
+    try {
+        const r = await ask(['-md', notes]);
+        assert.equal(r.content, plain.content);
+        assert.match(r.out, /note: -md .*notes.*\.gguf: /);
+    } finally {
+        fs.rmSync(notes, { force: true });
+    }
+});
+
 test('a port in use gets a clear message and a free one', async () => {
     const first = await serve([MODEL, '--port', '0']);
     const port = new URL(first.base).port;

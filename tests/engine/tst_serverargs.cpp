@@ -50,6 +50,10 @@ QString field(const ServerArgs &a, const QString &name)
         {"seed", QString::number(s.seed)},
         {"n", QString::number(a.maxTokens())},
         {"preset", QString::fromStdString(a.modelsPreset())},
+        {"spec", QString::fromStdString(c.speculation.types + " " + c.speculation.draftModel + " " +
+                                        std::to_string(c.speculation.draftMax) + " " +
+                                        std::to_string(c.speculation.ngramSizeN))},
+        {"mtpLayers", l.mtpLayers ? "yes" : "no"},
     };
     const auto it = fields.find(name);
     return it == fields.end() ? QString("no field " + name) : it->second;
@@ -112,6 +116,13 @@ void TestServerArgs::flags_data()
     row("-n", "-m a.gguf -n 64", "n", "64");
     row("--models-preset", "--models-preset f.ini", "preset", "f.ini");
     row("--cache-ram 0 is taken", "-m a.gguf --cache-ram 0", "model", "a.gguf");
+    // Speculative decoding (#29): llama-server's flags, its defaults where none is given.
+    row("no speculation", "-m a.gguf", "spec", "none  3 12");
+    row("--spec-type", "-m a.gguf --spec-type ngram-simple --spec-ngram-simple-size-n 2", "spec", "ngram-simple  3 2");
+    row("two types", "-m a.gguf --spec-type ngram-mod,draft-mtp", "spec", "ngram-mod,draft-mtp  3 12");
+    row("-md", "-m a.gguf -md d.gguf --spec-draft-n-max 8", "spec", "none d.gguf 8 12");
+    row("draft-mtp loads the MTP layers", "-m a.gguf --spec-type draft-mtp", "mtpLayers", "yes");
+    row("no MTP layers otherwise", "-m a.gguf --spec-type ngram-mod", "mtpLayers", "no");
 }
 
 void TestServerArgs::flags()
@@ -136,7 +147,6 @@ void TestServerArgs::refused_data()
     // What Shoehorn does not take, named.
     row("-hf", "-hf someone/model", "-hf/-mu: Shoehorn does not download models");
     row("--lora", "-m a.gguf --lora x.gguf", "--lora: LoRA adapters are not supported");
-    row("-md", "-m a.gguf -md d.gguf", "-md/--model-draft");
     row("--embedding", "-m a.gguf --embedding", "--embedding/--rerank");
     row("--path", "-m a.gguf --path /srv/www", "--path: the web UI is built in");
     row("-ot", "-m a.gguf -ot exps=CPU", "Shoehorn places tensors itself");

@@ -144,7 +144,12 @@ bool parseContextFlag(const std::string &f, Cursor &c, Args &a, std::string &err
     else if (f == "-fa" || f == "--flash-attn") {
         if (!parseFlashAttention(c.next(), a.context.flashAttention))
             error = f + " takes auto, on or off, not '" + c.value + "'";
-    } else if (f == "-t" || f == "--threads") a.context.threads = readInt(c, kThreads);
+    } else if (f == "--spec-type") a.context.speculation.types = c.next();
+    else if (f == "-md" || f == "--model-draft" || f == "--spec-draft-model") a.context.speculation.draftModel = c.next();
+    else if (f == "--spec-draft-n-max") a.context.speculation.draftMax = readInt(c, {1, 256});
+    else if (f == "--spec-draft-n-min") a.context.speculation.draftMin = readInt(c, {0, 256});
+    else if (f == "--spec-ngram-simple-size-n") a.context.speculation.ngramSizeN = readInt(c, {1, 1024});
+    else if (f == "-t" || f == "--threads") a.context.threads = readInt(c, kThreads);
     else if (f == "-tb" || f == "--threads-batch") a.context.threadsBatch = readInt(c, kThreadsBatch);
     else return false;
     return true;
@@ -261,6 +266,7 @@ std::string finish(Args &a)
     if (!a.positional.empty())
         a.model = a.positional.front();
     a.generation.enableThinking = !a.noThinking;
+    a.load.mtpLayers = a.context.speculation.mtp(); // the model's MTP layers are loaded only for it
     return {};
 }
 
@@ -320,6 +326,10 @@ const char *commonFlagsHelp()
            "  -ctk T, -ctv T    K/V cache type (f16, q8_0, q4_0, ...; a quantized V needs -fa on or auto)\n"
            "  -fa auto|on|off   flash attention\n"
            "  -t N, -tb N       threads, batch threads (0: the physical cores)\n"
+           "  --spec-type T     speculative decoding, as llama-server: ngram-simple, ngram-mod, draft-mtp (the\n"
+           "                    model's MTP layer), draft-simple (-md F: a draft model of the same vocabulary), none\n"
+           "  --spec-draft-n-max N, --spec-draft-n-min N   tokens drafted per step at most / at least\n"
+           "  --spec-ngram-simple-size-n N   ngram-simple: the n-gram looked up (default 12)\n"
            "  -n N              max tokens (-1: until the answer ends)\n"
            "  --temp F --top-k N --top-p F --min-p F --repeat-penalty F --presence-penalty F --seed N\n"
            "  -p TEXT           user message, -sys TEXT system prompt, --no-think\n"

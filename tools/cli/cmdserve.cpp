@@ -143,10 +143,17 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     const std::string layout = n == 1            ? std::string("one slot")
                                : a.kvUnified()   ? "one KV cache for " + std::to_string(n) + " slots"
                                                  : std::to_string(n) + " slots of " + std::to_string(ctx / uint32_t(n)) + " each";
-    std::printf("settings: -ngl %d --n-cpu-moe %d%s -c %u (%s) -ctk %s -ctv %s -fa %s -t %d\n",
+    const SpeculationSettings &spec = s->context.speculation;
+    const bool speculating = (spec.on() || !spec.draftModel.empty()) && (*session)->speculationNote().empty();
+    const std::string specText = !speculating ? ""
+                                 : " --spec-type " + (spec.on() ? spec.types : std::string("draft-simple")) +
+                                       (spec.draftModel.empty() ? "" : " -md " + spec.draftModel);
+    std::printf("settings: -ngl %d --n-cpu-moe %d%s -c %u (%s) -ctk %s -ctv %s -fa %s -t %d%s\n",
                 s->load.gpuLayers, s->load.cpuMoeLayers, split.c_str(), ctx, layout.c_str(),
                 s->context.typeK.c_str(), s->context.typeV.c_str(), flashAttentionName(s->context.flashAttention),
-                s->context.threads > 0 ? s->context.threads : physicalCoreCount());
+                s->context.threads > 0 ? s->context.threads : physicalCoreCount(), specText.c_str());
+    if (!(*session)->speculationNote().empty())
+        std::fprintf(stderr, "note: %s\n", (*session)->speculationNote().c_str());
     std::fflush(stdout);
     return session;
 }

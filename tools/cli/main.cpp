@@ -147,6 +147,8 @@ int cmdChat(const cli::Args &a)
     auto session = ChatSession::create(*model, a.context);
     if (!session)
         return fail(session.error());
+    if (!(*session)->speculationNote().empty())
+        std::fprintf(stderr, "note: %s\n", (*session)->speculationNote().c_str());
     if (a.checkFile) // the template renders in the helper, under the check's limits
         (*session)->isolateTemplate(cli::selfPath());
     if (const int rc = cli::attachProjector(a.mmproj, a.mmprojOffload, a.load, a.context, **session))
@@ -184,6 +186,9 @@ int cmdChat(const cli::Args &a)
                  s.promptTokens, s.reusedTokens, s.promptEvaluated, s.promptTokensPerSecond, s.generatedTokens,
                  s.generationTokensPerSecond, s.timeToFirstTokenMs, stopReasonName(s.stopReason), s.contextUsed,
                  s.contextSize, s.trimmedMessages ? " (trimmed)" : "");
+    if (a.context.speculation.on() || !a.context.speculation.draftModel.empty())
+        std::fprintf(stderr, "speculative (%s): %d drafted, %d accepted (%.0f %%)\n", a.context.speculation.types.c_str(),
+                     s.draftTokens, s.draftAccepted, s.draftTokens > 0 ? 100.0 * s.draftAccepted / s.draftTokens : 0.0);
     memory.afterAnswer();
     return 0;
 }

@@ -1,0 +1,151 @@
+// Speculative decoding through the server loop's own code (#29): at temperature 0 the answer
+// with each kind of speculation is the answer without it, drafts are made and accepted where
+// the fixture repeats itself, and settings the model cannot speculate with are named in a
+// sentence while the chat goes on without speculation.
+#include "chatsession.h"
+#include "model.h"
+#include "testfixtures.h"
+#include "testsessions.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace shoehorn;
+
+namespace {
+
+// The tiny model answers this by repeating itself: n-gram lookups find what comes next.
+const char *kPrompt = "a b c a b c a b c a b c";
+
+GenerationOptions greedy()
+{
+    GenerationOptions o;
+    o.maxTokens = 64;
+    o.sampling.temperature = 0.0f;
+    o.sampling.seed = 7;
+    return o;
+}
+
+struct Answer {
+    std::string text;
+    GenerationStats stats;
+    std::string note;
+};
+
+Answer answer(const std::shared_ptr<Model> &model, const SpeculationSettings &spec)
+{
+    ContextSettings cs;
+    cs.contextSize = 2048;
+    cs.threads = 2;
+    cs.speculation = spec;
+    auto s = ChatSession::create(model, cs);
+    if (!s.ok())
+        qFatal("session: %s", s.error().detail.c_str());
+    auto r = (*s)->generate({{"user", kPrompt, {}}}, greedy());
+    if (!r.ok())
+        qFatal("generate: %s", r.error().detail.c_str());
+    return {r->content, r->stats, (*s)->speculationNote()};
+}
+
+} // namespace
+
+class TestSpeculation : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void sameAnswer_data();
+    void sameAnswer();
+    void offWithASentence_data();
+    void offWithASentence();
+
+private:
+    std::shared_ptr<Model> m_model;
+    Answer m_plain;
+    QTemporaryDir m_dir;
+};
+
+void TestSpeculation::initTestCase()
+{
+    m_model = testsessions::load(TestFixtures::instance().tinyApi());
+    m_plain = answer(m_model, {});
+    QVERIFY(m_plain.stats.generatedTokens > 32);
+    QCOMPARE(m_plain.stats.draftTokens, 0);
+}
+
+void TestSpeculation::sameAnswer_data()
+{
+    QTest::addColumn<QString>("types");
+    QTest::addColumn<bool>("selfDraft"); // the model itself as its draft model: every draft agrees
+    QTest::addColumn<int>("ngramSizeN");
+    QTest::addColumn<bool>("drafts");    // the fixture makes drafts that are accepted
+    QTest::newRow("ngram-simple, 2-grams") << "ngram-simple" << false << 2 << true;
+    QTest::newRow("ngram-simple, llama.cpp's 12-grams") << "ngram-simple" << false << 0 << false;
+    QTest::newRow("ngram-mod") << "ngram-mod" << false << 0 << false;
+    QTest::newRow("ngram-map-k, 2-grams") << "ngram-map-k" << false << 2 << false;
+    QTest::newRow("draft-simple, the model as its own draft") << "draft-simple" << true << 0 << true;
+    QTest::newRow("draft model without a type (draft-simple)") << "none" << true << 0 << true;
+}
+
+void TestSpeculation::sameAnswer()
+{
+    QFETCH(QString, types);
+    QFETCH(bool, selfDraft);
+    QFETCH(int, ngramSizeN);
+    QFETCH(bool, drafts);
+    SpeculationSettings spec;
+    spec.types = types.toStdString();
+    spec.ngramSizeN = ngramSizeN;
+    if (selfDraft)
+        spec.draftModel = TestFixtures::instance().tinyApi().toStdString();
+    const Answer a = answer(m_model, spec);
+    QVERIFY2(a.note.empty(), a.note.c_str());
+    QCOMPARE(a.text, m_plain.text);
+    QCOMPARE(a.stats.generatedTokens, m_plain.stats.generatedTokens);
+    if (drafts) {
+        QVERIFY2(a.stats.draftTokens > 0, qPrintable(QString::number(a.stats.draftTokens)));
+        QVERIFY(a.stats.draftAccepted > 0);
+    }
+    QVERIFY(a.stats.draftAccepted <= a.stats.draftTokens);
+    if (selfDraft) // the same weights draft what the model then decodes
+        QCOMPARE(a.stats.draftAccepted, a.stats.draftTokens);
+}
+
+void TestSpeculation::offWithASentence_data()
+{
+    QTest::addColumn<QString>("types");
+    QTest::addColumn<QString>("draft"); // "missing", "text", "other-vocabulary" or empty
+    QTest::addColumn<QString>("says");
+    QTest::newRow("MTP on a model without an MTP layer") << "draft-mtp" << "" << "has no MTP layer";
+    QTest::newRow("a draft file that is not there") << "draft-simple" << "missing" << "-md ";
+    QTest::newRow("a draft file that is not a GGUF") << "draft-simple" << "text" << "-md ";
+    QTest::newRow("a draft model of another vocabulary") << "draft-simple" << "other-vocabulary" << "vocabulary";
+}
+
+void TestSpeculation::offWithASentence()
+{
+    QFETCH(QString, types);
+    QFETCH(QString, draft);
+    QFETCH(QString, says);
+    SpeculationSettings spec;
+    spec.types = types.toStdString();
+    if (draft == "missing") {
+        spec.draftModel = m_dir.filePath("missing.gguf").toStdString();
+    } else if (draft == "text") {
+        QFile f(m_dir.filePath("notes.gguf"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("these are notes, not a model\n");
+        f.close();
+        spec.draftModel = f.fileName().toStdString();
+    } else if (draft == "other-vocabulary") {
+        spec.draftModel = TestFixtures::instance().qwen3_30b().toStdString(); // 151936 tokens, this 406
+    }
+    const Answer a = answer(m_model, spec);
+    QVERIFY2(QString::fromStdString(a.note).contains(says), a.note.c_str());
+    QCOMPARE(a.text, m_plain.text); // the chat goes on, without speculation
+    QCOMPARE(a.stats.draftTokens, 0);
+}
+
+QTEST_GUILESS_MAIN(TestSpeculation)
+#include "tst_speculation.moc"
