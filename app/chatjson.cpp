@@ -30,6 +30,10 @@ QJsonObject statsObject(const ChatModel::Version &v)
                   {"contextUsed", s.contextUsed},
                   {"contextSize", s.contextSize},
                   {"stopReason", QString::fromLatin1(shoehorn::stopReasonName(s.stopReason))}};
+    if (s.draftTokens > 0) {
+        o.insert("draftTokens", s.draftTokens);
+        o.insert("draftAccepted", s.draftAccepted);
+    }
     if (v.reasoningMs >= 0)
         o.insert("reasoningMs", v.reasoningMs);
     return o;
@@ -63,6 +67,8 @@ void statsFromJson(const QString &json, ChatModel::Version &v)
     s.trimmedMessages = o.value("trimmedMessages").toInt();
     s.contextUsed = o.value("contextUsed").toInt();
     s.contextSize = o.value("contextSize").toInt();
+    s.draftTokens = o.value("draftTokens").toInt();
+    s.draftAccepted = o.value("draftAccepted").toInt();
     const QString reason = o.value("stopReason").toString();
     for (auto r : {shoehorn::StopReason::EndOfGeneration, shoehorn::StopReason::StopString,
                    shoehorn::StopReason::MaxTokens, shoehorn::StopReason::ContextFull, shoehorn::StopReason::Cancelled})

@@ -36,8 +36,10 @@ Result<bool> InferenceWorker::tryLoad(const QString &path, const PlanSettings &s
             return *e;
     QElapsedTimer sinceEmit;
     sinceEmit.start();
+    LoadSettings load = settings.load;
+    load.mtpLayers = settings.context.speculation.mtp(); // the MTP layers only where they draft
     auto model = Model::load(
-        path.toStdString(), settings.load,
+        path.toStdString(), load,
         [&](float p) {
             if (sinceEmit.elapsed() >= 33 || p >= 1.0f) { // the GUI needs no more than ~30 updates/s
                 emit loadProgress(double(p));
@@ -170,6 +172,7 @@ ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &u
     // The analytic plan only lays out llama.cpp's measured totals by kind.
     s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(hw)));
     s.held = m_held;
+    s.speculationOff = m_session->speculationOff();
     return s;
 }
 

@@ -2,6 +2,8 @@
 
 #include "appsettings.h"
 
+#include "validate.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSettings>
@@ -39,6 +41,8 @@ QJsonObject toJson(const ModelSettings &s)
         {"flashAttention", QString::fromLatin1(flashAttentionName(s.context.flashAttention))},
         {"threads", s.context.threads},
         {"threadsBatch", s.context.threadsBatch},
+        {"speculation", QString::fromStdString(s.context.speculation.types)},
+        {"draftModel", QString::fromStdString(s.context.speculation.draftModel)},
         {"lockGpuLayers", s.locks.gpuLayers},
         {"lockCpuMoeLayers", s.locks.cpuMoeLayers},
         {"lockContextSize", s.locks.contextSize},
@@ -79,6 +83,12 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     parseFlashAttention(j.value("flashAttention").toString().toStdString(), s.context.flashAttention);
     s.context.threads = j.value("threads").toInt(s.context.threads);
     s.context.threadsBatch = j.value("threadsBatch").toInt(s.context.threadsBatch);
+    // Speculation as stored; a name this build does not know (an older or newer llama.cpp): off.
+    SpeculationSettings spec = s.context.speculation;
+    spec.types = j.value("speculation").toString(QString::fromStdString(spec.types)).toStdString();
+    spec.draftModel = j.value("draftModel").toString(QString::fromStdString(spec.draftModel)).toStdString();
+    s.context.speculation = validate(spec) ? SpeculationSettings() : spec;
+    s.load.mtpLayers = s.context.speculation.mtp();
     s.projector = j.value("projector").toString(s.projector);
     s.projectorOffload = j.value("projectorOffload").toBool(s.projectorOffload);
     generationFromJson(j, s.generation);

@@ -37,6 +37,11 @@ QString llamaServerCommand(const QString &modelPath, const ModelSettings &s, con
         a << QStringLiteral("-t") << QString::number(s.context.threads);
     a << QStringLiteral("-b") << QString::number(s.context.batchSize) << QStringLiteral("-ub")
       << QString::number(s.context.ubatchSize);
+    const SpeculationSettings &spec = s.context.speculation;
+    if (spec.on())
+        a << QStringLiteral("--spec-type") << QString::fromStdString(spec.types);
+    if (!spec.draftModel.empty())
+        a << QStringLiteral("-md") << shellQuoted(QString::fromStdString(spec.draftModel));
     if (s.load.loadMode == LoadMode::NoMmap)
         a << QStringLiteral("--no-mmap");
     else if (s.load.loadMode == LoadMode::Mlock)

@@ -71,7 +71,7 @@ struct ChatSession::Impl {
     Error restartLoop();
     Result<std::unique_ptr<internal::ServerLoop>> startLoop();
 
-    std::string speculationNote; // why speculative decoding is off although it was asked for
+    SpeculationOff speculationOff; // why speculative decoding is off although it was asked for
 };
 
 // The loop with speculation as asked; where the model cannot speculate so (no MTP layer, a draft
@@ -79,22 +79,26 @@ struct ChatSession::Impl {
 // and a note that says why: the chat goes on.
 Result<std::unique_ptr<internal::ServerLoop>> ChatSession::Impl::startLoop()
 {
-    SpeculationSettings &asked = loopSettings.context.speculation;
-    const bool wanted = asked.on() || !asked.draftModel.empty();
-    speculationNote.clear();
-    if (wanted)
-        speculationNote = internal::speculationProblem(*model, asked);
-    if (!speculationNote.empty())
+    internal::LoopSettings run = loopSettings; // speculation as asked stays there for the next start
+    SpeculationSettings &asked = run.context.speculation;
+    speculationOff = {};
+    if (asked.on() || !asked.draftModel.empty())
+        speculationOff = internal::speculationProblem(*model, asked);
+    if (speculationOff.why != SpeculationOff::Why::None)
         asked = SpeculationSettings();
-    auto loop = internal::ServerLoop::start(*model, loopSettings, projector ? internal::Access::projector(*projector) : nullptr);
+    mtmd_context *mtmd = projector ? internal::Access::projector(*projector) : nullptr;
+    auto loop = internal::ServerLoop::start(*model, run, mtmd);
+    const auto refused = [&](const std::string &why) {
+        speculationOff = {SpeculationOff::Why::Refused, why,
+                          "speculative decoding (" + asked.types + ") is off: " + why};
+    };
     if (!loop && asked.on()) {
-        speculationNote = "speculative decoding (" + asked.types + ") is off: " + loop.error().detail;
+        refused(loop.error().detail);
         asked = SpeculationSettings();
-        loop = internal::ServerLoop::start(*model, loopSettings, projector ? internal::Access::projector(*projector) : nullptr);
+        loop = internal::ServerLoop::start(*model, run, mtmd);
     } else if (loop && asked.on() && !(*loop)->speculating()) {
         const std::string why = (*loop)->startError();
-        speculationNote = "speculative decoding (" + asked.types + ") is off: " +
-                          (why.empty() ? "llama.cpp did not start it for this model" : why);
+        refused(why.empty() ? "llama.cpp did not start it for this model" : why);
     }
     return loop;
 }
@@ -138,7 +142,12 @@ ChatSession::ChatSession() : m_impl(std::make_unique<Impl>()) {}
 
 const std::string &ChatSession::speculationNote() const
 {
-    return m_impl->speculationNote;
+    return m_impl->speculationOff.sentence;
+}
+
+const SpeculationOff &ChatSession::speculationOff() const
+{
+    return m_impl->speculationOff;
 }
 
 ChatSession::~ChatSession()

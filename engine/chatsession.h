@@ -63,6 +63,14 @@ struct StreamCallbacks {
     std::function<void(int generated, int contextUsed)> onToken;
 };
 
+// Why speculative decoding is off although the settings asked for it.
+struct SpeculationOff {
+    enum class Why { None, NoMtpLayer, MtpNotLoaded, DraftUnreadable, DraftVocabulary, Refused };
+    Why why = Why::None;
+    std::string detail;   // the draft file, or llama.cpp's words
+    std::string sentence; // all of it in English, for the CLI and logs
+};
+
 class ApiServer;
 
 // The local API's part of a session's server loop, fixed when the session starts.
@@ -129,6 +137,7 @@ public:
     // a draft file that cannot be used, llama.cpp's refusal), in a sentence; empty when it runs
     // as asked or was not asked for. The session runs without it.
     const std::string &speculationNote() const;
+    const SpeculationOff &speculationOff() const;
 
 private:
     friend struct internal::Access;

@@ -650,6 +650,26 @@
       <source>A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Speculative decoding is off: this model file has no MTP layer (it was converted without it). Choose n-gram or a draft model.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speculative decoding is off: the model was loaded without its MTP layer. Reload it.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speculative decoding is off: the draft model %1 cannot be read as a GGUF model.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speculative decoding is off: the draft model %1 has another vocabulary than this model; a draft model must come from the same family.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speculative decoding is off: llama.cpp did not start it (%1).</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -1204,6 +1224,10 @@
       <source>Delete</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>speculative: %1 of %2 drafted tokens accepted (%3 %)</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -1560,6 +1584,10 @@
       <source>Find the placement and context that fit the machine planned for.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Speculative</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>
@@ -1879,6 +1907,41 @@
     </message>
     <message>
       <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU as soon as it answers (a model already loaded keeps its devices until it loads again). Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>SpeculationPicker</name>
+    <message>
+      <source>Off</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>MTP (the model's own draft layer)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>n-gram (repeats in the chat)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Draft model…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speculative decoding: guess several tokens ahead and let the model check them in one step. Faster where the guesses are often right; it costs memory and can be slower on a slow bus. The answer is the same.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Draft model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GGUF models (*.gguf)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model file has no MTP layer (it was converted without it).</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -650,6 +650,26 @@
       <source>A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it.</source>
       <translation>无法连接或使用远程计算机：请确认其工作进程（shoehorn-cli rpc-worker）正在运行，并且本机可以连接到它。</translation>
     </message>
+    <message>
+      <source>Speculative decoding is off: this model file has no MTP layer (it was converted without it). Choose n-gram or a draft model.</source>
+      <translation>推测解码已关闭：此模型文件没有 MTP 层（转换时未保留）。请选择 n-gram 或草稿模型。</translation>
+    </message>
+    <message>
+      <source>Speculative decoding is off: the model was loaded without its MTP layer. Reload it.</source>
+      <translation>推测解码已关闭：模型加载时未包含其 MTP 层。请重新加载。</translation>
+    </message>
+    <message>
+      <source>Speculative decoding is off: the draft model %1 cannot be read as a GGUF model.</source>
+      <translation>推测解码已关闭：草稿模型 %1 无法作为 GGUF 模型读取。</translation>
+    </message>
+    <message>
+      <source>Speculative decoding is off: the draft model %1 has another vocabulary than this model; a draft model must come from the same family.</source>
+      <translation>推测解码已关闭：草稿模型 %1 的词表与此模型不同；草稿模型必须来自同一系列。</translation>
+    </message>
+    <message>
+      <source>Speculative decoding is off: llama.cpp did not start it (%1).</source>
+      <translation>推测解码已关闭：llama.cpp 未能启动它（%1）。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -1201,6 +1221,10 @@
       <source>Delete</source>
       <translation>删除</translation>
     </message>
+    <message>
+      <source>speculative: %1 of %2 drafted tokens accepted (%3 %)</source>
+      <translation>推测解码：%2 个草稿 token 中接受了 %1 个（%3 %）</translation>
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -1557,6 +1581,10 @@
       <source>Find the placement and context that fit the machine planned for.</source>
       <translation>为所规划的机器找出放得下的分配方式和上下文长度。</translation>
     </message>
+    <message>
+      <source>Speculative</source>
+      <translation>推测解码</translation>
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>
@@ -1874,6 +1902,41 @@
     <message>
       <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU as soon as it answers (a model already loaded keeps its devices until it loads again). Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
       <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。它一有应答，其设备就会像本地 GPU 一样出现在计划和仪表中（已加载的模型在重新加载之前仍使用原来的设备）。双击“最多使用”可为一台计算机设置以 MiB 为单位的上限：自动适配会据此划分各层，使其不超出上限。</translation>
+    </message>
+  </context>
+  <context>
+    <name>SpeculationPicker</name>
+    <message>
+      <source>Off</source>
+      <translation>关闭</translation>
+    </message>
+    <message>
+      <source>MTP (the model's own draft layer)</source>
+      <translation>MTP（模型自带的草稿层）</translation>
+    </message>
+    <message>
+      <source>n-gram (repeats in the chat)</source>
+      <translation>n-gram（对话中的重复内容）</translation>
+    </message>
+    <message>
+      <source>Draft model…</source>
+      <translation>草稿模型…</translation>
+    </message>
+    <message>
+      <source>Speculative decoding: guess several tokens ahead and let the model check them in one step. Faster where the guesses are often right; it costs memory and can be slower on a slow bus. The answer is the same.</source>
+      <translation>推测解码：预先猜测几个 token，由模型一步验证。猜中率高时更快；它占用内存，在慢速总线上可能更慢。回答不变。</translation>
+    </message>
+    <message>
+      <source>Draft model</source>
+      <translation>草稿模型</translation>
+    </message>
+    <message>
+      <source>GGUF models (*.gguf)</source>
+      <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+      <source>This model file has no MTP layer (it was converted without it).</source>
+      <translation>此模型文件没有 MTP 层（转换时未保留）。</translation>
     </message>
   </context>
   <context>

@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "modelinfo.h"
+#include "chatsession.h"
 #include "oomladder.h"
 #include "units.h"
 
@@ -93,4 +94,26 @@ QString ErrorText::retry(const shoehorn::OomRetry &r)
         break;
     }
     return failed + QLatin1Char(' ') + next;
+}
+
+QString ErrorText::speculationOff(const shoehorn::SpeculationOff &off)
+{
+    using Why = shoehorn::SpeculationOff::Why;
+    const QString detail = QString::fromStdString(off.detail);
+    switch (off.why) {
+    case Why::None: return {};
+    case Why::NoMtpLayer:
+        return tr("Speculative decoding is off: this model file has no MTP layer (it was converted without it). "
+                  "Choose n-gram or a draft model.");
+    case Why::MtpNotLoaded:
+        return tr("Speculative decoding is off: the model was loaded without its MTP layer. Reload it.");
+    case Why::DraftUnreadable:
+        return tr("Speculative decoding is off: the draft model %1 cannot be read as a GGUF model.").arg(detail);
+    case Why::DraftVocabulary:
+        return tr("Speculative decoding is off: the draft model %1 has another vocabulary than this model; "
+                  "a draft model must come from the same family.").arg(detail);
+    case Why::Refused:
+        return tr("Speculative decoding is off: llama.cpp did not start it (%1).").arg(detail);
+    }
+    return {};
 }

@@ -7,6 +7,7 @@
 
 namespace shoehorn {
 struct OomRetry;
+struct SpeculationOff;
 }
 
 // Turns engine error codes into translated sentences for people.
@@ -19,4 +20,6 @@ public:
     static QString message(const shoehorn::Error &error);
     // What failed for memory and what is tried next, in one sentence.
     static QString retry(const shoehorn::OomRetry &retry);
+    // Why speculative decoding is off although it was chosen (empty when it runs).
+    static QString speculationOff(const shoehorn::SpeculationOff &off);
 };

@@ -392,6 +392,8 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
     m_library->loadEnded(true);
     // Remembered (a settings write) in an event of its own, not in the one that shows the model.
     QTimer::singleShot(0, m_library, [library = m_library, path = summary.path] { library->addRecent(path); });
+    if (const QString off = ErrorText::speculationOff(summary.speculationOff); !off.isEmpty())
+        statusBar()->showMessage(off, 15000); // the chat runs, without speculation
     if (!m_retryNotes.isEmpty()) {
         // Say that the model runs with safer settings than asked for, and why.
         statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(m_retryNotes.last()), 15000);

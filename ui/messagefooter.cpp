@@ -24,6 +24,11 @@ QStringList MessageFooter::status(const ChatModel::Message &m)
     case shoehorn::StopReason::Cancelled: break; // "Stopped" says it already
     case shoehorn::StopReason::None: break;
     }
+    if (s.draftTokens > 0)
+        parts << tr("speculative: %1 of %2 drafted tokens accepted (%3 %)")
+                     .arg(s.draftAccepted)
+                     .arg(s.draftTokens)
+                     .arg(100.0 * s.draftAccepted / s.draftTokens, 0, 'f', 0);
     if (s.trimmedMessages > 0)
         parts << tr("%n older message(s) left out to fit the context", "", s.trimmedMessages);
     return parts;

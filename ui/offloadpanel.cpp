@@ -8,6 +8,7 @@
 #include "offloadtexts.h"
 #include "plansummary.h"
 #include "profiledialog.h"
+#include "speculationpicker.h"
 #include "tuningdialog.h"
 #include "units.h"
 
@@ -193,6 +194,9 @@ QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
                               "mlock keeps it from being swapped out."));
     grid->addWidget(new QLabel(tr("Loading"), body), row, 0);
     grid->addWidget(m_loadMode, row++, 1, 1, 2);
+    m_speculation = new SpeculationPicker(body);
+    grid->addWidget(new QLabel(tr("Speculative"), body), row, 0);
+    grid->addWidget(m_speculation, row++, 1, 1, 3);
     grid->setColumnStretch(1, 1);
     grid->setVerticalSpacing(4);
     return grid;
@@ -246,6 +250,7 @@ void OffloadPanel::connectWidgets()
     for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
         connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
     connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
+    connect(m_speculation, &SpeculationPicker::edited, this, &OffloadPanel::settingsEdited);
     connect(m_target, &QComboBox::currentIndexChanged, m_offload->targets(), &PlanTargets::setIndex);
     connect(m_vramBudget, &QSpinBox::valueChanged, m_offload->targets(), &PlanTargets::setVramBudgetMiB);
     connect(m_offload->targets(), &PlanTargets::targetChanged, this, &OffloadPanel::targetChanged);
@@ -351,9 +356,10 @@ void OffloadPanel::onModelChanged()
     }
     for (QWidget *w : m_moeRow)
         w->setVisible(info && info->isMoe());
+    m_speculation->setModelHasMtp(info && info->mtpLayers > 0);
     for (QWidget *w : std::initializer_list<QWidget *>{m_gpuLayers, m_cpuMoe, m_context, m_typeK, m_typeV, m_flash,
                                                        m_threads, m_batch, m_ubatch, m_loadMode, m_loadButton,
-                                                       m_fitButton})
+                                                       m_fitButton, m_speculation})
         w->setEnabled(info.has_value());
     toWidgets(m_offload->settings());
     updateLabels();
@@ -374,6 +380,8 @@ ModelSettings OffloadPanel::fromWidgets() const
     s.context.threads = m_threads->value();
     s.context.batchSize = m_batch->currentText().toUInt();
     s.context.ubatchSize = m_ubatch->currentText().toUInt();
+    s.context.speculation = m_speculation->settings();
+    s.load.mtpLayers = s.context.speculation.mtp();
     s.locks = {m_lockGpuLayers->isChecked(), m_lockCpuMoe->isChecked(), m_lockContext->isChecked(),
                m_lockKv->isChecked()};
     return s;
@@ -394,6 +402,7 @@ void OffloadPanel::toWidgets(const ModelSettings &s)
     m_batch->setCurrentText(QString::number(s.context.batchSize));
     m_ubatch->setCurrentText(QString::number(s.context.ubatchSize));
     m_loadMode->setCurrentIndex(int(s.load.loadMode));
+    m_speculation->setSettings(s.context.speculation);
     m_lockGpuLayers->setChecked(s.locks.gpuLayers);
     m_lockCpuMoe->setChecked(s.locks.cpuMoeLayers);
     m_lockContext->setChecked(s.locks.contextSize);

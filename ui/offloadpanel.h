@@ -13,6 +13,7 @@ class GaugeStack;
 class PlanSummary;
 class QCheckBox;
 class QComboBox;
+class SpeculationPicker;
 class QGridLayout;
 class QLabel;
 class QPushButton;
@@ -110,6 +111,7 @@ private:
     QSpinBox *m_threads = nullptr;
     QComboBox *m_batch = nullptr;
     QComboBox *m_ubatch = nullptr;
+    SpeculationPicker *m_speculation = nullptr;
     QComboBox *m_loadMode = nullptr;
     GaugeStack *m_gaugeStack = nullptr;
     PlanSummary *m_summary = nullptr;

@@ -67,6 +67,19 @@ void applySpeculation(const SpeculationSettings &s, common_params_speculative &o
         out.ngram_simple.size_n = uint16_t(s.ngramSizeN);
 }
 
+// Whether speculation runs a second llama_context (a draft model, or the model's MTP layers).
+bool usesDraftContext(const common_params_speculative &s)
+{
+    if (s.has_dft())
+        return true;
+    for (common_speculative_type t : s.types)
+        if (t == COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE || t == COMMON_SPECULATIVE_TYPE_DRAFT_EAGLE3 ||
+            t == COMMON_SPECULATIVE_TYPE_DRAFT_MTP || t == COMMON_SPECULATIVE_TYPE_DRAFT_DFLASH ||
+            t == COMMON_SPECULATIVE_TYPE_DRAFT_DSPARK)
+            return true;
+    return false;
+}
+
 // llama-server's context parameters for Shoehorn's settings.
 common_params contextPart(const ContextSettings &c, const LoopSlots &slots)
 {
@@ -218,9 +231,14 @@ Result<std::unique_ptr<ServerLoop>> ServerLoop::start(const Model &model, const 
     llama_context *ctx = loop->m_server.get_llama_context();
     loop->m_counted = true;
     ++g_liveServerContexts;
-    // Persistent CPU thread pools (about 10 % of generation speed on the CPU).
-    loop->m_pools = std::make_unique<CpuThreadPools>(settings.context);
-    loop->m_pools->attach(ctx);
+    // Persistent CPU thread pools (about 10 % of generation speed on the CPU), unless a draft
+    // context runs beside this one: llama.cpp gives that one threads of its own per graph, and
+    // this pool's threads, still polling after each step, took the cores from them (a draft
+    // model decoded at 20 tok/s instead of 2000 on 2 cores).
+    if (!usesDraftContext(loop->m_params.speculative)) {
+        loop->m_pools = std::make_unique<CpuThreadPools>(settings.context);
+        loop->m_pools->attach(ctx);
+    }
     llama_set_abort_callback(ctx, &ServerLoop::abortCallback, loop.get());
     loop->m_meta = std::make_unique<server_context_meta>(loop->m_server.get_meta());
     ServerLoop *raw = loop.get();

@@ -12,31 +12,35 @@ namespace {
 // (SPEC_VOCAB_MAX_SIZE_DIFFERENCE in common/speculative.cpp).
 constexpr long kVocabSizeTolerance = 128;
 
-std::string draftProblem(const Model &model, const std::string &path)
+using Why = SpeculationOff::Why;
+
+SpeculationOff draftProblem(const Model &model, const std::string &path)
 {
     auto draft = inspectModel(path);
     if (!draft)
-        return "-md " + path + ": " + errorMessage(draft.error());
+        return {Why::DraftUnreadable, path, "-md " + path + ": " + errorMessage(draft.error())};
     const long target = long(model.info().vocabSize);
     const long other = long(draft->vocabSize);
     if (std::labs(target - other) > kVocabSizeTolerance)
-        return "-md " + path + ": its vocabulary has " + std::to_string(other) + " tokens and the model's " +
-               std::to_string(target) + "; a draft model must come from the same family (the same tokenizer)";
+        return {Why::DraftVocabulary, path,
+                "-md " + path + ": its vocabulary has " + std::to_string(other) + " tokens and the model's " +
+                    std::to_string(target) + "; a draft model must come from the same family (the same tokenizer)"};
     return {};
 }
 
 } // namespace
 
-std::string speculationProblem(const Model &model, const SpeculationSettings &s)
+SpeculationOff speculationProblem(const Model &model, const SpeculationSettings &s)
 {
     if (s.mtp()) {
         if (model.info().mtpLayers == 0)
-            return "--spec-type draft-mtp: this model has no MTP layer (" + model.info().architecture +
+            return {Why::NoMtpLayer, {}, "--spec-type draft-mtp: this model has no MTP layer (" + model.info().architecture +
                    ".nextn_predict_layers is 0: the GGUF was converted without it); use n-gram speculation or a draft "
-                   "model";
+                   "model"};
         if (!model.settings().mtpLayers && s.draftModel.empty())
-            return "--spec-type draft-mtp: the model was loaded without its MTP layer; load it again with "
-                   "speculation on";
+            return {Why::MtpNotLoaded, {},
+                    "--spec-type draft-mtp: the model was loaded without its MTP layer; load it again with "
+                    "speculation on"};
     }
     if (!s.draftModel.empty())
         return draftProblem(model, s.draftModel);

@@ -4,6 +4,7 @@
 // loop tries (a draft file llama.cpp cannot load would fail the whole context, not just the
 // speculation).
 
+#include "chatsession.h"
 #include "model.h"
 #include "settings.h"
 
@@ -11,8 +12,8 @@
 
 namespace shoehorn::internal {
 
-// The sentence that says why `model` cannot speculate as `s` asks; empty when it can as far as
-// the files tell (llama.cpp's own vocabulary check runs when the loop starts).
-std::string speculationProblem(const Model &model, const SpeculationSettings &s);
+// Why `model` cannot speculate as `s` asks (Why::None when it can as far as the files tell:
+// llama.cpp's own vocabulary check runs when the loop starts).
+SpeculationOff speculationProblem(const Model &model, const SpeculationSettings &s);
 
 } // namespace shoehorn::internal

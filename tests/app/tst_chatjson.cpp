@@ -51,7 +51,8 @@ QStringList describe(const ChatModel::Version &v)
             << QString("tokensPerSecond=%1").arg(s.generationTokensPerSecond)
             << QString("timeToFirstTokenMs=%1").arg(s.timeToFirstTokenMs)
             << QString("trimmedMessages=%1").arg(s.trimmedMessages) << QString("contextUsed=%1").arg(s.contextUsed)
-            << QString("contextSize=%1").arg(s.contextSize) << QString("stopReason=%1").arg(stopReasonName(s.stopReason));
+            << QString("contextSize=%1").arg(s.contextSize) << QString("stopReason=%1").arg(stopReasonName(s.stopReason))
+            << QString("draftTokens=%1").arg(s.draftTokens) << QString("draftAccepted=%1").arg(s.draftAccepted);
     }
     return out;
 }
@@ -208,6 +209,12 @@ void TestChatJson::statsRoundTrip_data()
         static_cast<ChatModel::Version &>(m) = version("x", "y", State::Done, &s, 2345);
         QTest::addRow("stop %s, thought 2345 ms", stopReasonName(r)) << m;
     }
+    GenerationStats speculative = stats(42, 17.75, StopReason::EndOfGeneration);
+    speculative.draftTokens = 30;
+    speculative.draftAccepted = 21;
+    ChatModel::Message drafted;
+    static_cast<ChatModel::Version &>(drafted) = version("x", "", State::Done, &speculative, -1);
+    QTest::newRow("speculative decoding: drafted and accepted") << drafted;
     ChatModel::Message thinkingOnly;
     thinkingOnly.reasoningMs = 0;
     QTest::newRow("only a thinking time of 0 ms") << thinkingOnly;

@@ -54,7 +54,10 @@ QStringList describe(const ModelSettings &s)
                        QString("lockGpuLayers=%1").arg(s.locks.gpuLayers),
                        QString("lockCpuMoeLayers=%1").arg(s.locks.cpuMoeLayers),
                        QString("lockContextSize=%1").arg(s.locks.contextSize),
-                       QString("lockKvType=%1").arg(s.locks.kvType)} +
+                       QString("lockKvType=%1").arg(s.locks.kvType),
+                       QString("speculation=%1").arg(QString::fromStdString(s.context.speculation.types)),
+                       QString("draftModel=%1").arg(QString::fromStdString(s.context.speculation.draftModel)),
+                       QString("mtpLayers=%1").arg(s.load.mtpLayers)} +
            describe(s.generation);
 }
 
@@ -172,6 +175,15 @@ void TestModelSettings::roundTrip_data()
     row("flash attention off", [](ModelSettings &s) { s.context.flashAttention = FlashAttention::Off; });
     row("threads", [](ModelSettings &s) { s.context.threads = 5; });
     row("threadsBatch", [](ModelSettings &s) { s.context.threadsBatch = 9; });
+    row("speculation n-gram", [](ModelSettings &s) { s.context.speculation.types = "ngram-simple"; });
+    row("speculation MTP (its layers loaded)", [](ModelSettings &s) {
+        s.context.speculation.types = "draft-mtp";
+        s.load.mtpLayers = true;
+    });
+    row("draft model", [](ModelSettings &s) {
+        s.context.speculation.types = "draft-simple";
+        s.context.speculation.draftModel = "/m/small.gguf";
+    });
     row("temperature", [](ModelSettings &s) { s.generation.sampling.temperature = 0.25f; });
     row("temperature 0", [](ModelSettings &s) { s.generation.sampling.temperature = 0.0f; });
     row("topK", [](ModelSettings &s) { s.generation.sampling.topK = 7; });
@@ -251,6 +263,7 @@ void TestModelSettings::invalidValuesKeepDefaults_data()
     QTest::newRow("typeK unknown") << "typeK" << R"("q3_weird")";
     QTest::newRow("typeK number") << "typeK" << "8";
     QTest::newRow("typeV empty") << "typeV" << R"("")";
+    QTest::newRow("speculation unknown") << "speculation" << R"("draft-psychic")";
     QTest::newRow("gpuLayers text") << "gpuLayers" << R"("lots")";
     QTest::newRow("cpuMoeLayers null") << "cpuMoeLayers" << "null";
     QTest::newRow("contextSize text") << "contextSize" << R"("big")";

@@ -45,7 +45,7 @@ QStringList shellWords(const QString &command, QString *error)
 // The flags the command may use; a value follows each except the last two.
 const QStringList kValueFlags{"-m",  "-ngl", "--n-cpu-moe", "-c",  "-ctk",    "-ctv",    "-fa",
                               "-t",  "-b",   "-ub",         "--temp", "--top-k", "--top-p", "--min-p",
-                              "--presence-penalty"};
+                              "--presence-penalty", "--spec-type", "-md"};
 const QStringList kSwitches{"--no-mmap", "--mlock"};
 
 } // namespace
@@ -97,6 +97,12 @@ void TestServerCommand::flags_data()
     row("all layers on the GPU", [](ModelSettings &s) { s.load.gpuLayers = -1; }, {"-ngl 99"});
     row("CPU only", [](ModelSettings &s) { s.load.gpuLayers = 0; }, {"-ngl 0"});
     row("some layers", [](ModelSettings &s) { s.load.gpuLayers = 33; }, {"-ngl 33"});
+    row("no speculation", [](ModelSettings &) {}, {}, {"--spec-type", "-md"});
+    row("MTP", [](ModelSettings &s) { s.context.speculation.types = "draft-mtp"; }, {"--spec-type draft-mtp"}, {"-md"});
+    row("draft model", [](ModelSettings &s) {
+        s.context.speculation.types = "draft-simple";
+        s.context.speculation.draftModel = "/m/Qwen3-0.6B.gguf";
+    }, {"--spec-type draft-simple", "-md /m/Qwen3-0.6B.gguf"});
     row("no CPU experts", [](ModelSettings &s) { s.load.cpuMoeLayers = 0; }, {}, {"--n-cpu-moe"});
     row("CPU experts", [](ModelSettings &s) { s.load.cpuMoeLayers = 20; }, {"--n-cpu-moe 20"});
     row("context", [](ModelSettings &s) { s.context.contextSize = 102400; }, {"-c 102400"});
