@@ -33,11 +33,13 @@ struct Answer {
     std::string note;
 };
 
-Answer answer(const std::shared_ptr<Model> &model, const SpeculationSettings &spec)
+Answer answer(const std::shared_ptr<Model> &model, const SpeculationSettings &spec, int threads = 2)
 {
     ContextSettings cs;
     cs.contextSize = 2048;
-    cs.threads = 2;
+    // Two contexts (the model's and a draft's) with two threads each contend for 2 cores (in
+    // llama-server too): the MTP rows run with one.
+    cs.threads = threads;
     cs.speculation = spec;
     auto s = ChatSession::create(model, cs);
     if (!s.ok())
@@ -59,6 +61,7 @@ private slots:
     void sameAnswer();
     void offWithASentence_data();
     void offWithASentence();
+    void mtpLayer();
 
 private:
     std::shared_ptr<Model> m_model;
@@ -145,6 +148,34 @@ void TestSpeculation::offWithASentence()
     QVERIFY2(QString::fromStdString(a.note).contains(says), a.note.c_str());
     QCOMPARE(a.text, m_plain.text); // the chat goes on, without speculation
     QCOMPARE(a.stats.draftTokens, 0);
+}
+
+// The model's own MTP layer (the qwen35moe fixture keeps one, as Qwen3.5/3.6 GGUFs do): loaded
+// only when asked for, drafts every step, and the answer is the one without it. Random weights
+// agree with themselves rarely, so only drafting is required, not acceptance.
+void TestSpeculation::mtpLayer()
+{
+    LoadSettings ls;
+    ls.gpuLayers = 0;
+    auto plainModel = Model::load(TestFixtures::instance().tinyMtp().toStdString(), ls);
+    QVERIFY2(plainModel.ok(), plainModel ? "" : plainModel.error().detail.c_str());
+    QCOMPARE((*plainModel)->info().mtpLayers, 1u);
+    const Answer plain = answer(*plainModel, {}, 1);
+    SpeculationSettings mtp;
+    mtp.types = "draft-mtp";
+    // Loaded without its MTP layer: named, and the chat goes on.
+    const Answer notLoaded = answer(*plainModel, mtp, 1);
+    QVERIFY2(QString::fromStdString(notLoaded.note).contains("loaded without its MTP layer"), notLoaded.note.c_str());
+    QCOMPARE(notLoaded.text, plain.text);
+    plainModel->reset();
+    ls.mtpLayers = true;
+    auto model = Model::load(TestFixtures::instance().tinyMtp().toStdString(), ls);
+    QVERIFY2(model.ok(), model ? "" : model.error().detail.c_str());
+    const Answer a = answer(*model, mtp, 1);
+    QVERIFY2(a.note.empty(), a.note.c_str());
+    QCOMPARE(a.text, plain.text);
+    QVERIFY2(a.stats.draftTokens > 0, qPrintable(QString::number(a.stats.draftTokens)));
+    QVERIFY(a.stats.draftAccepted <= a.stats.draftTokens);
 }
 
 QTEST_GUILESS_MAIN(TestSpeculation)

@@ -94,7 +94,9 @@ void setHyperparameters(gguf_context *g, const Spec &s, uint32_t nVocab)
     const std::string a = s.arch + ".";
     gguf_set_val_u32(g, (a + "context_length").c_str(), s.contextLength);
     gguf_set_val_u32(g, (a + "embedding_length").c_str(), s.embd);
-    gguf_set_val_u32(g, (a + "block_count").c_str(), s.layers);
+    gguf_set_val_u32(g, (a + "block_count").c_str(), s.layers + s.mtpLayers); // MTP blocks count too
+    if (s.mtpLayers > 0)
+        gguf_set_val_u32(g, (a + "nextn_predict_layers").c_str(), s.mtpLayers);
     gguf_set_val_u32(g, (a + "feed_forward_length").c_str(), s.ff);
     gguf_set_val_u32(g, (a + "attention.head_count").c_str(), s.heads);
     gguf_set_val_u32(g, (a + "attention.head_count_kv").c_str(), s.headsKv);
@@ -159,6 +161,8 @@ std::string write(const Spec &s, const std::string &path)
         return "unsupported architecture " + s.arch;
     if (s.arch == "qwen3moe" && (s.experts == 0 || s.expertsUsed == 0))
         return "qwen3moe needs experts";
+    if (s.mtpLayers > 0 && (s.arch != "qwen35moe" || s.experts == 0))
+        return "MTP layers are written for qwen35moe (with experts) only";
 
     const Vocab vocab = makeVocab(s.vocab, s.controlHighBytes);
     const uint32_t nVocab = static_cast<uint32_t>(vocab.tokens.size());

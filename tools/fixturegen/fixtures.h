@@ -43,6 +43,9 @@ struct Spec {
     uint32_t ssmGroupCount = 0;
     uint32_t ssmTimeStepRank = 0;
     uint32_t fullAttentionInterval = 4;
+    // qwen35moe: multi-token-prediction ("nextn") blocks after the `layers` trunk blocks, as
+    // Qwen3.5/3.6 GGUFs carry them for llama.cpp's --spec-type draft-mtp (it runs exactly one).
+    uint32_t mtpLayers = 0;
     // No output.weight: the output layer reuses token_embd. With tiedEmbeddingType, token_embd
     // gets the type output.weight would have had (Q6_K in Q4_K_M), as llama.cpp's quantizer
     // does for tied models (llama-quant.cpp: has_tied_embeddings); without it, the usual type.
@@ -64,6 +67,8 @@ Spec tinyApi();                // tiny-llama whose replies are always valid UTF-
 Spec tinyVision();             // tiny Qwen3.5-style hybrid MoE (M-RoPE) for the tiny projector
 Spec qwen3_30b_a3b();          // Qwen3-30B-A3B, Q4_K_M, sparse
 Spec qwen35_35b_a3b();        // Qwen3.5-35B-A3B: hybrid attention + gated delta net, sparse
+Spec qwen35_35b_a3b_mtp();    // the same with its MTP block (block 40), as the real GGUFs carry it
+Spec tinyQwen35MoeMtp();      // tiny-vision's model plus one MTP block, for --spec-type draft-mtp
 Spec gemma3_12b();            // Gemma-3-12B: sliding-window attention, tied Q6_K embedding, sparse
 Spec gemma3_12b_q4kEmbd();    // the same with a tied Q4_K embedding (fixtures before 2026-12)
 Spec llama32_3b();             // Llama-3.2-3B, Q4_K_M, sparse: a dense model with tied Q6_K embedding

@@ -67,6 +67,15 @@ Spec tinyVision()
     return s;
 }
 
+// tiny-vision's model with one MTP block: llama.cpp's --spec-type draft-mtp runs on it.
+Spec tinyQwen35MoeMtp()
+{
+    Spec s = tinyVision();
+    s.name = "Shoehorn Tiny Qwen3.5 MoE with MTP";
+    s.mtpLayers = 1;
+    return s;
+}
+
 Spec qwen3_30b_a3b()
 {
     Spec s;
@@ -142,6 +151,16 @@ Spec qwen35_35b_a3b()
     return s;
 }
 
+// Converted by the pinned llama.cpp (which keeps the MTP block unless --no-mtp), the real model
+// has 41 blocks: 40 trunk blocks and the MTP block 40.
+Spec qwen35_35b_a3b_mtp()
+{
+    Spec s = qwen35_35b_a3b();
+    s.name = "Qwen3.5-35B-A3B with MTP (shape fixture)";
+    s.mtpLayers = 1;
+    return s;
+}
+
 Spec gemma3_12b()
 {
     Spec s;
@@ -206,8 +225,9 @@ Spec benchQwen3MoeApi()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-vision", "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b",
-            "gemma3-12b", "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "mmproj-tiny",
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-vision", "tiny-qwen35moe-mtp",
+            "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b", "qwen35-35b-a3b-mtp", "gemma3-12b",
+            "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "mmproj-tiny",
             "mmproj-tiny-f32", "mmproj-tiny-mismatch", "mmproj-qwen35-35b-a3b"};
 }
 
@@ -218,10 +238,12 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "tiny-api") out = tinyApi();
     else if (name == "tiny-vision") out = tinyVision();
+    else if (name == "tiny-qwen35moe-mtp") out = tinyQwen35MoeMtp();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
     else if (name == "qwen3-30b-a3b-random") out = qwen3_30b_a3b_random();
     else if (name == "llama3-8b") out = llama3_8b();
     else if (name == "qwen35-35b-a3b") out = qwen35_35b_a3b();
+    else if (name == "qwen35-35b-a3b-mtp") out = qwen35_35b_a3b_mtp();
     else if (name == "gemma3-12b") out = gemma3_12b();
     else if (name == "gemma3-12b-q4k-embd") out = gemma3_12b_q4kEmbd();
     else if (name == "llama32-3b") out = llama32_3b();

@@ -31,14 +31,16 @@ ggml_type typeFor(const Spec &s, const std::string &name, uint32_t layer, int64_
     if (name == "output.weight" || (name == "token_embd.weight" && s.tiedOutput && s.tiedEmbeddingType))
         return GGML_TYPE_Q6_K;
     if ((name.find("attn_v") != std::string::npos || name.find("ffn_down") != std::string::npos) &&
-        useMoreBits(layer, s.layers))
+        useMoreBits(layer, s.layers + s.mtpLayers)) // llama-quantize counts every block
         return GGML_TYPE_Q6_K;
     return GGML_TYPE_Q4_K;
 }
 
+// MTP blocks (il >= layers) are full attention: llama.cpp derives the recurrent flags from
+// full_attention_interval for the trunk only, so no attention.recurrent_layers array is needed.
 bool isRecurrentLayer(const Spec &s, uint32_t il)
 {
-    return s.arch == "qwen35moe" && (il + 1) % s.fullAttentionInterval != 0;
+    return s.arch == "qwen35moe" && il < s.layers && (il + 1) % s.fullAttentionInterval != 0;
 }
 
 // Gated delta net (qwen35moe's linear-attention layers).
@@ -96,6 +98,24 @@ void addFfn(std::vector<TensorDef> &d, const Spec &s, uint32_t i, const std::str
     }
 }
 
+// A Qwen3.5 MTP block (llama.cpp's qwen35moe load_block_mtp): a full-attention MoE decoder
+// block plus the nextn projection of [norm(embedding), norm(hidden)]. Like the converter's
+// output (mtp.norm becomes shared_head_norm), it has no embed_tokens or shared_head_head:
+// those fall back to token_embd and output.
+void addMtpBlock(std::vector<TensorDef> &d, const Spec &s, uint32_t i)
+{
+    const int64_t E = s.embd;
+    const std::string b = "blk." + std::to_string(i) + ".";
+    d.push_back({b + "attn_norm.weight", {E, 1, 1}, 1, i});
+    addAttentionMixer(d, s, i, b);
+    d.push_back({b + "post_attention_norm.weight", {E, 1, 1}, 1, i});
+    addFfn(d, s, i, b);
+    d.push_back({b + "nextn.eh_proj.weight", {2 * E, E, 1}, 2, i});
+    d.push_back({b + "nextn.enorm.weight", {E, 1, 1}, 1, i});
+    d.push_back({b + "nextn.hnorm.weight", {E, 1, 1}, 1, i});
+    d.push_back({b + "nextn.shared_head_norm.weight", {E, 1, 1}, 1, i});
+}
+
 } // namespace
 
 std::vector<TensorDef> tensorDefs(const Spec &s, uint32_t nVocab)
@@ -121,6 +141,8 @@ std::vector<TensorDef> tensorDefs(const Spec &s, uint32_t nVocab)
             d.push_back({b + "post_ffw_norm.weight", {E, 1, 1}, 1, i});
         addFfn(d, s, i, b);
     }
+    for (uint32_t i = s.layers; i < s.layers + s.mtpLayers; ++i)
+        addMtpBlock(d, s, i);
     return d;
 }
 
