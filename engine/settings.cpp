@@ -20,14 +20,6 @@ int physicalCoreCount()
     return hc > 1 ? static_cast<int>(hc / 2) : 1;
 }
 
-bool SpeculationSettings::mtp() const
-{
-    for (const std::string &name : string_split<std::string>(types, ','))
-        if (name == "draft-mtp")
-            return true;
-    return false;
-}
-
 const char *loadModeName(LoadMode m)
 {
     switch (m) {

@@ -35,7 +35,9 @@ struct SpeculationSettings {
     int ngramSizeN = 0;      // ngram-simple: the n-gram looked up (--spec-ngram-simple-size-n); 0: llama.cpp's 12
     bool operator==(const SpeculationSettings &) const = default;
     bool on() const { return !types.empty() && types != "none"; }
-    bool mtp() const;        // draft-mtp is among the types: the model's MTP layers are loaded
+    // draft-mtp is among the types: the model's MTP layers are loaded. (A value's own question,
+    // answered in the header: the UI asks it without calling into the engine.)
+    bool mtp() const { return ("," + types + ",").find(",draft-mtp,") != std::string::npos; }
 };
 
 struct ContextSettings {
