@@ -38,8 +38,8 @@ QString llamaServerCommand(const QString &modelPath, const ModelSettings &s, con
     a << QStringLiteral("-b") << QString::number(s.context.batchSize) << QStringLiteral("-ub")
       << QString::number(s.context.ubatchSize);
     const SpeculationSettings &spec = s.context.speculation;
-    if (spec.on())
-        a << QStringLiteral("--spec-type") << QString::fromStdString(spec.types);
+    if (spec.on()) // given explicitly: llama-server does not speculate on -md alone
+        a << QStringLiteral("--spec-type") << QString::fromStdString(spec.running());
     if (!spec.draftModel.empty())
         a << QStringLiteral("-md") << shellQuoted(QString::fromStdString(spec.draftModel));
     if (s.load.loadMode == LoadMode::NoMmap)

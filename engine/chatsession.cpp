@@ -82,7 +82,7 @@ Result<std::unique_ptr<internal::ServerLoop>> ChatSession::Impl::startLoop()
     internal::LoopSettings run = loopSettings; // speculation as asked stays there for the next start
     SpeculationSettings &asked = run.context.speculation;
     speculationOff = {};
-    if (asked.on() || !asked.draftModel.empty())
+    if (asked.on())
         speculationOff = internal::speculationProblem(*model, asked);
     if (speculationOff.why != SpeculationOff::Why::None)
         asked = SpeculationSettings();
@@ -90,7 +90,7 @@ Result<std::unique_ptr<internal::ServerLoop>> ChatSession::Impl::startLoop()
     auto loop = internal::ServerLoop::start(*model, run, mtmd);
     const auto refused = [&](const std::string &why) {
         speculationOff = {SpeculationOff::Why::Refused, why,
-                          "speculative decoding (" + asked.types + ") is off: " + why};
+                          "speculative decoding (" + asked.running() + ") is off: " + why};
     };
     if (!loop && asked.on()) {
         refused(loop.error().detail);

@@ -34,7 +34,15 @@ struct SpeculationSettings {
     int draftMin = 0;        // fewer than this: no draft; 0: llama.cpp's default
     int ngramSizeN = 0;      // ngram-simple: the n-gram looked up (--spec-ngram-simple-size-n); 0: llama.cpp's 12
     bool operator==(const SpeculationSettings &) const = default;
-    bool on() const { return !types.empty() && types != "none"; }
+    // The types that run: as given, or draft-simple for a draft model given without a type
+    // (llama-server then loads the draft and does not speculate: README's table). "none": off.
+    std::string running() const
+    {
+        if (!types.empty() && types != "none")
+            return types;
+        return draftModel.empty() ? "none" : "draft-simple";
+    }
+    bool on() const { return running() != "none"; }
     // draft-mtp is among the types: the model's MTP layers are loaded. (A value's own question,
     // answered in the header: the UI asks it without calling into the engine.)
     bool mtp() const { return ("," + types + ",").find(",draft-mtp,") != std::string::npos; }

@@ -51,10 +51,8 @@ llama_flash_attn_type flashType(FlashAttention f)
 // synthetic acceptance, the draft model's placement flags).
 void applySpeculation(const SpeculationSettings &s, common_params_speculative &out)
 {
-    // A draft model without a type is draft-simple (validate() refused unknown names).
-    const std::string types = s.on() ? s.types : s.draftModel.empty() ? "none" : "draft-simple";
-    try {
-        out.types = common_speculative_types_from_names(string_split<std::string>(types, ','));
+    try { // validate() refused unknown names
+        out.types = common_speculative_types_from_names(string_split<std::string>(s.running(), ','));
     } catch (const std::invalid_argument &) {
         out.types = {COMMON_SPECULATIVE_TYPE_NONE};
     }

@@ -103,6 +103,9 @@ void TestServerCommand::flags_data()
         s.context.speculation.types = "draft-simple";
         s.context.speculation.draftModel = "/m/Qwen3-0.6B.gguf";
     }, {"--spec-type draft-simple", "-md /m/Qwen3-0.6B.gguf"});
+    // llama-server would load a draft given alone and not speculate: the command names the type.
+    row("draft model without a type", [](ModelSettings &s) { s.context.speculation.draftModel = "/m/d.gguf"; },
+        {"--spec-type draft-simple", "-md /m/d.gguf"});
     row("no CPU experts", [](ModelSettings &s) { s.load.cpuMoeLayers = 0; }, {}, {"--n-cpu-moe"});
     row("CPU experts", [](ModelSettings &s) { s.load.cpuMoeLayers = 20; }, {"--n-cpu-moe 20"});
     row("context", [](ModelSettings &s) { s.context.contextSize = 102400; }, {"-c 102400"});

@@ -144,9 +144,9 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
                                : a.kvUnified()   ? "one KV cache for " + std::to_string(n) + " slots"
                                                  : std::to_string(n) + " slots of " + std::to_string(ctx / uint32_t(n)) + " each";
     const SpeculationSettings &spec = s->context.speculation;
-    const bool speculating = (spec.on() || !spec.draftModel.empty()) && (*session)->speculationNote().empty();
+    const bool speculating = spec.on() && (*session)->speculationNote().empty();
     const std::string specText = !speculating ? ""
-                                 : " --spec-type " + (spec.on() ? spec.types : std::string("draft-simple")) +
+                                 : " --spec-type " + spec.running() +
                                        (spec.draftModel.empty() ? "" : " -md " + spec.draftModel);
     std::printf("settings: -ngl %d --n-cpu-moe %d%s -c %u (%s) -ctk %s -ctv %s -fa %s -t %d%s\n",
                 s->load.gpuLayers, s->load.cpuMoeLayers, split.c_str(), ctx, layout.c_str(),

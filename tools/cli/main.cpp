@@ -186,8 +186,8 @@ int cmdChat(const cli::Args &a)
                  s.promptTokens, s.reusedTokens, s.promptEvaluated, s.promptTokensPerSecond, s.generatedTokens,
                  s.generationTokensPerSecond, s.timeToFirstTokenMs, stopReasonName(s.stopReason), s.contextUsed,
                  s.contextSize, s.trimmedMessages ? " (trimmed)" : "");
-    if (a.context.speculation.on() || !a.context.speculation.draftModel.empty())
-        std::fprintf(stderr, "speculative (%s): %d drafted, %d accepted (%.0f %%)\n", a.context.speculation.types.c_str(),
+    if (a.context.speculation.on())
+        std::fprintf(stderr, "speculative (%s): %d drafted, %d accepted (%.0f %%)\n", a.context.speculation.running().c_str(),
                      s.draftTokens, s.draftAccepted, s.draftTokens > 0 ? 100.0 * s.draftAccepted / s.draftTokens : 0.0);
     memory.afterAnswer();
     return 0;
