@@ -143,6 +143,10 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     used.context = m_session->settings();
     used.serverLoop = true;
     used.apiSlots = m_session->apiSlots();
+    // The draft model's tensor table lays out what llama.cpp allocated for it (a header read).
+    if (const std::string &draft = used.context.speculation.draftModel; !draft.empty())
+        if (auto d = inspectModel(draft))
+            used.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
     if (m_api)
         m_api->setServer(m_session->api());
     emit modelLoaded(summary(path, used, hwAfter));

@@ -18,12 +18,19 @@ OffloadController::OffloadController(ChatController *chat, HardwareMonitor *hard
                                      VisionController *vision, QObject *parent)
     : QObject(parent), m_chat(chat), m_api(api), m_vision(vision), m_settings(chat->modelSettings()),
       m_targets(new PlanTargets(chat, hardware, this)),
-      m_inspector(new ModelInspector(this))
+      m_inspector(new ModelInspector(this)), m_draftInspector(new ModelInspector(this))
 {
     m_exactDelay.setSingleShot(true);
     m_exactDelay.setInterval(700);
     connect(&m_exactDelay, &QTimer::timeout, this, &OffloadController::startExactCheck);
     connect(m_inspector, &ModelInspector::inspected, this, &OffloadController::inspected);
+    connect(m_draftInspector, &ModelInspector::inspected, this,
+            [this](const QString &path, const std::optional<ModelInfo> &info, const QString &) {
+                m_draftPath = path;
+                // Unreadable: planned without it; the load names the problem (speculationOff).
+                m_draft = info ? std::make_shared<const ModelInfo>(*info) : nullptr;
+                replan();
+            });
     connect(m_targets, &PlanTargets::freeMemoryChanged, this, [this] {
         // Free memory moved: the gauges follow; llama.cpp's buffer sizes (the dry run) did not.
         if (m_targets->isThisComputer())
@@ -141,6 +148,9 @@ PlanSettings OffloadController::planSettings() const
         s.projectorOnGpu = m_settings.projectorOffload && m_settings.load.gpuLayers != 0;
         s.projectorBytes = f->bytes(s.projectorOnGpu);
     }
+    // A draft model the speculation setting names: its weights, KV and compute once it is read.
+    if (QString::fromStdString(s.context.speculation.draftModel) == m_draftPath)
+        s.draftModel = m_draft;
     return s;
 }
 
@@ -158,8 +168,16 @@ OffloadController::Images OffloadController::images() const
     return out;
 }
 
+void OffloadController::readDraftModel()
+{
+    const QString draft = QString::fromStdString(m_settings.context.speculation.draftModel);
+    if (!draft.isEmpty() && draft != m_draftPath && !m_draftInspector->busy())
+        m_draftInspector->inspect(draft);
+}
+
 void OffloadController::replan(bool checkAgain)
 {
+    readDraftModel();
     m_plan = m_info ? analyticPlan(*m_info, planSettings(), m_targets->current())
                     : MemoryPlan{};
     if (!checkAgain) {

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include <memory>
 #include <optional>
 
 class ApiController;
@@ -101,6 +102,7 @@ private:
     void onModelLoaded(const ModelSummary &summary);
     void onControllerSettings();
     void startExactCheck();
+    void readDraftModel(); // the draft model's tensor table for the plan, off the GUI thread
 
     ChatController *m_chat;
     ApiController *m_api;
@@ -111,6 +113,9 @@ private:
     ModelSettings m_settings;
     PlanTargets *m_targets;
     ModelInspector *m_inspector;
+    ModelInspector *m_draftInspector;
+    QString m_draftPath; // what m_draft was read from
+    std::shared_ptr<const shoehorn::ModelInfo> m_draft;
     int m_marginMiB = 1024;
     shoehorn::MemoryPlan m_plan;
     shoehorn::MemoryPlan m_measured;

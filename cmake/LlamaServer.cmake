@@ -66,6 +66,11 @@ shoehorn_server_patch(_h server-context.h
 
     // shoehorn: test seam, called instead of llama_decode (it may call llama_decode itself)
     void set_decode_hook(std::function<int32_t(llama_context *, llama_batch &)> hook);
+
+    // shoehorn: speculation's second context and its own model (null: none, or MTP on the
+    // target model), for the memory report of what was allocated
+    llama_context * get_draft_context() const;
+    llama_model * get_draft_model() const;
 ")
 shoehorn_server_patch(_h server-context.h
 "    void update_meta(const server_context & ctx_server) {
@@ -259,6 +264,23 @@ shoehorn_server_patch(_cpp server-context.cpp
                     }
                     return true;
                 }
+")
+shoehorn_server_patch(_cpp server-context.cpp
+"llama_context * server_context::get_llama_context() const {
+    return impl->ctx_tgt;
+}
+"
+"llama_context * server_context::get_llama_context() const {
+    return impl->ctx_tgt;
+}
+
+llama_context * server_context::get_draft_context() const {
+    return impl->ctx_dft;
+}
+
+llama_model * server_context::get_draft_model() const {
+    return impl->model_dft;
+}
 ")
 # The desktop chat's own sampler, when its task brings one.
 shoehorn_server_patch(_cpp server-context.cpp

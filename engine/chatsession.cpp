@@ -393,6 +393,11 @@ internal::ServerLoop &internal::Access::loop(ChatSession &s)
     return *s.m_impl->loop;
 }
 
+internal::ServerLoop &internal::Access::loop(const ChatSession &s)
+{
+    return *s.m_impl->loop;
+}
+
 llama_context *internal::Access::context(const ChatSession &s)
 {
     return s.m_impl->loop->context();

@@ -23,6 +23,14 @@ std::optional<OomRetry> nextSaferSettings(const ModelInfo &m, const PlanSettings
     r.after = failed;
     r.after.load.gpuLayers = ngl;
     const int firstGpuLayer = nLayer + 1 - ngl;
+    const SpeculationSettings &spec = failed.context.speculation;
+    if ((spec.mtp() && failed.load.mtpLayers) || (spec.on() && !spec.draftModel.empty())) {
+        r.step = LadderStep::SpeculationOff;
+        r.after.context.speculation = SpeculationSettings{};
+        r.after.load.mtpLayers = false;
+        r.after.draftModel.reset();
+        return r;
+    }
     if (m.isMoe() && ngl > 0 && std::max(failed.load.cpuMoeLayers, firstGpuLayer) < nLayer) {
         r.step = LadderStep::MoreExpertsOnCpu;
         r.after.load.cpuMoeLayers = std::min(nLayer, std::max(failed.load.cpuMoeLayers, firstGpuLayer) + stride);
@@ -71,6 +79,7 @@ AllocationFailure parseAllocationFailure(const std::string &log)
 const char *ladderStepName(LadderStep step)
 {
     switch (step) {
+    case LadderStep::SpeculationOff: return "no speculative decoding";
     case LadderStep::MoreExpertsOnCpu: return "more expert layers on the CPU";
     case LadderStep::FewerGpuLayers: return "fewer GPU layers";
     case LadderStep::SmallerContext: return "a smaller context";

@@ -10,9 +10,10 @@
 namespace shoehorn {
 
 // The out-of-memory ladder: after a load or context creation fails for memory, each rung is
-// a safer plan: more expert layers on the CPU, then fewer GPU layers, then a smaller
-// context, then a q8_0 KV cache.
-enum class LadderStep { MoreExpertsOnCpu, FewerGpuLayers, SmallerContext, QuantizedKv };
+// a safer plan: speculation without its second context (a draft model's or the MTP layers':
+// an optional speed-up, and the one that pays least where memory is short), then more expert
+// layers on the CPU, then fewer GPU layers, then a smaller context, then a q8_0 KV cache.
+enum class LadderStep { SpeculationOff, MoreExpertsOnCpu, FewerGpuLayers, SmallerContext, QuantizedKv };
 
 struct AllocationFailure {
     std::string buffer;  // e.g. "CUDA0", "CPU"

@@ -1,26 +1,12 @@
 #include "planner.h"
-#include "backends.h"
 
-#include "guarded.h"
-
-#include "chatsession.h"
 #include "computeestimate.h"
 #include "cpuweights.h"
-#include "filepages.h"
 #include "graphsplit.h"
-#include "llamahandles.h"
 #include "llamaparams.h"
-#include "serverloop.h"
-#include "logcapture.h"
-#include "model.h"
+#include "planparts.h"
 
-#include <fit.h>
-#include <llama-cpp.h>
-#include <llama-ext.h>
-#include <ggml-backend.h>
-#include <ggml-cpu.h>
 #include <ggml.h>
-#include <llama.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,6 +19,8 @@ using internal::ComputeShare;
 using internal::computeEstimate;
 using internal::reservedOutputs;
 using internal::sequences;
+using internal::addProjector;
+using internal::mtpContext;
 using internal::takesWeight;
 
 constexpr uint64_t kGpuDriverOverhead = 256 * MiB;
@@ -41,6 +29,44 @@ uint64_t pad(uint64_t v, uint64_t to)
 {
     return (v + to - 1) / to * to;
 }
+
+// The model's MTP (nextn) blocks are the last mtpLayers of block_count: llama.cpp loads their
+// weights only with load_mtp (LoadSettings::mtpLayers) and runs them in a context of their own.
+int trunkLayers(const ModelInfo &m)
+{
+    return int(m.layerCount) - int(std::min(m.mtpLayers, m.layerCount));
+}
+
+bool isMtpLayer(const ModelInfo &m, int il)
+{
+    return il >= trunkLayers(m) && il < int(m.layerCount);
+}
+
+// Where llama.cpp keeps the MTP blocks' KV out of the main context and gives the MTP context
+// only theirs (llama_model::create_memory: the Qwen3.5 family). Elsewhere both hold every layer.
+bool nextnKvApart(const ModelInfo &m)
+{
+    return m.architecture == "qwen35moe" || m.architecture == "qwen35" || m.architecture == "qwen3next";
+}
+
+// Recurrent states kept per sequence for speculation's rollback (llama_context n_rs_seq): a
+// drafting type that needs them (common_params_speculative::need_n_rs_seq) asks for as many
+// as it drafts, on the architectures that roll back that way (llm_arch_supports_rs_rollback).
+uint64_t rollbackStates(const ModelInfo &m, const SpeculationSettings &spec)
+{
+    static const char *const archs[] = {"qwen35",         "qwen35moe", "qwen4exp", "deepseek4",  "nemotron_h",
+                                        "nemotron_h_moe", "lfm2",      "lfm2moe",  "bailingmoe3"};
+    if (std::none_of(std::begin(archs), std::end(archs), [&](const char *a) { return m.architecture == a; }))
+        return 0;
+    std::string types = ",";
+    types += spec.running();
+    types += ',';
+    for (const char *t : {",draft-mtp,", ",draft-eagle3,", ",draft-dflash,", ",draft-dspark,"})
+        if (types.find(t) != std::string::npos)
+            return spec.draftMax > 0 ? uint64_t(spec.draftMax) : 3; // llama.cpp's default --spec-draft-n-max
+    return 0;
+}
+
 
 // Bytes of `n` elements of a (possibly block-quantized) type.
 uint64_t typeBytes(ggml_type t, uint64_t n)
@@ -122,52 +148,6 @@ Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
     return p;
 }
 
-// What llama.cpp allocated (or would, for a no_alloc model) per device, laid out like `shape`.
-// `loaded`: a real load (not llama.cpp's no_alloc dry run, whose breakdown already counts tensors).
-MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx, const MemoryPlan &shape, bool loaded)
-{
-    const int nDev = llama_model_n_devices(model);
-    std::vector<common_device_memory_data> data(static_cast<size_t>(nDev) + 1, common_device_memory_data{0, 0, 0, 0, 0});
-    const auto inRam = loaded ? internal::hostWeightBytes(model) : std::map<ggml_backend_buffer_type_t, uint64_t>{};
-    for (auto [buft, mb] : llama_get_memory_breakdown(ctx)) {
-        if (const auto w = inRam.find(buft); w != inRam.end())
-            mb.model = w->second; // a mapped span counts only the weights used in place
-        size_t slot = data.size() - 1; // RAM
-        ggml_backend_dev_t dev = ggml_backend_buft_get_device(buft);
-        if (!ggml_backend_buft_is_host(buft) && dev && ggml_backend_dev_type(dev) != GGML_BACKEND_DEVICE_TYPE_CPU) {
-            for (int i = 0; i < nDev; ++i)
-                if (llama_model_get_device(model, i) == dev)
-                    slot = static_cast<size_t>(i);
-        }
-        data[slot].model += mb.model;
-        data[slot].context += mb.context;
-        data[slot].compute += mb.compute;
-    }
-
-    // Split the measured totals into kinds with the analytic proportions of each device.
-    MemoryPlan plan = shape;
-    plan.exact = true;
-    auto fill = [](DevicePlan &d, const common_device_memory_data &x) {
-        const MemoryUse a = d.use;
-        const double wShare = a.weights() ? double(a.weightsExperts) / double(a.weights()) : 0.0;
-        d.use = MemoryUse{};
-        d.use.weightsExperts = static_cast<uint64_t>(std::llround(double(x.model) * wShare));
-        d.use.weightsDense = x.model - d.use.weightsExperts;
-        const double kvTotal = double(a.kv());
-        if (kvTotal > 0) {
-            d.use.kvSwa = static_cast<uint64_t>(std::llround(double(x.context) * double(a.kvSwa) / kvTotal));
-            d.use.recurrent = static_cast<uint64_t>(std::llround(double(x.context) * double(a.recurrent) / kvTotal));
-        }
-        d.use.kvFull = x.context - d.use.kvSwa - d.use.recurrent;
-        d.use.compute = x.compute;
-    };
-    for (size_t i = 0; i + 1 < data.size() && i < plan.gpus.size(); ++i)
-        fill(plan.gpus[i], data[i]);
-    fill(plan.ram, data.back());
-    plan.ram.use.overhead += plan.mlockCopiedBytes; // not a llama.cpp buffer (setFilePages)
-    return plan;
-}
-
 DevicePlan &deviceFor(MemoryPlan &plan, int d)
 {
     return d < 0 ? plan.ram : plan.gpus[static_cast<size_t>(d)];
@@ -236,8 +216,9 @@ uint64_t mlockSpan(const ModelInfo &m, const std::vector<bool> &plainCpu)
 
 // Every weight on the device of its layer, unless internal::weightDevice keeps it in RAM.
 // Returns what the file holds of the CPU-side weights (AMX packs them larger).
-RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t, LoadMode mode)
+RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p, const PlanTarget &t, const LoadSettings &load)
 {
+    const LoadMode mode = load.loadMode;
     const int nLayer = static_cast<int>(m.layerCount);
     bool hasOutput = false;
     const TensorInfo *embdTensor = nullptr;
@@ -245,6 +226,9 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
     std::vector<bool> plainCpu(m.tensors.size(), false);
     for (size_t i = 0; i < m.tensors.size(); ++i) {
         const TensorInfo &ti = m.tensors[i];
+        const bool mtp = m.mtpLayers > 0 && isMtpLayer(m, ti.layer);
+        if (mtp && !load.mtpLayers)
+            continue; // not loaded (TENSOR_SKIP)
         int d = -1;
         if (ti.layer >= 0 && ti.layer < nLayer) {
             d = p.deviceOf(ti.layer);
@@ -265,7 +249,7 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
             (plainCpu[i] ? file.plain : file.repacked) += ti.bytes;
         }
         MemoryUse &use = deviceFor(plan, d).use;
-        (ti.role == TensorRole::Expert ? use.weightsExperts : use.weightsDense) += bytes;
+        (mtp ? use.draftWeights : ti.role == TensorRole::Expert ? use.weightsExperts : use.weightsDense) += bytes;
     }
     if (!hasOutput)
         addTiedOutput(plan, p.deviceOf(nLayer), embdTensor, t);
@@ -274,7 +258,9 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
 }
 
 // Each layer's K and V bytes (0 for a layer without attention).
-std::vector<uint64_t> layerKvBytes(const ModelInfo &m, const PlanSettings &s, uint64_t contextSize)
+// `mtp`: of the MTP context (the nextn layers, or every layer where llama.cpp keeps them
+// together), else of the main context.
+std::vector<uint64_t> layerKvBytes(const ModelInfo &m, const PlanSettings &s, uint64_t contextSize, bool mtp = false)
 {
     const ggml_type tk = kvCacheType(s.context.typeK);
     const ggml_type tv = kvCacheType(s.context.typeV);
@@ -290,6 +276,8 @@ std::vector<uint64_t> layerKvBytes(const ModelInfo &m, const PlanSettings &s, ui
     std::vector<uint64_t> bytes(m.layerCount, 0);
     for (const auto &l : m.layers) {
         if (!l.hasAttention || l.index < 0 || l.index >= static_cast<int>(m.layerCount))
+            continue;
+        if (m.mtpLayers > 0 && nextnKvApart(m) && isMtpLayer(m, l.index) != mtp)
             continue;
         const uint64_t kvHeads = l.index < static_cast<int>(m.headCountKvPerLayer.size()) &&
                                          m.headCountKvPerLayer.size() > 1
@@ -315,7 +303,7 @@ void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const
             const uint64_t conv = m.ssmConvKernel > 0 ? m.ssmConvKernel - 1 : 0;
             const uint64_t r = conv * (m.ssmInnerSize + 2ull * m.ssmGroupCount * m.ssmStateSize);
             const uint64_t st = uint64_t(m.ssmStateSize) * m.ssmInnerSize;
-            d.use.recurrent += (r + st) * 4 * nSeq;
+            d.use.recurrent += (r + st) * 4 * nSeq * (1 + rollbackStates(m, s.context.speculation));
         }
     }
 }
@@ -382,14 +370,106 @@ void setFilePages(MemoryPlan &plan, LoadMode mode, const RamFileBytes &file)
 
 } // namespace
 
+bool internal::mtpContext(const ModelInfo &m, const PlanSettings &s)
+{
+    return m.mtpLayers > 0 && s.load.mtpLayers && s.context.speculation.mtp();
+}
+
 // The projector loads its weights by reading the file (no mmap): anonymous memory in RAM.
-static void addProjector(MemoryPlan &plan, const PlanSettings &s)
+void internal::addProjector(MemoryPlan &plan, const PlanSettings &s)
 {
     if (s.projectorBytes == 0)
         return;
     DevicePlan &d = s.projectorOnGpu && !plan.gpus.empty() ? plan.gpus.front() : plan.ram;
     d.use.projector += s.projectorBytes;
 }
+
+namespace {
+
+// The settings of speculation's second context: llama.cpp's common_base_params_to_speculative()
+// gives it the target's n_ctx, slots, batches and flash attention, and its own KV type
+// (llama-server's -ctkd/-ctvd, f16 by default), and nothing of its own to speculate with.
+PlanSettings draftContextSettings(const PlanSettings &s, uint32_t contextCells)
+{
+    PlanSettings d = s;
+    d.context.contextSize = contextCells;
+    d.context.typeK = "f16";
+    d.context.typeV = "f16";
+    d.context.speculation = SpeculationSettings{};
+    d.projectorBytes = 0;
+    d.draftModel.reset();
+    return d;
+}
+
+// The MTP context's compute buffers for one worst-case ubatch. Its attention phase (the mask,
+// the scores without flash attention, the routed experts' outputs beside the residual stream
+// and the concatenated input) runs where the nextn layer lies, its FFN phase (the experts'
+// outputs and their weighted copy) where its experts lie (--n-cpu-moe over every layer, or a
+// GPU that refuses them: in RAM), and the host keeps the inputs, as for the main context.
+// Fitted to llama.cpp's dry run of qwen35-35b-a3b-mtp on the CPU at 4096-65536 cells and
+// ubatches of 128-1024 tokens (within 7 %, tst_planner) and on lavapipe (tst_plannervulkan).
+void addMtpCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &ds, const Placement &p, uint32_t nCtx,
+                   const PlanTarget &t)
+{
+    const uint64_t T = internal::ubatchTokens(ds, nCtx);
+    const uint64_t E = m.embeddingSize;
+    const uint64_t X = T * E * 4;
+    const uint64_t D = m.isMoe() ? T * uint64_t(m.expertUsedCount) * E * 4 : T * uint64_t(m.feedForwardSize) * 4;
+    const bool fa = ds.context.flashAttention != FlashAttention::Off;
+    const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * m.headCount * 4;
+    const uint64_t mask = internal::maskBytes(ds, T, nCtx);
+    const uint64_t outputs = reservedOutputs(ds, T);
+    const uint64_t logits = outputs * uint64_t(m.vocabSize) * 4 + outputs * E * 4 * 2;
+    const int layer = p.deviceOf(trunkLayers(m));
+    int experts = layer;
+    for (const TensorInfo &ti : m.tensors)
+        if (ti.layer == trunkLayers(m) && ti.role == TensorRole::Expert)
+            experts = internal::weightDevice(ti, layer, std::clamp(ds.load.cpuMoeLayers, 0, int(m.layerCount)), t);
+    const uint64_t attention = mask + scores + D + 2 * X, ffn = 2 * D + X;
+    deviceFor(plan, layer).use.draftCompute += std::max(experts == layer ? std::max(attention, ffn) : attention, logits);
+    if (experts != layer)
+        deviceFor(plan, experts).use.draftCompute += ffn;
+    if (layer >= 0 && experts >= 0) // a CPU that runs none of it still holds the inputs
+        plan.ram.use.draftCompute += mask + 2 * X;
+}
+
+// draft-mtp: a context on the model's own MTP layers (their weights are in addWeights), whose
+// KV lies with its layers.
+void addMtpContext(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p,
+                   const ContextCells &cells, const PlanTarget &t)
+{
+    if (!mtpContext(m, s))
+        return;
+    const PlanSettings ds = draftContextSettings(s, plan.contextSize);
+    const std::vector<uint64_t> kv = layerKvBytes(m, ds, plan.contextSize, true);
+    for (size_t il = 0; il < kv.size(); ++il)
+        deviceFor(plan, p.deviceOf(int(il))).use.draftKv += kv[il];
+    addMtpCompute(plan, m, ds, p, cells.perSequence, t);
+}
+
+// A draft model (-md): loaded like llama-server loads it (every layer on the GPUs, the target's
+// load mode), with a context of the target's size: its plan, added to each device's draft parts.
+void addDraftModel(MemoryPlan &plan, const PlanSettings &s, const PlanTarget &t)
+{
+    if (!s.draftModel || s.context.speculation.draftModel.empty())
+        return;
+    PlanSettings ds = draftContextSettings(s, plan.contextSize);
+    ds.load = LoadSettings{};
+    ds.load.gpuLayers = -1;
+    ds.load.loadMode = s.load.loadMode;
+    const MemoryPlan d = analyticPlan(*s.draftModel, ds, t);
+    auto add = [](MemoryUse &to, const MemoryUse &from) {
+        to.draftWeights += from.weights();
+        to.draftKv += from.kv();
+        to.draftCompute += from.compute;
+    };
+    for (size_t i = 0; i < plan.gpus.size() && i < d.gpus.size(); ++i)
+        add(plan.gpus[i].use, d.gpus[i].use);
+    add(plan.ram.use, d.ram.use);
+    plan.mmapResidentBytes += d.mmapResidentBytes;
+}
+
+} // namespace
 
 uint64_t MemoryPlan::anonymousBytes() const
 {
@@ -415,73 +495,28 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     const ContextCells cells = effectiveContext(m, s.context, s);
     plan.contextSize = cells.total;
     addDevices(plan, t);
-    const RamFileBytes file = addWeights(plan, m, p, t, s.load.loadMode);
+    const RamFileBytes file = addWeights(plan, m, p, t, s.load);
     for (int il = 0; il < nLayer; ++il)
         ++deviceFor(plan, p.deviceOf(il)).layers;
     addCache(plan, m, s, p);
     addCompute(plan, m, s, p, cells, t);
     setFilePages(plan, s.load.loadMode, file);
     addProjector(plan, s);
+    addMtpContext(plan, m, s, p, cells, t);
+    addDraftModel(plan, s, t);
     return plan;
 }
 
 double planError(const MemoryPlan &a, const MemoryPlan &e)
 {
     auto core = [](const MemoryPlan &p) {
-        uint64_t s = p.ram.use.weights() + p.ram.use.kv() + p.ram.use.compute;
+        uint64_t s = p.ram.use.weights() + p.ram.use.kv() + p.ram.use.compute + p.ram.use.draft();
         for (const auto &g : p.gpus)
-            s += g.use.weights() + g.use.kv() + g.use.compute;
+            s += g.use.weights() + g.use.kv() + g.use.compute + g.use.draft();
         return double(s);
     };
     const double ev = core(e);
     return ev > 0 ? std::fabs(core(a) - ev) / ev : 0.0;
-}
-
-Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, const PlanTarget &t)
-{
-    return internal::guarded(ErrorCode::LoadFailed, [&]() -> Result<MemoryPlan> {
-        auto info = inspectModel(path);
-        if (!info)
-            return info.error();
-        internal::initBackends();
-        LogCapture::installLogger();
-
-        ModelParams params(s.load, static_cast<int>(info->layerCount));
-        llama_model_params &mp = params.get();
-        const internal::LoopSlots slots{s.apiSlots, s.desktopSlot, s.kvUnified};
-        const llama_context_params cp =
-            s.serverLoop ? internal::loopContextParams(s.context, slots) : contextParams(s.context, s.parallel);
-
-        // The dry run of common_get_device_memory_data(), but counting every CPU buffer type:
-        // llama.cpp's own helper skips the CPU "extra" (repacked weight) buffers, which only
-        // matters when fitting GPUs, while we plan RAM too.
-        mp.no_alloc = true;
-        mp.load_mode = LLAMA_LOAD_MODE_NONE;
-        // A target whose CPU repacks nothing (see PlanTarget::cpuRepackTypes): no AMX or CPU_REPACK.
-        if (!t.cpuAmx && t.cpuRepackTypes.empty())
-            mp.use_extra_bufts = false;
-        LogCapture capture;
-        llama_model_ptr model(llama_model_load_from_file(path.c_str(), mp));
-        if (!model) {
-            const std::string why = capture.lastError();
-            return Error{ErrorCode::LoadFailed,
-                         "llama.cpp's dry run could not load the model" + (why.empty() ? std::string() : ": " + why)};
-        }
-        llama_context_ptr ctx(llama_init_from_model(model.get(), cp));
-        if (!ctx) {
-            const std::string why = capture.lastError();
-            return Error{ErrorCode::ContextFailed, "llama.cpp's dry run could not create the context" +
-                                                       (why.empty() ? std::string() : ": " + why)};
-        }
-        MemoryPlan plan = measuredFromLlama(model.get(), ctx.get(), analyticPlan(*info, s, t), false);
-        addProjector(plan, s); // llama.cpp's own dry run of it (projectorMemory) is already exact
-        return plan;
-    });
-}
-
-MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape)
-{
-    return measuredFromLlama(internal::llamaModel(*session.model()), internal::llamaContext(session), shape, true);
 }
 
 } // namespace shoehorn

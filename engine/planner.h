@@ -6,6 +6,7 @@
 #include "settings.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct PlanSettings {
     // RAM. One copy, shared by the chat and the API. 0: no projector.
     uint64_t projectorBytes = 0;
     bool projectorOnGpu = true;
+    // Speculative decoding (context.speculation): the draft model file's tensor table, read by
+    // the caller (inspectModel) like the projector's size; null: no draft model, or not read yet
+    // (the plan then leaves it out). The model's own MTP layers need nothing here.
+    std::shared_ptr<const ModelInfo> draftModel = nullptr;
     bool operator==(const PlanSettings &) const = default;
 };
 
@@ -45,9 +50,15 @@ struct MemoryUse {
     uint64_t compute = 0;        // compute buffers of the graph
     uint64_t overhead = 0;       // backend/driver context and allocator slack
     uint64_t projector = 0;      // vision projector (mmproj): its weights and compute buffer
+    // Speculative decoding's second context: a draft model's weights, or the model's own MTP
+    // (nextn) layers, which load only for it; that context's KV cache and compute buffers.
+    uint64_t draftWeights = 0;
+    uint64_t draftKv = 0;
+    uint64_t draftCompute = 0;
     uint64_t weights() const { return weightsDense + weightsExperts; }
     uint64_t kv() const { return kvFull + kvSwa + recurrent; }
-    uint64_t total() const { return weights() + kv() + compute + overhead + projector; }
+    uint64_t draft() const { return draftWeights + draftKv + draftCompute; }
+    uint64_t total() const { return weights() + kv() + compute + overhead + projector + draft(); }
 };
 
 struct DevicePlan {

@@ -670,6 +670,10 @@
       <source>Speculative decoding is off: llama.cpp did not start it (%1).</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Retrying without speculative decoding (its draft context needs memory of its own).</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -870,6 +874,18 @@
     </message>
     <message>
       <source>file pages (reclaimable)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>speculation: weights</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>speculation: KV cache</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>speculation: compute</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -670,6 +670,10 @@
       <source>Speculative decoding is off: llama.cpp did not start it (%1).</source>
       <translation>推测解码已关闭：llama.cpp 未能启动它（%1）。</translation>
     </message>
+    <message>
+      <source>Retrying without speculative decoding (its draft context needs memory of its own).</source>
+      <translation>正在关闭推测解码后重试（其草稿上下文需要单独的内存）。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>
@@ -872,6 +876,18 @@
     <message>
       <source>file pages (reclaimable)</source>
       <translation>文件页（可回收）</translation>
+    </message>
+    <message>
+      <source>speculation: weights</source>
+      <translation>推测解码：权重</translation>
+    </message>
+    <message>
+      <source>speculation: KV cache</source>
+      <translation>推测解码：KV 缓存</translation>
+    </message>
+    <message>
+      <source>speculation: compute</source>
+      <translation>推测解码：计算</translation>
     </message>
   </context>
   <context>

@@ -80,6 +80,9 @@ QString ErrorText::retry(const shoehorn::OomRetry &r)
         failed = tr("Out of memory while loading.");
     QString next;
     switch (r.step) {
+    case shoehorn::LadderStep::SpeculationOff:
+        next = tr("Retrying without speculative decoding (its draft context needs memory of its own).");
+        break;
     case shoehorn::LadderStep::MoreExpertsOnCpu:
         next = tr("Retrying with the experts of %1 layers on the CPU.").arg(r.after.load.cpuMoeLayers);
         break;

@@ -56,6 +56,10 @@ public:
     static QColor colorCompute() { return QColor(0xf5, 0x9e, 0x0b); }
     static QColor colorFilePages() { return QColor(0x64, 0x74, 0x8b); }
     static QColor colorProjector() { return QColor(0xec, 0x48, 0x99); }
+    // Speculation's second context (a draft model or the MTP layers): shades of one hue.
+    static QColor colorDraftWeights() { return QColor(0x0e, 0x74, 0x90); }
+    static QColor colorDraftKv() { return QColor(0x06, 0xb6, 0xd4); }
+    static QColor colorDraftCompute() { return QColor(0x67, 0xe8, 0xf9); }
 
 protected:
     void paintEvent(QPaintEvent *event) override;

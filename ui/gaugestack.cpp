@@ -57,7 +57,10 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
                                         {tr("experts"), u.weightsExperts, GaugeBar::colorExperts()},
                                         {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
                                         {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()},
-                                        {tr("vision projector"), u.projector, GaugeBar::colorProjector()}};
+                                        {tr("vision projector"), u.projector, GaugeBar::colorProjector()},
+                                        {tr("speculation: weights"), u.draftWeights, GaugeBar::colorDraftWeights()},
+                                        {tr("speculation: KV cache"), u.draftKv, GaugeBar::colorDraftKv()},
+                                        {tr("speculation: compute"), u.draftCompute, GaugeBar::colorDraftCompute()}};
     };
     for (size_t i = 0; i < plan->gpus.size(); ++i) {
         const DevicePlan &d = plan->gpus[i];
@@ -81,7 +84,10 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
                   {tr("file pages (reclaimable)"), file, GaugeBar::colorFilePages(), true},
                   {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
                   {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()},
-                  {tr("vision projector"), u.projector, GaugeBar::colorProjector()}},
+                  {tr("vision projector"), u.projector, GaugeBar::colorProjector()},
+                  {tr("speculation: weights"), u.draftWeights, GaugeBar::colorDraftWeights()},
+                  {tr("speculation: KV cache"), u.draftKv, GaugeBar::colorDraftKv()},
+                  {tr("speculation: compute"), u.draftCompute, GaugeBar::colorDraftCompute()}},
                  plan->ram.available, plan->ram.capacity);
     ram->setMeasured(measured ? measured->ram.use.total() : 0, u.projector);
     updateLegend();

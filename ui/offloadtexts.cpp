@@ -141,7 +141,7 @@ QString OffloadTexts::exactCheck(const std::optional<ExactCheck> &c, bool runnin
         const double diff = exact ? 100.0 * (double(estimate) - double(exact)) / double(exact) : 0.0;
         parts << tr("%1: %2 (plan %3, %4%)").arg(name, bytesText(exact), bytesText(estimate)).arg(diff, 0, 'f', 1);
     };
-    auto core = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute; };
+    auto core = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute + u.draft(); };
     for (size_t i = 0; i < c->plan.gpus.size() && i < planned.gpus.size(); ++i)
         line(QString::fromStdString(c->plan.gpus[i].name), core(c->plan.gpus[i].use), core(planned.gpus[i].use));
     line(tr("RAM"), core(c->plan.ram.use), core(planned.ram.use));
@@ -190,7 +190,7 @@ QString OffloadTexts::verified(const Verification &v)
         return v.running ? tr("Checking with llama.cpp's dry run…") : QString();
     if (!c->ok)
         return tr("llama.cpp's dry run failed: %1").arg(QString::fromStdString(c->error.detail));
-    auto exactCore = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute; };
+    auto exactCore = [](const MemoryUse &u) { return u.weights() + u.kv() + u.compute + u.draft(); };
     QStringList parts;
     for (size_t i = 0; i < c->plan.gpus.size() && i < v.plan->gpus.size(); ++i)
         parts << QStringLiteral("%1 %2").arg(QString::fromStdString(c->plan.gpus[i].name),

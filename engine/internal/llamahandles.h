@@ -34,6 +34,7 @@ using DecodeHook = std::function<std::optional<int32_t>(int tokens)>;
 struct Access {
     static llama_model *model(const Model &m);
     static llama_context *context(const ChatSession &s);
+    static ServerLoop &loop(const ChatSession &s);
     static mtmd_context *projector(const Projector &p);
     // The flag that stops an image's encoding (null: none), read inside the encoder's graph.
     static void setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel);

@@ -198,6 +198,19 @@ llama_context_params loopContextParams(const ContextSettings &context, const Loo
     return common_context_params_to_llama(p);
 }
 
+llama_context_params loopDraftContextParams(const ContextSettings &context, const LoopSlots &slots, uint32_t targetCells,
+                                           bool mtp)
+{
+    // As common_speculative_init_result makes it from the loop's parameters.
+    const common_params p = common_base_params_to_speculative(contextPart(context, slots));
+    llama_context_params c = common_context_params_to_llama(p);
+    if (mtp)
+        c.ctx_type = LLAMA_CONTEXT_TYPE_MTP;
+    c.n_ctx = targetCells;
+    c.n_rs_seq = 0;
+    return c;
+}
+
 Result<std::unique_ptr<ServerLoop>> ServerLoop::start(const Model &model, const LoopSettings &settings,
                                                       mtmd_context *projector)
 {
@@ -274,6 +287,16 @@ bool ServerLoop::abortCallback(void *data)
 llama_context *ServerLoop::context() const
 {
     return const_cast<server_context &>(m_server).get_llama_context();
+}
+
+llama_context *ServerLoop::draftContext() const
+{
+    return m_server.get_draft_context();
+}
+
+llama_model *ServerLoop::draftModel() const
+{
+    return m_server.get_draft_model();
 }
 
 uint32_t ServerLoop::contextSize() const

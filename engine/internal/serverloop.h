@@ -49,6 +49,10 @@ struct LoopSettings {
 
 // The llama_context_params the loop's context gets (the planner's dry run of it).
 llama_context_params loopContextParams(const ContextSettings &context, const LoopSlots &slots);
+// Speculation's second context (a draft model's, or `mtp`: on the model's MTP layers), as the
+// loop makes it beside a target context of targetCells; ctx_other is left to the caller.
+llama_context_params loopDraftContextParams(const ContextSettings &context, const LoopSlots &slots, uint32_t targetCells,
+                                           bool mtp);
 
 // One llama_context whose KV cache is one pool for every slot (llama.cpp's unified cache), one
 // thread that runs every decode of the chat and the API together (llama.cpp's server loop, so
@@ -74,6 +78,9 @@ public:
     // Taken before the loop started (llama.cpp's get_meta() is for the loop's owner only).
     const server_context_meta &meta() const { return *m_meta; }
     llama_context *context() const;
+    // Speculation's second context (null: none) and its draft model (null: none, or MTP).
+    llama_context *draftContext() const;
+    llama_model *draftModel() const;
     const LoopSettings &settings() const { return m_settings; }
     uint32_t contextSize() const;
     mtmd_context *projector() const { return m_projector; }

@@ -40,6 +40,7 @@ private slots:
     void loadedModelDoesNotCountAgainstItself();
     void heldMemoryIsMeasuredOnARealLoad();
     void apiSlotsAreInTheOneContext();
+    void draftModelIsPlanned();
 };
 
 void TestOffloadController::readsTheModelInTheBackground()
@@ -210,6 +211,44 @@ void TestOffloadController::apiSlotsAreInTheOneContext()
     chatApp.api()->stop();
     QTRY_COMPARE(chatApp.api()->state(), ApiController::State::Off);
     QCOMPARE(c.plan().ram.use.total(), three.ram.use.total());
+}
+
+// A draft model named in the speculation setting: read off the GUI thread, then its weights, KV
+// and compute are in the plan (the gauges' speculation segments); MTP on a model with an MTP
+// layer needs no second file.
+void TestOffloadController::draftModelIsPlanned()
+{
+    AppCore chatApp{std::make_unique<FakeWorker>()};
+    ChatController &chat = *chatApp.chat();
+    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    c.setModelPath(TestFixtures::instance().llama3_8b());
+    QTRY_VERIFY(c.info().has_value());
+    ModelSettings s = c.settings();
+    QCOMPARE(c.plan().ram.use.draft(), 0u);
+    s.context.speculation.draftModel = TestFixtures::instance().llama32_3b().toStdString();
+    c.setSettings(s);
+    QTRY_VERIFY(c.plan().ram.use.draftWeights + (c.plan().gpus.empty() ? 0 : c.plan().gpus[0].use.draftWeights) > 0);
+    uint64_t weights = c.plan().ram.use.draftWeights, kv = c.plan().ram.use.draftKv;
+    for (const auto &g : c.plan().gpus) {
+        weights += g.use.draftWeights;
+        kv += g.use.draftKv;
+    }
+    QVERIFY2(weights > GiB, qPrintable(QString::number(weights))); // Llama 3.2 3B: about 1.9 GiB
+    QVERIFY(kv > 0);
+    s.context.speculation = {};
+    c.setSettings(s);
+    QCOMPARE(c.plan().ram.use.draft(), 0u);
+
+    c.setModelPath(TestFixtures::instance().qwen35_35bMtp());
+    QTRY_VERIFY(c.info().has_value() && c.info()->mtpLayers == 1);
+    s = c.settings();
+    s.context.speculation.types = "draft-mtp";
+    s.load.mtpLayers = true;
+    c.setSettings(s);
+    uint64_t mtpKv = c.plan().ram.use.draftKv;
+    for (const auto &g : c.plan().gpus)
+        mtpKv += g.use.draftKv;
+    QVERIFY(mtpKv > 0);
 }
 
 QTEST_GUILESS_MAIN(TestOffloadController)

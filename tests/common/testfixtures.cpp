@@ -41,6 +41,7 @@ QString TestFixtures::tinyMtp() { return make("tiny-qwen35moe-mtp", "tiny-qwen35
 QString TestFixtures::qwen3_30b() { return make("qwen3-30b-a3b", "qwen3-30b-a3b.gguf"); }
 QString TestFixtures::llama3_8b() { return make("llama3-8b", "llama3-8b.gguf"); }
 QString TestFixtures::qwen35_35b() { return make("qwen35-35b-a3b", "qwen35-35b-a3b.gguf"); }
+QString TestFixtures::qwen35_35bMtp() { return make("qwen35-35b-a3b-mtp", "qwen35-35b-a3b-mtp.gguf"); }
 QString TestFixtures::gemma3_12b() { return make("gemma3-12b", "gemma3-12b.gguf"); }
 QString TestFixtures::gemma3_12b_q4kEmbd() { return make("gemma3-12b-q4k-embd", "gemma3-12b-q4k-embd.gguf"); }
 QString TestFixtures::llama32_3b() { return make("llama32-3b", "llama32-3b.gguf"); }

@@ -18,6 +18,7 @@ public:
     QString qwen3_30b();      // full-shape sparse file (~18.5 GB apparent, a few MB on disk)
     QString llama3_8b();      // full-shape sparse dense model
     QString qwen35_35b();     // full-shape sparse hybrid (attention + gated delta net) MoE
+    QString qwen35_35bMtp();  // the same with its MTP (nextn) layer, as Qwen3.5/3.6 GGUFs keep it
     QString gemma3_12b();     // full-shape sparse sliding-window model with tied Q6_K embedding
     QString gemma3_12b_q4kEmbd(); // the same with a tied Q4_K embedding (which AMX repacks)
     QString llama32_3b();     // full-shape sparse dense model with tied Q6_K embedding

@@ -24,10 +24,12 @@ void TestOomLadder::walksDownInOrder_data()
     QTest::addColumn<QString>("path");
     QTest::addColumn<bool>("moe");
     QTest::addColumn<FlashAttention>("fa");
+    QTest::addColumn<bool>("mtp"); // draft-mtp on, the MTP layer loaded
     for (FlashAttention fa : {FlashAttention::Auto, FlashAttention::Off}) {
         const char *f = fa == FlashAttention::Off ? "fa off" : "fa auto";
-        QTest::addRow("Qwen3-30B-A3B, %s", f) << TestFixtures::instance().qwen3_30b() << true << fa;
-        QTest::addRow("Llama-3.1-8B, %s", f) << TestFixtures::instance().llama3_8b() << false << fa;
+        QTest::addRow("Qwen3-30B-A3B, %s", f) << TestFixtures::instance().qwen3_30b() << true << fa << false;
+        QTest::addRow("Llama-3.1-8B, %s", f) << TestFixtures::instance().llama3_8b() << false << fa << false;
+        QTest::addRow("Qwen3.5-35B-A3B with MTP, %s", f) << TestFixtures::instance().qwen35_35bMtp() << true << fa << true;
     }
 }
 
@@ -36,14 +38,19 @@ void TestOomLadder::walksDownInOrder()
     QFETCH(QString, path);
     QFETCH(bool, moe);
     QFETCH(FlashAttention, fa);
+    QFETCH(bool, mtp);
     auto info = inspectModel(path.toStdString());
     QVERIFY(info.ok());
     PlanSettings s;
     s.load.gpuLayers = -1;
     s.context.contextSize = 32768;
     s.context.flashAttention = fa;
+    if (mtp) {
+        s.context.speculation.types = "draft-mtp";
+        s.load.mtpLayers = true;
+    }
     int lastStep = -1;
-    QList<int> counts(4, 0);
+    QList<int> counts(5, 0);
     int rungs = 0;
     while (auto next = nextSaferSettings(*info, s)) {
         const int step = int(next->step);
@@ -55,6 +62,9 @@ void TestOomLadder::walksDownInOrder()
         QVERIFY2(!refused, refused.detail.c_str());
         // Every rung is strictly safer in exactly its own dimension.
         switch (next->step) {
+        case LadderStep::SpeculationOff:
+            QVERIFY(!next->after.context.speculation.on() && !next->after.load.mtpLayers);
+            break;
         case LadderStep::MoreExpertsOnCpu:
             QVERIFY(next->after.load.cpuMoeLayers > next->before.load.cpuMoeLayers);
             break;
@@ -73,12 +83,13 @@ void TestOomLadder::walksDownInOrder()
         s = next->after;
         QVERIFY(++rungs < 64);
     }
-    qInfo("%d rungs: %d expert steps, %d layer steps, %d context steps, %d KV step", rungs, counts[0], counts[1],
-          counts[2], counts[3]);
-    QCOMPARE(counts[0] > 0, moe);
-    QVERIFY(counts[1] > 0);
+    qInfo("%d rungs: %d speculation, %d expert steps, %d layer steps, %d context steps, %d KV step", rungs, counts[0],
+          counts[1], counts[2], counts[3], counts[4]);
+    QCOMPARE(counts[0], mtp ? 1 : 0);
+    QCOMPARE(counts[1] > 0, moe);
     QVERIFY(counts[2] > 0);
-    QCOMPARE(counts[3], 1);
+    QVERIFY(counts[3] > 0);
+    QCOMPARE(counts[4], 1);
     // At the bottom: CPU only, the smallest context, q8_0.
     QCOMPARE(s.load.gpuLayers, 0);
     QCOMPARE(s.context.contextSize, 2048u);

@@ -57,6 +57,8 @@ QString fixture(const QString &name)
     if (name == "llama32-3b") return f.llama32_3b();
     if (name == "qwen3-30b-a3b") return f.qwen3_30b();
     if (name == "qwen35-35b-a3b") return f.qwen35_35b();
+    if (name == "qwen35-35b-a3b-mtp") return f.qwen35_35bMtp();
+    if (name == "tiny-qwen35moe-mtp") return f.tinyMtp();
     if (name == "gemma3-12b") return f.gemma3_12b();
     if (name == "gemma3-12b-q4k-embd") return f.gemma3_12b_q4kEmbd();
     qFatal("unknown fixture");
@@ -80,6 +82,8 @@ private slots:
     void initTestCase();
     void accuracy_data();
     void accuracy();
+    void speculation_data();
+    void speculation();
     void quantizedKvNeedsBlockHeads();
     void gpuPlacement_data();
     void gpuPlacement();
@@ -184,6 +188,84 @@ void TestPlanner::accuracy()
     };
     QVERIFY2(within(a.compute, e.compute, loop ? 0.20 : 0.03), "compute buffer off by more than allowed");
     QVERIFY2(within(a.total(), e.total(), 0.03), "total off by more than 3 %");
+}
+
+// Speculation's second context against llama.cpp's dry run of it (#29): the model's MTP layer
+// (draft-mtp) or a draft model (-md) beside the model. Weights and KV of both contexts exact; the
+// draft context's compute within 7 % (1 MiB on the tiny fixture), the total within 3 %.
+void TestPlanner::speculation_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("draft"); // "mtp": the model's MTP layer; "unloaded": present, not loaded
+    QTest::addColumn<uint32_t>("ctx");
+    QTest::addColumn<QString>("kv");
+    QTest::addColumn<uint32_t>("ubatch");
+    QTest::addColumn<int>("apiSlots");
+    QTest::addColumn<int>("draftMax");
+    const QString q35 = "qwen35-35b-a3b-mtp";
+    QTest::newRow("qwen35 MTP c4096") << q35 << "mtp" << 4096u << "f16" << 512u << 0 << 0;
+    QTest::newRow("qwen35 MTP c32768 q8_0") << q35 << "mtp" << 32768u << "q8_0" << 512u << 0 << 0;
+    QTest::newRow("qwen35 MTP c65536 q8_0 ub256 4 drafts") << q35 << "mtp" << 65536u << "q8_0" << 256u << 0 << 4;
+    QTest::newRow("qwen35 MTP c16384 2 api slots") << q35 << "mtp" << 16384u << "f16" << 512u << 2 << 0;
+    QTest::newRow("qwen35 MTP layer not loaded") << q35 << "unloaded" << 8192u << "q8_0" << 512u << 0 << 0;
+    QTest::newRow("tiny MTP c2048") << "tiny-qwen35moe-mtp" << "mtp" << 2048u << "f16" << 512u << 0 << 0;
+    QTest::newRow("llama3-8b + llama32-3b c8192") << "llama3-8b" << "llama32-3b" << 8192u << "f16" << 512u << 0 << 0;
+    QTest::newRow("llama3-8b + llama32-3b c16384 q8_0") << "llama3-8b" << "llama32-3b" << 16384u << "q8_0" << 512u << 0 << 0;
+    QTest::newRow("llama3-8b + llama32-3b c8192 2 api slots") << "llama3-8b" << "llama32-3b" << 8192u << "f16" << 256u << 2 << 0;
+}
+
+void TestPlanner::speculation()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, draft);
+    QFETCH(uint32_t, ctx);
+    QFETCH(QString, kv);
+    QFETCH(uint32_t, ubatch);
+    QFETCH(int, apiSlots);
+    QFETCH(int, draftMax);
+    const std::string path = fixture(model).toStdString();
+    auto info = inspectModel(path);
+    QVERIFY(info.ok());
+    PlanSettings s = settings(ctx, FlashAttention::On, kv.toUtf8().constData(), ubatch);
+    s.serverLoop = true;
+    s.apiSlots = apiSlots;
+    s.context.speculation.draftMax = draftMax;
+    if (draft == "mtp" || draft == "unloaded") {
+        QVERIFY(info->mtpLayers > 0);
+        s.context.speculation.types = "draft-mtp";
+        s.load.mtpLayers = draft == "mtp";
+    } else {
+        s.context.speculation.draftModel = fixture(draft).toStdString();
+        auto d = inspectModel(s.context.speculation.draftModel);
+        QVERIFY(d.ok());
+        s.draftModel = std::make_shared<const ModelInfo>(*d);
+    }
+    const PlanTarget t = cpuOnly();
+    const MemoryUse a = analyticPlan(*info, s, t).ram.use;
+    auto exact = exactPlan(path, s, t);
+    QVERIFY2(exact.ok(), exact.ok() ? "" : exact.error().detail.c_str());
+    const MemoryUse e = exact->ram.use;
+    std::printf("| %s | analytic %s MiB (draft %s + %s + %s) | llama.cpp %s MiB (draft %s + %s + %s) | %+.2f%% |\n",
+                QTest::currentDataTag(), qPrintable(mib(a.total())), qPrintable(mib(a.draftWeights)),
+                qPrintable(mib(a.draftKv)), qPrintable(mib(a.draftCompute)), qPrintable(mib(e.total())),
+                qPrintable(mib(e.draftWeights)), qPrintable(mib(e.draftKv)), qPrintable(mib(e.draftCompute)),
+                (double(a.total()) / double(e.total()) - 1) * 100);
+    // Weights exact but for a buffer's alignment (64 bytes on the tiny MTP fixture, whose MTP
+    // layer's share of the model's buffer the exact plan splits off by the analytic proportion).
+    const auto near = [](uint64_t x, uint64_t y) { return std::max(x, y) - std::min(x, y) <= 256; };
+    QVERIFY2(near(a.weights(), e.weights()), qPrintable(QString("%1 vs %2").arg(a.weights()).arg(e.weights())));
+    QVERIFY2(near(a.draftWeights, e.draftWeights), qPrintable(QString("%1 vs %2").arg(a.draftWeights).arg(e.draftWeights)));
+    QCOMPARE(a.kv(), e.kv());
+    QCOMPARE(a.draftKv, e.draftKv);
+    if (draft == "unloaded")
+        QCOMPARE(e.draft(), 0u);
+    else
+        QVERIFY(e.draftKv > 0 && e.draftCompute > 0);
+    const bool tiny = e.total() < 16 * MiB;
+    QVERIFY2(tiny ? std::max(a.draftCompute, e.draftCompute) - std::min(a.draftCompute, e.draftCompute) <= MiB
+                  : relError(a.draftCompute, e.draftCompute) <= 0.07,
+             "the draft context's compute buffer is off by more than allowed");
+    QVERIFY2(relError(a.total(), e.total()) <= 0.03, "total off by more than 3 %");
 }
 
 void TestPlanner::quantizedKvNeedsBlockHeads()

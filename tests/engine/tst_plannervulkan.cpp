@@ -26,6 +26,9 @@ QString fixture(const QString &name)
     if (name == "qwen35-35b-a3b") return f.qwen35_35b();
     if (name == "gemma3-12b") return f.gemma3_12b();
     if (name == "tiny-qwen3moe") return f.tinyMoe();
+    if (name == "qwen35-35b-a3b-mtp") return f.qwen35_35bMtp();
+    if (name == "llama3-8b") return f.llama3_8b();
+    if (name == "llama32-3b") return f.llama32_3b();
     qFatal("unknown fixture");
 }
 
@@ -62,6 +65,8 @@ private slots:
     void againstDryRun_data();
     void againstDryRun();
     void againstALoad();
+    void speculation_data();
+    void speculation();
 
 private:
     PlanTarget m_target;
@@ -174,6 +179,55 @@ void TestPlannerVulkan::againstALoad()
     QCOMPARE(ag.weights(), mg.weights());
     QCOMPARE(ag.kv(), mg.kv());
     QVERIFY(std::max(ag.compute, mg.compute) - std::min(ag.compute, mg.compute) <= MiB);
+}
+
+// Speculation's second context per device (#29): the MTP layer on Vulkan0 with its experts in
+// RAM (too big for lavapipe), and a draft model on Vulkan0 beside a model split with RAM.
+void TestPlannerVulkan::speculation_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("draft"); // "mtp", or a draft model's fixture
+    QTest::addColumn<int>("ngl");
+    QTest::addColumn<uint32_t>("ctx");
+    QTest::newRow("qwen35moe MTP -ngl 4 c8192") << "qwen35-35b-a3b-mtp" << "mtp" << 4 << 8192u;
+    QTest::newRow("qwen35moe MTP -ngl 4 c32768") << "qwen35-35b-a3b-mtp" << "mtp" << 4 << 32768u;
+    QTest::newRow("llama3-8b -ngl 6 + llama32-3b c4096") << "llama3-8b" << "llama32-3b" << 6 << 4096u;
+}
+
+void TestPlannerVulkan::speculation()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, draft);
+    QFETCH(int, ngl);
+    QFETCH(uint32_t, ctx);
+    const std::string path = fixture(model).toStdString();
+    auto info = inspectModel(path);
+    QVERIFY(info.ok());
+    PlanSettings s = settings(ngl, 0, ctx, "f16", 512, FlashAttention::On);
+    if (draft == "mtp") {
+        s.context.speculation.types = "draft-mtp";
+        s.load.mtpLayers = true;
+    } else {
+        s.context.speculation.draftModel = fixture(draft).toStdString();
+        auto d = inspectModel(s.context.speculation.draftModel);
+        QVERIFY(d.ok());
+        s.draftModel = std::make_shared<const ModelInfo>(*d);
+    }
+    const MemoryPlan a = analyticPlan(*info, s, m_target);
+    auto e = exactPlan(path, s, m_target);
+    QVERIFY2(e.ok(), e.ok() ? "" : e.error().detail.c_str());
+    QVERIFY(!a.gpus.empty() && !e->gpus.empty());
+    for (const auto &[x, y] : {std::pair{a.gpus.front().use, e->gpus.front().use}, std::pair{a.ram.use, e->ram.use}}) {
+        std::printf("%s: draft weights %.1f / %.1f MiB, KV %.1f / %.1f, compute %.1f / %.1f\n", QTest::currentDataTag(),
+                    mib(x.draftWeights), mib(y.draftWeights), mib(x.draftKv), mib(y.draftKv), mib(x.draftCompute),
+                    mib(y.draftCompute));
+        QVERIFY(std::max(x.draftWeights, y.draftWeights) - std::min(x.draftWeights, y.draftWeights) <= 256);
+        QCOMPARE(x.draftKv, y.draftKv);
+        QVERIFY2(std::max(x.draftCompute, y.draftCompute) - std::min(x.draftCompute, y.draftCompute) <=
+                     std::max<uint64_t>(MiB, y.draftCompute / 10),
+                 "the draft context's compute buffer off by more than 10 %");
+    }
+    QVERIFY(e->gpus.front().use.draft() > 0);
 }
 
 QTEST_GUILESS_MAIN(TestPlannerVulkan)

@@ -3,7 +3,9 @@
 // the fixture repeats itself, and settings the model cannot speculate with are named in a
 // sentence while the chat goes on without speculation.
 #include "chatsession.h"
+#include "hardware.h"
 #include "model.h"
+#include "planner.h"
 #include "testfixtures.h"
 #include "testsessions.h"
 
@@ -62,6 +64,8 @@ private slots:
     void offWithASentence_data();
     void offWithASentence();
     void mtpLayer();
+    void plannedAsLoaded_data();
+    void plannedAsLoaded();
 
 private:
     std::shared_ptr<Model> m_model;
@@ -176,6 +180,50 @@ void TestSpeculation::mtpLayer()
     QCOMPARE(a.text, plain.text);
     QVERIFY2(a.stats.draftTokens > 0, qPrintable(QString::number(a.stats.draftTokens)));
     QVERIFY(a.stats.draftAccepted <= a.stats.draftTokens);
+}
+
+// What llama.cpp allocated for the draft context of a loaded session (measuredPlan, as
+// --memory-report and the window's gauges show it) against the analytic plan of it.
+void TestSpeculation::plannedAsLoaded_data()
+{
+    QTest::addColumn<bool>("mtp"); // else the model as its own draft model
+    QTest::newRow("draft-mtp") << true;
+    QTest::newRow("draft model") << false;
+}
+
+void TestSpeculation::plannedAsLoaded()
+{
+    QFETCH(bool, mtp);
+    const std::string path = (mtp ? TestFixtures::instance().tinyMtp() : TestFixtures::instance().tinyApi()).toStdString();
+    PlanSettings ps;
+    ps.load.gpuLayers = 0;
+    ps.load.mtpLayers = mtp;
+    ps.context.contextSize = 2048;
+    ps.context.threads = 1;
+    ps.serverLoop = true;
+    if (mtp) {
+        ps.context.speculation.types = "draft-mtp";
+    } else {
+        ps.context.speculation.draftModel = path;
+        auto d = inspectModel(path);
+        QVERIFY(d.ok());
+        ps.draftModel = std::make_shared<const ModelInfo>(*d);
+    }
+    auto model = Model::load(path, ps.load);
+    QVERIFY2(model.ok(), model ? "" : model.error().detail.c_str());
+    auto session = ChatSession::create(*model, ps.context);
+    QVERIFY2(session.ok(), session ? "" : session.error().detail.c_str());
+    QVERIFY2((*session)->speculationNote().empty(), (*session)->speculationNote().c_str());
+    PlanTarget t = targetFromHardware(probeHardware());
+    t.gpus.clear(); // everything is in RAM here (-ngl 0)
+    const MemoryPlan planned = analyticPlan((*model)->info(), ps, t);
+    const MemoryUse p = planned.ram.use;
+    const MemoryUse got = measuredPlan(**session, planned).ram.use;
+    QVERIFY(got.draftKv > 0);
+    QCOMPARE(p.draftWeights, got.draftWeights);
+    QCOMPARE(p.draftKv, got.draftKv);
+    QVERIFY2(std::max(p.draftCompute, got.draftCompute) - std::min(p.draftCompute, got.draftCompute) <= MiB,
+             qPrintable(QString("compute planned %1, allocated %2").arg(p.draftCompute).arg(got.draftCompute)));
 }
 
 QTEST_GUILESS_MAIN(TestSpeculation)

@@ -107,6 +107,8 @@ void TestErrorText::retry_data()
     QTest::addColumn<QString>("failed");
     QTest::addColumn<QString>("next");
     const QHash<int, QString> next{
+        {int(LadderStep::SpeculationOff), "Retrying without speculative decoding (its draft context needs memory of "
+                                          "its own)."},
         {int(LadderStep::MoreExpertsOnCpu), "Retrying with the experts of 37 layers on the CPU."},
         {int(LadderStep::FewerGpuLayers), "Retrying with 21 layers on the GPU."},
         {int(LadderStep::SmallerContext), "Retrying with a context of 12288 tokens."},

@@ -24,7 +24,8 @@ ordered_json useJson(const MemoryUse &u)
 {
     return {{"weights_dense", u.weightsDense}, {"weights_experts", u.weightsExperts}, {"kv_full", u.kvFull},
             {"kv_swa", u.kvSwa},               {"recurrent", u.recurrent},            {"compute", u.compute},
-            {"overhead", u.overhead},          {"projector", u.projector},            {"total", u.total()}};
+            {"overhead", u.overhead},          {"projector", u.projector},            {"draft_weights", u.draftWeights},
+            {"draft_kv", u.draftKv},           {"draft_compute", u.draftCompute},     {"total", u.total()}};
 }
 
 ordered_json deviceJson(const DevicePlan &d)
@@ -91,7 +92,10 @@ ordered_json planJson(const MemoryPlan &p, const PlanTarget &t)
 void printUse(const DevicePlan &d)
 {
     const MemoryUse &u = d.use;
-    const std::string projector = u.projector ? "  projector " + formatBytes(u.projector) : std::string();
+    std::string projector = u.projector ? "  projector " + formatBytes(u.projector) : std::string();
+    if (u.draft()) // speculation's second context: a draft model or the MTP layers
+        projector += "  draft " + formatBytes(u.draftWeights) + " + kv " + formatBytes(u.draftKv) + " + compute " +
+                     formatBytes(u.draftCompute);
     std::printf("%-6s %-28s weights %10s (experts %10s)  kv %10s  recurrent %9s  compute %10s%s  total %10s / %s%s\n",
                 d.name.c_str(), d.description.substr(0, 28).c_str(), formatBytes(u.weights()).c_str(),
                 formatBytes(u.weightsExperts).c_str(), formatBytes(u.kvFull + u.kvSwa).c_str(),
@@ -202,6 +206,15 @@ int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, P
     // chat and serve run Shoehorn's server loop: the chat's slot, and -np API slots beside it.
     settings.serverLoop = true;
     settings.apiSlots = a.parallelGiven ? a.parallel : 0;
+    // A draft model (-md) is planned beside the model, from its own tensor table.
+    if (const std::string &draft = a.context.speculation.draftModel; !draft.empty()) {
+        auto d = inspectModel(draft);
+        if (!d) {
+            std::fprintf(stderr, "error: the draft model %s: %s\n", draft.c_str(), d.error().detail.c_str());
+            return 1;
+        }
+        settings.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
+    }
     return addProjector(a, *info, settings);
 }
 
@@ -222,6 +235,9 @@ int cmdPlan(const Args &a)
         }
         if (const int rc = checkBeforeLoad(a.model, a.checkFile)) // the dry run is llama.cpp's, in this process
             return rc;
+        if (s.draftModel)
+            if (const int rc = checkBeforeLoad(s.context.speculation.draftModel, a.checkFile))
+                return rc;
         auto e = exactPlan(a.model, s, target);
         if (!e)
             return fail(e.error());

@@ -28,6 +28,17 @@ void printPart(const char *when, const char *part, uint64_t planned, uint64_t ac
                  formatBytes(planned).c_str(), formatBytes(actual).c_str());
 }
 
+// Speculation's second context (a draft model, or the MTP layers) on one device: llama.cpp's
+// buffers of it against the plan, each kind on its own.
+void printDraft(const std::string &where, const MemoryUse &plan, const MemoryUse &got)
+{
+    if (plan.draft() == 0 && got.draft() == 0)
+        return;
+    printPart("after-load", (where + "_weights").c_str(), plan.draftWeights, got.draftWeights);
+    printPart("after-load", (where + "_kv").c_str(), plan.draftKv, got.draftKv);
+    printPart("after-load", (where + "_compute").c_str(), plan.draftCompute, got.draftCompute);
+}
+
 } // namespace
 
 MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
@@ -41,6 +52,9 @@ MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
         s.context = a.context;
         s.parallel = a.parallel;
         s.serverLoop = true; // chat runs the model on Shoehorn's server loop, with its one slot
+        if (!a.context.speculation.draftModel.empty())
+            if (auto d = inspectModel(a.context.speculation.draftModel))
+                s.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
         m_plan = analyticPlan(*info, s, targetFromHardware(probeHardware()));
     }
     std::fprintf(stderr, "memory: plan anonymous=%llu file_pages=%llu locked=%d\n",
@@ -73,11 +87,13 @@ void MemoryReport::afterLoad(const ChatSession &session)
             printPart("after-load", (name + "/weights").c_str(), plan.weights(), got.weights());
             printPart("after-load", (name + "/kv").c_str(), plan.kv(), got.kv());
             printPart("after-load", (name + "/compute").c_str(), plan.compute, got.compute);
+            printDraft((name + "/draft").c_str(), plan, got);
         }
         if (i < m_gpusBefore.size() && i < gpusNow.size())
             printPart("after-load", (name + "/device").c_str(), planned,
                       growth(m_gpusBefore[i].freeBytes, gpusNow[i].freeBytes));
     }
+    printDraft("RAM/draft", m_plan.ram.use, measured.ram.use);
     // Compute buffers are allocated but mostly untouched yet; mapped weights not read yet.
     printPart("after-load", "anonymous", m_plan.anonymousBytes(), growth(m_loaded.anonymousBytes, m_before.anonymousBytes));
     printPart("after-load", "file_pages", m_plan.mmapResidentBytes, growth(m_loaded.fileBytes, m_before.fileBytes));
