@@ -5,6 +5,7 @@
 # own llama-server with two streams from the same client. The client runs at normal priority on
 # the same cores. Appends nothing: paste the printed table into docs/benchmarks.md.
 #   tools/concurrency-bench.sh [build-dir] [tokens] [reps] [fixture]
+# MODEL=FILE.gguf: that file instead of generating the fixture (bench-qwen3moe-api takes minutes).
 # SMOKE=1: the test command's bounded run (our side only; llama.cpp's tools are not built).
 set -euo pipefail
 build=$(realpath "${1:-build}")
@@ -19,8 +20,8 @@ targets=(shoehorn-concurrency-bench shoehorn-concurrency-window shoehorn-fixture
 [ "${SMOKE:-0}" = 1 ] || targets+=(llama-bench llama-batched-bench llama-server)
 cmake --build "$build" --target "${targets[@]}" > /dev/null
 "$here/tests/api/install.sh" "$here/tests/api" "$build/api-client" > /dev/null
-model="$tmp/model.gguf"
-"$build/bin/shoehorn-fixturegen" "$fixture" "$model" > /dev/null
+model="${MODEL:-$tmp/model.gguf}"
+[ -n "${MODEL:-}" ] || "$build/bin/shoehorn-fixturegen" "$fixture" "$model" > /dev/null
 
 lb=0 bb1=0 bb2=0 reference=
 if [ "${SMOKE:-0}" != 1 ]; then
@@ -58,6 +59,7 @@ const o = JSON.parse(fs.readFileSync('$tmp/$side.json'));
 const r = { single_client_tps: o.ref_single_tps, pair_total_tps: o.ref_pair_tps };
 const lb = $lb, bb1 = $bb1, bb2 = $bb2;
 const one = Math.max(o.api_alone_tps, o.chat_alone_tps);
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 console.log('| measure | tok/s | ratio |');
 console.log('|---|--:|--:|');
 console.log('| API stream alone | ' + f(o.api_alone_tps) + ' | |');
@@ -69,7 +71,8 @@ if (lb > 0) {
     console.log('| llama-bench tg$n | ' + f(lb) + ' | desktop chat alone: ' + f(o.chat_alone_tps / lb) + ' x |');
     console.log('| llama-batched-bench, 2 sequences against 1 (S_TG) | ' + f(bb2) + ' / ' + f(bb1) + ' | ' + f(bb2 / bb1) + ' x |');
     console.log('| llama-server, one stream | ' + f(r.single_client_tps) + ' | API stream alone: ' + f(o.api_alone_tps / r.single_client_tps) + ' x |');
-    console.log('| each round: API stream alone / llama-server one stream | | ' + o.runs.api.map((x, i) => f(x / o.runs.ref_single[i])).join(', ') + ' |');
+    const rounds = o.runs.api.map((x, i) => x / o.runs.ref_single[i]);
+    console.log('| each round: API stream alone / llama-server one stream | | ' + rounds.map(f).join(', ') + ' (median ' + f(median(rounds)) + ') |');
     console.log('| llama-server, two streams, total | ' + f(r.pair_total_tps) + ' | ' + f(r.pair_total_tps / r.single_client_tps) + ' x its one stream; Shoehorn together: ' + f(o.together_total_tps / r.pair_total_tps) + ' x |');
 }
 "
