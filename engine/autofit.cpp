@@ -256,7 +256,12 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
     for (const auto &g : p.gpus)
         gpu += (oneGpu ? "; GPU " : (gpu.empty() ? "; " : ", ") + g.name + " ") + formatBytes(g.use.total()) + " of " +
                formatBytes(g.available);
-    const std::string ram = "; RAM " + formatBytes(p.ram.use.total()) + " of " + formatBytes(p.ram.available);
+    std::string ram = "; RAM " + formatBytes(p.ram.use.total()) + " of " + formatBytes(p.ram.available);
+    uint64_t draft = 0; // speculation's second context on the GPUs: what the fit traded for it
+    for (const auto &g : p.gpus)
+        draft += g.use.draft();
+    if (draft > 0)
+        ram += "; speculative decoding's draft context takes " + formatBytes(draft) + " of GPU memory";
     switch (f.outcome) {
     case FitOutcome::AllOnGpu:
         std::snprintf(buf, sizeof buf, "Everything fits on %s: all %d layers, %s%s%s.", where.c_str(), layers,

@@ -418,7 +418,8 @@ void addMtpCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &ds,
     const bool fa = ds.context.flashAttention != FlashAttention::Off;
     const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * m.headCount * 4;
     const uint64_t mask = internal::maskBytes(ds, T, nCtx);
-    const uint64_t outputs = reservedOutputs(ds, T);
+    // One output per sequence (common_base_params_to_speculative: n_outputs_max = n_parallel).
+    const uint64_t outputs = std::min<uint64_t>(T, uint64_t(internal::sequences(ds)));
     const uint64_t logits = outputs * uint64_t(m.vocabSize) * 4 + outputs * E * 4 * 2;
     const int layer = p.deviceOf(trunkLayers(m));
     int experts = layer;

@@ -809,6 +809,10 @@
       <source>Fits%1: %2 on %3, %4 in RAM.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Speculative decoding takes %1 of GPU memory for its draft context; turned off, that goes to layers or context.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

@@ -809,6 +809,10 @@
       <source>Fits%1: %2 on %3, %4 in RAM.</source>
       <translation>放得下%1：%3 %2，内存 %4。</translation>
     </message>
+    <message>
+      <source>Speculative decoding takes %1 of GPU memory for its draft context; turned off, that goes to layers or context.</source>
+      <translation>推测解码的草稿上下文占用 %1 显存；关闭它，这部分可用于更多层或更长的上下文。</translation>
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

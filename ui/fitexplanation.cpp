@@ -44,6 +44,20 @@ QString FitExplanation::devicesText(const MemoryPlan &plan)
     return tr("the devices %1").arg(names.join(QStringLiteral(", ")));
 }
 
+// What speculation's second context (a draft model, or the MTP layers) takes of the GPUs: what
+// auto-fit traded layers or context for.
+QString FitExplanation::speculationText(const MemoryPlan &plan)
+{
+    quint64 draft = 0;
+    for (const auto &g : plan.gpus)
+        draft += g.use.draft();
+    if (draft == 0)
+        return {};
+    return QLatin1Char(' ') + tr("Speculative decoding takes %1 of GPU memory for its draft context; turned off, "
+                                 "that goes to layers or context.")
+                                  .arg(bytesText(draft));
+}
+
 QString FitExplanation::fitText(const FitResult &f, const ModelInfo &info, const QString &targetName)
 {
     const QString kv = QString::fromStdString(f.settings.context.typeK);
@@ -55,7 +69,7 @@ QString FitExplanation::fitText(const FitResult &f, const ModelInfo &info, const
                                       .arg(f.plan.gpuLayers).arg(ctx, kv)
                                 : tr("Everything fits on %1: all %2 layers, %3 context, %4 KV cache.")
                                       .arg(where).arg(f.plan.gpuLayers).arg(ctx, kv)) +
-               splitText(f.plan);
+               splitText(f.plan) + speculationText(f.plan);
     case FitOutcome::ExpertsOnCpu:
         return (where.isEmpty()
                     ? tr("All %1 layers on the GPU; the experts of the first %2 layers stay in RAM so that %3 context "
@@ -64,13 +78,13 @@ QString FitExplanation::fitText(const FitResult &f, const ModelInfo &info, const
                     : tr("All %1 layers on %2; the experts of the first %3 layers stay in RAM so that %4 context "
                          "with a %5 KV cache fits.")
                           .arg(f.plan.gpuLayers).arg(where).arg(f.plan.cpuMoeLayers).arg(ctx, kv)) +
-               splitText(f.plan);
+               splitText(f.plan) + speculationText(f.plan);
     case FitOutcome::LayersOnCpu:
         return (where.isEmpty() ? tr("%1 of %2 layers on the GPU, the rest in RAM, with %3 context and a %4 KV cache.")
                                       .arg(f.plan.gpuLayers).arg(info.layerCount + 1).arg(ctx, kv)
                                 : tr("%1 of %2 layers on %3, the rest in RAM, with %4 context and a %5 KV cache.")
                                       .arg(f.plan.gpuLayers).arg(info.layerCount + 1).arg(where, ctx, kv)) +
-               splitText(f.plan);
+               splitText(f.plan) + speculationText(f.plan);
     case FitOutcome::CpuOnly:
         return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
     case FitOutcome::BlockedByLock: {

@@ -35,6 +35,7 @@ public:
     static Verdict verdict(const Input &in);
     // " Split: RPC0 12 layers (…), CUDA0 37 layers (…)." with more than one device, else empty.
     static QString splitText(const shoehorn::MemoryPlan &plan);
+    static QString speculationText(const shoehorn::MemoryPlan &plan);
     // "the remote machine HOST:PORT", "the devices RPC0, CUDA0"; empty for one local GPU.
     static QString devicesText(const shoehorn::MemoryPlan &plan);
 

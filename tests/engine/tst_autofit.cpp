@@ -39,6 +39,8 @@ private slots:
     void localAndRemoteDevicesSplitByRoom_data();
     void localAndRemoteDevicesSplitByRoom();
     void givenSplitIsKept();
+    void speculationIsCounted_data();
+    void speculationIsCounted();
 };
 
 void TestAutoFit::initTestCase()
@@ -341,6 +343,52 @@ void TestAutoFit::givenSplitIsKept()
     const FitResult own = autoFit(m_q30, r, t);
     QVERIFY(own.ok());
     QVERIFY(own.plan.gpus[0].layers > own.plan.gpus[1].layers);
+}
+
+// With speculation on, its second context (the MTP layer, or a draft model) counts: the fit
+// keeps the 32k context it promised and pays with experts or layers, and says how much the
+// draft context takes of the GPU.
+void TestAutoFit::speculationIsCounted_data()
+{
+    QTest::addColumn<QString>("draft"); // "mtp" or a draft model fixture
+    QTest::addColumn<QString>("profileId");
+    QTest::newRow("Qwen3.5-35B-A3B MTP, 6 GB") << "mtp" << "gtx1060-6g";
+    QTest::newRow("Qwen3.5-35B-A3B MTP, 12 GB") << "mtp" << "rtx3060-12g";
+    QTest::newRow("Llama 3.1 8B + Llama 3.2 3B draft, 12 GB") << "llama32-3b" << "rtx3060-12g";
+}
+
+void TestAutoFit::speculationIsCounted()
+{
+    QFETCH(QString, draft);
+    QFETCH(QString, profileId);
+    const PlanTarget t = profile(profileId.toUtf8().constData());
+    const bool mtp = draft == "mtp";
+    auto info = inspectModel((mtp ? TestFixtures::instance().qwen35_35bMtp() : TestFixtures::instance().llama3_8b())
+                                 .toStdString());
+    QVERIFY(info.ok());
+    FitRequest plain = request();
+    const FitResult without = autoFit(*info, plain, t);
+    FitRequest r = request();
+    if (mtp) {
+        r.settings.context.speculation.types = "draft-mtp";
+        r.settings.load.mtpLayers = true;
+    } else {
+        r.settings.context.speculation.draftModel = TestFixtures::instance().llama32_3b().toStdString();
+        auto d = inspectModel(r.settings.context.speculation.draftModel);
+        QVERIFY(d.ok());
+        r.settings.draftModel = std::make_shared<const ModelInfo>(*d);
+    }
+    const FitResult with = autoFit(*info, r, t);
+    const std::string said = describeFit(*info, with, t);
+    qInfo("without: %s\nwith: %s", describeFit(*info, without, t).c_str(), said.c_str());
+    QVERIFY(with.ok());
+    const DevicePlan &g = with.plan.gpus.at(0);
+    QVERIFY(g.use.draft() > 0);
+    QVERIFY(g.use.total() + r.marginBytes <= g.available);
+    QCOMPARE(with.settings.context.contextSize, 32768u);
+    // Paid for with experts or layers in RAM.
+    QVERIFY(with.plan.cpuMoeLayers > without.plan.cpuMoeLayers || with.plan.gpuLayers < without.plan.gpuLayers);
+    QVERIFY2(said.find("speculative decoding's draft context takes") != std::string::npos, said.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestAutoFit)

@@ -323,6 +323,12 @@ void TestOffloadPanel::sentenceNamesTheDevices_data()
                                       << "All 49 layers on the devices RPC0, CUDA0; the experts of the first 20 layers "
                                          "stay in RAM so that 32k context with a q8_0 KV cache fits. Split: RPC0 12 "
                                          "layers (600.0 MiB of 1.00 GiB), CUDA0 36 layers (600.0 MiB of 1.00 GiB).";
+    // A draft model's weights, KV and compute on the GPU: what auto-fit traded for them.
+    QTest::newRow("fitted beside a draft model") << QStringList{"CUDA0=0+draft"} << true
+                                                 << "All 49 layers on the GPU; the experts of the first 20 layers stay "
+                                                    "in RAM so that 32k context with a q8_0 KV cache fits. Speculative "
+                                                    "decoding takes 400.0 MiB of GPU memory for its draft context; "
+                                                    "turned off, that goes to layers or context.";
 }
 
 void TestOffloadPanel::sentenceNamesTheDevices()
@@ -336,7 +342,12 @@ void TestOffloadPanel::sentenceNamesTheDevices()
     for (const QString &d : devices) {
         shoehorn::DevicePlan g;
         g.name = d.section('=', 0, 0).toStdString();
-        g.remote = d.endsWith("=1");
+        g.remote = d.section('=', 1).startsWith("1");
+        if (d.endsWith("+draft")) {
+            g.use.draftWeights = 300ull << 20;
+            g.use.draftKv = 64ull << 20;
+            g.use.draftCompute = 36ull << 20;
+        }
         g.description = g.remote ? "10.0.0.7:50052" : "NVIDIA GeForce RTX 3060";
         g.use.weightsDense = 600ull << 20;
         g.available = g.capacity = 1ull << 30;
