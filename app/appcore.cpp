@@ -7,6 +7,7 @@
 #include "inferencesession.h"
 #include "remotemachines.h"
 #include "tuningcontroller.h"
+#include "tuningstore.h"
 #include "visioncontroller.h"
 #include "worker.h"
 
@@ -34,6 +35,14 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
         m_session->attachRemotes(remote, fileSafetyHelper());
     }
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
+    // Speculation "Auto": what auto-tune measured fastest for the file on this machine.
+    m_chat->setAutoSpeculation([hw = m_hardware](const QString &path) -> std::optional<shoehorn::SpeculationSettings> {
+        TuneReport r;
+        if (!hw->hasProbed() || !TuningStore::load(path, hw->machineId(), r) || r.result.best < 0 ||
+            r.result.best >= int(r.result.measurements.size()))
+            return std::nullopt;
+        return r.result.measurements[size_t(r.result.best)].candidate.settings.context.speculation;
+    });
     // The name clients see in /v1/models.
     connect(m_chat, &ChatController::modelLoaded, m_api,
             [api = m_api](const ModelSummary &summary) { api->setModelAlias(QFileInfo(summary.path).fileName()); });

@@ -131,7 +131,21 @@ void ChatController::openModel(const QString &path)
         ChatJson::optionsFromJson(m_repo->conversation(m_conversation).settings, s.generation);
     applySettings(s);
     m_loadingPath = path;
-    m_session->load(path, m_settings.load, m_settings.context);
+    shoehorn::LoadSettings load = m_settings.load;
+    shoehorn::ContextSettings context = m_settings.context;
+    context.speculation = speculationFor(path, m_settings);
+    load.mtpLayers = context.speculation.mtp();
+    m_session->load(path, load, context);
+}
+
+shoehorn::SpeculationSettings ChatController::speculationFor(const QString &path, const ModelSettings &s) const
+{
+    if (!s.speculationAuto)
+        return s.context.speculation;
+    if (m_autoSpeculation)
+        if (auto tuned = m_autoSpeculation(path))
+            return *tuned;
+    return {};
 }
 
 void ChatController::cancelLoad()

@@ -11,7 +11,9 @@
 #include <QElapsedTimer>
 #include <QObject>
 
+#include <functional>
 #include <memory>
+#include <optional>
 
 class ConversationList;
 class ConversationRepository;
@@ -61,6 +63,11 @@ public:
     // All per-model settings at once (what the offload panel edits); stored per model file.
     ModelSettings modelSettings() const { return m_settings; }
     void setModelSettings(const ModelSettings &s);
+    // The speculation a model runs with `s`: its own choice, or for "Auto" what auto-tune chose
+    // for that file on this machine (the resolver the composition root gives), else off.
+    using SpeculationResolver = std::function<std::optional<shoehorn::SpeculationSettings>(const QString &path)>;
+    void setAutoSpeculation(SpeculationResolver resolver) { m_autoSpeculation = std::move(resolver); }
+    shoehorn::SpeculationSettings speculationFor(const QString &path, const ModelSettings &s) const;
     QString systemPrompt() const { return m_systemPrompt; }
     // The open chat's system prompt; stored with the chat.
     void setSystemPrompt(const QString &s);
@@ -140,4 +147,5 @@ private:
     qint64 m_answerVersion = 0; // message_versions row of a regenerated answer
     QElapsedTimer m_sinceCheckpoint;
     PromptProgress m_prompt;
+    SpeculationResolver m_autoSpeculation;
 };

@@ -299,6 +299,13 @@ void InferenceWorker::autoTune(const TuneRequest &request)
     std::shared_ptr<Model> model = m_session->model();
     m_session.reset();
     {
+        // Speculation is an axis of every tune: the model's MTP layer, n-gram, and the draft model
+        // the user named (its tensor table, to plan its memory).
+        if (r.speculation.empty())
+            r.speculation = speculationChoices(model->info(), context.speculation.draftModel);
+        if (!context.speculation.draftModel.empty())
+            if (auto d = inspectModel(context.speculation.draftModel))
+                r.base.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
         AutoTuner tuner(model->info(), r);
         BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, std::move(model));
         int done = 0;

@@ -15,7 +15,7 @@ bool ModelSettings::operator==(const ModelSettings &o) const
     return load == o.load && context == o.context && generation.sampling == o.generation.sampling &&
            generation.maxTokens == o.generation.maxTokens && generation.enableThinking == o.generation.enableThinking &&
            generation.templateKwargs == o.generation.templateKwargs && locks == o.locks &&
-           projector == o.projector && projectorOffload == o.projectorOffload;
+           projector == o.projector && projectorOffload == o.projectorOffload && speculationAuto == o.speculationAuto;
 }
 
 namespace {
@@ -43,6 +43,8 @@ QJsonObject toJson(const ModelSettings &s)
         {"threadsBatch", s.context.threadsBatch},
         {"speculation", QString::fromStdString(s.context.speculation.types)},
         {"draftModel", QString::fromStdString(s.context.speculation.draftModel)},
+        {"draftMax", s.context.speculation.draftMax},
+        {"speculationAuto", s.speculationAuto},
         {"lockGpuLayers", s.locks.gpuLayers},
         {"lockCpuMoeLayers", s.locks.cpuMoeLayers},
         {"lockContextSize", s.locks.contextSize},
@@ -87,6 +89,8 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     SpeculationSettings spec = s.context.speculation;
     spec.types = j.value("speculation").toString(QString::fromStdString(spec.types)).toStdString();
     spec.draftModel = j.value("draftModel").toString(QString::fromStdString(spec.draftModel)).toStdString();
+    spec.draftMax = j.value("draftMax").toInt(spec.draftMax);
+    s.speculationAuto = j.value("speculationAuto").toBool(s.speculationAuto);
     s.context.speculation = validate(spec) ? SpeculationSettings() : spec;
     s.load.mtpLayers = s.context.speculation.mtp();
     s.projector = j.value("projector").toString(s.projector);

@@ -18,6 +18,9 @@ struct ModelSettings {
     // kNoProjector means none, anything else is the file the user chose.
     QString projector;
     bool projectorOffload = true; // on the GPU as llama.cpp does (false: --no-mmproj-offload)
+    // Speculative decoding "Auto": what auto-tune measured fastest for this model on this
+    // machine (off until it has), in place of context.speculation (ChatController::speculationFor).
+    bool speculationAuto = false;
     static inline const QString kNoProjector = QStringLiteral("none");
     bool operator==(const ModelSettings &o) const;
 };

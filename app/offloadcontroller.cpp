@@ -137,6 +137,8 @@ void OffloadController::onControllerSettings()
 PlanSettings OffloadController::planSettings() const
 {
     PlanSettings s{m_settings.load, m_settings.context, 1};
+    s.context.speculation = m_chat->speculationFor(m_path, m_settings); // "Auto" resolved
+    s.load.mtpLayers = s.context.speculation.mtp();
     // The model's one context: the chat's slot and the local API's in one KV cache, the same
     // memory with the API on or off.
     s.serverLoop = true;
@@ -170,7 +172,7 @@ OffloadController::Images OffloadController::images() const
 
 void OffloadController::readDraftModel()
 {
-    const QString draft = QString::fromStdString(m_settings.context.speculation.draftModel);
+    const QString draft = QString::fromStdString(m_chat->speculationFor(m_path, m_settings).draftModel);
     if (!draft.isEmpty() && draft != m_draftPath && !m_draftInspector->busy())
         m_draftInspector->inspect(draft);
 }
@@ -246,7 +248,9 @@ void OffloadController::loadOrReload()
 
 QString OffloadController::llamaServerCommand() const
 {
-    return ::llamaServerCommand(m_path, m_settings, images().projector);
+    ModelSettings s = m_settings;
+    s.context.speculation = m_chat->speculationFor(m_path, m_settings); // "Auto" as it runs
+    return ::llamaServerCommand(m_path, s, images().projector);
 }
 
 void OffloadController::onModelLoaded(const ModelSummary &summary)

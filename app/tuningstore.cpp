@@ -35,7 +35,11 @@ QJsonObject measurementJson(const TuneMeasurement &m)
             {"ubatch", qint64(s.context.ubatchSize)},
             {"fa", int(s.context.flashAttention)},
             {"ctk", QString::fromStdString(s.context.typeK)},
-            {"ctv", QString::fromStdString(s.context.typeV)}};
+            {"ctv", QString::fromStdString(s.context.typeV)},
+            {"chatPath", m.candidate.chatPath},
+            {"specType", QString::fromStdString(s.context.speculation.types)},
+            {"specDraftMax", s.context.speculation.draftMax},
+            {"specDraftModel", QString::fromStdString(s.context.speculation.draftModel)}};
 }
 
 TuneMeasurement measurementFrom(const QJsonObject &o)
@@ -56,6 +60,11 @@ TuneMeasurement measurementFrom(const QJsonObject &o)
     s.context.flashAttention = FlashAttention(o.value("fa").toInt());
     s.context.typeK = o.value("ctk").toString().toStdString();
     s.context.typeV = o.value("ctv").toString().toStdString();
+    m.candidate.chatPath = o.value("chatPath").toBool();
+    s.context.speculation.types = o.value("specType").toString(QStringLiteral("none")).toStdString();
+    s.context.speculation.draftMax = o.value("specDraftMax").toInt();
+    s.context.speculation.draftModel = o.value("specDraftModel").toString().toStdString();
+    s.load.mtpLayers = s.context.speculation.mtp();
     return m;
 }
 

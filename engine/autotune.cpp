@@ -3,6 +3,7 @@
 #include "validate.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -25,12 +26,13 @@ bool better(const TuneMeasurement &a, const TuneMeasurement &b)
     return a.prompt.mean > b.prompt.mean;
 }
 
-TuneCandidate candidate(const PlanSettings &s)
+TuneCandidate candidate(const PlanSettings &s, bool chatPath = false)
 {
     TuneCandidate c;
     c.settings = s;
-    c.label = AutoTuner::label(s);
+    c.label = AutoTuner::label(s) + (chatPath ? " (chat path)" : "");
     c.lowerQuality = s.context.typeK == "q4_0";
+    c.chatPath = chatPath;
     return c;
 }
 
@@ -38,6 +40,10 @@ TuneCandidate candidate(const PlanSettings &s)
 
 AutoTuner::AutoTuner(ModelInfo model, TuneRequest request) : m_model(std::move(model)), m_request(std::move(request))
 {
+    // The grid is measured without speculation (its raw decodes would not run it anyway); the
+    // speculation axis puts each choice on top of the best of it.
+    m_request.base.context.speculation = SpeculationSettings{};
+    m_request.base.load.mtpLayers = false;
 }
 
 std::string AutoTuner::label(const PlanSettings &s)
@@ -46,7 +52,45 @@ std::string AutoTuner::label(const PlanSettings &s)
     std::snprintf(buf, sizeof buf, "-ngl %d --n-cpu-moe %d -t %d -ub %u -fa %s -ctk %s -ctv %s", s.load.gpuLayers,
                   s.load.cpuMoeLayers, s.context.threads, s.context.ubatchSize,
                   flashAttentionName(s.context.flashAttention), s.context.typeK.c_str(), s.context.typeV.c_str());
-    return buf;
+    std::string out = buf;
+    const SpeculationSettings &spec = s.context.speculation;
+    if (spec.on()) {
+        out += " --spec-type " + spec.running();
+        if (spec.draftMax > 0)
+            out += " --spec-draft-n-max " + std::to_string(spec.draftMax);
+        if (!spec.draftModel.empty())
+            out += " -md " + spec.draftModel.substr(spec.draftModel.find_last_of('/') + 1);
+    }
+    return out;
+}
+
+std::vector<SpeculationSettings> speculationChoices(const ModelInfo &m, const std::string &draftModel)
+{
+    std::vector<SpeculationSettings> out;
+    for (int n = 1; m.mtpLayers > 0 && n <= 4; ++n) {
+        SpeculationSettings s;
+        s.types = "draft-mtp";
+        s.draftMax = n;
+        out.push_back(s);
+    }
+    SpeculationSettings ngram;
+    ngram.types = "ngram-simple";
+    out.push_back(ngram);
+    if (!draftModel.empty()) {
+        SpeculationSettings d;
+        d.draftModel = draftModel;
+        out.push_back(d);
+    }
+    return out;
+}
+
+bool fasterBeyondNoise(const Stats &a, const Stats &b)
+{
+    if (a.mean <= 0 || b.mean <= 0)
+        return false;
+    const auto se = [](const Stats &x) { return x.samples > 0 ? x.stddev / std::sqrt(double(x.samples)) : 0.0; };
+    const double noise = 2 * std::sqrt(se(a) * se(a) + se(b) * se(b));
+    return a.mean - b.mean > std::max(noise, 0.02 * b.mean);
 }
 
 bool AutoTuner::fits(const PlanSettings &s) const
@@ -220,10 +264,45 @@ TuneResult AutoTuner::tune(const MeasureFn &measure, const std::atomic<bool> *ca
         if (!improved || r.cancelled)
             break;
     }
+    if (!r.cancelled)
+        tuneSpeculation(r, best, run, cancel);
     for (size_t i = 0; i < r.measurements.size(); ++i)
         if (r.measurements[i].candidate.label == best.candidate.label)
             r.best = static_cast<int>(i);
     return r;
+}
+
+// The best configuration without speculation, measured on the chat path, against each
+// speculation choice on top of it that fits: the fastest beyond the noise wins, else none.
+void AutoTuner::tuneSpeculation(TuneResult &r, TuneMeasurement &best,
+                                const std::function<const TuneMeasurement &(const TuneCandidate &)> &run,
+                                const std::atomic<bool> *cancel) const
+{
+    if (m_request.speculation.empty() || !best.ok)
+        return;
+    PlanSettings plain = best.candidate.settings;
+    plain.context.speculation = SpeculationSettings{};
+    plain.load.mtpLayers = false;
+    const TuneMeasurement off = run(candidate(plain, true));
+    if (!off.ok)
+        return;
+    TuneMeasurement winner = off;
+    for (const SpeculationSettings &choice : m_request.speculation) {
+        if (cancel && cancel->load()) {
+            r.cancelled = true;
+            return;
+        }
+        PlanSettings s = plain;
+        s.context.speculation = choice;
+        s.load.mtpLayers = choice.mtp();
+        if (validate(s) || !fits(s))
+            continue;
+        const TuneMeasurement &m = run(candidate(s, true));
+        if (m.ok && fasterBeyondNoise(m.generate, winner.generate))
+            winner = m;
+    }
+    if (winner.candidate.label != off.candidate.label)
+        best = winner; // else the best stays the one measured like every other (raw generation)
 }
 
 std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atomic<bool> *cancel) const
@@ -291,7 +370,8 @@ TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
     // Weights are loaded again only when their placement changes.
     if (!m_model || !(m_model->settings().gpuLayers == c.settings.load.gpuLayers &&
                       m_model->settings().cpuMoeLayers == c.settings.load.cpuMoeLayers &&
-                      m_model->settings().loadMode == c.settings.load.loadMode)) {
+                      m_model->settings().loadMode == c.settings.load.loadMode &&
+                      m_model->settings().mtpLayers == c.settings.load.mtpLayers)) {
         m_model.reset();
         auto loaded = Model::load(m_path, c.settings.load);
         ++m_loads;
@@ -304,16 +384,22 @@ TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
     BenchRequest r;
     r.promptTokens = m_prompt;
     r.generateTokens = m_generate;
-    r.chatPath = false;
+    r.chatPath = c.chatPath;
     r.stop = m_stop;
+    // Whole answers only: speculation's speed is the chat's (drafts verified in batches).
+    if (c.chatPath)
+        r.promptTokens = 0;
+    r.rawGeneration = !c.chatPath;
     auto res = runBenchmark(m_model, c.settings.context, r);
     if (!res) {
         m.error = errorMessage(res.error());
         return m;
     }
     m.prompt = res->promptTps;
-    m.generate = res->generateTps;
-    m.ok = true;
+    m.generate = c.chatPath ? res->chatTps : res->generateTps;
+    m.ok = m.generate.mean > 0;
+    if (!m.ok)
+        m.error = "no answer was generated";
     return m;
 }
 

@@ -19,6 +19,9 @@ struct TuneCandidate {
     PlanSettings settings;
     std::string label;          // e.g. "-ngl 49 --n-cpu-moe 30 -t 6 -ub 512 -fa on -ctk q8_0"
     bool lowerQuality = false;  // q4_0 K cache: faster, but answers get worse
+    // Measured as whole answers through the server loop (the chat path), where speculative
+    // decoding runs; generation speed is then the chat's tokens per second.
+    bool chatPath = false;
 };
 
 struct TuneMeasurement {
@@ -48,7 +51,19 @@ struct TuneRequest {
     std::vector<FlashAttention> flash{FlashAttention::On, FlashAttention::Off};
     std::vector<std::string> kvTypes{"f16", "q8_0"};
     bool includeQ4K = false;            // try q4_0 K as well (flagged lower quality)
+    // Speculative decoding as an axis (#29): each choice is measured on the chat path beside
+    // the best configuration without it, and kept only where it is faster by more than the
+    // run-to-run noise. Empty: speculation is not tuned (speculationChoices() offers the set).
+    std::vector<SpeculationSettings> speculation;
 };
+
+// What auto-tune tries for speculation on this model: its MTP layer with 1-4 drafts where it
+// has one, n-gram lookup, and the draft model the user gave (empty: none).
+std::vector<SpeculationSettings> speculationChoices(const ModelInfo &model, const std::string &draftModel = {});
+
+// Whether `a` generates faster than `b` by more than their run-to-run noise: twice the standard
+// error of the difference, and at least 2 %.
+bool fasterBeyondNoise(const Stats &a, const Stats &b);
 
 struct TuneResult {
     std::vector<TuneMeasurement> measurements; // everything measured, in order
@@ -85,6 +100,9 @@ private:
     PlanSettings placement() const;
     std::vector<PlanSettings> placements() const;
     std::vector<int> threadChoices() const;
+    void tuneSpeculation(TuneResult &r, TuneMeasurement &best,
+                         const std::function<const TuneMeasurement &(const TuneCandidate &)> &run,
+                         const std::atomic<bool> *cancel) const;
 
     ModelInfo m_model;
     TuneRequest m_request;

@@ -180,6 +180,9 @@ std::optional<Error> timeChatPath(BenchRun &run, std::vector<double> &runs)
     auto session = ChatSession::create(run.model, cs);
     if (!session)
         return session.error();
+    // Speculation asked for and turned off by the session: not what this measurement is of.
+    if (const SpeculationOff &off = (*session)->speculationOff(); off.why != SpeculationOff::Why::None)
+        return Error{ErrorCode::InvalidArgument, off.sentence};
     GenerationOptions o;
     o.maxTokens = run.request.generateTokens;
     o.sampling.seed = 42;
@@ -250,7 +253,7 @@ Result<BenchResult> runBenchmark(const std::shared_ptr<Model> &model, const Cont
             if (auto e = timePrompt(run, out.promptRuns))
                 return *e;
         }
-        if (r.generateTokens > 0) {
+        if (r.generateTokens > 0 && r.rawGeneration) {
             if (auto e = timeGeneration(run, out.generateRuns))
                 return *e;
         }

@@ -35,6 +35,7 @@ struct BenchRequest {
     int generateTokens = 128; // tg N (0: skip)
     int repetitions = 5;
     bool chatPath = true;     // also time the full chat path for tg
+    bool rawGeneration = true; // tg as single-token decodes (false: the chat path alone)
     EarlyStop stop{5, 5, 0.0}; // default: exactly `repetitions` runs like llama-bench
 };
 

@@ -1964,6 +1964,14 @@
       <source>This model file has no MTP layer (it was converted without it).</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Auto (as auto-tune measured)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>What Auto-tune speed… measured fastest on this computer: off until it has, and off where speculation was not faster than the run-to-run noise.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>StatusStrip</name>

@@ -1958,6 +1958,14 @@
       <source>This model file has no MTP layer (it was converted without it).</source>
       <translation>此模型文件没有 MTP 层（转换时未保留）。</translation>
     </message>
+    <message>
+      <source>Auto (as auto-tune measured)</source>
+      <translation>自动（按自动调优的测量）</translation>
+    </message>
+    <message>
+      <source>What Auto-tune speed… measured fastest on this computer: off until it has, and off where speculation was not faster than the run-to-run noise.</source>
+      <translation>“自动调优速度…”在这台电脑上测得最快的选项：测量之前为关闭；若推测解码没有快过多次运行之间的波动，也为关闭。</translation>
+    </message>
   </context>
   <context>
     <name>StatusStrip</name>

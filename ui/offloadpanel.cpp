@@ -381,6 +381,7 @@ ModelSettings OffloadPanel::fromWidgets() const
     s.context.batchSize = m_batch->currentText().toUInt();
     s.context.ubatchSize = m_ubatch->currentText().toUInt();
     s.context.speculation = m_speculation->settings();
+    s.speculationAuto = m_speculation->isAuto();
     s.load.mtpLayers = s.context.speculation.mtp();
     s.locks = {m_lockGpuLayers->isChecked(), m_lockCpuMoe->isChecked(), m_lockContext->isChecked(),
                m_lockKv->isChecked()};
@@ -402,7 +403,7 @@ void OffloadPanel::toWidgets(const ModelSettings &s)
     m_batch->setCurrentText(QString::number(s.context.batchSize));
     m_ubatch->setCurrentText(QString::number(s.context.ubatchSize));
     m_loadMode->setCurrentIndex(int(s.load.loadMode));
-    m_speculation->setSettings(s.context.speculation);
+    m_speculation->setSettings(s.context.speculation, s.speculationAuto);
     m_lockGpuLayers->setChecked(s.locks.gpuLayers);
     m_lockCpuMoe->setChecked(s.locks.cpuMoeLayers);
     m_lockContext->setChecked(s.locks.contextSize);

@@ -13,8 +13,12 @@ SpeculationPicker::SpeculationPicker(QWidget *parent) : QWidget(parent)
 {
     m_combo = new QComboBox(this);
     m_combo->setObjectName(QStringLiteral("speculation"));
-    m_combo->addItems({tr("Off"), tr("MTP (the model's own draft layer)"), tr("n-gram (repeats in the chat)"),
-                       tr("Draft model…")});
+    m_combo->addItems({tr("Off"), tr("Auto (as auto-tune measured)"), tr("MTP (the model's own draft layer)"),
+                       tr("n-gram (repeats in the chat)"), tr("Draft model…")});
+    m_combo->setItemData(Auto,
+                         tr("What Auto-tune speed… measured fastest on this computer: off until it has, and off "
+                            "where speculation was not faster than the run-to-run noise."),
+                         Qt::ToolTipRole);
     m_combo->setToolTip(tr("Speculative decoding: guess several tokens ahead and let the model check them in "
                            "one step. Faster where the guesses are often right; it costs memory and can be "
                            "slower on a slow bus. The answer is the same."));
@@ -45,7 +49,8 @@ SpeculationSettings SpeculationPicker::settings() const
 {
     SpeculationSettings s;
     switch (choice()) {
-    case Off: break;
+    case Off:
+    case Auto: break;
     case Mtp: s.types = "draft-mtp"; break;
     case NGram: s.types = "ngram-simple"; break;
     case DraftModel:
@@ -56,12 +61,14 @@ SpeculationSettings SpeculationPicker::settings() const
     return s;
 }
 
-void SpeculationPicker::setSettings(const SpeculationSettings &s)
+void SpeculationPicker::setSettings(const SpeculationSettings &s, bool automatic)
 {
     m_updating = true;
     m_draftPath = QString::fromStdString(s.draftModel);
     Choice c = Off;
-    if (!m_draftPath.isEmpty())
+    if (automatic)
+        c = Auto;
+    else if (!m_draftPath.isEmpty())
         c = DraftModel;
     else if (s.mtp())
         c = Mtp;

@@ -238,6 +238,12 @@ void TuningDialog::applyBest()
     s.context.flashAttention = best.context.flashAttention;
     s.context.typeK = best.context.typeK;
     s.context.typeV = best.context.typeV;
+    // Speculation as measured: on where it paid beyond the noise, else off ("Auto" follows the
+    // stored tuning by itself).
+    if (!s.speculationAuto) {
+        s.context.speculation = best.context.speculation;
+        s.load.mtpLayers = best.load.mtpLayers;
+    }
     m_controller->setModelSettings(s);
     m_controller->reload();
     m_status->setText(tr("Applied: %1").arg(QString::fromStdString(r.measurements[size_t(r.best)].candidate.label)));

@@ -4,6 +4,8 @@
 #include "chatmodel.h"
 #include "chatstore.h"
 #include "fakeworker.h"
+#include "hardwaremonitor.h"
+#include "tuningstore.h"
 #include "inferenceworker.h"
 #include "smallchat.h"
 #include "testfixtures.h"
@@ -52,6 +54,7 @@ private slots:
     void ladderExhaustedIsAnError();
     void cancelWhileTheContextIsCreated();
     void chatsAreStoredAndReopened();
+    void autoSpeculationFollowsTheTuning();
 };
 
 void TestChatController::init()
@@ -440,6 +443,49 @@ void TestChatController::chatsAreStoredAndReopened()
     QVERIFY(again.deleteConversation(conversation));
     QCOMPARE(again.chatModel()->rowCount(), 0);
     QVERIFY(again.store()->conversations().isEmpty());
+}
+
+// Speculation "Auto" (#29): the model loads with what auto-tune stored as fastest for the file on
+// this machine, its MTP layers loaded for MTP; with nothing stored, or chosen off, it is off.
+void TestChatController::autoSpeculationFollowsTheTuning()
+{
+    FakeChat f;
+    const QString path = QStringLiteral("/models/fake.gguf");
+    QTRY_VERIFY(f.cApp.hardware()->hasProbed());
+    ModelSettings s = f.c.modelSettings();
+    s.speculationAuto = true;
+    f.c.setModelSettings(s);
+    ModelSettingsStore::save(path, s);
+    QVERIFY(f.load());
+    QVERIFY(!f.c.model().context.speculation.on()); // nothing tuned yet: off
+    // A tuning that found MTP with two drafts fastest.
+    TuneReport report;
+    shoehorn::TuneMeasurement plain, mtp;
+    plain.ok = mtp.ok = true;
+    plain.candidate.label = "plain";
+    mtp.candidate.label = "mtp";
+    mtp.candidate.chatPath = true;
+    mtp.candidate.settings.context.speculation.types = "draft-mtp";
+    mtp.candidate.settings.context.speculation.draftMax = 2;
+    report.result.measurements = {plain, mtp};
+    report.result.best = 1;
+    TuningStore::save(path, f.cApp.hardware()->machineId(), report);
+    QSignalSpy loaded(&f.c, &ChatController::modelLoaded);
+    f.c.reload();
+    QTRY_COMPARE(loaded.count(), 1);
+    QCOMPARE(f.c.model().context.speculation.types, std::string("draft-mtp"));
+    QCOMPARE(f.c.model().context.speculation.draftMax, 2);
+    QVERIFY(f.c.model().load.mtpLayers);
+    QVERIFY(f.c.modelSettings().speculationAuto); // still Auto, not the value it resolved to
+    // Chosen off by the user: the tuning does not matter.
+    s = f.c.modelSettings();
+    s.speculationAuto = false;
+    s.context.speculation = {};
+    f.c.setModelSettings(s);
+    f.c.reload();
+    QTRY_COMPARE(loaded.count(), 2);
+    QVERIFY(!f.c.model().context.speculation.on());
+    QVERIFY(!f.c.model().load.mtpLayers);
 }
 
 QTEST_GUILESS_MAIN(TestChatController)

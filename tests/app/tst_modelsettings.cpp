@@ -57,6 +57,8 @@ QStringList describe(const ModelSettings &s)
                        QString("lockKvType=%1").arg(s.locks.kvType),
                        QString("speculation=%1").arg(QString::fromStdString(s.context.speculation.types)),
                        QString("draftModel=%1").arg(QString::fromStdString(s.context.speculation.draftModel)),
+                       QString("draftMax=%1").arg(s.context.speculation.draftMax),
+                       QString("speculationAuto=%1").arg(s.speculationAuto),
                        QString("mtpLayers=%1").arg(s.load.mtpLayers)} +
            describe(s.generation);
 }
@@ -184,6 +186,12 @@ void TestModelSettings::roundTrip_data()
         s.context.speculation.types = "draft-simple";
         s.context.speculation.draftModel = "/m/small.gguf";
     });
+    row("MTP with 2 drafts", [](ModelSettings &s) {
+        s.context.speculation.types = "draft-mtp";
+        s.context.speculation.draftMax = 2;
+        s.load.mtpLayers = true;
+    });
+    row("speculation Auto", [](ModelSettings &s) { s.speculationAuto = true; });
     row("temperature", [](ModelSettings &s) { s.generation.sampling.temperature = 0.25f; });
     row("temperature 0", [](ModelSettings &s) { s.generation.sampling.temperature = 0.0f; });
     row("topK", [](ModelSettings &s) { s.generation.sampling.topK = 7; });

@@ -42,7 +42,12 @@ QStringList describe(const TuneMeasurement &m)
             QString("ubatch=%1").arg(s.context.ubatchSize),
             QString("fa=%1").arg(flashAttentionName(s.context.flashAttention)),
             QString("ctk=%1").arg(QString::fromStdString(s.context.typeK)),
-            QString("ctv=%1").arg(QString::fromStdString(s.context.typeV))};
+            QString("ctv=%1").arg(QString::fromStdString(s.context.typeV)),
+            QString("chatPath=%1").arg(m.candidate.chatPath),
+            QString("spec=%1").arg(QString::fromStdString(s.context.speculation.types)),
+            QString("specMax=%1").arg(s.context.speculation.draftMax),
+            QString("specDraft=%1").arg(QString::fromStdString(s.context.speculation.draftModel)),
+            QString("mtpLayers=%1").arg(s.load.mtpLayers)};
 }
 
 QStringList describe(const TuneReport &r)
@@ -88,6 +93,18 @@ TuneReport report(double speed)
     r.result.measurements[1].candidate.settings.context.typeK = "q4_0";
     r.result.measurements[1].candidate.settings.context.flashAttention = FlashAttention::Off;
     r.result.best = 1;
+    // Speculation measured on the chat path: MTP with 3 drafts, a draft model.
+    TuneMeasurement mtp = measurement("mtp", 99, 30, speed * 1.2);
+    mtp.candidate.chatPath = true;
+    mtp.candidate.settings.context.speculation.types = "draft-mtp";
+    mtp.candidate.settings.context.speculation.draftMax = 3;
+    mtp.candidate.settings.load.mtpLayers = true;
+    TuneMeasurement draft = measurement("draft", 99, 30, speed * 0.9);
+    draft.candidate.chatPath = true;
+    draft.candidate.settings.context.speculation.types = "draft-simple";
+    draft.candidate.settings.context.speculation.draftModel = "/m/Qwen3-0.6B-Q8_0.gguf";
+    r.result.measurements.push_back(mtp);
+    r.result.measurements.push_back(draft);
     TuneStep baseline{"baseline", measurement("-ngl 0", 0, 0, 3.5), 1.0};
     baseline.measurement.candidate.settings.context.flashAttention = FlashAttention::Auto;
     TuneStep layers{"GPU layers", measurement("-ngl 99 --n-cpu-moe 30", 99, 30, speed), speed / 3.5};

@@ -46,6 +46,11 @@ private slots:
     void realMeasurementsOnFixture();
     void cancelLeavesModelUsable();
     void tuningStory();
+    void speculationAxis_data();
+    void speculationAxis();
+    void speculationOnRandomWeights();
+    void noiseRule_data();
+    void noiseRule();
 };
 
 void TestAutoTune::gridFitsAndFlagsQuality()
@@ -192,6 +197,119 @@ void TestAutoTune::tuningStory()
     for (const auto &s : steps)
         std::printf("%-28s %-70s %6.1f t/s  x%.2f\n", s.name.c_str(), s.measurement.candidate.label.c_str(),
                     s.measurement.generate.mean, s.speedup);
+}
+
+// Speculation as an axis (#29), with a stand-in for timing: the chat path is a little slower
+// than raw generation, and each speculation choice gains what the row says.
+void TestAutoTune::speculationAxis_data()
+{
+    QTest::addColumn<double>("mtp2Gain"); // draft-mtp with 2 drafts against none, on the chat path
+    QTest::addColumn<double>("ngramGain");
+    QTest::addColumn<QString>("chosen"); // the best's label contains this, or "" for no speculation
+    QTest::newRow("MTP 2 drafts pays") << 1.25 << 1.05 << "--spec-type draft-mtp --spec-draft-n-max 2";
+    QTest::newRow("n-gram pays most") << 1.10 << 1.30 << "--spec-type ngram-simple";
+    QTest::newRow("within the noise: off") << 1.01 << 1.015 << "";
+    QTest::newRow("slower: off") << 0.7 << 0.9 << "";
+}
+
+void TestAutoTune::speculationAxis()
+{
+    QFETCH(double, mtp2Gain);
+    QFETCH(double, ngramGain);
+    QFETCH(QString, chosen);
+    auto info = inspectModel(TestFixtures::instance().qwen35_35bMtp().toStdString());
+    QVERIFY(info.ok());
+    TuneRequest r;
+    r.base.context.contextSize = 8192;
+    r.target = targetFromProfile(*findProfile("rtx4090-24g"));
+    r.threads = {4};
+    r.speculation = speculationChoices(*info);
+    QCOMPARE(r.speculation.size(), size_t(5)); // MTP with 1-4 drafts, n-gram
+    AutoTuner tuner(*info, r);
+    int chatMeasurements = 0;
+    auto measure = [&](const TuneCandidate &c) {
+        TuneMeasurement m = synthetic(c);
+        if (!c.chatPath)
+            return m;
+        ++chatMeasurements;
+        const SpeculationSettings &spec = c.settings.context.speculation;
+        double gain = 1.0;
+        if (spec.mtp())
+            gain = spec.draftMax == 2 ? mtp2Gain : 0.95;
+        else if (spec.running() == "ngram-simple")
+            gain = ngramGain;
+        // The MTP layers are loaded exactly when MTP drafts.
+        if (spec.mtp() != c.settings.load.mtpLayers)
+            gain = 0;
+        m.generate = {m.generate.mean * 0.9 * gain, m.generate.mean * 0.01, 5};
+        return m;
+    };
+    const TuneResult t = tuner.tune(measure);
+    QVERIFY(t.best >= 0);
+    QCOMPARE(chatMeasurements, 6); // none, then each choice on top of the best configuration
+    const TuneCandidate &best = t.measurements[size_t(t.best)].candidate;
+    std::printf("%s: %s\n", QTest::currentDataTag(), best.label.c_str());
+    if (chosen.isEmpty()) {
+        QVERIFY(!best.settings.context.speculation.on());
+        QVERIFY(!best.chatPath); // the best as measured like every other configuration
+    } else {
+        QVERIFY2(QString::fromStdString(best.label).contains(chosen), best.label.c_str());
+        QCOMPARE(best.settings.load.mtpLayers, best.settings.context.speculation.mtp());
+    }
+}
+
+// The real thing on the tiny MTP fixture: random weights accept (almost) no draft, so speculation
+// only costs time and auto-tune leaves it off.
+void TestAutoTune::speculationOnRandomWeights()
+{
+    const QString path = TestFixtures::instance().tinyMtp();
+    auto info = inspectModel(path.toStdString());
+    QVERIFY(info.ok());
+    TuneRequest r;
+    r.base.context.contextSize = 1024;
+    r.target = cpuTarget();
+    r.threads = {1};
+    r.ubatch = {512};
+    r.flash = {FlashAttention::On};
+    r.kvTypes = {"f16"};
+    r.speculation = speculationChoices(*info);
+    r.speculation.resize(2); // MTP with 1 and 2 drafts: enough to see it measured
+    AutoTuner tuner(*info, r);
+    BenchMeasurer measure(path.toStdString(), 32, 48, EarlyStop{3, 3, 0.0});
+    const TuneResult t = tuner.tune(std::ref(measure));
+    QVERIFY(t.best >= 0);
+    int chat = 0;
+    for (const auto &m : t.measurements) {
+        std::printf("%s: %.0f t/s%s\n", m.candidate.label.c_str(), m.generate.mean, m.ok ? "" : m.error.c_str());
+        QVERIFY2(m.ok, m.error.c_str());
+        chat += m.candidate.chatPath;
+    }
+    QCOMPARE(chat, 3);
+    QVERIFY(!t.measurements[size_t(t.best)].candidate.settings.context.speculation.on());
+    QCOMPARE(measure.loads(), 2); // without the MTP layer, then with it
+}
+
+void TestAutoTune::noiseRule_data()
+{
+    QTest::addColumn<double>("a");
+    QTest::addColumn<double>("aSd");
+    QTest::addColumn<double>("b");
+    QTest::addColumn<double>("bSd");
+    QTest::addColumn<bool>("faster");
+    QTest::newRow("10 % faster, quiet") << 110.0 << 1.0 << 100.0 << 1.0 << true;
+    QTest::newRow("1 % faster, quiet: under 2 %") << 101.0 << 0.1 << 100.0 << 0.1 << false;
+    QTest::newRow("5 % faster, noisy") << 105.0 << 8.0 << 100.0 << 8.0 << false;
+    QTest::newRow("slower") << 90.0 << 1.0 << 100.0 << 1.0 << false;
+}
+
+void TestAutoTune::noiseRule()
+{
+    QFETCH(double, a);
+    QFETCH(double, aSd);
+    QFETCH(double, b);
+    QFETCH(double, bSd);
+    QFETCH(bool, faster);
+    QCOMPARE(fasterBeyondNoise({a, aSd, 4}, {b, bSd, 4}), faster);
 }
 
 QTEST_GUILESS_MAIN(TestAutoTune)

@@ -26,10 +26,12 @@ void TestSpeculationPicker::settingsRoundTrip_data()
     QTest::addColumn<QString>("types");
     QTest::addColumn<QString>("draft");
     QTest::addColumn<int>("choice");
-    QTest::newRow("off") << "none" << "" << int(SpeculationPicker::Off);
-    QTest::newRow("MTP") << "draft-mtp" << "" << int(SpeculationPicker::Mtp);
-    QTest::newRow("n-gram") << "ngram-simple" << "" << int(SpeculationPicker::NGram);
-    QTest::newRow("draft model") << "draft-simple" << "/m/small.gguf" << int(SpeculationPicker::DraftModel);
+    QTest::addColumn<bool>("automatic");
+    QTest::newRow("off") << "none" << "" << int(SpeculationPicker::Off) << false;
+    QTest::newRow("MTP") << "draft-mtp" << "" << int(SpeculationPicker::Mtp) << false;
+    QTest::newRow("n-gram") << "ngram-simple" << "" << int(SpeculationPicker::NGram) << false;
+    QTest::newRow("draft model") << "draft-simple" << "/m/small.gguf" << int(SpeculationPicker::DraftModel) << false;
+    QTest::newRow("auto") << "none" << "" << int(SpeculationPicker::Auto) << true;
 }
 
 void TestSpeculationPicker::settingsRoundTrip()
@@ -37,14 +39,16 @@ void TestSpeculationPicker::settingsRoundTrip()
     QFETCH(QString, types);
     QFETCH(QString, draft);
     QFETCH(int, choice);
+    QFETCH(bool, automatic);
     SpeculationPicker picker;
     picker.setModelHasMtp(true);
     QSignalSpy edited(&picker, &SpeculationPicker::edited);
     SpeculationSettings s;
     s.types = types.toStdString();
     s.draftModel = draft.toStdString();
-    picker.setSettings(s);
+    picker.setSettings(s, automatic);
     QCOMPARE(int(picker.choice()), choice);
+    QCOMPARE(picker.isAuto(), automatic);
     QCOMPARE(picker.settings(), s);
     QCOMPARE(edited.count(), 0); // showing stored settings is not an edit
 }

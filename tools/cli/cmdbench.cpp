@@ -84,6 +84,17 @@ int cmdTune(const Args &a)
     r.marginBytes = a.marginMiB * MiB;
     r.promptTokens = a.benchPrompt;
     r.generateTokens = a.benchGenerate;
+    // Speculation as an axis: the model's MTP layer, n-gram, and the draft model given with -md.
+    const std::string &draft = a.context.speculation.draftModel;
+    r.speculation = speculationChoices(*info, draft);
+    if (!draft.empty()) {
+        auto d = inspectModel(draft);
+        if (!d) {
+            std::fprintf(stderr, "error: the draft model %s: %s\n", draft.c_str(), d.error().detail.c_str());
+            return 1;
+        }
+        r.base.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
+    }
     AutoTuner tuner(*info, r);
     BenchMeasurer measure(a.model, r.promptTokens, r.generateTokens, r.stop);
     const TuneResult t = tuner.tune(std::ref(measure), nullptr, [](int done, int total) {
@@ -93,8 +104,9 @@ int cmdTune(const Args &a)
     std::printf("| configuration | pp t/s | tg t/s | |\n| --- | ---: | ---: | --- |\n");
     for (size_t i = 0; i < t.measurements.size(); ++i) {
         const auto &m = t.measurements[i];
-        std::printf("| %s | %s | %s | %s%s |\n", m.candidate.label.c_str(), statText(m.prompt).c_str(),
-                    statText(m.generate).c_str(), static_cast<int>(i) == t.best ? "best" : "",
+        std::printf("| %s | %s | %s | %s%s |\n", m.candidate.label.c_str(),
+                    m.candidate.chatPath ? "" : statText(m.prompt).c_str(), statText(m.generate).c_str(),
+                    static_cast<int>(i) == t.best ? "best" : "",
                     m.candidate.lowerQuality ? " lower quality (q4_0 K)" : (m.ok ? "" : m.error.c_str()));
     }
     std::printf("\n| step | configuration | tg t/s | speedup |\n| --- | --- | ---: | ---: |\n");
