@@ -179,7 +179,8 @@ FitExplanation::Verdict FitExplanation::verdict(const Input &in)
         return {in.whatIf ? tr("Fits on %1: %2 in RAM, no GPU.").arg(in.targetName, ram)
                           : tr("Runs on the CPU: %1 of RAM.").arg(ram)};
     const QString where = devicesText(plan);
+    // What speculation's second context takes of the GPUs (what auto-fit traded for it).
     if (where.isEmpty())
-        return {tr("Fits%1: %2 on the GPU, %3 in RAM.").arg(on, bytesText(onDevices), ram)};
-    return {tr("Fits%1: %2 on %3, %4 in RAM.").arg(on, bytesText(onDevices), where, ram)};
+        return {tr("Fits%1: %2 on the GPU, %3 in RAM.").arg(on, bytesText(onDevices), ram) + speculationText(plan)};
+    return {tr("Fits%1: %2 on %3, %4 in RAM.").arg(on, bytesText(onDevices), where, ram) + speculationText(plan)};
 }

@@ -41,12 +41,19 @@ void TestPlanSummary::init()
 }
 
 namespace {
-// "CUDA0=5120/5632": a device's planned MiB of its available MiB (weights only).
+// "CUDA0=5120/5632": a device's planned MiB of its available MiB (weights only); "+spec" adds
+// speculation's draft context (256 MiB weights, 64 KV, 32 compute).
 shoehorn::MemoryPlan planOf(const QStringList &devices, quint64 ramMiB, quint64 ramAvailableMiB)
 {
     shoehorn::MemoryPlan plan;
-    for (const QString &d : devices) {
+    for (QString d : devices) {
         shoehorn::DevicePlan g;
+        if (d.endsWith("+spec")) {
+            d.chop(5);
+            g.use.draftWeights = 256ull << 20;
+            g.use.draftKv = 64ull << 20;
+            g.use.draftCompute = 32ull << 20;
+        }
         g.name = d.section('=', 0, 0).toStdString();
         g.description = "NVIDIA GeForce GTX 1060 6GB";
         g.use.weightsDense = d.section('=', 1).section('/', 0, 0).toULongLong() << 20;
@@ -90,6 +97,11 @@ void TestPlanSummary::verdictAndVerification_data()
                                    << "Does not fit: RAM needs 30.00 GiB of 20.00 GiB — press Auto-fit" << false << "";
     QTest::newRow("CPU only") << QStringList{} << 10240 << false << "running" << "Runs on the CPU: 10.00 GiB of RAM."
                               << true << "Checking with llama.cpp's dry run…";
+    QTest::newRow("fits beside speculation")
+        << QStringList{"CUDA0=4768/5632+spec"} << 10240 << false << ""
+        << "Fits: 5.00 GiB on the GPU, 10.00 GiB in RAM. Speculative decoding takes 352.0 MiB of GPU memory for its "
+           "draft context; turned off, that goes to layers or context."
+        << true << "";
     QTest::newRow("loaded") << gpu << 10240 << false << "loaded" << "Fits: 5.00 GiB on the GPU, 10.00 GiB in RAM."
                             << true << "Allocated at load: CUDA0 +1.0%, RAM −2.0% against the plan.";
     QTest::newRow("locked") << gpu << 10240 << false << "locked"

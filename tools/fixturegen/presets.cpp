@@ -223,11 +223,28 @@ Spec benchQwen3MoeApi()
     return s;
 }
 
+// Speculation's benchmark model (#29): Qwen3.5-35B-A3B's layer shapes, two trunk layers (one
+// gated delta net, one full attention) and its MTP block, random weights (about 1.4 GB), replies
+// valid UTF-8 for the API. Random weights accept no draft: benchmarks use llama.cpp's synthetic
+// acceptance (--spec-synth-len).
+Spec benchQwen35MoeMtp()
+{
+    Spec s = qwen35_35b_a3b_mtp();
+    s.name = "Shoehorn bench Qwen3.5 MoE with MTP (35B-A3B layer shapes, 2 layers + MTP)";
+    s.layers = 2;
+    s.fullAttentionInterval = 2;
+    s.vocab = 32000;
+    s.fill = Fill::Random;
+    s.weightScale = 0.02f;
+    s.controlHighBytes = true;
+    return s;
+}
+
 std::vector<std::string> presetNames()
 {
     return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-vision", "tiny-qwen35moe-mtp",
             "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b", "qwen35-35b-a3b-mtp", "gemma3-12b",
-            "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "mmproj-tiny",
+            "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "bench-qwen35moe-mtp", "mmproj-tiny",
             "mmproj-tiny-f32", "mmproj-tiny-mismatch", "mmproj-qwen35-35b-a3b"};
 }
 
@@ -249,6 +266,7 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "llama32-3b") out = llama32_3b();
     else if (name == "bench-qwen3moe") out = benchQwen3Moe();
     else if (name == "bench-qwen3moe-api") out = benchQwen3MoeApi();
+    else if (name == "bench-qwen35moe-mtp") out = benchQwen35MoeMtp();
     else return false;
     return true;
 }
