@@ -1,0 +1,74 @@
+// The status line under a message (MessageFooter::status): how it ended and its statistics,
+// speculative decoding's drafted and accepted tokens among them.
+#include "messagefooter.h"
+#include "translations.h"
+
+#include <QtTest>
+
+using namespace shoehorn;
+
+class TestMessageFooter : public QObject
+{
+    Q_OBJECT
+private slots:
+    // English as the app shows it: its plural forms ("%n token(s)") come from shoehorn_en.
+    void initTestCase()
+    {
+        qputenv("SHOEHORN_LANG", "en");
+        QCOMPARE(installTranslations(*qApp), QString("en_US"));
+    }
+    void status_data();
+    void status();
+};
+
+void TestMessageFooter::status_data()
+{
+    QTest::addColumn<int>("author");
+    QTest::addColumn<int>("state");
+    QTest::addColumn<bool>("hasStats");
+    QTest::addColumn<int>("stopReason");
+    QTest::addColumn<int>("drafted");
+    QTest::addColumn<int>("accepted");
+    QTest::addColumn<int>("trimmed");
+    QTest::addColumn<QString>("says");
+    const int assistant = int(ChatModel::Author::Assistant), user = int(ChatModel::Author::User);
+    const int done = int(ChatModel::State::Done), stopped = int(ChatModel::State::Stopped);
+    const int eog = int(StopReason::EndOfGeneration), cancelled = int(StopReason::Cancelled);
+    const QString stats = "96 tokens · 41.5 tok/s · first token 230 ms";
+    QTest::newRow("a question") << user << done << false << 0 << 0 << 0 << 0 << "";
+    QTest::newRow("an answer") << assistant << done << true << eog << 0 << 0 << 0 << stats + " · finished";
+    QTest::newRow("token limit") << assistant << done << true << int(StopReason::MaxTokens) << 0 << 0 << 0
+                                 << stats + " · token limit reached";
+    QTest::newRow("stopped") << assistant << stopped << true << cancelled << 0 << 0 << 0 << "Stopped · " + stats;
+    QTest::newRow("speculative") << assistant << done << true << eog << 96 << 14 << 0
+                                 << stats + " · finished · speculative: 14 of 96 drafted tokens accepted (15 %)";
+    QTest::newRow("speculative, none accepted") << assistant << done << true << eog << 30 << 0 << 0
+                                                << stats + " · finished · speculative: 0 of 30 drafted tokens accepted (0 %)";
+    QTest::newRow("nothing drafted: no speculation line") << assistant << done << true << eog << 0 << 0 << 2
+                                                          << stats + " · finished · 2 older messages left out to fit the context";
+}
+
+void TestMessageFooter::status()
+{
+    QFETCH(int, author);
+    QFETCH(int, state);
+    QFETCH(bool, hasStats);
+    QFETCH(int, stopReason);
+    QFETCH(int, drafted);
+    QFETCH(int, accepted);
+    QFETCH(int, trimmed);
+    QFETCH(QString, says);
+    ChatModel::Message m = ChatModel::make(ChatModel::Author(author), "text", ChatModel::State(state));
+    m.hasStats = hasStats;
+    m.stats.generatedTokens = 96;
+    m.stats.generationTokensPerSecond = 41.5;
+    m.stats.timeToFirstTokenMs = 230;
+    m.stats.stopReason = StopReason(stopReason);
+    m.stats.draftTokens = drafted;
+    m.stats.draftAccepted = accepted;
+    m.stats.trimmedMessages = trimmed;
+    QCOMPARE(MessageFooter::status(m).join(" · "), says);
+}
+
+QTEST_MAIN(TestMessageFooter)
+#include "tst_messagefooter.moc"
