@@ -16,7 +16,10 @@
 #   7. the packaged CUDA module (shoehorn-backend-cuda: the npm module and the CUDA 13 runtime,
 #      not compiled here): the module build's `devices`, the same chat as the compiled build, its
 #      parity against llama-bench of the same build, and plan against actual on CUDA0 with it;
-#   8. appends the tables, with the command, to docs/benchmarks.md.
+#   8. speculative decoding (#29): MTP on bench-qwen35moe-mtp with llama.cpp's synthetic acceptance
+#      at mean lengths 1.5, 2, 3 and 4, serve beside llama-server of the same build
+#      (tools/spec-bench.sh), and the draft context's plan against actual on the GPU;
+#   9. appends the tables, with the command, to docs/benchmarks.md.
 # Usage: tools/gpu-bench.sh [work-dir]   (about 20 GB of disk for the model)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +33,8 @@ echo "GPU: $gpu (sm_$arch)"
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHOEHORN_BUILD_GUI=OFF -DSHOEHORN_BUILD_TESTS=OFF \
     -DSHOEHORN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CUDA_COMPILER="$nvcc" -DGGML_CUDA_FA_ALL_QUANTS=OFF
-cmake --build "$build" --target shoehorn-cli shoehorn-fixturegen llama-bench llama-fit-params --parallel "$(nproc)"
+cmake --build "$build" --target shoehorn-cli shoehorn-fixturegen llama-bench llama-fit-params llama-server \
+    --parallel "$(nproc)"
 bin="$build/bin"
 
 model="$work/qwen3-30b-a3b-random.gguf"
@@ -98,6 +102,14 @@ rpc_mem=$("$bin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 -fa on -c 8192 --
     --memory-report 2>&1 >/dev/null | grep '^memory: part=' || true)
 kill $worker || true
 
+echo "== speculation: MTP with synthetic acceptance, serve beside llama-server"
+spec_model="$work/bench-qwen35moe-mtp.gguf"
+[ -f "$spec_model" ] || "$bin/shoehorn-fixturegen" bench-qwen35moe-mtp "$spec_model"
+spec_rates=$(SYNTH="1.5 2 3 4" tools/spec-bench.sh "$build" "$spec_model" 3 -- --spec-type draft-mtp -ngl 99 2>&1 |
+    grep -E '^(llama-server|serve|[0-9.]+:)' || true)
+spec_mem=$("$bin/shoehorn-cli" chat "$spec_model" -p hi -n 8 -ngl 99 --spec-type draft-mtp --no-check \
+    --memory-report 2>&1 >/dev/null | grep '^memory: part=' || true)
+
 echo "== the packaged CUDA module (the module build, as the .deb installs it)"
 mbuild="build-modules"
 cmake -S . -B "$mbuild" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHOEHORN_BUILD_GUI=OFF -DSHOEHORN_BUILD_TESTS=OFF \
@@ -141,6 +153,15 @@ module_mem=$("$mbin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 --n-cpu-moe 3
     echo
     echo '```'
     printf '%s\n' "$rpc_mem"
+    echo '```'
+    echo
+    echo "Speculation (\`SYNTH=\"1.5 2 3 4\" tools/spec-bench.sh $build bench-qwen35moe-mtp 3 -- --spec-type draft-mtp"
+    echo "-ngl 99\`: synthetic acceptance, target serve ≥ 0.97 × llama-server with speculation), and the MTP"
+    echo "context's plan against actual (\`*/draft_*\` parts):"
+    echo
+    echo '```'
+    printf '%s\n' "$spec_rates"
+    printf '%s\n' "$spec_mem"
     echo '```'
     echo
     echo "The packaged CUDA module (\`$mbuild\`: @node-llama-cpp/linux-x64-cuda@3.21.1 with the CUDA 13 runtime, as"

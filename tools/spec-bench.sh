@@ -2,6 +2,7 @@
 # Speculative decoding, serve beside llama-server of the same build (docs/benchmarks.md):
 # the same model, flags and requests, each server started once per setting, N requests each.
 #   tools/spec-bench.sh [BUILD] [MODEL.gguf] [N] [-- extra speculation flags]
+#   SYNTH="1.5 2 3 4" tools/spec-bench.sh build build/bench-qwen35moe-mtp.gguf 3 -- --spec-type draft-mtp
 # Default model: bench-qwen3moe-api (generated, ~850 MB); default speculation: n-gram with
 # llama.cpp's synthetic acceptance (--spec-synth-len 3: drafts accepted at random, output not
 # valid), so the run does not depend on what a random-weight model repeats.
@@ -34,21 +35,30 @@ rates() { # SERVER... : prints N generation rates and the drafts, one request pe
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
+# SYNTH="1.5 2 3 4": one speculative run per synthetic mean acceptance length (--spec-synth-len),
+# the SPEC flags before it, beside one run without speculation per server.
+read -r -a LENS <<< "${SYNTH:-}"
+modes=(plain spec)
+[ ${#LENS[@]} -gt 0 ] && modes=(plain "${LENS[@]}")
 declare -A M
 for who in llama-server serve; do
     server=("$BUILD/bin/llama-server")
     [ $who = serve ] && server=("$BUILD/bin/shoehorn-cli" serve)
-    for mode in plain spec; do
+    for mode in "${modes[@]}"; do
         extra=()
-        [ $mode = spec ] && extra=("${SPEC[@]}")
+        [ "$mode" = spec ] && extra=("${SPEC[@]}")
+        [ "$mode" != spec ] && [ "$mode" != plain ] && extra=("${SPEC[@]}" --spec-synth-len "$mode")
         out=$(rates "${server[@]}" "${extra[@]}")
         echo "$who $mode: $(echo "$out" | awk '{printf "%s tok/s (%s/%s)  ", $1, $2, $3}')"
         M[$who-$mode]=$(echo "$out" | awk '{print $1}' | median)
     done
 done
-python3 - "${M[llama-server-plain]}" "${M[llama-server-spec]}" "${M[serve-plain]}" "${M[serve-spec]}" <<'PY'
+for mode in "${modes[@]:1}"; do
+python3 - "$mode" "${M[llama-server-plain]}" "${M[llama-server-$mode]}" "${M[serve-plain]}" "${M[serve-$mode]}" <<'PY'
 import sys
-lp, ls, sp, ss = map(float, sys.argv[1:])
-print(f"medians: llama-server {lp} / {ls} with speculation ({ls/lp:.2f} x), serve {sp} / {ss} ({ss/sp:.2f} x)")
-print(f"serve with speculation against llama-server with speculation: {ss/ls:.2f} x")
+mode = sys.argv[1]
+lp, ls, sp, ss = map(float, sys.argv[2:])
+print(f"{mode}: llama-server {lp} / {ls} with speculation ({ls/lp:.2f} x), serve {sp} / {ss} ({ss/sp:.2f} x); "
+      f"serve with speculation against llama-server with speculation: {ss/ls:.2f} x")
 PY
+done
