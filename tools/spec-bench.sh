@@ -18,6 +18,9 @@ if [ -z "$MODEL" ]; then
     MODEL="$BUILD/bench-qwen3moe-api.gguf"
     [ -s "$MODEL" ] || "$BUILD/bin/shoehorn-fixturegen" bench-qwen3moe-api "$MODEL" >/dev/null
 fi
+# PROMPT: the request's prompt (default: a short story request).
+BODY=$(python3 -c 'import json, os; print(json.dumps({"prompt": os.environ.get("PROMPT", "Write a story about a cat."),
+    "n_predict": 128, "temperature": 0, "ignore_eos": True}))')
 PORT=18431
 LOG=$(mktemp)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -f "$LOG"' EXIT
@@ -27,8 +30,7 @@ rates() { # SERVER... : prints N generation rates and the drafts, one request pe
     local pid=$!
     for _ in $(seq 100); do curl -sf "127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
     for _ in $(seq "$N"); do
-        curl -s "127.0.0.1:$PORT/completion" \
-            -d '{"prompt":"Write a story about a cat.","n_predict":128,"temperature":0,"ignore_eos":true}' |
+        curl -s "127.0.0.1:$PORT/completion" -d "$BODY" |
             python3 -c 'import json,sys; t=json.load(sys.stdin)["timings"]; print(round(t["predicted_per_second"],1), t.get("draft_n",0), t.get("draft_n_accepted",0))'
     done
     kill $pid; wait $pid 2>/dev/null || true

@@ -37,6 +37,7 @@ QString TestFixtures::tinyLlama() { return make("tiny-llama", "tiny-llama.gguf")
 QString TestFixtures::tinyMoe() { return make("tiny-qwen3moe", "tiny-moe.gguf"); }
 QString TestFixtures::tinyThinking() { return make("tiny-thinking", "tiny-thinking.gguf"); }
 QString TestFixtures::tinyApi() { return make("tiny-api", "tiny-api.gguf"); }
+QString TestFixtures::tinyApiDraft() { return make("tiny-api-draft", "tiny-api-draft.gguf"); }
 QString TestFixtures::tinyMtp() { return make("tiny-qwen35moe-mtp", "tiny-qwen35moe-mtp.gguf"); }
 QString TestFixtures::qwen3_30b() { return make("qwen3-30b-a3b", "qwen3-30b-a3b.gguf"); }
 QString TestFixtures::llama3_8b() { return make("llama3-8b", "llama3-8b.gguf"); }

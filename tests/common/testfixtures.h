@@ -14,6 +14,7 @@ public:
     QString tinyMoe();
     QString tinyThinking();   // template opens <think> unless enable_thinking=false
     QString tinyApi();        // tiny-llama whose replies are valid UTF-8 (bytes 0x80-0xFF are CONTROL)
+    QString tinyApiDraft();   // tiny-api's draft model: same vocabulary, 2 layers, other weights
     QString tinyMtp();        // tiny qwen35moe with one MTP (nextn) layer, as Qwen3.5/3.6 GGUFs keep it
     QString qwen3_30b();      // full-shape sparse file (~18.5 GB apparent, a few MB on disk)
     QString llama3_8b();      // full-shape sparse dense model

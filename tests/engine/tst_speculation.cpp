@@ -84,21 +84,24 @@ void TestSpeculation::initTestCase()
 void TestSpeculation::sameAnswer_data()
 {
     QTest::addColumn<QString>("types");
-    QTest::addColumn<bool>("selfDraft"); // the model itself as its draft model: every draft agrees
+    QTest::addColumn<QString>("draft"); // "self": the model as its draft (every draft agrees);
+                                         // "small": tiny-api-draft, same vocabulary, other weights
     QTest::addColumn<int>("ngramSizeN");
     QTest::addColumn<bool>("drafts");    // the fixture makes drafts that are accepted
-    QTest::newRow("ngram-simple, 2-grams") << "ngram-simple" << false << 2 << true;
-    QTest::newRow("ngram-simple, llama.cpp's 12-grams") << "ngram-simple" << false << 0 << false;
-    QTest::newRow("ngram-mod") << "ngram-mod" << false << 0 << false;
-    QTest::newRow("ngram-map-k, 2-grams") << "ngram-map-k" << false << 2 << false;
-    QTest::newRow("draft-simple, the model as its own draft") << "draft-simple" << true << 0 << true;
-    QTest::newRow("draft model without a type (draft-simple)") << "none" << true << 0 << true;
+    QTest::newRow("ngram-simple, 2-grams") << "ngram-simple" << "" << 2 << true;
+    QTest::newRow("ngram-simple, llama.cpp's 12-grams") << "ngram-simple" << "" << 0 << false;
+    QTest::newRow("ngram-mod") << "ngram-mod" << "" << 0 << false;
+    QTest::newRow("ngram-map-k, 2-grams") << "ngram-map-k" << "" << 2 << false;
+    QTest::newRow("draft-simple, the model as its own draft") << "draft-simple" << "self" << 0 << true;
+    QTest::newRow("draft model without a type (draft-simple)") << "none" << "self" << 0 << true;
+    QTest::newRow("draft-simple, a smaller draft model") << "draft-simple" << "small" << 0 << false;
 }
 
 void TestSpeculation::sameAnswer()
 {
     QFETCH(QString, types);
-    QFETCH(bool, selfDraft);
+    QFETCH(QString, draft);
+    const bool selfDraft = draft == "self";
     QFETCH(int, ngramSizeN);
     QFETCH(bool, drafts);
     SpeculationSettings spec;
@@ -106,7 +109,11 @@ void TestSpeculation::sameAnswer()
     spec.ngramSizeN = ngramSizeN;
     if (selfDraft)
         spec.draftModel = TestFixtures::instance().tinyApi().toStdString();
+    else if (draft == "small")
+        spec.draftModel = TestFixtures::instance().tinyApiDraft().toStdString();
     const Answer a = answer(m_model, spec);
+    if (!spec.draftModel.empty()) // a draft model drafts, right or wrong
+        QVERIFY2(a.stats.draftTokens > 0, qPrintable(QString::number(a.stats.draftTokens)));
     QVERIFY2(a.note.empty(), a.note.c_str());
     QCOMPARE(a.text, m_plain.text);
     QCOMPARE(a.stats.generatedTokens, m_plain.stats.generatedTokens);

@@ -41,6 +41,17 @@ Spec tinyApi()
     return s;
 }
 
+// A draft model for tiny-api (speculative decoding's -md): the same vocabulary and template, half
+// its layers, other random weights, so its drafts are sometimes wrong.
+Spec tinyApiDraft()
+{
+    Spec s = tinyApi();
+    s.name = "Shoehorn Tiny API draft";
+    s.layers = 2;
+    s.seed = 7;
+    return s;
+}
+
 // A tiny Qwen3.5-style model (hybrid attention + gated delta net MoE, M-RoPE sections) for the
 // tiny projector: the pair exercises what Qwen3.5-35B-A3B with its mmproj does, image positions
 // included. Replies are valid UTF-8 so the API can serve it.
@@ -242,7 +253,7 @@ Spec benchQwen35MoeMtp()
 
 std::vector<std::string> presetNames()
 {
-    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-vision", "tiny-qwen35moe-mtp",
+    return {"tiny-llama", "tiny-qwen3moe", "tiny-thinking", "tiny-api", "tiny-api-draft", "tiny-vision", "tiny-qwen35moe-mtp",
             "qwen3-30b-a3b", "qwen3-30b-a3b-random", "qwen35-35b-a3b", "qwen35-35b-a3b-mtp", "gemma3-12b",
             "gemma3-12b-q4k-embd", "llama3-8b", "llama32-3b", "bench-qwen3moe", "bench-qwen3moe-api", "bench-qwen35moe-mtp", "mmproj-tiny",
             "mmproj-tiny-f32", "mmproj-tiny-mismatch", "mmproj-qwen35-35b-a3b"};
@@ -255,6 +266,7 @@ bool presetByName(const std::string &name, Spec &out)
     else if (name == "tiny-thinking") out = tinyThinking();
     else if (name == "tiny-api") out = tinyApi();
     else if (name == "tiny-vision") out = tinyVision();
+    else if (name == "tiny-api-draft") out = tinyApiDraft();
     else if (name == "tiny-qwen35moe-mtp") out = tinyQwen35MoeMtp();
     else if (name == "qwen3-30b-a3b") out = qwen3_30b_a3b();
     else if (name == "qwen3-30b-a3b-random") out = qwen3_30b_a3b_random();
