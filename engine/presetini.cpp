@@ -1,6 +1,7 @@
 #include "presetini.h"
 
 #include "guarded.h"
+#include "validate.h"
 
 #include <nlohmann/json.hpp>
 
@@ -134,6 +135,20 @@ bool applyKey(ModelPreset &p, const std::string &key, const std::string &value, 
     if (key == "presence-penalty") return num(p.presencePenalty);
     if (key == "repeat-penalty") return num(p.repeatPenalty);
     if (key == "s" || key == "seed") return num(p.seed);
+    if (key == "spec-type") {
+        SpeculationSettings s;
+        s.types = value;
+        s.draftModel = "x.gguf"; // a type that needs a draft model is not refused here for it
+        if (const Error e = validate(s))
+            error = e.detail;
+        else
+            p.specType = value;
+        return true;
+    }
+    if (key == "spec-draft-model" || key == "md" || key == "model-draft") return p.draftModel = value, true;
+    if (key == "spec-draft-n-max" || key == "draft" || key == "draft-n" || key == "draft-max") return num(p.draftMax);
+    if (key == "spec-draft-n-min" || key == "draft-min" || key == "draft-n-min") return num(p.draftMin);
+    if (key == "spec-ngram-simple-size-n") return num(p.ngramSizeN);
     if (key == "ctk" || key == "cache-type-k" || key == "ctv" || key == "cache-type-v")
         return applyCacheType(p, key, value, error);
     if (key == "fa" || key == "flash-attn")
@@ -179,6 +194,11 @@ ModelPreset ModelPreset::overlaidWith(const ModelPreset &o) const
     take(r.presencePenalty, o.presencePenalty);
     take(r.repeatPenalty, o.repeatPenalty);
     take(r.seed, o.seed);
+    take(r.specType, o.specType);
+    take(r.draftModel, o.draftModel);
+    take(r.draftMax, o.draftMax);
+    take(r.draftMin, o.draftMin);
+    take(r.ngramSizeN, o.ngramSizeN);
     for (const auto &[k, v] : o.templateKwargs)
         r.templateKwargs[k] = v;
     return r;
@@ -203,6 +223,12 @@ void ModelPreset::applyTo(LoadSettings &load, ContextSettings &context, Generati
     if (presencePenalty) g.sampling.presencePenalty = *presencePenalty;
     if (repeatPenalty) g.sampling.repeatPenalty = *repeatPenalty;
     if (seed) g.sampling.seed = *seed;
+    if (specType) context.speculation.types = *specType;
+    if (draftModel) context.speculation.draftModel = *draftModel;
+    if (draftMax) context.speculation.draftMax = *draftMax;
+    if (draftMin) context.speculation.draftMin = *draftMin;
+    if (ngramSizeN) context.speculation.ngramSizeN = *ngramSizeN;
+    load.mtpLayers = context.speculation.mtp();
     for (const auto &[k, v] : templateKwargs) {
         if (k == "enable_thinking")
             g.enableThinking = v == "true";

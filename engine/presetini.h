@@ -34,6 +34,13 @@ struct ModelPreset {
     std::optional<float> minP;
     std::optional<float> presencePenalty;
     std::optional<float> repeatPenalty;
+    // Speculative decoding, llama-server's keys: spec-type, spec-draft-model (-md, model-draft),
+    // spec-draft-n-max (draft, draft-max), spec-draft-n-min (draft-min), spec-ngram-simple-size-n.
+    std::optional<std::string> specType;
+    std::optional<std::string> draftModel;
+    std::optional<int> draftMax;
+    std::optional<int> draftMin;
+    std::optional<int> ngramSizeN;
     std::optional<uint32_t> seed;
     std::map<std::string, std::string> templateKwargs; // from chat-template-kwargs (JSON object)
 

@@ -6,6 +6,8 @@
 # the same cores. Appends nothing: paste the printed table into docs/benchmarks.md.
 #   tools/concurrency-bench.sh [build-dir] [tokens] [reps] [fixture]
 # MODEL=FILE.gguf: that file instead of generating the fixture (bench-qwen3moe-api takes minutes).
+# SPEC_TYPE=T: speculative decoding (--spec-type T) in both of ours and in llama-server, e.g.
+#   SPEC_TYPE=draft-mtp MODEL=build/bench-qwen35moe-mtp.gguf tools/concurrency-bench.sh build 128 3
 # SMOKE=1: the test command's bounded run (our side only; llama.cpp's tools are not built).
 set -euo pipefail
 build=$(realpath "${1:-build}")
@@ -20,7 +22,7 @@ targets=(shoehorn-concurrency-bench shoehorn-concurrency-window shoehorn-fixture
 [ "${SMOKE:-0}" = 1 ] || targets+=(llama-bench llama-batched-bench llama-server)
 cmake --build "$build" --target "${targets[@]}" > /dev/null
 "$here/tests/api/install.sh" "$here/tests/api" "$build/api-client" > /dev/null
-model="${MODEL:-$tmp/model.gguf}"
+model=$(realpath -m "${MODEL:-$tmp/model.gguf}") # the client runs in another directory
 [ -n "${MODEL:-}" ] || "$build/bin/shoehorn-fixturegen" "$fixture" "$model" > /dev/null
 
 lb=0 bb1=0 bb2=0 reference=
@@ -36,12 +38,12 @@ if [ "${SMOKE:-0}" != 1 ]; then
     echo "== llama-server (llama.cpp's own program) --parallel 2, the same client, interleaved with ours"
     port=$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")
     "$build/bin/llama-server" -m "$model" --host 127.0.0.1 --port "$port" -np 2 -c 8192 -t "$threads" \
-        --cache-ram 0 --no-warmup > "$tmp/llama-server.log" 2>&1 &
+        --cache-ram 0 --no-warmup ${SPEC_TYPE:+--spec-type "$SPEC_TYPE"} > "$tmp/llama-server.log" 2>&1 &
     for _ in $(seq 600); do grep -q "listening on http" "$tmp/llama-server.log" && break; sleep 0.1; done
     grep -q "listening on http" "$tmp/llama-server.log" || { tail -20 "$tmp/llama-server.log"; exit 1; }
     reference="http://127.0.0.1:$port"
 fi
-echo "== Shoehorn: the desktop chat and the API on one server loop ($fixture, -t $threads, $n tokens, $reps runs)"
+echo "== Shoehorn: the desktop chat and the API on one server loop ($(basename "$model" .gguf), -t $threads, $n tokens, $reps runs${SPEC_TYPE:+, --spec-type $SPEC_TYPE})"
 (cd "$build/api-client" && node concurrency.mjs "$build/bin/shoehorn-concurrency-bench" "$model" "$n" "$reps" "$threads" $reference) \
     > "$tmp/ours.json"
 # The same through the real window (offscreen): the chat typed into the message box and sent,

@@ -11,7 +11,9 @@ import { createInterface } from 'node:readline';
 
 const [tool, model, n, reps, threads, reference] =
     [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6], process.argv[7]];
-const child = spawn(tool, [model, '-c', '4096', '-t', threads], { stdio: ['pipe', 'pipe', 'inherit'] });
+// SPEC_TYPE: speculative decoding in the tool, as llama-server's --spec-type.
+const spec = process.env.SPEC_TYPE ? ['--spec-type', process.env.SPEC_TYPE] : [];
+const child = spawn(tool, [model, '-c', '4096', '-t', threads, ...spec], { stdio: ['pipe', 'pipe', 'inherit'] });
 const lines = createInterface({ input: child.stdout });
 const waiting = [];
 lines.on('line', (l) => waiting.shift()?.(l));

@@ -12,6 +12,7 @@ class TestPresetIni : public QObject
 private slots:
     void seedPreset();
     void appliesToSettings();
+    void speculationKeys();
     void badValuesAreReported_data();
     void badValuesAreReported();
     void notAPresetFile();
@@ -67,6 +68,35 @@ void TestPresetIni::appliesToSettings()
     QCOMPARE(ctx.ubatchSize, ContextSettings{}.ubatchSize); // untouched
 }
 
+// llama-server's speculation keys (#29) mean what they mean there.
+void TestPresetIni::speculationKeys()
+{
+    auto r = parsePresetIni("[mtp]\nmodel = /q35.gguf\nspec-type = draft-mtp\nspec-draft-n-max = 2\n"
+                            "[draft]\nmodel = /q3.gguf\nmodel-draft = /q3-0.6b.gguf\ndraft-min = 1\n"
+                            "[ngram]\nmodel = /l.gguf\nspec-type = ngram-simple\nspec-ngram-simple-size-n = 3\n");
+    QVERIFY(r.ok());
+    QVERIFY2(r->issues.empty(), r->issues.empty() ? "" : r->issues[0].message.c_str());
+    QCOMPARE(r->models.size(), size_t(3));
+    LoadSettings load;
+    ContextSettings ctx;
+    GenerationOptions gen;
+    r->models[0].applyTo(load, ctx, gen);
+    QCOMPARE(ctx.speculation.types, std::string("draft-mtp"));
+    QCOMPARE(ctx.speculation.draftMax, 2);
+    QVERIFY(load.mtpLayers); // the MTP layers load for it
+    LoadSettings load2;
+    ContextSettings ctx2;
+    r->models[1].applyTo(load2, ctx2, gen);
+    QCOMPARE(ctx2.speculation.draftModel, std::string("/q3-0.6b.gguf"));
+    QCOMPARE(ctx2.speculation.draftMin, 1);
+    QCOMPARE(ctx2.speculation.running(), std::string("draft-simple"));
+    QVERIFY(!load2.mtpLayers);
+    ContextSettings ctx3;
+    r->models[2].applyTo(load2, ctx3, gen);
+    QCOMPARE(ctx3.speculation.types, std::string("ngram-simple"));
+    QCOMPARE(ctx3.speculation.ngramSizeN, 3);
+}
+
 void TestPresetIni::badValuesAreReported_data()
 {
     QTest::addColumn<QString>("line");
@@ -77,6 +107,8 @@ void TestPresetIni::badValuesAreReported_data()
     QTest::newRow("kwargs") << "chat-template-kwargs = {oops" << "JSON";
     QTest::newRow("no equals") << "just words" << "not a key = value";
     QTest::newRow("unknown") << "spec-draft-max = 4" << "unknown key";
+    QTest::newRow("speculation type") << "spec-type = draft-psychic" << "--spec-type takes";
+    QTest::newRow("draft length") << "spec-draft-n-max = many" << "not a number";
 }
 
 void TestPresetIni::badValuesAreReported()

@@ -8,6 +8,7 @@
 //   quit
 //   shoehorn-concurrency-bench MODEL [-c N] [-t N] [--port N] [--api-slots N]
 #include "apiserver.h"
+#include "validate.h"
 #include "chatsession.h"
 #include "model.h"
 
@@ -40,7 +41,8 @@ int fail(const std::string &what)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return fail("usage: shoehorn-concurrency-bench MODEL [-c N] [-t N] [--port N] [--api-slots N]");
+        return fail("usage: shoehorn-concurrency-bench MODEL [-c N] [-t N] [--port N] [--api-slots N] "
+                    "[--spec-type T]");
     ContextSettings context;
     ApiServerOptions api;
     api.port = 0;
@@ -49,7 +51,9 @@ int main(int argc, char **argv)
     for (int i = 2; i + 1 < argc; i += 2) {
         const std::string flag = argv[i];
         const int value = std::atoi(argv[i + 1]);
-        if (flag == "-c")
+        if (flag == "--spec-type") // speculative decoding, as llama-server's flag
+            context.speculation.types = argv[i + 1];
+        else if (flag == "-c")
             context.contextSize = uint32_t(value);
         else if (flag == "-t")
             context.threads = value;
@@ -60,7 +64,11 @@ int main(int argc, char **argv)
         else
             return fail("unknown flag " + flag);
     }
-    auto model = Model::load(argv[1], LoadSettings{});
+    if (Error e = validate(context.speculation))
+        return fail(errorMessage(e));
+    LoadSettings load;
+    load.mtpLayers = context.speculation.mtp();
+    auto model = Model::load(argv[1], load);
     if (!model)
         return fail(errorMessage(model.error()));
     auto session = ChatSession::create(*model, context, slots);

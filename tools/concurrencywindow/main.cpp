@@ -34,6 +34,7 @@ struct Options {
     uint32_t context = 4096;
     int threads = 0;
     int apiSlots = 1;
+    QString specType; // speculative decoding, as llama-server's --spec-type (empty: off)
 };
 
 bool parse(const QStringList &args, Options &o)
@@ -44,7 +45,9 @@ bool parse(const QStringList &args, Options &o)
     for (int i = 2; i + 1 < args.size(); i += 2) {
         const QString flag = args[i];
         const int value = args[i + 1].toInt();
-        if (flag == "-c")
+        if (flag == "--spec-type")
+            o.specType = args[i + 1];
+        else if (flag == "-c")
             o.context = uint32_t(value);
         else if (flag == "-t")
             o.threads = value;
@@ -142,13 +145,17 @@ int main(int argc, char **argv)
     app.setOrganizationName(QStringLiteral("Shoehorn"));
     Options o;
     if (!parse(app.arguments(), o)) {
-        std::fprintf(stderr, "usage: shoehorn-concurrency-window MODEL [-c N] [-t N] [--api-slots N]\n");
+        std::fprintf(stderr, "usage: shoehorn-concurrency-window MODEL [-c N] [-t N] [--api-slots N] [--spec-type T]\n");
         return 2;
     }
     ModelSettings s;
     s.load.gpuLayers = 0;
     s.context.contextSize = o.context;
     s.context.threads = o.threads;
+    if (!o.specType.isEmpty()) { // the per-model choice, as the Speculative row stores it
+        s.context.speculation.types = o.specType.toStdString();
+        s.load.mtpLayers = s.context.speculation.mtp();
+    }
     ModelSettingsStore::save(o.model, s);
     ApiConfig api;
     api.port = 0;
