@@ -144,9 +144,8 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     used.serverLoop = true;
     used.apiSlots = m_session->apiSlots();
     // The draft model's tensor table lays out what llama.cpp allocated for it (a header read).
-    if (const std::string &draft = used.context.speculation.draftModel; !draft.empty())
-        if (auto d = inspectModel(draft))
-            used.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
+    if (auto d = draftModelInfo(used.context.speculation)) // unreadable: the session said why
+        used.draftModel = *d;
     if (m_api)
         m_api->setServer(m_session->api());
     emit modelLoaded(summary(path, used, hwAfter));
@@ -303,9 +302,8 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         // the user named (its tensor table, to plan its memory).
         if (r.speculation.empty())
             r.speculation = speculationChoices(model->info(), context.speculation.draftModel);
-        if (!context.speculation.draftModel.empty())
-            if (auto d = inspectModel(context.speculation.draftModel))
-                r.base.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
+        if (auto d = draftModelInfo(context.speculation))
+            r.base.draftModel = *d;
         AutoTuner tuner(model->info(), r);
         BenchMeasurer bench(m_path.toStdString(), r.promptTokens, r.generateTokens, r.stop, std::move(model));
         int done = 0;

@@ -472,6 +472,20 @@ void addDraftModel(MemoryPlan &plan, const PlanSettings &s, const PlanTarget &t)
 
 } // namespace
 
+Result<std::shared_ptr<const ModelInfo>> draftModelInfo(const SpeculationSettings &speculation)
+{
+    if (speculation.draftModel.empty())
+        return std::shared_ptr<const ModelInfo>();
+    auto info = inspectModel(speculation.draftModel);
+    if (!info)
+    {
+        const std::string &why = info.error().detail;
+        const bool named = why.find(speculation.draftModel) != std::string::npos;
+        return Error{info.error().code, "the draft model" + (named ? "" : " " + speculation.draftModel) + ": " + why};
+    }
+    return std::shared_ptr<const ModelInfo>(std::make_shared<const ModelInfo>(std::move(*info)));
+}
+
 uint64_t MemoryPlan::anonymousBytes() const
 {
     const uint64_t total = ram.use.total();

@@ -99,6 +99,10 @@ struct MemoryPlan {
     uint64_t anonymousBytes() const;
 };
 
+// The draft model's tensor table for PlanSettings::draftModel (a header read): null where the
+// speculation names no draft model; the file's problem, named, where it cannot be read.
+Result<std::shared_ptr<const ModelInfo>> draftModelInfo(const SpeculationSettings &speculation);
+
 // Fast: from the tensor table and hyperparameters, for live feedback (microseconds).
 MemoryPlan analyticPlan(const ModelInfo &model, const PlanSettings &settings, const PlanTarget &target);
 

@@ -85,16 +85,11 @@ int cmdTune(const Args &a)
     r.promptTokens = a.benchPrompt;
     r.generateTokens = a.benchGenerate;
     // Speculation as an axis: the model's MTP layer, n-gram, and the draft model given with -md.
-    const std::string &draft = a.context.speculation.draftModel;
-    r.speculation = speculationChoices(*info, draft);
-    if (!draft.empty()) {
-        auto d = inspectModel(draft);
-        if (!d) {
-            std::fprintf(stderr, "error: the draft model %s: %s\n", draft.c_str(), d.error().detail.c_str());
-            return 1;
-        }
-        r.base.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
-    }
+    r.speculation = speculationChoices(*info, a.context.speculation.draftModel);
+    auto draft = draftModelInfo(a.context.speculation);
+    if (!draft)
+        return fail(draft.error());
+    r.base.draftModel = *draft;
     AutoTuner tuner(*info, r);
     BenchMeasurer measure(a.model, r.promptTokens, r.generateTokens, r.stop);
     const TuneResult t = tuner.tune(std::ref(measure), nullptr, [](int done, int total) {

@@ -207,14 +207,10 @@ int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, P
     settings.serverLoop = true;
     settings.apiSlots = a.parallelGiven ? a.parallel : 0;
     // A draft model (-md) is planned beside the model, from its own tensor table.
-    if (const std::string &draft = a.context.speculation.draftModel; !draft.empty()) {
-        auto d = inspectModel(draft);
-        if (!d) {
-            std::fprintf(stderr, "error: the draft model %s: %s\n", draft.c_str(), d.error().detail.c_str());
-            return 1;
-        }
-        settings.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
-    }
+    auto draft = draftModelInfo(a.context.speculation);
+    if (!draft)
+        return fail(draft.error());
+    settings.draftModel = *draft;
     return addProjector(a, *info, settings);
 }
 

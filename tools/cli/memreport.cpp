@@ -52,9 +52,8 @@ MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
         s.context = a.context;
         s.parallel = a.parallel;
         s.serverLoop = true; // chat runs the model on Shoehorn's server loop, with its one slot
-        if (!a.context.speculation.draftModel.empty())
-            if (auto d = inspectModel(a.context.speculation.draftModel))
-                s.draftModel = std::make_shared<const ModelInfo>(std::move(*d));
+        if (auto d = draftModelInfo(a.context.speculation)) // unreadable: the chat says why
+            s.draftModel = *d;
         m_plan = analyticPlan(*info, s, targetFromHardware(probeHardware()));
     }
     std::fprintf(stderr, "memory: plan anonymous=%llu file_pages=%llu locked=%d\n",
