@@ -2,14 +2,21 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Three changes to upstream: server_context::load_model_shared(params, model) creates the server's
-# context on a model the application already loaded, so the desktop chat and the API share one
-# copy of the weights and turning the API on or off never reloads them; stopping the server
-# ends open requests; and a finished stream keeps its keep-alive connection (see below). The
-# changes are applied
-# here, at configure time, to a copy of the sources in the build tree (the cached llama.cpp
-# checkout stays pristine); every anchor must match exactly, so a new llama.cpp pin that moves
-# them stops the configure with a message instead of building something else.
+# Shoehorn's changes to upstream (34 anchored replacements), each with its reason
+# where it is applied below:
+#  - the shared model: server_context::load_model_shared(params, model) creates the server's
+#    context on a model the application already loaded (the desktop chat and the API share one
+#    copy of the weights; turning the API on or off never reloads them), with the application's
+#    projector borrowed, and set_meta for an HTTP side opened on a running loop;
+#  - the desktop chat's reserved slot (API tasks never take it), its tasks marked, its Stop
+#    mid-prompt (an abortable decode), its own sampler, and its token ids kept in stream mode;
+#  - a decode hook (a test seam) and the draft context's accessors (the memory report);
+#  - stopping ends every open request; a finished stream keeps its keep-alive connection;
+#  - the door: Host, Origin and API keys checked before any route, refusals counted;
+#  - readers polling below a second; no stream sessions.
+# They are applied here, at configure time, to a copy of the sources in the build tree (the
+# cached llama.cpp checkout stays pristine); every anchor must match exactly, so a new llama.cpp
+# pin that moves them stops the configure with a message instead of building something else.
 
 set(_shoehorn_srv_in "${LLAMA_CPP_DIR}/tools/server")
 set(_shoehorn_srv "${CMAKE_BINARY_DIR}/llama-server-shared")
