@@ -118,5 +118,6 @@ bool TuningStore::load(const QString &path, const QString &machine, TuneReport &
 
 std::string TuningStore::label(const LoadSettings &load, const ContextSettings &context)
 {
-    return AutoTuner::label(PlanSettings{load, context, 1});
+    // Speculation is measured on the chat path (AutoTuner's speculation axis): its rows say so.
+    return AutoTuner::label(PlanSettings{load, context, 1}) + (context.speculation.on() ? " (chat path)" : "");
 }

@@ -128,6 +128,7 @@ private slots:
     void perModelAndMachine();
     void overwrite();
     void nothingStored();
+    void currentLabelMatchesItsRow();
 };
 
 void TestTuningStore::initTestCase()
@@ -246,6 +247,21 @@ void TestTuningStore::nothingStored()
     TuneReport empty;
     QVERIFY(!TuningStore::load("/m/a.gguf", machine, empty));
     QVERIFY(empty.empty());
+}
+
+// The tuning dialog marks the current settings' row by its label: with speculation on, that row
+// was measured on the chat path (AutoTuner's speculation axis) and says so.
+void TestTuningStore::currentLabelMatchesItsRow()
+{
+    LoadSettings load;
+    load.gpuLayers = 42;
+    ContextSettings ctx;
+    ctx.threads = 4;
+    const std::string plain = TuningStore::label(load, ctx);
+    QCOMPARE(plain, AutoTuner::label(PlanSettings{load, ctx, 1}));
+    ctx.speculation.types = "draft-mtp";
+    ctx.speculation.draftMax = 2;
+    QCOMPARE(TuningStore::label(load, ctx), plain + " --spec-type draft-mtp --spec-draft-n-max 2 (chat path)");
 }
 
 QTEST_GUILESS_MAIN(TestTuningStore)
