@@ -74,10 +74,14 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
     // file's pages that mmap keeps, patterned (the system can reclaim them).
     GaugeBar *ram = m_gauges.last();
     const MemoryUse &u = plan->ram.use;
-    const quint64 file = std::min<quint64>(plan->mmapResidentBytes, u.weights());
-    const double anon = u.weights() ? double(u.weights() - file) / double(u.weights()) : 0.0;
+    // The file pages belong to the model's and the draft model's (or MTP layers') weights alike:
+    // each kind keeps its anonymous share.
+    const quint64 weights = u.weights() + u.draftWeights;
+    const quint64 file = std::min<quint64>(plan->mmapResidentBytes, weights);
+    const double anon = weights ? double(weights - file) / double(weights) : 0.0;
     const quint64 dense = quint64(double(u.weightsDense) * anon + 0.5);
-    const quint64 experts = u.weights() - file - dense;
+    const quint64 draft = quint64(double(u.draftWeights) * anon + 0.5);
+    const quint64 experts = weights - file - dense - draft;
     ram->setData(tr("RAM"),
                  {{tr("weights"), dense, GaugeBar::colorDense()},
                   {tr("experts"), experts, GaugeBar::colorExperts()},
@@ -85,7 +89,7 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
                   {tr("KV cache"), u.kvFull + u.kvSwa + u.recurrent, GaugeBar::colorKv()},
                   {tr("compute"), u.compute + u.overhead, GaugeBar::colorCompute()},
                   {tr("vision projector"), u.projector, GaugeBar::colorProjector()},
-                  {tr("speculation: weights"), u.draftWeights, GaugeBar::colorDraftWeights()},
+                  {tr("speculation: weights"), draft, GaugeBar::colorDraftWeights()},
                   {tr("speculation: KV cache"), u.draftKv, GaugeBar::colorDraftKv()},
                   {tr("speculation: compute"), u.draftCompute, GaugeBar::colorDraftCompute()}},
                  plan->ram.available, plan->ram.capacity);

@@ -90,6 +90,7 @@ private slots:
     void measuredText_data();
     void measuredText();
     void paintsReclaimablePatterned();
+    void ramGaugeShowsTwoParts_data();
     void ramGaugeShowsTwoParts();
     void paintsSegmentsFreeAndHatched();
     void paintsOverCapacityRed();
@@ -282,16 +283,31 @@ void TestGaugeBar::paintsReclaimablePatterned()
 
 // The RAM gauge shows the plan's two parts: anonymous memory solid, model file pages patterned,
 // and together the plan's RAM total.
+void TestGaugeBar::ramGaugeShowsTwoParts_data()
+{
+    QTest::addColumn<quint64>("experts");
+    QTest::addColumn<quint64>("draft"); // a draft model's weights in RAM
+    QTest::addColumn<quint64>("mapped");
+    QTest::newRow("repacked experts") << quint64(9 * GiB) << quint64(0) << quint64(8 * GiB);
+    // Everything mapped, the draft model's file pages among them: more file pages than the
+    // model's own weights.
+    QTest::newRow("a draft model, all mapped") << quint64(0) << quint64(2 * GiB) << quint64(5 * GiB);
+}
+
 void TestGaugeBar::ramGaugeShowsTwoParts()
 {
+    QFETCH(quint64, experts);
+    QFETCH(quint64, draft);
+    QFETCH(quint64, mapped);
     MemoryPlan plan;
     plan.ram.use.weightsDense = 3 * GiB;
-    plan.ram.use.weightsExperts = 9 * GiB;
+    plan.ram.use.weightsExperts = experts;
+    plan.ram.use.draftWeights = draft;
     plan.ram.use.kvFull = 1 * GiB;
     plan.ram.use.compute = 512 * MiB;
     plan.ram.available = 20 * GiB;
     plan.ram.capacity = 24 * GiB;
-    plan.mmapResidentBytes = 8 * GiB; // of the 12 GiB of weights: the rest is repacked (anonymous)
+    plan.mmapResidentBytes = mapped; // of the weights: the rest is repacked (anonymous)
     GaugeStack stack;
     stack.show(&plan, nullptr);
     auto *ram = stack.findChild<GaugeBar *>("gauge0");
@@ -299,7 +315,7 @@ void TestGaugeBar::ramGaugeShowsTwoParts()
     quint64 file = 0, solid = 0;
     for (const Segment &s : ram->segments())
         (s.reclaimable ? file : solid) += s.bytes;
-    QCOMPARE(file, 8 * GiB);
+    QCOMPARE(file, mapped);
     QCOMPARE(solid, plan.anonymousBytes());
     QCOMPARE(ram->used(), plan.ram.use.total());
 }
