@@ -336,7 +336,8 @@ Error InferenceWorker::resumeAfterTuning(std::shared_ptr<Model> model, const Loa
     const bool samePlacement = model && model->settings().gpuLayers == load.gpuLayers &&
                                model->settings().cpuMoeLayers == load.cpuMoeLayers &&
                                model->settings().loadMode == load.loadMode &&
-                               model->settings().tensorSplit == load.tensorSplit;
+                               model->settings().tensorSplit == load.tensorSplit &&
+                               model->settings().devices == load.devices && model->settings().backend == load.backend;
     if (!samePlacement) {
         model.reset(); // the last trial's weights go before the chat's come back
         auto loaded = Model::load(m_path.toStdString(), load);

@@ -32,6 +32,8 @@ QJsonObject toJson(const ModelSettings &s)
         {"cpuMoeLayers", s.load.cpuMoeLayers},
         {"mainGpu", s.load.mainGpu},
         {"tensorSplit", QString::fromStdString(tensorSplitText(s.load.tensorSplit))},
+        {"devices", QString::fromStdString(deviceListText(s.load.devices))},
+        {"backend", QString::fromStdString(s.load.backend)},
         {"loadMode", QString::fromLatin1(loadModeName(s.load.loadMode))},
         {"contextSize", qint64(s.context.contextSize)},
         {"batchSize", qint64(s.context.batchSize)},
@@ -66,6 +68,9 @@ void fromJson(const QJsonObject &j, ModelSettings &s)
     // Auto-fit's split over the devices of that time; a bad or empty one: by free memory.
     if (!parseTensorSplit(j.value("tensorSplit").toString().toStdString(), s.load.tensorSplit))
         s.load.tensorSplit.clear();
+    if (!parseDeviceList(j.value("devices").toString().toStdString(), s.load.devices))
+        s.load.devices.clear();
+    s.load.backend = j.value("backend").toString(QString::fromStdString(s.load.backend)).toStdString();
     parseLoadMode(j.value("loadMode").toString().toStdString(), s.load.loadMode);
     // A size that is not a count (negative, or past 32 bits) keeps what was there.
     auto size = [&j](const char *key, uint32_t &out) {

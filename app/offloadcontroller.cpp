@@ -170,6 +170,21 @@ OffloadController::Images OffloadController::images() const
     return out;
 }
 
+QList<OffloadController::BackendChoice> OffloadController::backendChoices() const
+{
+    QList<BackendChoice> out;
+    const PlanTarget t = m_targets->current();
+    for (const std::string &backend : shoehorn::backendChoices(t.gpus)) {
+        LoadSettings load;
+        load.backend = backend;
+        BackendChoice c{QString::fromStdString(backend), {}};
+        for (const GpuInfo &g : modelDevices(t.gpus, t.otherBackends, load))
+            c.devices << QStringLiteral("%1 · %2").arg(QString::fromStdString(g.name), QString::fromStdString(g.description));
+        out << c;
+    }
+    return out;
+}
+
 void OffloadController::readDraftModel()
 {
     const QString draft = QString::fromStdString(m_chat->speculationFor(m_path, m_settings).draftModel);
@@ -250,6 +265,11 @@ QString OffloadController::llamaServerCommand() const
 {
     ModelSettings s = m_settings;
     s.context.speculation = m_chat->speculationFor(m_path, m_settings); // "Auto" as it runs
+    if (s.load.devices.empty() && !s.load.backend.empty()) { // llama-server knows devices, not backends
+        const PlanTarget t = m_targets->current();
+        for (const GpuInfo &g : modelDevices(t.gpus, t.otherBackends, s.load))
+            s.load.devices.push_back(g.name);
+    }
     return ::llamaServerCommand(m_path, s, images().projector);
 }
 

@@ -39,6 +39,14 @@ public:
         int tokens1024 = 0;
     };
     Images images() const;
+    // For cards two backends see (an NVIDIA card through CUDA and Vulkan) on the machine planned
+    // for: each backend the model can run them on, llama.cpp's default first, and the devices it
+    // gets then ("Vulkan0 · NVIDIA GeForce RTX 3060"). Empty: no card is seen twice.
+    struct BackendChoice {
+        QString backend;
+        QStringList devices;
+    };
+    QList<BackendChoice> backendChoices() const;
     // A KV cache type the model's heads cannot take: llama.cpp stores quantized types in blocks
     // of `block` values, which must divide the head size (the engine's rule, for the window's
     // words).

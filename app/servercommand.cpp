@@ -29,6 +29,8 @@ QString llamaServerCommand(const QString &modelPath, const ModelSettings &s, con
         a << QStringLiteral("--n-cpu-moe") << QString::number(s.load.cpuMoeLayers);
     if (!s.load.tensorSplit.empty())
         a << QStringLiteral("-ts") << QString::fromStdString(tensorSplitText(s.load.tensorSplit));
+    if (!s.load.devices.empty())
+        a << QStringLiteral("--device") << QString::fromStdString(deviceListText(s.load.devices));
     a << QStringLiteral("-c") << QString::number(s.context.contextSize);
     a << QStringLiteral("-ctk") << QString::fromStdString(s.context.typeK) << QStringLiteral("-ctv")
       << QString::fromStdString(s.context.typeV);

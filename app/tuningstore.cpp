@@ -30,6 +30,7 @@ QJsonObject measurementJson(const TuneMeasurement &m)
             {"tgSd", m.generate.stddev},
             {"ngl", s.load.gpuLayers},
             {"ncmoe", s.load.cpuMoeLayers},
+            {"backend", QString::fromStdString(s.load.backend)},
             {"ctx", qint64(s.context.contextSize)},
             {"threads", s.context.threads},
             {"ubatch", qint64(s.context.ubatchSize)},
@@ -54,6 +55,7 @@ TuneMeasurement measurementFrom(const QJsonObject &o)
     auto &s = m.candidate.settings;
     s.load.gpuLayers = o.value("ngl").toInt();
     s.load.cpuMoeLayers = o.value("ncmoe").toInt();
+    s.load.backend = o.value("backend").toString().toStdString();
     s.context.contextSize = uint32_t(o.value("ctx").toInteger());
     s.context.threads = o.value("threads").toInt();
     s.context.ubatchSize = uint32_t(o.value("ubatch").toInteger());

@@ -84,7 +84,9 @@ public:
     // Every configuration of the grid that fits the target (placement from auto-fit).
     std::vector<TuneCandidate> grid() const;
     // Coordinate search: start from auto-fit's placement and change one dimension at a time,
-    // keeping the fastest generation. Measures far fewer configurations than the grid.
+    // keeping the fastest generation. Measures far fewer configurations than the grid. Then, for
+    // cards two backends see (PlanTarget::otherBackends), the best through the other backend,
+    // and speculation (TuneRequest::speculation); each kept only where faster beyond the noise.
     TuneResult tune(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr,
                     const std::function<void(int done, int total)> &progress = {}) const;
     // Every configuration of grid(): the reference the coordinate search is tested against.
@@ -100,6 +102,9 @@ private:
     PlanSettings placement() const;
     std::vector<PlanSettings> placements() const;
     std::vector<int> threadChoices() const;
+    void tuneBackend(TuneResult &r, TuneMeasurement &best,
+                     const std::function<const TuneMeasurement &(const TuneCandidate &)> &run,
+                     const std::atomic<bool> *cancel) const;
     void tuneSpeculation(TuneResult &r, TuneMeasurement &best,
                          const std::function<const TuneMeasurement &(const TuneCandidate &)> &run,
                          const std::atomic<bool> *cancel) const;

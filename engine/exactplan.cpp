@@ -18,6 +18,7 @@
 #include <llama-ext.h>
 #include <llama.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -91,8 +92,28 @@ MemoryPlan measuredFromLlama(const llama_model *model, const llama_context *ctx,
         d.use.draftKv = dx.context;
         d.use.draftCompute = dx.compute;
     };
-    for (size_t i = 0; i + 1 < data.size() && i < plan.gpus.size(); ++i)
-        fill(plan.gpus[i], data[i], drafted[i]);
+    // By name: a device llama.cpp used that the plan lacks (the plan was made for other devices
+    // than the load took) shows as a device of its own, a planned one it did not use as empty.
+    const common_device_memory_data none{0, 0, 0, 0, 0};
+    std::vector<bool> placed(plan.gpus.size(), false);
+    for (size_t i = 0; i + 1 < data.size(); ++i) {
+        ggml_backend_dev_t dev = llama_model_get_device(model, static_cast<int>(i));
+        const std::string name = ggml_backend_dev_name(dev);
+        auto it = std::find_if(plan.gpus.begin(), plan.gpus.end(), [&](const DevicePlan &d) { return d.name == name; });
+        if (it == plan.gpus.end()) {
+            DevicePlan extra;
+            extra.name = name;
+            extra.description = ggml_backend_dev_description(dev);
+            plan.gpus.push_back(extra);
+            placed.push_back(false);
+            it = plan.gpus.end() - 1;
+        }
+        placed[size_t(it - plan.gpus.begin())] = true;
+        fill(*it, data[i], drafted[i]);
+    }
+    for (size_t i = 0; i < plan.gpus.size(); ++i)
+        if (!placed[i])
+            fill(plan.gpus[i], none, none);
     fill(plan.ram, data.back(), drafted.back());
     plan.ram.use.overhead += plan.mlockCopiedBytes; // not a llama.cpp buffer (setFilePages)
     return plan;
@@ -107,6 +128,8 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
         if (!info)
             return info.error();
         internal::initBackends();
+        if (Error e = checkDevices(s.load))
+            return e;
         LogCapture::installLogger();
 
         ModelParams params(s.load, static_cast<int>(info->layerCount));

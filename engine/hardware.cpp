@@ -1,6 +1,7 @@
 #include "hardware.h"
 
 #include "backends.h"
+#include "devices.h"
 #include "settings.h"
 
 #include <ggml-backend.h>
@@ -108,6 +109,27 @@ uint64_t probeMaxTensorBytes(ggml_backend_dev_t dev)
     return std::max<uint64_t>(1, uint64_t(lo) * kRowBytes);
 }
 
+// Free and total memory, and for a local device the largest weight its backend takes.
+void measureDevice(GpuInfo &g)
+{
+    ggml_backend_dev_t dev = ggml_backend_dev_by_name(g.name.c_str());
+    if (!dev)
+        return;
+    size_t freeB = 0, totalB = 0;
+    ggml_backend_dev_memory(dev, &freeB, &totalB);
+    g.freeBytes = freeB;
+    g.totalBytes = totalB;
+    if (g.remote) // a remote device would answer over the network, once per question
+        return;
+    static std::map<std::string, uint64_t> limits; // asked once per device and process
+    static std::mutex mutex;
+    std::lock_guard lock(mutex);
+    const auto [it, added] = limits.try_emplace(g.name, 0);
+    if (added)
+        it->second = probeMaxTensorBytes(dev);
+    g.maxTensorBytes = it->second;
+}
+
 // A desktop session keeps a few hundred MiB of a card's memory busy (compositor, browser).
 constexpr uint64_t kProfileDesktopReserve = 300 * MiB;
 
@@ -126,34 +148,11 @@ HardwareInfo probeHardware()
     for (size_t i = 0; i < ggml_backend_reg_count(); ++i)
         hw.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
     std::vector<GpuInfo> remote, discrete, integrated;
-    for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
-        ggml_backend_dev_t dev = ggml_backend_dev_get(i);
-        const auto type = ggml_backend_dev_type(dev);
-        if (type != GGML_BACKEND_DEVICE_TYPE_GPU && type != GGML_BACKEND_DEVICE_TYPE_IGPU)
-            continue;
-        GpuInfo g;
-        g.name = ggml_backend_dev_name(dev);
-        g.description = ggml_backend_dev_description(dev);
-        g.remote = std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) == "RPC";
-        ggml_backend_dev_props props{};
-        ggml_backend_dev_get_props(dev, &props);
-        g.cardId = props.device_id ? props.device_id : "";
-        size_t freeB = 0, totalB = 0;
-        ggml_backend_dev_memory(dev, &freeB, &totalB);
-        g.freeBytes = freeB;
-        g.totalBytes = totalB;
-        if (!g.remote) { // a remote device would answer over the network, once per question
-            static std::map<std::string, uint64_t> limits; // asked once per device and process
-            static std::mutex mutex;
-            std::lock_guard lock(mutex);
-            const auto [it, added] = limits.try_emplace(g.name, 0);
-            if (added)
-                it->second = probeMaxTensorBytes(dev);
-            g.maxTensorBytes = it->second;
-        }
-        (g.remote ? remote : type == GGML_BACKEND_DEVICE_TYPE_GPU ? discrete : integrated).push_back(std::move(g));
-    }
-    hw.gpus = llamaDeviceOrder(std::move(remote), std::move(discrete), std::move(integrated));
+    internal::registeredGpus(remote, discrete, integrated);
+    for (auto *list : {&remote, &discrete, &integrated})
+        for (GpuInfo &g : *list)
+            measureDevice(g);
+    hw.gpus = llamaDeviceOrder(std::move(remote), std::move(discrete), std::move(integrated), &hw.otherBackends);
     probeCpuWeightBuffers(hw);
     readMeminfo(hw.ramTotalBytes, hw.ramAvailableBytes);
     hw.process = processMemory();
@@ -238,7 +237,7 @@ const HardwareProfile *findProfile(const std::string &id, const std::vector<Hard
 }
 
 std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<GpuInfo> discrete,
-                                      std::vector<GpuInfo> integrated)
+                                      std::vector<GpuInfo> integrated, std::vector<GpuInfo> *skipped)
 {
     // Remote devices first, to keep the network's share of a token small (llama_model_load).
     std::vector<GpuInfo> out = std::move(remote);
@@ -247,16 +246,20 @@ std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<G
         const auto twin = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(firstGpu), out.end(), [&](const GpuInfo &o) {
             return !g.cardId.empty() && o.cardId == g.cardId;
         });
-        if (twin != out.end())
+        if (twin != out.end()) {
             twin->sameCard.push_back(g.name);
-        else
+            if (skipped) {
+                g.sameCard = {twin->name};
+                skipped->push_back(std::move(g));
+            }
+        } else {
             out.push_back(std::move(g));
+        }
     }
     // Integrated GPUs seen by several backends: those of the first one's backend only.
     if (out.size() == firstGpu) {
-        const auto backend = [](const GpuInfo &g) { return g.name.substr(0, g.name.find_first_of("0123456789")); };
         for (GpuInfo &g : integrated)
-            if (out.size() == firstGpu || backend(g) == backend(out[firstGpu]))
+            if (out.size() == firstGpu || backendOf(g.name) == backendOf(out[firstGpu].name))
                 out.push_back(std::move(g));
     }
     return out;
@@ -278,12 +281,17 @@ PlanTarget targetFromHardware(const HardwareInfo &hw, const std::vector<uint64_t
     PlanTarget t;
     t.name = "this computer";
     t.gpus = hw.gpus;
+    t.otherBackends = hw.otherBackends;
     for (size_t i = 0; i < t.gpus.size(); ++i) {
         const uint64_t budget = deviceBudgetBytes.size() == 1 ? deviceBudgetBytes[0]
                                 : i < deviceBudgetBytes.size() ? deviceBudgetBytes[i]
                                                                : 0;
-        if (budget > 0)
-            capDevice(t.gpus[i], budget);
+        if (budget == 0)
+            continue;
+        capDevice(t.gpus[i], budget);
+        for (GpuInfo &twin : t.otherBackends) // the card's budget, whichever backend runs it
+            if (!twin.sameCard.empty() && twin.sameCard.front() == t.gpus[i].name)
+                capDevice(twin, budget);
     }
     t.ramTotalBytes = hw.ramTotalBytes;
     t.ramAvailableBytes = hw.ramAvailableBytes;

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "error.h"
+#include "settings.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,6 +53,9 @@ struct HardwareInfo {
     // In llama.cpp's order of a model's devices (llama_model_load): remote (RPC) devices first,
     // then GPUs; -ts and the per-device budgets count in this order.
     std::vector<GpuInfo> gpus;
+    // The same cards through other backends (the devices GpuInfo::sameCard names), which llama.cpp
+    // leaves out unless asked for (LoadSettings::backend, --device).
+    std::vector<GpuInfo> otherBackends;
     uint64_t ramTotalBytes = 0;
     uint64_t ramAvailableBytes = 0;
     int physicalCores = 0;
@@ -70,9 +76,27 @@ struct HardwareInfo {
 
 // The devices a llama.cpp model gets, in its order (llama_model_load's default selection):
 // remote (RPC) devices, then discrete GPUs, each card once (the first backend's device of a
-// cardId); integrated GPUs of one backend only when there is no discrete one.
+// cardId); integrated GPUs of one backend only when there is no discrete one. The cards' devices
+// of later backends go to `skipped` when given.
 std::vector<GpuInfo> llamaDeviceOrder(std::vector<GpuInfo> remote, std::vector<GpuInfo> discrete,
-                                      std::vector<GpuInfo> integrated);
+                                      std::vector<GpuInfo> integrated, std::vector<GpuInfo> *skipped = nullptr);
+
+// "Vulkan0" -> "Vulkan": the backend of a ggml device name.
+std::string backendOf(const std::string &deviceName);
+
+// The GPUs a model loaded with `load` gets, in llama.cpp's order: LoadSettings::devices as named
+// (none for {"none"}; a name not among them is left out: checkDevices names it), else `gpus` with
+// each card's device of LoadSettings::backend in place of the default backend's.
+std::vector<GpuInfo> modelDevices(const std::vector<GpuInfo> &gpus, const std::vector<GpuInfo> &otherBackends,
+                                  const LoadSettings &load);
+
+// The backends to choose between for cards several backends see, the default (llama.cpp's) first;
+// empty when no card is seen twice.
+std::vector<std::string> backendChoices(const std::vector<GpuInfo> &gpus);
+
+// LoadSettings::devices names devices of this machine (a GPU, an integrated GPU or a remote
+// machine's): else an InvalidArgument error naming the one that is not and the ones there are.
+Error checkDevices(const LoadSettings &load);
 
 // Asks ggml's backend registry and /proc/meminfo. Cheap enough to call every second.
 HardwareInfo probeHardware();
@@ -96,6 +120,7 @@ HeldMemory heldBetween(const HardwareInfo &before, const HardwareInfo &after);
 struct PlanTarget {
     std::string name;
     std::vector<GpuInfo> gpus;  // freeBytes is what the plan may use
+    std::vector<GpuInfo> otherBackends; // HardwareInfo::otherBackends (a plan's LoadSettings::backend)
     uint64_t ramTotalBytes = 0;
     uint64_t ramAvailableBytes = 0;
     int physicalCores = 0;

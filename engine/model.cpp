@@ -85,6 +85,8 @@ Result<std::shared_ptr<Model>> Model::load(const std::string &path, const LoadSe
             return Error{ErrorCode::InvalidArgument, "negative layer count"};
 
         internal::initBackends();
+        if (Error e = checkDevices(settings))
+            return e;
         LogCapture capture;
 
         ModelParams params(settings, static_cast<int>(info->layerCount));

@@ -500,8 +500,11 @@ bool MemoryPlan::fits(uint64_t gpuMargin) const
     return ram.fits();
 }
 
-MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
+MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTarget &machine)
 {
+    PlanTarget t = machine; // the GPUs this model gets (a backend or --device chosen)
+    if (!s.load.devices.empty() || !s.load.backend.empty())
+        t.gpus = modelDevices(machine.gpus, machine.otherBackends, s.load);
     MemoryPlan plan;
     const int nLayer = static_cast<int>(m.layerCount);
     const Placement p = place(m, s, t);

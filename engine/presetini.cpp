@@ -149,6 +149,14 @@ bool applyKey(ModelPreset &p, const std::string &key, const std::string &value, 
     if (key == "spec-draft-n-max" || key == "draft" || key == "draft-n" || key == "draft-max") return num(p.draftMax);
     if (key == "spec-draft-n-min" || key == "draft-min" || key == "draft-n-min") return num(p.draftMin);
     if (key == "spec-ngram-simple-size-n") return num(p.ngramSizeN);
+    if (key == "device" || key == "dev") {
+        std::vector<std::string> names;
+        if (!parseDeviceList(value, names))
+            error = "device takes device names separated by commas, or none: " + value;
+        else
+            p.devices = std::move(names);
+        return true;
+    }
     if (key == "ctk" || key == "cache-type-k" || key == "ctv" || key == "cache-type-v")
         return applyCacheType(p, key, value, error);
     if (key == "fa" || key == "flash-attn")
@@ -199,6 +207,7 @@ ModelPreset ModelPreset::overlaidWith(const ModelPreset &o) const
     take(r.draftMax, o.draftMax);
     take(r.draftMin, o.draftMin);
     take(r.ngramSizeN, o.ngramSizeN);
+    take(r.devices, o.devices);
     for (const auto &[k, v] : o.templateKwargs)
         r.templateKwargs[k] = v;
     return r;
@@ -228,6 +237,7 @@ void ModelPreset::applyTo(LoadSettings &load, ContextSettings &context, Generati
     if (draftMax) context.speculation.draftMax = *draftMax;
     if (draftMin) context.speculation.draftMin = *draftMin;
     if (ngramSizeN) context.speculation.ngramSizeN = *ngramSizeN;
+    if (devices) load.devices = *devices;
     load.mtpLayers = context.speculation.mtp();
     for (const auto &[k, v] : templateKwargs) {
         if (k == "enable_thinking")

@@ -41,6 +41,7 @@ struct ModelPreset {
     std::optional<int> draftMax;
     std::optional<int> draftMin;
     std::optional<int> ngramSizeN;
+    std::optional<std::vector<std::string>> devices; // device (dev): llama-server's --device list
     std::optional<uint32_t> seed;
     std::map<std::string, std::string> templateKwargs; // from chat-template-kwargs (JSON object)
 

@@ -1,4 +1,6 @@
 #include "projector.h"
+
+#include "devices.h"
 #include "backends.h"
 
 #include "guarded.h"
@@ -339,6 +341,12 @@ Result<std::shared_ptr<Projector>> Projector::load(std::shared_ptr<Model> model,
         LogCapture capture;
         mtmd_context_params p = mtmd_context_params_default();
         p.use_gpu = settings.offload;
+        // On the model's first GPU when its devices were chosen (a backend, --device): mtmd's own
+        // choice would be the first backend's device (CUDA's of a card Vulkan runs the model on).
+        if (auto devices = internal::modelDeviceHandles(model->settings()); devices && p.use_gpu) {
+            p.device = devices->front();
+            p.use_gpu = p.device != nullptr;
+        }
         p.print_timings = false;
         p.n_threads = settings.threads > 0 ? settings.threads : std::max(1, physicalCoreCount());
         p.warmup = true; // allocates the compute buffer now: an OOM shows at load, not at the first image

@@ -257,6 +257,12 @@ LoadSettings ServerArgs::load() const
         s.tensorSplit.assign(std::begin(p.tensor_split), std::end(p.tensor_split));
     while (!s.tensorSplit.empty() && s.tensorSplit.back() <= 0)
         s.tensorSplit.pop_back();
+    // --device: the names (parse_device_list ends the list with null; "none" is null alone).
+    for (ggml_backend_dev_t dev : p.devices)
+        if (dev)
+            s.devices.emplace_back(ggml_backend_dev_name(dev));
+    if (!p.devices.empty() && s.devices.empty())
+        s.devices = {"none"};
     s.mtpLayers = std::find(p.speculative.types.begin(), p.speculative.types.end(), COMMON_SPECULATIVE_TYPE_DRAFT_MTP) !=
                   p.speculative.types.end();
     switch (p.load_mode) {

@@ -120,4 +120,30 @@ std::string tensorSplitText(const std::vector<float> &split)
     return text;
 }
 
+bool parseDeviceList(const std::string &s, std::vector<std::string> &out)
+{
+    std::vector<std::string> names;
+    size_t start = 0;
+    while (true) {
+        const size_t end = s.find(',', start);
+        names.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos)
+            break;
+        start = end + 1;
+    }
+    for (const std::string &n : names)
+        if (n.empty() || n.find_first_of(" \t") != std::string::npos || (n == "none" && names.size() > 1))
+            return false;
+    out = std::move(names);
+    return true;
+}
+
+std::string deviceListText(const std::vector<std::string> &devices)
+{
+    std::string text;
+    for (const std::string &d : devices)
+        text += (text.empty() ? "" : ",") + d;
+    return text;
+}
+
 } // namespace shoehorn

@@ -20,6 +20,13 @@ struct LoadSettings {
     // (remote machines first, as llama.cpp). Empty or all 0: by each device's free memory.
     std::vector<float> tensorSplit;
     bool mtpLayers = false; // load the model's MTP (nextn) layers, for --spec-type draft-mtp
+    // llama.cpp's --device: the GPUs the model uses, by ggml name, in this order; {"none"}: none.
+    // Empty: llama.cpp's own choice (every GPU, each card once, through the first backend that
+    // lists it: CUDA before Vulkan).
+    std::vector<std::string> devices = {};
+    // For a card several backends see (an NVIDIA card through CUDA and Vulkan): the backend whose
+    // device of it is used, e.g. "Vulkan". Empty: llama.cpp's choice. Ignored with `devices`.
+    std::string backend = {};
     bool operator==(const LoadSettings &) const = default;
 };
 
@@ -95,6 +102,10 @@ bool parseTensorSplit(const std::string &s, std::vector<float> &out);
 // parts kept, for the caller to refuse).
 std::vector<std::string> splitDeviceList(const std::string &s);
 std::string tensorSplitText(const std::vector<float> &split); // "0.7,0.3"; "" when empty
+// llama.cpp's --device text: names split by ','. False (out unchanged) for an empty list or an
+// empty name, and for "none" among other names. Whether the devices exist: checkDevices().
+bool parseDeviceList(const std::string &s, std::vector<std::string> &out);
+std::string deviceListText(const std::vector<std::string> &devices); // "CUDA0,Vulkan1"; "" when empty
 bool isKvCacheType(const std::string &s);
 // The ggml_type (as int, to keep ggml out of this header) of a KV cache type name; f16 if unknown.
 int kvCacheGgmlType(const std::string &s);

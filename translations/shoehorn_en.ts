@@ -243,6 +243,21 @@
     </message>
   </context>
   <context>
+    <name>BackendPicker</name>
+    <message>
+      <source>This card is seen by two backends. Shoehorn uses the first, as llama.cpp does; the other one can be faster for some cards and models (Auto-tune speed… measures both).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 (default)</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The model runs on: %1</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ChatController</name>
     <message>
       <source>Image</source>
@@ -1608,6 +1623,10 @@
       <source>Speculative</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>GPU backend</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>
@@ -1733,10 +1752,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>(the same card as %1, which is not used: one backend per card)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>CUDA needs NVIDIA's driver (%1 is not installed); NVIDIA cards can run on Vulkan.</source>
       <translation type="unfinished" />
     </message>
@@ -1746,6 +1761,10 @@
     </message>
     <message>
       <source>The CUDA module has no code for %1, so this card runs on Vulkan.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>(also seen as %1: the model uses one of the two, chosen under GPU backend)</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -243,6 +243,21 @@
     </message>
   </context>
   <context>
+    <name>BackendPicker</name>
+    <message>
+      <source>This card is seen by two backends. Shoehorn uses the first, as llama.cpp does; the other one can be faster for some cards and models (Auto-tune speed… measures both).</source>
+      <translation>这张显卡可由两个后端使用。Shoehorn 与 llama.cpp 一样默认使用第一个；对某些显卡和模型，另一个可能更快（“自动调优速度…”会测量两者）。</translation>
+    </message>
+    <message>
+      <source>%1 (default)</source>
+      <translation>%1（默认）</translation>
+    </message>
+    <message>
+      <source>The model runs on: %1</source>
+      <translation>模型运行在：%1</translation>
+    </message>
+  </context>
+  <context>
     <name>ChatController</name>
     <message>
       <source>Image</source>
@@ -1605,6 +1620,10 @@
       <source>Speculative</source>
       <translation>推测解码</translation>
     </message>
+    <message>
+      <source>GPU backend</source>
+      <translation>GPU 后端</translation>
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>
@@ -1727,10 +1746,6 @@
       <translation>没有 GPU：Shoehorn 在 CPU 上运行。</translation>
     </message>
     <message>
-      <source>(the same card as %1, which is not used: one backend per card)</source>
-      <translation>（与 %1 是同一张显卡，%1 不使用：每张显卡只用一个后端）</translation>
-    </message>
-    <message>
       <source>CUDA needs NVIDIA's driver (%1 is not installed); NVIDIA cards can run on Vulkan.</source>
       <translation>CUDA 需要 NVIDIA 驱动（未安装 %1）；NVIDIA 显卡可以通过 Vulkan 运行。</translation>
     </message>
@@ -1741,6 +1756,10 @@
     <message>
       <source>The CUDA module has no code for %1, so this card runs on Vulkan.</source>
       <translation>CUDA 模块没有适用于 %1 的代码，因此这张显卡通过 Vulkan 运行。</translation>
+    </message>
+    <message>
+      <source>(also seen as %1: the model uses one of the two, chosen under GPU backend)</source>
+      <translation>（也显示为 %1：模型只用其中一个，在“GPU 后端”中选择）</translation>
     </message>
   </context>
   <context>

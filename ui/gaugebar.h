@@ -31,6 +31,7 @@ public:
     quint64 used() const;
     quint64 available() const { return m_available; }
     bool overCapacity() const { return used() > m_available; }
+    QString title() const { return m_title; }
     QString summaryText() const;
     QString measuredText() const;
     // The line painted under the bar once loaded: "Allocated at load: 4.20 GiB (+5.0%)";

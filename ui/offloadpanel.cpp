@@ -8,6 +8,7 @@
 #include "offloadtexts.h"
 #include "plansummary.h"
 #include "profiledialog.h"
+#include "backendpicker.h"
 #include "speculationpicker.h"
 #include "tuningdialog.h"
 #include "units.h"
@@ -197,6 +198,10 @@ QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
     m_speculation = new SpeculationPicker(body);
     grid->addWidget(new QLabel(tr("Speculative"), body), row, 0);
     grid->addWidget(m_speculation, row++, 1, 1, 3);
+    m_backend = new BackendPicker(body);
+    m_backendLabel = new QLabel(tr("GPU backend"), body);
+    grid->addWidget(m_backendLabel, row, 0);
+    grid->addWidget(m_backend, row++, 1, 1, 3);
     grid->setColumnStretch(1, 1);
     grid->setVerticalSpacing(4);
     return grid;
@@ -251,9 +256,12 @@ void OffloadPanel::connectWidgets()
         connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
     connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
     connect(m_speculation, &SpeculationPicker::edited, this, &OffloadPanel::settingsEdited);
+    connect(m_backend, &BackendPicker::edited, this, &OffloadPanel::settingsEdited);
     connect(m_target, &QComboBox::currentIndexChanged, m_offload->targets(), &PlanTargets::setIndex);
     connect(m_vramBudget, &QSpinBox::valueChanged, m_offload->targets(), &PlanTargets::setVramBudgetMiB);
     connect(m_offload->targets(), &PlanTargets::targetChanged, this, &OffloadPanel::targetChanged);
+    connect(m_offload->targets(), &PlanTargets::targetChanged, this,
+            [this] { showBackends(QString::fromStdString(m_offload->settings().load.backend)); });
     connect(m_margin, &QSpinBox::valueChanged, m_offload, &OffloadController::setMarginMiB);
 }
 
@@ -383,6 +391,7 @@ ModelSettings OffloadPanel::fromWidgets() const
     s.context.speculation = m_speculation->settings();
     s.speculationAuto = m_speculation->isAuto();
     s.load.mtpLayers = s.context.speculation.mtp();
+    s.load.backend = m_backend->backend().toStdString();
     s.locks = {m_lockGpuLayers->isChecked(), m_lockCpuMoe->isChecked(), m_lockContext->isChecked(),
                m_lockKv->isChecked()};
     return s;
@@ -404,6 +413,7 @@ void OffloadPanel::toWidgets(const ModelSettings &s)
     m_ubatch->setCurrentText(QString::number(s.context.ubatchSize));
     m_loadMode->setCurrentIndex(int(s.load.loadMode));
     m_speculation->setSettings(s.context.speculation, s.speculationAuto);
+    showBackends(QString::fromStdString(s.load.backend));
     m_lockGpuLayers->setChecked(s.locks.gpuLayers);
     m_lockCpuMoe->setChecked(s.locks.cpuMoeLayers);
     m_lockContext->setChecked(s.locks.contextSize);
@@ -416,6 +426,17 @@ void OffloadPanel::settingsEdited()
 {
     if (!m_updating)
         m_offload->setSettings(fromWidgets());
+}
+
+void OffloadPanel::showBackends(const QString &chosen)
+{
+    QList<BackendPicker::Choice> choices;
+    for (const auto &c : m_offload->backendChoices())
+        choices << BackendPicker::Choice{c.backend, c.devices};
+    m_backend->setBackend(chosen);
+    m_backend->setChoices(choices);
+    m_backend->setVisible(m_backend->hasChoice());
+    m_backendLabel->setVisible(m_backend->hasChoice());
 }
 
 void OffloadPanel::showPlan()

@@ -13,6 +13,7 @@ class GaugeStack;
 class PlanSummary;
 class QCheckBox;
 class QComboBox;
+class BackendPicker;
 class SpeculationPicker;
 class QGridLayout;
 class QLabel;
@@ -77,6 +78,7 @@ private:
     void onModelChanged();
     void settingsEdited();
     void showPlan();
+    void showBackends(const QString &chosen); // the GPU backend row, shown where a card is seen twice
     void updateGauges();
     void updateLabels();
     void updateSummary();
@@ -112,6 +114,8 @@ private:
     QComboBox *m_batch = nullptr;
     QComboBox *m_ubatch = nullptr;
     SpeculationPicker *m_speculation = nullptr;
+    BackendPicker *m_backend = nullptr;
+    QLabel *m_backendLabel = nullptr;
     QComboBox *m_loadMode = nullptr;
     GaugeStack *m_gaugeStack = nullptr;
     PlanSummary *m_summary = nullptr;

@@ -43,7 +43,7 @@ QString OffloadTexts::hardware(const HardwareInfo &hw, quint64 heldRam)
                            .arg(QString::fromStdString(g.name), QString::fromStdString(g.description),
                                 bytesText(g.freeBytes), bytesText(g.totalBytes));
         for (const std::string &twin : g.sameCard)
-            line += QLatin1Char(' ') + tr("(the same card as %1, which is not used: one backend per card)")
+            line += QLatin1Char(' ') + tr("(also seen as %1: the model uses one of the two, chosen under GPU backend)")
                                            .arg(QString::fromStdString(twin));
         lines << line;
     }

@@ -233,6 +233,7 @@ void TuningDialog::applyBest()
     ModelSettings s = m_controller->modelSettings();
     s.load.gpuLayers = best.load.gpuLayers;
     s.load.cpuMoeLayers = best.load.cpuMoeLayers;
+    s.load.backend = best.load.backend; // for a card two backends see: the faster one
     s.context.threads = best.context.threads;
     s.context.ubatchSize = best.context.ubatchSize;
     s.context.flashAttention = best.context.flashAttention;

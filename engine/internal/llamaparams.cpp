@@ -1,6 +1,7 @@
 #include "llamaparams.h"
 
 #include "backends.h"
+#include "devices.h"
 #include "model.h"
 
 #include <ggml-cpu.h>
@@ -24,6 +25,10 @@ ModelParams::ModelParams(const LoadSettings &s, int layerCount)
         m_split.assign(llama_max_devices(), 0.0f);
         std::copy_n(s.tensorSplit.begin(), std::min(s.tensorSplit.size(), m_split.size()), m_split.begin());
         m_params.tensor_split = m_split.data();
+    }
+    if (auto devices = internal::modelDeviceHandles(s)) {
+        m_devices = std::move(*devices);
+        m_params.devices = m_devices.data();
     }
     switch (s.loadMode) {
     case LoadMode::Mmap: m_params.load_mode = LLAMA_LOAD_MODE_MMAP; break;

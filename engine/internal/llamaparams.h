@@ -24,6 +24,7 @@ private:
     std::vector<std::string> m_patterns;
     std::vector<llama_model_tensor_buft_override> m_overrides;
     std::vector<float> m_split; // llama_max_devices() entries, as llama.cpp reads them
+    std::vector<ggml_backend_dev_t> m_devices; // LoadSettings::devices/backend, null-terminated
     llama_model_params m_params;
 };
 

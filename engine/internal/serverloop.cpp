@@ -1,5 +1,7 @@
 #include "serverloop.h"
 
+#include "devices.h"
+
 #include "diagnostics.h"
 
 #include "llamahandles.h"
@@ -171,6 +173,11 @@ common_params loopParams(const Model &model, const LoopSettings &s)
     p.cpuparams_batch = context.cpuparams_batch;
     p.swa_full = context.swa_full;
     applySpeculation(s.context.speculation, p.speculative);
+    // A draft model goes where the model went (llama-server's -devd defaults to llama.cpp's own
+    // choice, which for a card two backends see would be the other backend's device of it).
+    if (p.speculative.draft.devices.empty())
+        if (auto devices = modelDeviceHandles(model.settings()))
+            p.speculative.draft.devices = std::move(*devices);
     p.kv_unified_per_slot = 0;
     p.model.path = model.info().path;
     p.ctx_shift = s.contextShift || p.ctx_shift;

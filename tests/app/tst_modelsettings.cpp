@@ -42,6 +42,8 @@ QStringList describe(const ModelSettings &s)
     return QStringList{QString("gpuLayers=%1").arg(s.load.gpuLayers),
                        QString("cpuMoeLayers=%1").arg(s.load.cpuMoeLayers),
                        QString("mainGpu=%1").arg(s.load.mainGpu),
+                       QString("devices=%1").arg(QString::fromStdString(deviceListText(s.load.devices))),
+                       QString("backend=%1").arg(QString::fromStdString(s.load.backend)),
                        QString("loadMode=%1").arg(loadModeName(s.load.loadMode)),
                        QString("contextSize=%1").arg(s.context.contextSize),
                        QString("batchSize=%1").arg(s.context.batchSize),
@@ -68,6 +70,8 @@ ModelSettings everythingChanged()
 {
     ModelSettings s;
     s.load = {33, 7, 1, LoadMode::Mlock, {0.25f, 0.75f}};
+    s.load.devices = {"Vulkan1", "CUDA0"};
+    s.load.backend = "Vulkan";
     s.context.contextSize = 65536;
     s.context.batchSize = 1024;
     s.context.ubatchSize = 256;
@@ -192,6 +196,9 @@ void TestModelSettings::roundTrip_data()
         s.load.mtpLayers = true;
     });
     row("speculation Auto", [](ModelSettings &s) { s.speculationAuto = true; });
+    row("GPU backend", [](ModelSettings &s) { s.load.backend = "Vulkan"; });
+    row("--device list", [](ModelSettings &s) { s.load.devices = {"Vulkan0", "CUDA1"}; });
+    row("--device none", [](ModelSettings &s) { s.load.devices = {"none"}; });
     row("temperature", [](ModelSettings &s) { s.generation.sampling.temperature = 0.25f; });
     row("temperature 0", [](ModelSettings &s) { s.generation.sampling.temperature = 0.0f; });
     row("topK", [](ModelSettings &s) { s.generation.sampling.topK = 7; });

@@ -16,6 +16,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <tuple>
 
 using namespace shoehorn;
 
@@ -41,6 +42,7 @@ private slots:
     void heldMemoryIsMeasuredOnARealLoad();
     void apiSlotsAreInTheOneContext();
     void draftModelIsPlanned();
+    void cardSeenTwiceOffersItsBackends();
 };
 
 void TestOffloadController::readsTheModelInTheBackground()
@@ -249,6 +251,55 @@ void TestOffloadController::draftModelIsPlanned()
     for (const auto &g : c.plan().gpus)
         mtpKv += g.use.draftKv;
     QVERIFY(mtpKv > 0);
+}
+
+void TestOffloadController::cardSeenTwiceOffersItsBackends()
+{
+    AppCore chatApp{std::make_unique<FakeWorker>()};
+    ChatController &chat = *chatApp.chat();
+    // An NVIDIA card through CUDA and Vulkan (one PCI id), and an AMD card through Vulkan.
+    chatApp.hardware()->setProbe([] {
+        HardwareInfo hw = machine(64, 48, 1);
+        std::vector<GpuInfo> gpus;
+        for (const auto &[name, card, what] : {std::tuple{"CUDA0", "01", "NVIDIA GeForce RTX 3060"},
+                                               std::tuple{"Vulkan0", "02", "AMD Radeon RX 6600"},
+                                               std::tuple{"Vulkan1", "01", "NVIDIA GeForce RTX 3060"}}) {
+            GpuInfo g;
+            g.name = name;
+            g.cardId = card;
+            g.description = what;
+            g.totalBytes = g.freeBytes = 8 * GiB;
+            gpus.push_back(g);
+        }
+        hw.gpus = llamaDeviceOrder({}, std::move(gpus), {}, &hw.otherBackends);
+        return hw;
+    });
+    QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
+    chatApp.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    c.setModelPath(TestFixtures::instance().qwen3_30b());
+    QTRY_VERIFY(c.info().has_value());
+    const auto choices = c.backendChoices();
+    QCOMPARE(choices.size(), 2);
+    QCOMPARE(choices[0].backend, QString("CUDA")); // llama.cpp's default first
+    QCOMPARE(choices[0].devices, (QStringList{"CUDA0 · NVIDIA GeForce RTX 3060", "Vulkan0 · AMD Radeon RX 6600"}));
+    QCOMPARE(choices[1].backend, QString("Vulkan"));
+    QCOMPARE(choices[1].devices, (QStringList{"Vulkan1 · NVIDIA GeForce RTX 3060", "Vulkan0 · AMD Radeon RX 6600"}));
+    QCOMPARE(QString::fromStdString(c.plan().gpus.at(0).name), QString("CUDA0"));
+    QVERIFY(!c.llamaServerCommand().contains("--device"));
+
+    ModelSettings s = c.settings();
+    s.load.backend = "Vulkan";
+    c.setSettings(s);
+    QCOMPARE(c.plan().gpus.size(), size_t(2));
+    QCOMPARE(QString::fromStdString(c.plan().gpus[0].name), QString("Vulkan1"));
+    QCOMPARE(QString::fromStdString(c.plan().gpus[1].name), QString("Vulkan0"));
+    // llama-server has no per-card backend: the same devices, named.
+    QVERIFY2(c.llamaServerCommand().contains(" --device Vulkan1,Vulkan0 "), qPrintable(c.llamaServerCommand()));
+    ModelSettings stored;
+    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), stored));
+    QCOMPARE(stored.load.backend, std::string("Vulkan")); // remembered for the file
 }
 
 QTEST_GUILESS_MAIN(TestOffloadController)

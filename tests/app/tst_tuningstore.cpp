@@ -37,6 +37,7 @@ QStringList describe(const TuneMeasurement &m)
             QString("tg=%1±%2").arg(m.generate.mean).arg(m.generate.stddev),
             QString("ngl=%1").arg(s.load.gpuLayers),
             QString("ncmoe=%1").arg(s.load.cpuMoeLayers),
+            QString("backend=%1").arg(QString::fromStdString(s.load.backend)),
             QString("ctx=%1").arg(s.context.contextSize),
             QString("threads=%1").arg(s.context.threads),
             QString("ubatch=%1").arg(s.context.ubatchSize),
@@ -105,6 +106,10 @@ TuneReport report(double speed)
     draft.candidate.settings.context.speculation.draftModel = "/m/Qwen3-0.6B-Q8_0.gguf";
     r.result.measurements.push_back(mtp);
     r.result.measurements.push_back(draft);
+    // The card through its other backend (AutoTuner's backend axis).
+    TuneMeasurement vulkan = measurement("vulkan", 99, 20, speed * 1.6);
+    vulkan.candidate.settings.load.backend = "Vulkan";
+    r.result.measurements.push_back(vulkan);
     TuneStep baseline{"baseline", measurement("-ngl 0", 0, 0, 3.5), 1.0};
     baseline.measurement.candidate.settings.context.flashAttention = FlashAttention::Auto;
     TuneStep layers{"GPU layers", measurement("-ngl 99 --n-cpu-moe 30", 99, 30, speed), speed / 3.5};

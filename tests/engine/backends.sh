@@ -48,6 +48,22 @@ for preset in tiny-qwen3moe tiny-api; do
     [ "$cpu" = "$vk" ] || fail "$preset answers differently on Vulkan0"
 done
 
+echo "== 2b. the devices chosen (llama.cpp's --device, Shoehorn's --backend)"
+none=$(GGML_VK_VISIBLE_DEVICES=0 chat "$work/tiny-api.gguf" -ngl 99 --device none) || fail "chat with --device none"
+grep -q 'part=Vulkan0/' "$work/err" && { cat "$work/err"; fail "--device none allocated on Vulkan0"; }
+[ "$none" = "$vk" ] || fail "--device none answers differently"
+picked=$(GGML_VK_VISIBLE_DEVICES=0 chat "$work/tiny-api.gguf" -ngl 99 --device Vulkan0 --backend Vulkan) \
+    || fail "chat with --device Vulkan0"
+grep -qE '^memory: part=Vulkan0/buffers/after-load .* actual=[1-9]' "$work/err" || fail "--device Vulkan0 put nothing there"
+[ "$picked" = "$vk" ] || fail "--device Vulkan0 answers differently"
+set +e
+GGML_VK_VISIBLE_DEVICES=0 "$cli" chat "$work/tiny-api.gguf" --device Vulkan7 -p hi 2> "$work/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q -- '--device Vulkan7: no such device here (devices: Vulkan0)' "$work/err" \
+    || { cat "$work/err"; fail "an unknown --device is not named (exit $rc)"; }
+echo "--device none: the CPU's answer; Vulkan0 as chosen; Vulkan7 named"
+
 echo "== 3. no module, a module that does not load"
 mods="$work/modules"
 mkdir "$mods"

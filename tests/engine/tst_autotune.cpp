@@ -49,6 +49,8 @@ private slots:
     void speculationAxis_data();
     void speculationAxis();
     void speculationOnRandomWeights();
+    void backendAxis_data();
+    void backendAxis();
     void noiseRule_data();
     void noiseRule();
 };
@@ -256,6 +258,57 @@ void TestAutoTune::speculationAxis()
         QVERIFY2(QString::fromStdString(best.label).contains(chosen), best.label.c_str());
         QCOMPARE(best.settings.load.mtpLayers, best.settings.context.speculation.mtp());
     }
+}
+
+void TestAutoTune::backendAxis_data()
+{
+    QTest::addColumn<double>("vulkanGain"); // the same configuration through Vulkan against CUDA
+    QTest::addColumn<bool>("seenTwice");    // the card is seen by both backends
+    QTest::addColumn<QString>("chosen");    // the best's backend
+    QTest::newRow("Vulkan faster on this card") << 1.20 << true << "Vulkan";
+    QTest::newRow("within the noise: the default") << 1.01 << true << "";
+    QTest::newRow("slower: the default") << 0.80 << true << "";
+    QTest::newRow("one backend per card: not tried") << 1.20 << false << "";
+}
+
+void TestAutoTune::backendAxis()
+{
+    QFETCH(double, vulkanGain);
+    QFETCH(bool, seenTwice);
+    QFETCH(QString, chosen);
+    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    QVERIFY(info.ok());
+    TuneRequest r;
+    r.base.context.contextSize = 8192;
+    r.target = targetFromProfile(*findProfile("rtx3060-12g"));
+    r.target.gpus[0].name = "CUDA0";
+    if (seenTwice) {
+        GpuInfo vulkan = r.target.gpus[0];
+        vulkan.name = "Vulkan0";
+        vulkan.sameCard = {"CUDA0"};
+        r.target.gpus[0].sameCard = {"Vulkan0"};
+        r.target.otherBackends = {vulkan};
+    }
+    r.threads = {4};
+    AutoTuner tuner(*info, r);
+    int throughVulkan = 0;
+    auto measure = [&](const TuneCandidate &c) {
+        TuneMeasurement m = synthetic(c);
+        if (c.settings.load.backend == "Vulkan") {
+            ++throughVulkan;
+            m.generate.mean *= vulkanGain;
+        }
+        m.generate.stddev = m.generate.mean * 0.01;
+        m.generate.samples = 5;
+        return m;
+    };
+    const TuneResult t = tuner.tune(measure);
+    QVERIFY(t.best >= 0);
+    QCOMPARE(throughVulkan, seenTwice ? 1 : 0); // the best configuration once through the other backend
+    const TuneCandidate &best = t.measurements[size_t(t.best)].candidate;
+    std::printf("%s: %s\n", QTest::currentDataTag(), best.label.c_str());
+    QCOMPARE(QString::fromStdString(best.settings.load.backend), chosen);
+    QCOMPARE(QString::fromStdString(best.label).contains("--backend Vulkan"), !chosen.isEmpty());
 }
 
 // The real thing on the tiny MTP fixture: random weights accept (almost) no draft, so speculation

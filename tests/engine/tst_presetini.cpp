@@ -95,6 +95,15 @@ void TestPresetIni::speculationKeys()
     r->models[2].applyTo(load2, ctx3, gen);
     QCOMPARE(ctx3.speculation.types, std::string("ngram-simple"));
     QCOMPARE(ctx3.speculation.ngramSizeN, 3);
+    // llama-server's --device (dev): the GPUs the model uses.
+    auto d = parsePresetIni("[*]\ndevice = none\n[v]\nmodel = /v.gguf\ndev = Vulkan0,CUDA1\n[c]\nmodel = /c.gguf\n");
+    QVERIFY(d.ok());
+    QVERIFY(d->issues.empty());
+    LoadSettings dv, dc;
+    d->models[0].applyTo(dv, ctx3, gen);
+    d->models[1].applyTo(dc, ctx3, gen);
+    QCOMPARE(dv.devices, (std::vector<std::string>{"Vulkan0", "CUDA1"}));
+    QCOMPARE(dc.devices, std::vector<std::string>{"none"}); // from [*]
 }
 
 void TestPresetIni::badValuesAreReported_data()
@@ -109,6 +118,7 @@ void TestPresetIni::badValuesAreReported_data()
     QTest::newRow("unknown") << "spec-draft-max = 4" << "unknown key";
     QTest::newRow("speculation type") << "spec-type = draft-psychic" << "--spec-type takes";
     QTest::newRow("draft length") << "spec-draft-n-max = many" << "not a number";
+    QTest::newRow("device list") << "device = CUDA0,,Vulkan0" << "device takes device names";
 }
 
 void TestPresetIni::badValuesAreReported()

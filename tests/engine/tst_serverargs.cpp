@@ -54,6 +54,7 @@ QString field(const ServerArgs &a, const QString &name)
                                         std::to_string(c.speculation.draftMax) + " " +
                                         std::to_string(c.speculation.ngramSizeN))},
         {"mtpLayers", l.mtpLayers ? "yes" : "no"},
+        {"devices", QString::fromStdString(deviceListText(l.devices))},
     };
     const auto it = fields.find(name);
     return it == fields.end() ? QString("no field " + name) : it->second;
@@ -123,6 +124,11 @@ void TestServerArgs::flags_data()
     row("-md", "-m a.gguf -md d.gguf --spec-draft-n-max 8", "spec", "none d.gguf 8 12");
     row("draft-mtp loads the MTP layers", "-m a.gguf --spec-type draft-mtp", "mtpLayers", "yes");
     row("no MTP layers otherwise", "-m a.gguf --spec-type ngram-mod", "mtpLayers", "no");
+    // --device: llama.cpp's choice without it; none keeps every layer off the GPUs (a real
+    // device's name on lavapipe: tests/engine/backends.sh).
+    row("no --device", "-m a.gguf", "devices", "");
+    row("--device none", "-m a.gguf --device none", "devices", "none");
+    row("-dev none", "-m a.gguf -dev none", "devices", "none");
 }
 
 void TestServerArgs::flags()

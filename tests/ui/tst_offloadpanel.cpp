@@ -9,6 +9,7 @@
 #include "offloadpanel.h"
 #include "panelsteps.h"
 #include "testfixtures.h"
+#include "translations.h"
 #include "visioncontroller.h"
 
 #include <QCheckBox>
@@ -46,6 +47,7 @@ private slots:
     void projectorInThePlan();
     void sentenceNamesTheDevices_data();
     void sentenceNamesTheDevices();
+    void backendRowForACardSeenTwice();
 };
 
 void TestOffloadPanel::init()
@@ -372,6 +374,73 @@ void TestOffloadPanel::sentenceNamesTheDevices()
     in.lastFit = &fit;
     in.plan = &plan;
     QCOMPARE(FitExplanation::text(in), says);
+}
+
+void TestOffloadPanel::backendRowForACardSeenTwice()
+{
+    if (qEnvironmentVariableIsSet("SHOEHORN_LANG")) // the screenshot in another language
+        installTranslations(*QCoreApplication::instance());
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    bool twice = false; // the card through CUDA and Vulkan, or through Vulkan only
+    cApp.hardware()->setProbe([&twice] {
+        HardwareInfo hw;
+        hw.ramTotalBytes = 64 * GiB;
+        hw.ramAvailableBytes = 48 * GiB;
+        hw.physicalCores = 8;
+        std::vector<GpuInfo> gpus;
+        for (const char *name : {"CUDA0", "Vulkan0"}) {
+            if (!twice && name == std::string("CUDA0"))
+                continue;
+            GpuInfo g;
+            g.name = name;
+            g.cardId = "0000:01:00.0";
+            g.description = "NVIDIA GeForce RTX 3060";
+            g.totalBytes = g.freeBytes = 12 * GiB;
+            gpus.push_back(g);
+        }
+        hw.gpus = llamaDeviceOrder({}, std::move(gpus), {}, &hw.otherBackends);
+        return hw;
+    });
+    QSignalSpy probed(cApp.hardware(), &HardwareMonitor::changed);
+    cApp.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    panel.show();
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
+    auto *backend = panel.findChild<QComboBox *>("gpuBackend");
+    QVERIFY(backend);
+    QVERIFY(!backend->isVisible()); // one backend per card: nothing to choose
+
+    twice = true;
+    probed.clear();
+    cApp.hardware()->refresh();
+    QTRY_VERIFY(probed.count() >= 1);
+    selectProfile(panel, "rtx3060-12g");
+    auto *target = panel.findChild<QComboBox *>("planFor");
+    target->setCurrentIndex(0); // back to this computer: its devices asked again
+    QTRY_VERIFY(backend->isVisible());
+    QCOMPARE(backend->count(), 2);
+    QVERIFY(backend->itemText(0).startsWith("CUDA")); // "CUDA (default)"
+    QCOMPARE(backend->itemData(0).toString(), QString()); // the default: nothing stored
+    QCOMPARE(backend->itemText(1), QString("Vulkan"));
+    QCOMPARE(backend->itemData(1).toString(), QString("Vulkan"));
+    QVERIFY(backend->itemData(1, Qt::ToolTipRole).toString().contains("Vulkan0 · NVIDIA GeForce RTX 3060"));
+    QCOMPARE(QString::fromStdString(panel.plan().gpus.at(0).name), QString("CUDA0"));
+    backend->setCurrentIndex(1);
+    QCOMPARE(QString::fromStdString(panel.plan().gpus.at(0).name), QString("Vulkan0"));
+    QVERIFY2(gauge(panel, 0)->title().startsWith("Vulkan0"), qPrintable(gauge(panel, 0)->title()));
+    if (const QString shot = qEnvironmentVariable("SHOEHORN_TEST_SHOT"); !shot.isEmpty())
+        panel.resize(440, 900), panel.grab().save(shot);
+    ModelSettings s;
+    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
+    QCOMPARE(s.load.backend, std::string("Vulkan"));
+    // A profile has one backend: the row goes, the choice stays for this computer.
+    selectProfile(panel, "rtx3060-12g");
+    QVERIFY(!backend->isVisible());
+    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
+    QCOMPARE(s.load.backend, std::string("Vulkan"));
 }
 
 QTEST_MAIN(TestOffloadPanel)

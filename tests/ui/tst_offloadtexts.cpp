@@ -61,8 +61,8 @@ void TestOffloadTexts::hardware_data()
     GpuInfo rtx{"CUDA0", "NVIDIA GeForce RTX 3060", 12ull << 30, 11ull << 30};
     rtx.sameCard = {"Vulkan0"};
     QTest::newRow("one card on CUDA and Vulkan") << machine({rtx}, {})
-        << QStringList{"CUDA0 · NVIDIA GeForce RTX 3060: 11.00 GiB free of 12.00 GiB (the same card as Vulkan0, which is "
-                       "not used: one backend per card)"}
+        << QStringList{"CUDA0 · NVIDIA GeForce RTX 3060: 11.00 GiB free of 12.00 GiB (also seen as Vulkan0: the model "
+                       "uses one of the two, chosen under GPU backend)"}
         << QStringList{"No GPU"};
     const GpuInfo gtx{"Vulkan0", "NVIDIA GeForce GTX 1060 6GB", 6ull << 30, 5ull << 30};
     QTest::newRow("a Pascal card left to Vulkan")

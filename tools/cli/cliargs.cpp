@@ -3,6 +3,7 @@
 #include "remote.h"
 #include "validate.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -123,6 +124,15 @@ bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
             throw BadValue(f + " takes proportions per device separated by commas, e.g. 3,1 (remote machines "
                                "first, then GPUs, as `plan` lists them), not '" + c.value + "'");
         a.tensorSplitGiven = a.locks.tensorSplit = true;
+    }
+    else if (f == "-dev" || f == "--device") {
+        if (!parseDeviceList(c.next(), a.load.devices))
+            throw BadValue(f + " takes device names separated by commas, as `shoehorn-cli devices` lists them "
+                               "(e.g. Vulkan0), or none, not '" + c.value + "'");
+    } else if (f == "--backend") {
+        a.load.backend = c.next();
+        if (a.load.backend.empty() || a.load.backend.find_first_of("0123456789, ") != std::string::npos)
+            throw BadValue(f + " takes a backend's name (CUDA, Vulkan, ...), not '" + c.value + "'");
     }
     else if (f == "--mlock") a.load.loadMode = LoadMode::Mlock;
     else if (f == "--no-mmap") a.load.loadMode = LoadMode::NoMmap;
@@ -267,6 +277,20 @@ std::string finish(Args &a)
         a.model = a.positional.front();
     a.generation.enableThinking = !a.noThinking;
     a.load.mtpLayers = a.context.speculation.mtp(); // the model's MTP layers are loaded only for it
+    // Devices named that this machine lacks: said now, not as a plan without them. (RPC devices
+    // join later: their names are checked by the load.)
+    if (a.rpc.empty() && a.profile.empty())
+        if (const Error e = checkDevices(a.load))
+            return e.detail;
+    if (!a.load.backend.empty() && a.profile.empty()) {
+        const auto backends = probeHardware().backends;
+        if (std::find(backends.begin(), backends.end(), a.load.backend) == backends.end()) {
+            std::string there;
+            for (const std::string &b : backends)
+                there += (there.empty() ? "" : ", ") + b;
+            return "--backend " + a.load.backend + ": no such backend here (backends: " + there + ")";
+        }
+    }
     return {};
 }
 
@@ -320,6 +344,8 @@ const char *commonFlagsHelp()
            "  --n-cpu-moe N     keep the experts of the first N layers in RAM\n"
            "  -mg N             main GPU\n"
            "  -ts N,N,...       layers per device in proportion (remote machines first, then GPUs, as plan lists them)\n"
+           "  -dev, --device D,...  the GPUs to use, in this order (as `devices` lists them; none: no GPU)\n"
+           "  --backend NAME    for a card two backends see (CUDA and Vulkan): use this one's device of it\n"
            "  --mlock | --no-mmap\n"
            "  -c N              context size (0: the model's trained length)\n"
            "  -b N, -ub N       batch and micro-batch size\n"

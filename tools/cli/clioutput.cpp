@@ -68,7 +68,8 @@ int cmdDevices()
         std::printf("%s · %s: %s free of %s%s", g.name.c_str(), g.description.c_str(), formatBytes(g.freeBytes).c_str(),
                     formatBytes(g.totalBytes).c_str(), g.remote ? " (remote)" : "");
         for (const std::string &twin : g.sameCard)
-            std::printf("; also seen as %s (not used: one backend per card)", twin.c_str());
+            std::printf("; also seen as %s (not used unless chosen: --backend %s or --device %s)", twin.c_str(),
+                        backendOf(twin).c_str(), twin.c_str());
         if (g.maxTensorBytes > 0) // bigger weights stay in RAM: say so before a plan surprises
             std::printf("; weights up to %s each (bigger ones stay in RAM)", formatBytes(g.maxTensorBytes).c_str());
         std::printf("\n");

@@ -136,7 +136,8 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
         return session.error();
     if (Error e = projectorForSession(a.mmprojPath(), a.mmprojOffload(), s->load, s->context, **session))
         return e;
-    const std::string split = s->load.tensorSplit.empty() ? "" : " -ts " + tensorSplitText(s->load.tensorSplit);
+    const std::string split = (s->load.tensorSplit.empty() ? "" : " -ts " + tensorSplitText(s->load.tensorSplit)) +
+                              (s->load.devices.empty() ? "" : " --device " + deviceListText(s->load.devices));
     const uint32_t ctx = (*session)->contextSize();
     // What each request may fill, as llama-server divides it.
     const int n = std::max(1, a.parallel());

@@ -92,6 +92,9 @@ void MemoryReport::afterLoad(const ChatSession &session)
             printPart("after-load", (name + "/device").c_str(), planned,
                       growth(m_gpusBefore[i].freeBytes, gpusNow[i].freeBytes));
     }
+    // Devices llama.cpp loaded on that the plan does not have: said, not left out.
+    for (size_t i = m_plan.gpus.size(); i < measured.gpus.size(); ++i)
+        printPart("after-load", (measured.gpus[i].name + "/buffers").c_str(), 0, measured.gpus[i].use.total());
     printDraft("RAM/draft", m_plan.ram.use, measured.ram.use);
     // Compute buffers are allocated but mostly untouched yet; mapped weights not read yet.
     printPart("after-load", "anonymous", m_plan.anonymousBytes(), growth(m_loaded.anonymousBytes, m_before.anonymousBytes));
