@@ -32,7 +32,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "GPU: $gpu (sm_$arch)"
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSHOEHORN_BUILD_GUI=OFF -DSHOEHORN_BUILD_TESTS=OFF \
-    -DSHOEHORN_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CUDA_COMPILER="$nvcc" -DGGML_CUDA_FA_ALL_QUANTS=OFF
+    -DSHOEHORN_CUDA=ON -DSHOEHORN_BACKEND_MODULES=OFF -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCMAKE_CUDA_COMPILER="$nvcc" -DGGML_CUDA_FA_ALL_QUANTS=OFF
 cmake --build "$build" --target shoehorn-cli shoehorn-fixturegen llama-bench llama-fit-params llama-server \
     --parallel "$(nproc)"
 bin="$build/bin"
@@ -126,6 +126,17 @@ module_parity=$("$mbin/shoehorn-cli" parity "$model" -ngl 99 -fa on -p $P -n $N 
     --llama-bench "$mbin/llama-bench" 2>&1 | grep '^| ' || true)
 module_mem=$("$mbin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 --n-cpu-moe 30 -fa on -c 8192 -ctk q8_0 -ctv q8_0 \
     --no-check --memory-report 2>&1 >/dev/null | grep '^memory: part=' || true)
+# The card through its other backend (where the NVIDIA driver's Vulkan part is there too): the same
+# answer, and generation speed side by side (--backend Vulkan against the default, CUDA).
+twin="no Vulkan device of this card (no NVIDIA Vulkan driver here)"
+if grep -q 'also seen as Vulkan' <<< "$module_devices"; then
+    through_vk=$("$mbin/shoehorn-cli" chat "$model" -p "Name three colours." --temp 0 -n 16 -ngl 99 --backend Vulkan \
+        --no-check 2>/dev/null || true)
+    tg() { "$mbin/shoehorn-cli" bench "$model" -ngl 99 --n-cpu-moe 30 -fa on -p 64 -n $N -r $R -o csv "$@" 2>/dev/null \
+        | awk -F, 'NR == 3 { print $2 }'; }
+    twin="--backend Vulkan: $([ "$through_vk" = "$packaged" ] && echo "the same answer" || echo "DIFFERENT answer '$through_vk'");"
+    twin="$twin tg$N CUDA $(tg) t/s, Vulkan $(tg --backend Vulkan) t/s (--n-cpu-moe 30)"
+fi
 
 {
     echo
@@ -176,4 +187,6 @@ module_mem=$("$mbin/shoehorn-cli" chat "$model" -p hi -n 1 -ngl 99 --n-cpu-moe 3
     echo '```'
     printf '%s\n' "$module_mem"
     echo '```'
+    echo
+    echo "The card through Vulkan instead of CUDA: $twin."
 } | tee -a docs/benchmarks.md
