@@ -3,6 +3,9 @@
 #include "apihost.h"
 #include "inferenceworker.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace shoehorn;
 
 InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *parent)
@@ -21,10 +24,16 @@ InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *pare
 
 InferenceSession::~InferenceSession()
 {
-    m_cancelLoad = true;
-    m_cancelGeneration = true;
-    m_thread.quit();
-    m_thread.wait();
+    // Never an unbounded wait: the worker is told to stop (the cancel flags, which llama.cpp's
+    // progress callback and the token loop read) and given kStopMs. One stuck where nothing can
+    // interrupt it (a chat template that spins) ends the process, as main() does after its own
+    // shutdown(2000), instead of a window that never closes. (The app calls shutdown() first:
+    // then this returns at once.)
+    if (!shutdown(kStopMs)) {
+        std::fprintf(stderr, "shoehorn: the inference thread did not stop within %d ms; quitting without it\n", kStopMs);
+        std::fflush(nullptr);
+        std::_Exit(3);
+    }
 }
 
 bool InferenceSession::shutdown(int milliseconds)

@@ -26,8 +26,10 @@ public:
 
     // Null: the real InferenceWorker. Tests pass a fake.
     explicit InferenceSession(std::unique_ptr<Worker> worker = {}, QObject *parent = nullptr);
-    // Cancels what runs (flags polled per token and per load step), then joins the thread.
+    // Cancels what runs (flags polled per token and per load step), then joins the thread within
+    // kStopMs; a worker stuck past that ends the process (never a window that cannot close).
     ~InferenceSession() override;
+    static constexpr int kStopMs = 10000;
     // The same with a deadline, for quitting: false when the worker did not stop in time (stuck
     // inside llama.cpp, where no flag is read); the caller then ends the process without it.
     bool shutdown(int milliseconds);

@@ -7,10 +7,9 @@ ModelInspector::ModelInspector(QObject *parent) : QObject(parent)
     connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &ModelInspector::finished);
 }
 
-ModelInspector::~ModelInspector()
-{
-    m_watcher.waitForFinished();
-}
+// Not waited for: the reading runs on a copy of the path and touches nothing of this object; its
+// result is dropped with the watcher.
+ModelInspector::~ModelInspector() = default;
 
 void ModelInspector::inspect(const QString &path)
 {

@@ -18,7 +18,7 @@ class ModelInspector : public QObject
     Q_OBJECT
 public:
     explicit ModelInspector(QObject *parent = nullptr);
-    ~ModelInspector() override; // waits for a read in flight: a header, short
+    ~ModelInspector() override; // does not wait: a read in flight finishes on its own
 
     void inspect(const QString &path);
     // Until the result is taken in, not only while the thread runs: between the two the future

@@ -76,10 +76,9 @@ ModelLibrary::ModelLibrary(QObject *parent) : QAbstractTableModel(parent)
     rescan();
 }
 
-ModelLibrary::~ModelLibrary()
-{
-    m_watcher.waitForFinished(); // the scan only reads files; let it end before we go
-}
+// Not waited for: the scan (a static function on copies of the folders and paths) touches nothing
+// of this object; its result is dropped with the watcher.
+ModelLibrary::~ModelLibrary() = default;
 
 int ModelLibrary::rowCount(const QModelIndex &parent) const
 {

@@ -44,7 +44,9 @@ public:
     using SaveChooser = std::function<QString(const QString &suggested, const QString &filter)>;
     void setSaveChooser(SaveChooser chooser) { m_chooseSave = std::move(chooser); }
     // The chat's model file is gone: the new path the user points to, empty to leave it.
-    using LocateChooser = std::function<QString(const QString &missingPath)>;
+    // Asks where the model went; calls back with the file (empty: the user cancelled). Without a
+    // nested event loop: the window goes on meanwhile.
+    using LocateChooser = std::function<void(const QString &missingPath, std::function<void(const QString &found)>)>;
     void setLocateChooser(LocateChooser chooser) { m_locate = std::move(chooser); }
     // Asked when Stop has no effect for a while; true: quit. Test seam like the others.
     using QuitAsker = std::function<bool(const QString &text)>;

@@ -23,16 +23,26 @@ void MainWindow::installDialogs()
     m_chooseSave = [this](const QString &suggested, const QString &filter) {
         return QFileDialog::getSaveFileName(this, tr("Export chat"), suggested, filter);
     };
-    m_locate = [this](const QString &missing) {
-        QMessageBox box(QMessageBox::Question, tr("Model not found"),
-                        tr("This chat's model is no longer at %1.").arg(missing), QMessageBox::Cancel, this);
-        box.setInformativeText(tr("Locate the file to load it and keep chatting."));
-        QPushButton *locate = box.addButton(tr("Locate…"), QMessageBox::AcceptRole);
-        box.exec();
-        if (box.clickedButton() != locate)
-            return QString();
-        return QFileDialog::getOpenFileName(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
-                                            tr("GGUF models (*.gguf);;All files (*)"));
+    m_locate = [this](const QString &missing, std::function<void(const QString &)> done) {
+        auto *box = new QMessageBox(QMessageBox::Question, tr("Model not found"),
+                                    tr("This chat's model is no longer at %1.").arg(missing), QMessageBox::Cancel, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setInformativeText(tr("Locate the file to load it and keep chatting."));
+        QPushButton *locate = box->addButton(tr("Locate…"), QMessageBox::AcceptRole);
+        connect(box, &QMessageBox::finished, this, [this, box, locate, missing, done] {
+            if (box->clickedButton() != locate)
+                return done(QString());
+            auto *files = new QFileDialog(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
+                                          tr("GGUF models (*.gguf);;All files (*)"));
+            files->setAttribute(Qt::WA_DeleteOnClose);
+            files->setFileMode(QFileDialog::ExistingFile);
+            connect(files, &QFileDialog::finished, this, [files, done](int result) {
+                done(result == QDialog::Accepted && !files->selectedFiles().isEmpty() ? files->selectedFiles().front()
+                                                                                      : QString());
+            });
+            files->open();
+        });
+        box->open();
     };
     m_askQuit = [this](const QString &text) {
         return QMessageBox::question(this, tr("The answer does not stop"), text,

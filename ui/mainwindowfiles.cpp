@@ -24,13 +24,14 @@
 void MainWindow::offerLocate(const QString &missingPath)
 {
     const qint64 id = m_controller->currentConversation();
-    const QString found = m_locate(missingPath);
-    if (found.isEmpty()) {
-        statusBar()->showMessage(tr("This chat's model is no longer at %1.").arg(missingPath), 15000);
-        return;
-    }
-    m_offload->setModelPath(found);
-    m_controller->relocateConversationModel(id, found);
+    m_locate(missingPath, [this, id, missingPath](const QString &found) {
+        if (found.isEmpty()) {
+            statusBar()->showMessage(tr("This chat's model is no longer at %1.").arg(missingPath), 15000);
+            return;
+        }
+        m_offload->setModelPath(found);
+        m_controller->relocateConversationModel(id, found);
+    });
 }
 
 void MainWindow::exportChat()

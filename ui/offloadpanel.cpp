@@ -297,8 +297,7 @@ void OffloadPanel::addCustomProfile(const HardwareProfile &profile)
 
 void OffloadPanel::addProfileDialog()
 {
-    if (const auto p = ProfileDialog::ask(this))
-        addCustomProfile(*p);
+    ProfileDialog::ask(this, [this](const HardwareProfile &p) { addCustomProfile(p); });
 }
 
 PlanTarget OffloadPanel::currentTarget() const

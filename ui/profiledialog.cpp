@@ -47,10 +47,10 @@ HardwareProfile ProfileDialog::profile() const
     return p;
 }
 
-std::optional<HardwareProfile> ProfileDialog::ask(QWidget *parent)
+void ProfileDialog::ask(QWidget *parent, std::function<void(const HardwareProfile &)> done)
 {
-    ProfileDialog dialog(parent);
-    if (dialog.exec() != QDialog::Accepted)
-        return std::nullopt;
-    return dialog.profile();
+    auto *dialog = new ProfileDialog(parent);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, dialog, [dialog, done = std::move(done)] { done(dialog->profile()); });
+    dialog->open();
 }

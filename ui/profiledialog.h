@@ -4,7 +4,7 @@
 
 #include <QDialog>
 
-#include <optional>
+#include <functional>
 
 class QDoubleSpinBox;
 class QLineEdit;
@@ -17,8 +17,9 @@ class ProfileDialog : public QDialog
 public:
     explicit ProfileDialog(QWidget *parent = nullptr);
     shoehorn::HardwareProfile profile() const;
-    // Shows the dialog; nothing when the user cancels.
-    static std::optional<shoehorn::HardwareProfile> ask(QWidget *parent);
+    // Shows the dialog (window-modal, no nested event loop) and calls `done` when the user
+    // accepts it; nothing when they cancel.
+    static void ask(QWidget *parent, std::function<void(const shoehorn::HardwareProfile &)> done);
 
 private:
     QLineEdit *m_name;

@@ -22,8 +22,8 @@ private slots:
 
 void TestHardwareMonitor::probesOffTheGuiThread()
 {
+    std::atomic<QThread *> where{nullptr}; // before the monitor: a probe may outlive it
     HardwareMonitor m;
-    std::atomic<QThread *> where{nullptr};
     m.setProbe([&] {
         where = QThread::currentThread();
         shoehorn::HardwareInfo hw;
@@ -46,8 +46,8 @@ void TestHardwareMonitor::probesOffTheGuiThread()
 
 void TestHardwareMonitor::pollsOnlyWhileWatched()
 {
+    std::atomic<int> probes{0}; // before the monitor: a probe may outlive it
     HardwareMonitor m;
-    std::atomic<int> probes{0};
     m.setProbe([&] {
         ++probes;
         return shoehorn::HardwareInfo{};

@@ -71,11 +71,11 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     // The 30B shape needs about 18 GiB of RAM. The machine has 64 GiB, of which 4 GiB are
     // available once the model is loaded: this process held 1 GiB before the load and 21 GiB
     // since, so the model holds 20 GiB.
+    std::atomic<uint64_t> own{1}; // before the monitor: a probe may outlive it
     auto *worker = new FakeWorker;
     worker->held.before = {1 * GiB, 0, true};
     AppCore chatApp{std::unique_ptr<Worker>(worker)};
     ChatController &chat = *chatApp.chat();
-    std::atomic<uint64_t> own{1};
     chatApp.hardware()->setProbe([&own] { return machine(64, 4, own); });
     QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
     chatApp.hardware()->refresh();

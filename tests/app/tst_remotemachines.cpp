@@ -26,6 +26,7 @@ private slots:
     void cleanupTestCase();
     void addressesAreChecked();
     void testConnectionShowsDevicesOrWhy();
+    void closingDoesNotWaitForATest();
     void rememberedMachinesJoinAtStart();
     void addedMachineJoinsWhileRunning();
     void limitIsRememberedAndCapsThePlan_data();
@@ -101,6 +102,23 @@ void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
     // The one that answered is to join now; the other is not.
     QCOMPARE(attach.count(), 1);
     QCOMPARE(attach.first().at(0).toString(), m_endpoint);
+}
+
+// Closing the window while a test waits for a machine that accepts and never answers (up to its
+// 5 s) does not wait for it: nothing of the list is touched by the test's thread.
+void TestRemoteMachines::closingDoesNotWaitForATest()
+{
+    QTcpServer silent; // accepts (the kernel's backlog) and never says a word
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    auto *machines = new RemoteMachines;
+    QSignalSpy tested(machines, &RemoteMachines::tested);
+    QVERIFY(machines->add(QStringLiteral("127.0.0.1:%1").arg(silent.serverPort())).isEmpty());
+    QTest::qWait(300); // the test is under way
+    QCOMPARE(tested.count(), 0);
+    QElapsedTimer closing;
+    closing.start();
+    delete machines;
+    QVERIFY2(closing.elapsed() < 100, qPrintable(QString::number(closing.elapsed())));
 }
 
 // What AppCore has the inference thread do first: the remembered machines that answer are in use, the device list (and

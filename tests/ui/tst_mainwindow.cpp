@@ -464,9 +464,9 @@ void TestMainWindow::chatListSearchRenameDelete()
     store->appendMessage(b, ChatStore::message(b, "assistant", "half an answer", "streaming")); // Shoehorn was killed
     MainWindow w(&cApp);
     QString askedToLocate;
-    w.setLocateChooser([&](const QString &missing) {
+    w.setLocateChooser([&](const QString &missing, const std::function<void(const QString &)> &done) {
         askedToLocate = missing;
-        return QString(); // the user cancels
+        done(QString()); // the user cancels
     });
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));

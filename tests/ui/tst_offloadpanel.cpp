@@ -8,6 +8,7 @@
 #include "offloadcontroller.h"
 #include "offloadpanel.h"
 #include "panelsteps.h"
+#include "profiledialog.h"
 #include "testfixtures.h"
 #include "translations.h"
 #include "visioncontroller.h"
@@ -16,6 +17,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -245,6 +247,15 @@ void TestOffloadPanel::customProfile()
     OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
     OffloadPanel again(&againPlans, &c, cApp.tuning());
     QVERIFY(again.findChild<QComboBox *>("planFor")->findText("RTX 5060 Ti 16 GB + 64 GB") > 0);
+    // As a person adds one: "Add…" opens the dialog without blocking the window (no nested event
+    // loop: this test goes on while it is open), OK adds and selects the machine.
+    QTest::mouseClick(panel.findChild<QPushButton *>("addProfileButton"), Qt::LeftButton);
+    ProfileDialog *dialog = panel.findChild<ProfileDialog *>();
+    QVERIFY(dialog && dialog->isVisible());
+    dialog->findChild<QLineEdit *>()->setText("Laptop 8 GB");
+    dialog->accept();
+    QCOMPARE(target->currentText(), QString("Laptop 8 GB"));
+    QCOMPARE(panel.plan().gpus.at(0).capacity, 8 * GiB);
 }
 
 void TestOffloadPanel::exactDryRunInTheBackground()
@@ -380,9 +391,9 @@ void TestOffloadPanel::backendRowForACardSeenTwice()
 {
     if (qEnvironmentVariableIsSet("SHOEHORN_LANG")) // the screenshot in another language
         installTranslations(*QCoreApplication::instance());
+    std::atomic<bool> twice{false}; // the card through CUDA and Vulkan, or Vulkan only (before the monitor)
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    bool twice = false; // the card through CUDA and Vulkan, or through Vulkan only
     cApp.hardware()->setProbe([&twice] {
         HardwareInfo hw;
         hw.ramTotalBytes = 64 * GiB;
