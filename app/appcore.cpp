@@ -1,4 +1,5 @@
 #include "appcore.h"
+#include "appsettings.h"
 
 #include "apicontroller.h"
 #include "chatcontroller.h"
@@ -48,4 +49,9 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
             [api = m_api](const ModelSummary &summary) { api->setModelAlias(QFileInfo(summary.path).fileName()); });
 }
 
-AppCore::~AppCore() = default; // the session cancels and joins its thread
+AppCore::~AppCore()
+{
+    // Settings written in the background (AppSettings::writeInBackground) are on disk before the
+    // process ends: a write is milliseconds. (The session then cancels and joins its thread.)
+    AppSettings::waitForWrites();
+}

@@ -4,6 +4,7 @@
 
 #include <QCryptographicHash>
 #include <QSettings>
+#include <QThreadPool>
 
 namespace AppSettings {
 
@@ -72,14 +73,47 @@ QString language() { return QSettings().value(kLanguage).toString(); }
 void setLanguage(const QString &code) { QSettings().setValue(kLanguage, code); }
 QString startupModel() { return QSettings().value(kStartupModel).toString(); }
 void setStartupModel(const QString &path) { QSettings().setValue(kStartupModel, path); }
-QStringList recentModels() { return QSettings().value(kRecent).toStringList(); }
-QStringList modelFolders() { return QSettings().value(kFolders).toStringList(); }
+namespace {
+QThreadPool &writer()
+{
+    static QThreadPool *pool = [] {
+        auto *p = new QThreadPool; // never destroyed: waitForWrites() ends the writes in time
+        p->setMaxThreadCount(1);   // one thread: the writes land in the order they were made
+        return p;
+    }();
+    return *pool;
+}
+} // namespace
+
+void writeInBackground(std::function<void()> write)
+{
+    writer().start(std::move(write));
+}
+
+void waitForWrites()
+{
+    writer().waitForDone();
+}
+
+QStringList recentModels()
+{
+    waitForWrites();
+    return QSettings().value(kRecent).toStringList();
+}
+
+QStringList modelFolders()
+{
+    waitForWrites();
+    return QSettings().value(kFolders).toStringList();
+}
 
 void setModelLibrary(const QStringList &recent, const QStringList &folders)
 {
-    QSettings s;
-    s.setValue(kRecent, recent);
-    s.setValue(kFolders, folders);
+    writeInBackground([recent, folders] {
+        QSettings s;
+        s.setValue(kRecent, recent);
+        s.setValue(kFolders, folders);
+    });
 }
 
 QByteArray windowGeometry() { return QSettings().value(kGeometry).toByteArray(); }

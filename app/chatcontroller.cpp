@@ -162,8 +162,9 @@ void ChatController::onLoaded(const ModelSummary &summary)
     s.context.typeK = summary.context.typeK;
     s.context.typeV = summary.context.typeV;
     m_settings = s;
-    // Written a moment later, in an event of its own: QSettings writes the file (and syncs it) now.
-    QTimer::singleShot(0, this, [path = summary.path, s = m_settings] { ModelSettingsStore::save(path, s); });
+    // Written a moment later, after the window has shown the model (AppSettings::kWriteAfterLoadMs).
+    QTimer::singleShot(AppSettings::kWriteAfterLoadMs, this,
+                       [path = summary.path, s = m_settings] { ModelSettingsStore::save(path, s); });
     // A new chat starts with the model's own system prompt.
     if (m_chat->rowCount() == 0 && m_conversation == 0)
         m_systemPrompt = defaultSystemPrompt(summary.path);

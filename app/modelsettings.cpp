@@ -153,6 +153,7 @@ void generationFromJson(const QJsonObject &j, GenerationOptions &g)
 
 bool ModelSettingsStore::load(const QString &path, ModelSettings &out)
 {
+    AppSettings::waitForWrites();
     const QByteArray raw = QSettings().value(keyFor(path)).toByteArray();
     if (raw.isEmpty())
         return false;
@@ -165,12 +166,14 @@ bool ModelSettingsStore::load(const QString &path, ModelSettings &out)
 
 void ModelSettingsStore::save(const QString &path, const ModelSettings &s)
 {
-    QSettings().setValue(keyFor(path), QJsonDocument(toJson(s)).toJson(QJsonDocument::Compact));
+    AppSettings::writeInBackground([key = keyFor(path), json = QJsonDocument(toJson(s)).toJson(QJsonDocument::Compact)] {
+        QSettings().setValue(key, json);
+    });
 }
 
 void ModelSettingsStore::forget(const QString &path)
 {
-    QSettings().remove(keyFor(path));
+    AppSettings::writeInBackground([key = keyFor(path)] { QSettings().remove(key); });
 }
 
 QStringList ModelSettingsStore::importPresets(const PresetFile &file, const ModelSettings &base)

@@ -390,8 +390,10 @@ void MainWindow::onLoadProgress(double fraction)
 void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
     m_library->loadEnded(true);
-    // Remembered (a settings write) in an event of its own, not in the one that shows the model.
-    QTimer::singleShot(0, m_library, [library = m_library, path = summary.path] { library->addRecent(path); });
+    // Remembered (a settings write) after the window has shown the model, and after the model's
+    // settings were written (kWriteAfterLoadMs): the list's rows read them (the vision column).
+    QTimer::singleShot(2 * AppSettings::kWriteAfterLoadMs, m_library,
+                       [library = m_library, path = summary.path] { library->addRecent(path); });
     if (const QString off = ErrorText::speculationOff(summary.speculationOff); !off.isEmpty())
         statusBar()->showMessage(off, 15000); // the chat runs, without speculation
     if (!m_retryNotes.isEmpty()) {

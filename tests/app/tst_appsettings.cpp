@@ -10,7 +10,8 @@ class TestAppSettings : public QObject
     Q_OBJECT
 private slots:
     void initTestCase() { isolateSettings(); }
-    void init() { QSettings().clear(); }
+    void init() { AppSettings::waitForWrites(); // a write still pending from the last test lands first
+    QSettings().clear(); }
     void defaults();
     void forModel_data();
     void forModel();

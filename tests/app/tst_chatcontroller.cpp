@@ -1,4 +1,5 @@
 // The controller and its worker thread, on the tiny fixtures.
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
@@ -61,6 +62,7 @@ void TestChatController::init()
 {
     // Per-model settings are remembered; every test starts from none.
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
     QFile::remove(ChatStore::defaultPath());
 }

@@ -1,3 +1,4 @@
+#include "appsettings.h"
 #include "modellibrary.h"
 #include "testfixtures.h"
 
@@ -34,6 +35,7 @@ void TestModelLibrary::initTestCase()
 
 void TestModelLibrary::init()
 {
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
 }
 

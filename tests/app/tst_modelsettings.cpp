@@ -1,6 +1,7 @@
 // Per-model settings: every field survives QSettings, damaged values fall back to the
 // defaults, the generation JSON (also stored per chat) keeps its key names, and a
 // llama-server preset file becomes one stored entry per model.
+#include "appsettings.h"
 #include "modelsettings.h"
 #include "presetimport.h"
 #include "seedpreset.h"
@@ -103,6 +104,7 @@ QString text(const QJsonValue &v)
 // The stored JSON of the one model saved so far (its key is the store's business).
 QString onlyKey()
 {
+    AppSettings::waitForWrites(); // the store writes in the background
     QSettings settings;
     settings.beginGroup("modelSettings");
     const QStringList keys = settings.childKeys();
@@ -145,12 +147,14 @@ void TestModelSettings::initTestCase()
 
 void TestModelSettings::init()
 {
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
 }
 
 void TestModelSettings::settingsStayInTheTestDirectory()
 {
     ModelSettingsStore::save("/m/a.gguf", ModelSettings{});
+    AppSettings::waitForWrites(); // the store writes in the background
     QSettings settings;
     settings.sync();
     QVERIFY2(settings.fileName().startsWith(m_settingsDir), qPrintable(settings.fileName()));
@@ -253,6 +257,7 @@ void TestModelSettings::pathsAreKeptApart()
     ModelSettings replaced;
     QVERIFY(ModelSettingsStore::load("/m/a.gguf", replaced));
     QCOMPARE(describe(replaced), describe(b));
+    AppSettings::waitForWrites(); // the store writes in the background
     QCOMPARE(QSettings().allKeys().size(), 2);
 }
 
@@ -459,6 +464,7 @@ void TestModelSettings::importPresets()
     const QString coder = "/models/我的模型/coder 30b.gguf";
     const QStringList written = ModelSettingsStore::importPresets(*file, base);
     QCOMPARE(written, QStringList({qwen, coder})); // the section without a model is skipped
+    AppSettings::waitForWrites(); // the store writes in the background
     QCOMPARE(QSettings().allKeys().size(), 2);
 
     ModelSettings q;

@@ -1,5 +1,6 @@
 // Planning without widgets: the GGUF read off the GUI thread, the machine's memory with what
 // the loaded model holds counted as free, settings per model.
+#include "appsettings.h"
 #include "appcore.h"
 #include "apicontroller.h"
 #include "chatcontroller.h"
@@ -36,7 +37,8 @@ private:
 
 private slots:
     void initTestCase() { isolateSettings(); }
-    void init() { QSettings().clear(); }
+    void init() { AppSettings::waitForWrites(); // a write still pending from the last test lands first
+    QSettings().clear(); }
     void readsTheModelInTheBackground();
     void loadedModelDoesNotCountAgainstItself();
     void heldMemoryIsMeasuredOnARealLoad();

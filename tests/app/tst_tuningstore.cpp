@@ -1,6 +1,7 @@
 // Tuning results per model file and machine: the machine id stays put while free memory
 // moves and changes with the hardware; a stored report comes back whole, for its own model
 // and machine only.
+#include "appsettings.h"
 #include "tuningstore.h"
 #include "testsettings.h"
 
@@ -143,6 +144,7 @@ void TestTuningStore::initTestCase()
 
 void TestTuningStore::init()
 {
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
 }
 

@@ -2,6 +2,7 @@
 // on the message box and by pasting; thumbnails that can be removed and opened; a bad file or
 // a model that cannot see said in words, with nothing typed lost; the sent message shows its
 // pictures, and Model > Vision Projector switches the projector without a reload.
+#include "appsettings.h"
 #include "appcore.h"
 #include "../app/smallchat.h"
 #include "attachmentstrip.h"
@@ -75,6 +76,7 @@ private slots:
     void init()
     {
         QStandardPaths::setTestModeEnabled(true);
+        AppSettings::waitForWrites(); // a write still pending from the last test lands first
         QSettings().clear();
         QFile::remove(ChatStore::defaultPath());
     }

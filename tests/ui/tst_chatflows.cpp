@@ -1,6 +1,7 @@
 // The chat flows a person goes through in the real window, on the tiny MoE fixture:
 // send, stop, regenerate and switch versions, edit and resend, delete, new chat, export and
 // import, and the conversation settings.
+#include "appsettings.h"
 #include "appcore.h"
 #include "../app/smallchat.h"
 #include "chatcontroller.h"
@@ -91,6 +92,7 @@ void TestChatFlows::chatKeepsItsSettingsAcrossModels()
 void TestChatFlows::init()
 {
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
     QFile::remove(ChatStore::defaultPath());
 }

@@ -1,6 +1,7 @@
 // A GGUF whose chat template hangs or crashes llama.cpp, opened in the real window: the safety
 // check in the helper process stops it, the window says why in words, nothing is loaded, the
 // app goes on, and a good file loads right after.
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "chatstore.h"
@@ -39,6 +40,7 @@ private slots:
     void init()
     {
         QStandardPaths::setTestModeEnabled(true);
+        AppSettings::waitForWrites(); // a write still pending from the last test lands first
         QSettings().clear();
         QFile::remove(ChatStore::defaultPath());
     }

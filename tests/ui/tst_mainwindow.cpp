@@ -1,4 +1,5 @@
 // The first window, driven as a person would: drop a model, type, press Enter.
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "chatmodel.h"
@@ -12,10 +13,12 @@
 #include "modelbrowser.h"
 #include "modellibrary.h"
 #include "smallscreen.h"
+#include "stallprobe.h"
 #include "singleinstance.h"
 #include "testfixtures.h"
 
 #include <QAbstractItemModelTester>
+#include <limits>
 #include <QLabel>
 #include <QProgressBar>
 #include <QLineEdit>
@@ -58,7 +61,47 @@ private slots:
     void loadStartedElsewhereNamesTheFile();
     void modelsListShowsTheLoad();
     void fitsSmallScreen();
+    void modelLoadDoesNotStallTheWindow();
 };
+
+// A real load (tiny fixture, the real worker) from a running event loop, as a click starts it: the
+// GUI thread is never busy longer than a frame (16 ms) from the click until the settings written
+// after it. The probe also sees the GUI thread preempted by other programs (two cores, ctest
+// running tests side by side): the best of three loads is held to the frame, each is printed.
+// Broken once: 20 ms of work in MainWindow::onModelLoaded fails it (25-29 ms).
+void TestMainWindow::modelLoadDoesNotStallTheWindow()
+{
+    const auto worstStall = [](qint64 &worst) {
+        AppCore cApp;
+        ChatController &c = *cApp.chat();
+        configureSmallChat(c, 8, 0);
+        MainWindow w(&cApp);
+        w.setErrorPresenter([](const QString &, const QString &) {});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        StallProbe::spin(500); // the window's own first work (model list, hardware probe) done
+        StallProbe probe;
+        probe.start();
+        QSignalSpy loaded(&c, &ChatController::modelLoaded);
+        const QString model = TestFixtures::instance().tinyApi();
+        QTimer::singleShot(20, &w, [&w, model] { w.openModel(model); });
+        while (loaded.isEmpty() && loaded.wait(20000)) {
+        }
+        QCOMPARE(loaded.count(), 1);
+        StallProbe::spin(400); // what the load's end sets off: the chat page, the gauges, the writes
+        worst = probe.worstMs();
+    };
+    qint64 best = std::numeric_limits<qint64>::max();
+    for (int attempt = 0; attempt < 3 && best > 16; ++attempt) {
+        qint64 worst = 0;
+        worstStall(worst);
+        if (QTest::currentTestFailed())
+            return;
+        qInfo("longest GUI-thread stall while a model loads: %lld ms", worst);
+        best = std::min(best, worst);
+    }
+    QVERIFY2(best <= 16, qPrintable(QString::number(best) + " ms"));
+}
 
 // The Models list shows a model as soon as it is being opened (from anywhere: here the
 // controller, as the command line and the offload panel do), with its progress.
@@ -187,6 +230,7 @@ void TestMainWindow::init()
 {
     // Per-model settings are remembered; every test starts from none.
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
     QFile::remove(ChatStore::defaultPath());
 }
@@ -194,6 +238,7 @@ void TestMainWindow::init()
 void TestMainWindow::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
     QFile::remove(ChatStore::defaultPath());
 }

@@ -1,4 +1,5 @@
 // The offload panel drives the planner: sliders move the gauges, Auto-fit moves the sliders.
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "fitexplanation.h"
@@ -55,6 +56,7 @@ private slots:
 void TestOffloadPanel::init()
 {
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
 }
 

@@ -1,6 +1,7 @@
 // Under the offload gauges (PlanSummary, FitExplanation::verdict, OffloadTexts::verified): one
 // sentence of verdict and one line of what checked the plan, from a table of plans; nothing of
 // this computer while planning for a what-if machine; the rest behind Details (#32).
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "fitexplanation.h"
@@ -37,6 +38,7 @@ private slots:
 void TestPlanSummary::init()
 {
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
 }
 

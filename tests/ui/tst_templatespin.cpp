@@ -2,6 +2,7 @@
 // the real window: the turn's template renders in the helper process, so Stop (Esc) ends it
 // within 200 ms and the window is ready again, and a turn left alone ends after the check's
 // 5 s with a message naming the cause. The question is stored, and the next message answers.
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "chatstore.h"
@@ -38,6 +39,7 @@ private:
 void TestTemplateSpin::init()
 {
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
     QFile::remove(ChatStore::defaultPath());
     const QString model = TestFixtures::instance().withTemplate(QStringLiteral("spins-on-a-word.gguf"), "{% for m in messages %}{% if 'spin' in m.content %}{% for a in range(100000) %}"

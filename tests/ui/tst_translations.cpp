@@ -1,4 +1,5 @@
 // The UI in Simplified Chinese: the catalogue is complete and the main actions read Chinese.
+#include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "mainwindow.h"
@@ -29,6 +30,7 @@ void TestTranslations::languageSettingOverridesSystem()
 {
     // View > Language stores the choice; the next start uses it over the system locale.
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
     qunsetenv("SHOEHORN_LANG");
     {

@@ -1,5 +1,6 @@
 // The auto-tune results view, driven for real on the tiny MoE: run, busy model, table, chart,
 // story, Apply best, and the stored results coming back.
+#include "appsettings.h"
 #include "appcore.h"
 #include "tuningcontroller.h"
 #include "chatcontroller.h"
@@ -25,6 +26,7 @@ private slots:
 void TestTuningDialog::init()
 {
     QStandardPaths::setTestModeEnabled(true);
+    AppSettings::waitForWrites(); // a write still pending from the last test lands first
     QSettings().clear();
 }
 
