@@ -198,4 +198,31 @@ MemoryPlan measuredPlan(const ChatSession &session, const MemoryPlan &shape)
                              {loop.draftModel(), loop.draftContext()});
 }
 
+// A header read (I/O): here, beside the other plans that read files, not in the arithmetic of planner.cpp.
+Result<std::shared_ptr<const ModelInfo>> draftModelInfo(const SpeculationSettings &speculation)
+{
+    if (speculation.draftModel.empty())
+        return std::shared_ptr<const ModelInfo>();
+    auto info = inspectModel(speculation.draftModel);
+    if (!info)
+    {
+        const std::string &why = info.error().detail;
+        const bool named = why.find(speculation.draftModel) != std::string::npos;
+        return Error{info.error().code, "the draft model" + (named ? "" : " " + speculation.draftModel) + ": " + why};
+    }
+    return std::shared_ptr<const ModelInfo>(std::make_shared<const ModelInfo>(std::move(*info)));
+}
+
+double planError(const MemoryPlan &a, const MemoryPlan &e)
+{
+    auto core = [](const MemoryPlan &p) {
+        uint64_t s = p.ram.use.weights() + p.ram.use.kv() + p.ram.use.compute + p.ram.use.draft();
+        for (const auto &g : p.gpus)
+            s += g.use.weights() + g.use.kv() + g.use.compute + g.use.draft();
+        return double(s);
+    };
+    const double ev = core(e);
+    return ev > 0 ? std::fabs(core(a) - ev) / ev : 0.0;
+}
+
 } // namespace shoehorn

@@ -472,20 +472,6 @@ void addDraftModel(MemoryPlan &plan, const PlanSettings &s, const PlanTarget &t)
 
 } // namespace
 
-Result<std::shared_ptr<const ModelInfo>> draftModelInfo(const SpeculationSettings &speculation)
-{
-    if (speculation.draftModel.empty())
-        return std::shared_ptr<const ModelInfo>();
-    auto info = inspectModel(speculation.draftModel);
-    if (!info)
-    {
-        const std::string &why = info.error().detail;
-        const bool named = why.find(speculation.draftModel) != std::string::npos;
-        return Error{info.error().code, "the draft model" + (named ? "" : " " + speculation.draftModel) + ": " + why};
-    }
-    return std::shared_ptr<const ModelInfo>(std::make_shared<const ModelInfo>(std::move(*info)));
-}
-
 uint64_t MemoryPlan::anonymousBytes() const
 {
     const uint64_t total = ram.use.total();
@@ -523,18 +509,6 @@ MemoryPlan analyticPlan(const ModelInfo &m, const PlanSettings &s, const PlanTar
     addMtpContext(plan, m, s, p, cells, t);
     addDraftModel(plan, s, t);
     return plan;
-}
-
-double planError(const MemoryPlan &a, const MemoryPlan &e)
-{
-    auto core = [](const MemoryPlan &p) {
-        uint64_t s = p.ram.use.weights() + p.ram.use.kv() + p.ram.use.compute + p.ram.use.draft();
-        for (const auto &g : p.gpus)
-            s += g.use.weights() + g.use.kv() + g.use.compute + g.use.draft();
-        return double(s);
-    };
-    const double ev = core(e);
-    return ev > 0 ? std::fabs(core(a) - ev) / ev : 0.0;
 }
 
 } // namespace shoehorn
