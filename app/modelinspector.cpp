@@ -23,7 +23,7 @@ void ModelInspector::inspect(const QString &path)
         if (r)
             out.info = std::move(*r);
         else
-            out.error = QString::fromStdString(r.error().detail);
+            out.error = r.error();
         return out;
     }));
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "error.h"
 #include "modelinfo.h"
 
 #include <QFutureWatcher>
@@ -26,14 +27,15 @@ public:
     bool busy() const { return m_pending; }
 
 signals:
-    // The file's metadata, or why it cannot be read (`info` empty).
-    void inspected(const QString &path, const std::optional<shoehorn::ModelInfo> &info, const QString &error);
+    // The file's metadata, or why it cannot be read (`info` empty; `error` typed, its words are
+    // the UI's: ErrorText).
+    void inspected(const QString &path, const std::optional<shoehorn::ModelInfo> &info, const shoehorn::Error &error);
 
 private:
     struct Result {
         QString path;
         std::optional<shoehorn::ModelInfo> info;
-        QString error;
+        shoehorn::Error error;
     };
     void finished();
 

@@ -25,7 +25,7 @@ OffloadController::OffloadController(ChatController *chat, HardwareMonitor *hard
     connect(&m_exactDelay, &QTimer::timeout, this, &OffloadController::startExactCheck);
     connect(m_inspector, &ModelInspector::inspected, this, &OffloadController::inspected);
     connect(m_draftInspector, &ModelInspector::inspected, this,
-            [this](const QString &path, const std::optional<ModelInfo> &info, const QString &) {
+            [this](const QString &path, const std::optional<ModelInfo> &info, const Error &) {
                 m_draftPath = path;
                 // Unreadable: planned without it; the load names the problem (speculationOff).
                 m_draft = info ? std::make_shared<const ModelInfo>(*info) : nullptr;
@@ -61,14 +61,14 @@ void OffloadController::setModelPath(const QString &path)
     m_hasMeasured = false;
     m_lastFit.reset();
     m_info.reset();
-    m_inspectError.clear();
+    m_inspectError = {};
     m_exact.reset();
     m_inspector->inspect(path);
     emit modelChanged();
     replan();
 }
 
-void OffloadController::inspected(const QString &path, const std::optional<ModelInfo> &info, const QString &error)
+void OffloadController::inspected(const QString &path, const std::optional<ModelInfo> &info, const Error &error)
 {
     if (path != m_path)
         return;

@@ -69,7 +69,8 @@ public:
     // the future is finished and the model unknown.
     bool inspecting() const;
     const std::optional<shoehorn::ModelInfo> &info() const { return m_info; }
-    QString inspectError() const { return m_inspectError; }
+    // Why the file cannot be read (code None: it can, or it is being read).
+    const shoehorn::Error &inspectError() const { return m_inspectError; }
     bool isLoadedModel() const; // the model planned for is the one loaded
 
     // RAM in its two parts: what only Shoehorn holds (anonymous) and model file pages kept by
@@ -105,7 +106,7 @@ signals:
     void exactCheckChanged();
 
 private:
-    void inspected(const QString &path, const std::optional<shoehorn::ModelInfo> &info, const QString &error);
+    void inspected(const QString &path, const std::optional<shoehorn::ModelInfo> &info, const shoehorn::Error &error);
     void replan(bool checkAgain = true); // checkAgain: the dry run is out of date
     void onModelLoaded(const ModelSummary &summary);
     void onControllerSettings();
@@ -117,7 +118,7 @@ private:
     VisionController *m_vision;
     QString m_path;
     std::optional<shoehorn::ModelInfo> m_info;
-    QString m_inspectError;
+    shoehorn::Error m_inspectError;
     ModelSettings m_settings;
     PlanTargets *m_targets;
     ModelInspector *m_inspector;

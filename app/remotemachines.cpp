@@ -188,18 +188,18 @@ void RemoteMachines::attached(const AttachedRemotes &result)
 // touches nothing of this object; its answer is dropped with the watcher.
 RemoteMachines::~RemoteMachines() = default;
 
-QString RemoteMachines::add(const QString &endpoint)
+RemoteMachines::AddResult RemoteMachines::add(const QString &endpoint)
 {
     const QString e = endpoint.trimmed();
     auto parsed = parseEndpoints(e.toStdString());
     if (!parsed || parsed->size() != 1)
-        return tr("Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).");
+        return AddResult::NotAnAddress;
     if (m_model.find(e) >= 0)
-        return tr("%1 is in the list already.").arg(e);
+        return AddResult::AlreadyListed;
     m_model.append({e, RemoteMachineModel::Status::Added, {}, 0, {}});
     save();
     test(m_model.rowCount() - 1);
-    return {};
+    return AddResult::Added;
 }
 
 void RemoteMachines::remove(int row)

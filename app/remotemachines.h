@@ -70,8 +70,9 @@ public:
     ~RemoteMachines() override;
 
     RemoteMachineModel *model() { return &m_model; }
-    // Empty, or why the address is not one (host:port).
-    QString add(const QString &endpoint);
+    // Added (and its test started), or why not; the words are the dialog's.
+    enum class AddResult { Added, NotAnAddress, AlreadyListed };
+    AddResult add(const QString &endpoint);
     void remove(int row);
     void test(int row);
 

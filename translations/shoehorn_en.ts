@@ -1908,17 +1908,6 @@
     </message>
   </context>
   <context>
-    <name>RemoteMachines</name>
-    <message>
-      <source>Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>%1 is in the list already.</source>
-      <translation type="unfinished" />
-    </message>
-  </context>
-  <context>
     <name>RemoteMachinesDialog</name>
     <message>
       <source>Remote Machines</source>
@@ -1946,6 +1935,14 @@
     </message>
     <message>
       <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU as soon as it answers (a model already loaded keeps its devices until it loads again). Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1 is in the list already.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -1902,17 +1902,6 @@
     </message>
   </context>
   <context>
-    <name>RemoteMachines</name>
-    <message>
-      <source>Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).</source>
-      <translation>请以 主机:端口 的形式填写计算机，例如 192.168.1.20:50052（即其 rpc-worker 打印的端口）。</translation>
-    </message>
-    <message>
-      <source>%1 is in the list already.</source>
-      <translation>%1 已在列表中。</translation>
-    </message>
-  </context>
-  <context>
     <name>RemoteMachinesDialog</name>
     <message>
       <source>Remote Machines</source>
@@ -1941,6 +1930,14 @@
     <message>
       <source>Other computers can lend their GPUs (or their RAM) to this one: run &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt; there and add its address here. Their devices appear in the plan and the gauges like a local GPU as soon as it answers (a model already loaded keeps its devices until it loads again). Double-click "Use at most" to give a machine a limit in MiB: auto-fit then splits the layers so that it stays within it.</source>
       <translation>其他计算机可以把它们的 GPU（或内存）借给这台计算机使用：在那台计算机上运行 &lt;code&gt;shoehorn-cli rpc-worker&lt;/code&gt;，然后在这里添加它的地址。它一有应答，其设备就会像本地 GPU 一样出现在计划和仪表中（已加载的模型在重新加载之前仍使用原来的设备）。双击“最多使用”可为一台计算机设置以 MiB 为单位的上限：自动适配会据此划分各层，使其不超出上限。</translation>
+    </message>
+    <message>
+      <source>Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker prints).</source>
+      <translation>请以 主机:端口 的形式填写计算机，例如 192.168.1.20:50052（即其 rpc-worker 打印的端口）。</translation>
+    </message>
+    <message>
+      <source>%1 is in the list already.</source>
+      <translation>%1 已在列表中。</translation>
     </message>
   </context>
   <context>

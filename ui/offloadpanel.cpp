@@ -3,6 +3,7 @@
 #include "plantargets.h"
 
 #include "chatcontroller.h"
+#include "errortext.h"
 #include "gaugestack.h"
 #include "offloadcontroller.h"
 #include "offloadtexts.h"
@@ -299,9 +300,9 @@ void OffloadPanel::updateLabels()
         m_modelLabel->setText(text);
     } else if (m_offload->inspecting()) {
         m_modelLabel->setText(tr("Reading %1…").arg(QFileInfo(modelPath()).fileName().toHtmlEscaped()));
-    } else if (!m_offload->inspectError().isEmpty()) {
+    } else if (m_offload->inspectError()) {
         m_modelLabel->setText(tr("%1 cannot be read: %2")
-                                  .arg(QFileInfo(modelPath()).fileName(), m_offload->inspectError())
+                                  .arg(QFileInfo(modelPath()).fileName(), ErrorText::message(m_offload->inspectError()))
                                   .toHtmlEscaped());
     } else {
         m_modelLabel->setText(tr("No model selected."));

@@ -74,10 +74,20 @@ RemoteMachinesDialog::RemoteMachinesDialog(RemoteMachines *machines, QWidget *pa
 
 void RemoteMachinesDialog::addMachine()
 {
-    const QString error = m_machines->add(m_address->text());
-    m_message->setText(error);
-    if (error.isEmpty())
+    const QString address = m_address->text().trimmed();
+    switch (m_machines->add(address)) {
+    case RemoteMachines::AddResult::Added:
+        m_message->clear();
         m_address->clear();
+        break;
+    case RemoteMachines::AddResult::NotAnAddress:
+        m_message->setText(tr("Give the machine as host:port, for example 192.168.1.20:50052 (the port its rpc-worker "
+                              "prints)."));
+        break;
+    case RemoteMachines::AddResult::AlreadyListed:
+        m_message->setText(tr("%1 is in the list already.").arg(address));
+        break;
+    }
 }
 
 int RemoteMachinesDialog::selectedRow() const

@@ -65,13 +65,13 @@ void TestRemoteMachines::addressesAreChecked()
 {
     RemoteMachines machines;
     QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY(machines.add("localhost").contains("host:port"));
-    QVERIFY(machines.add("a:1,b:2").contains("host:port"));
+    QCOMPARE(machines.add("localhost"), RemoteMachines::AddResult::NotAnAddress);
+    QCOMPARE(machines.add("a:1,b:2"), RemoteMachines::AddResult::NotAnAddress);
     QCOMPARE(machines.model()->rowCount(), 0);
-    QVERIFY(machines.add(" 10.0.0.9:50052 ").isEmpty());
+    QCOMPARE(machines.add(" 10.0.0.9:50052 "), RemoteMachines::AddResult::Added);
     QCOMPARE(RemoteMachines::remembered(), QStringList{"10.0.0.9:50052"});
-    QVERIFY(machines.add("10.0.0.9:50052").contains("in the list already"));
-    QVERIFY(machines.add("127.0.0.1:1").isEmpty());
+    QCOMPARE(machines.add("10.0.0.9:50052"), RemoteMachines::AddResult::AlreadyListed);
+    QCOMPARE(machines.add("127.0.0.1:1"), RemoteMachines::AddResult::Added);
     QCOMPARE(RemoteMachines::remembered(), (QStringList{"10.0.0.9:50052", "127.0.0.1:1"}));
     machines.remove(0);
     QCOMPARE(RemoteMachines::remembered(), QStringList{"127.0.0.1:1"});
@@ -84,8 +84,8 @@ void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
     QAbstractItemModelTester tester(machines.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy tested(&machines, &RemoteMachines::tested);
     QSignalSpy attach(&machines, &RemoteMachines::attachRequested);
-    QVERIFY(machines.add(m_endpoint).isEmpty()); // adding tests it
-    QVERIFY(machines.add("127.0.0.1:1").isEmpty());
+    QCOMPARE(machines.add(m_endpoint), RemoteMachines::AddResult::Added); // adding tests it
+    QCOMPARE(machines.add("127.0.0.1:1"), RemoteMachines::AddResult::Added);
     QTRY_COMPARE_WITH_TIMEOUT(tested.count(), 2, 15000);
     const auto &rows = machines.model()->rows();
     QCOMPARE(rows[0].status, Status::Answered);
@@ -112,7 +112,7 @@ void TestRemoteMachines::closingDoesNotWaitForATest()
     QVERIFY(silent.listen(QHostAddress::LocalHost));
     auto *machines = new RemoteMachines;
     QSignalSpy tested(machines, &RemoteMachines::tested);
-    QVERIFY(machines->add(QStringLiteral("127.0.0.1:%1").arg(silent.serverPort())).isEmpty());
+    QCOMPARE(machines->add(QStringLiteral("127.0.0.1:%1").arg(silent.serverPort())), RemoteMachines::AddResult::Added);
     QTest::qWait(300); // the test is under way
     QCOMPARE(tested.count(), 0);
     QElapsedTimer closing;
@@ -166,7 +166,7 @@ void TestRemoteMachines::addedMachineJoinsWhileRunning()
         return false;
     };
     QVERIFY(!listed());
-    QVERIFY(app.remote()->add(endpoint).isEmpty());
+    QCOMPARE(app.remote()->add(endpoint), RemoteMachines::AddResult::Added);
     const int row = app.remote()->model()->find(endpoint);
     QTRY_COMPARE_WITH_TIMEOUT(app.remote()->model()->rows()[size_t(row)].status, Status::InUse, 20000);
     QCOMPARE(app.remote()->model()->index(row, RemoteMachineModel::State).data().toString(), QString("in use"));

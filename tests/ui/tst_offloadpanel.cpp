@@ -51,6 +51,7 @@ private slots:
     void sentenceNamesTheDevices_data();
     void sentenceNamesTheDevices();
     void backendRowForACardSeenTwice();
+    void unreadableFileIsWorded();
 };
 
 void TestOffloadPanel::init()
@@ -454,6 +455,22 @@ void TestOffloadPanel::backendRowForACardSeenTwice()
     QVERIFY(!backend->isVisible());
     QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
     QCOMPARE(s.load.backend, std::string("Vulkan"));
+}
+
+// A file that cannot be read: the panel says why in the window's words (ErrorText, from the
+// typed error), with llama.cpp's detail after them.
+void TestOffloadPanel::unreadableFileIsWorded()
+{
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    panel.setModelPath(TestFixtures::instance().dir() + "/gone.gguf");
+    QTRY_VERIFY(!panelPlans.inspecting());
+    auto *label = panel.findChild<QLabel *>("offloadModelLabel");
+    QVERIFY(label);
+    QVERIFY2(label->text().startsWith("gone.gguf cannot be read: The file does not exist"), qPrintable(label->text()));
+    QVERIFY2(label->text().contains("Details: "), qPrintable(label->text()));
 }
 
 QTEST_MAIN(TestOffloadPanel)
