@@ -331,12 +331,12 @@ bool ChatController::deleteConversation(qint64 id)
     return ok;
 }
 
-qint64 ChatController::importConversation(const QByteArray &json, QString *error)
+shoehorn::Result<qint64> ChatController::importConversation(const QByteArray &json)
 {
-    const qint64 id = m_repo->importJson(json, error);
+    auto id = m_repo->importJson(json);
     if (id) {
         emit conversationsChanged();
-        openConversation(id);
+        openConversation(*id);
     }
     return id;
 }

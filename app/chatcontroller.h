@@ -98,8 +98,8 @@ public slots:
     bool openConversation(qint64 id);
     bool renameConversation(qint64 id, const QString &title);
     bool deleteConversation(qint64 id);
-    // Reads a chat exported as JSON into the store and opens it; 0 and `error` on failure.
-    qint64 importConversation(const QByteArray &json, QString *error);
+    // Reads a chat exported as JSON into the store and opens it (ChatJson::importJson's errors).
+    shoehorn::Result<qint64> importConversation(const QByteArray &json);
     // The chat's model file moved: remember the new place (and load it).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
 

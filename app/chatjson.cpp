@@ -166,29 +166,24 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-bool exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
-                  const shoehorn::GenerationOptions &options, QString *error)
+shoehorn::Error exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
+                             const shoehorn::GenerationOptions &options)
 {
     const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);
     const QByteArray data = json ? toJson(header, chat, options) : toMarkdown(header, chat).toUtf8();
     QSaveFile f(path);
     if (f.open(QIODevice::WriteOnly) && f.write(data) == data.size() && f.commit())
-        return true;
-    if (error)
-        *error = f.errorString();
-    return false;
+        return {};
+    return {shoehorn::ErrorCode::FileUnwritable, f.errorString().toStdString()};
 }
 
-bool readFile(const QString &path, QByteArray &out, QString *error)
+shoehorn::Result<QByteArray> readFile(const QString &path)
 {
     QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = f.errorString();
-        return false;
-    }
-    out = f.readAll();
-    return true;
+    if (!f.open(QIODevice::ReadOnly))
+        return shoehorn::Error{f.exists() ? shoehorn::ErrorCode::FileUnreadable : shoehorn::ErrorCode::FileNotFound,
+                               f.errorString().toStdString()};
+    return f.readAll();
 }
 
 namespace {
@@ -274,8 +269,11 @@ bool importMessage(ChatStore &store, qint64 conversation, const QJsonObject &o)
 
 } // namespace
 
-qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
+shoehorn::Result<qint64> importJson(const QByteArray &json, ChatStore &store)
 {
+    const auto refused = [&store] {
+        return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable, store.lastError().toStdString()};
+    };
     QJsonParseError parse;
     const QJsonObject root = QJsonDocument::fromJson(json, &parse).object();
     QString why;
@@ -285,22 +283,15 @@ qint64 importJson(const QByteArray &json, ChatStore &store, QString *error)
         why = QStringLiteral("not a Shoehorn chat");
     else
         why = checkMessages(root.value("messages"));
-    if (!why.isEmpty()) {
-        if (error)
-            *error = why;
-        return 0;
-    }
+    if (!why.isEmpty())
+        return shoehorn::Error{shoehorn::ErrorCode::Corrupt, why.toStdString()};
     // One transaction: a chat is imported whole or not at all.
-    if (!store.transaction()) {
-        if (error)
-            *error = store.lastError();
-        return 0;
-    }
-    auto fail = [&] {
-        if (error)
-            *error = store.lastError();
+    if (!store.transaction())
+        return refused();
+    auto fail = [&]() -> shoehorn::Result<qint64> {
+        const shoehorn::Error e = refused();
         store.rollback();
-        return qint64(0);
+        return e;
     };
     const qint64 id = store.createConversation(root.value("title").toString(), root.value("model").toString(),
                                                root.value("systemPrompt").toString());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "chatmodel.h"
+#include "error.h"
 #include "settings.h"
 
 #include <QByteArray>
@@ -27,14 +28,16 @@ QString toMarkdown(const ExportHeader &header, const ChatModel &chat);
 QByteArray toJson(const ExportHeader &header, const ChatModel &chat, const shoehorn::GenerationOptions &options);
 
 // Writes the chat as Markdown, or as JSON when `path` ends in .json. Through QSaveFile: a full
-// disk leaves an earlier file as it was, never half a chat. False and `error` on failure.
-bool exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
-                  const shoehorn::GenerationOptions &options, QString *error);
-// A file's bytes, or false and `error`.
-bool readFile(const QString &path, QByteArray &out, QString *error);
+// disk leaves an earlier file as it was, never half a chat. FileUnwritable (the system's reason
+// as its detail) on failure.
+shoehorn::Error exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
+                             const shoehorn::GenerationOptions &options);
+// A file's bytes: FileNotFound or FileUnreadable with the system's reason.
+shoehorn::Result<QByteArray> readFile(const QString &path);
 
-// Reads a chat exported by toJson into the store as a new conversation. Returns its id, or 0
-// with `error` set when the data is not such an export.
-qint64 importJson(const QByteArray &json, ChatStore &store, QString *error);
+// Reads a chat exported by toJson into the store as a new conversation and returns its id.
+// Corrupt (with what is wrong) when the data is not such an export, FileUnwritable (the
+// database's reason) when the store refuses it: then nothing of it is kept.
+shoehorn::Result<qint64> importJson(const QByteArray &json, ChatStore &store);
 
 } // namespace ChatJson

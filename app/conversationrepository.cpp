@@ -145,14 +145,12 @@ bool ConversationRepository::setModel(qint64 conversationId, const QString &mode
     return writable() && check(m_store.setConversationModel(conversationId, modelPath), tr("the chat's model"));
 }
 
-qint64 ConversationRepository::importJson(const QByteArray &json, QString *error)
+shoehorn::Result<qint64> ConversationRepository::importJson(const QByteArray &json)
 {
-    if (!writable()) {
-        if (error)
-            *error = m_problem.isEmpty() ? m_store.lastError() : m_problem;
-        return 0;
-    }
-    return ChatJson::importJson(json, m_store, error);
+    if (!writable())
+        return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable,
+                               (m_problem.isEmpty() ? m_store.lastError() : m_problem).toStdString()};
+    return ChatJson::importJson(json, m_store);
 }
 
 qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,

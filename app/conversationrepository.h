@@ -34,7 +34,7 @@ public:
     bool rename(qint64 conversationId, const QString &title);
     bool remove(qint64 conversationId);
     bool setModel(qint64 conversationId, const QString &modelPath);
-    qint64 importJson(const QByteArray &json, QString *error);
+    shoehorn::Result<qint64> importJson(const QByteArray &json);
 
     qint64 appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
                          ChatModel::State state, const QList<ChatImage> &images = {});

@@ -31,13 +31,14 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::NoProjector: return "no-projector";
     case ErrorCode::FileCheckFailed: return "file-check-failed";
     case ErrorCode::RemoteFailed: return "remote-failed";
+    case ErrorCode::FileUnwritable: return "file-unwritable";
     }
     return "unknown";
 }
 
 std::optional<ErrorCode> errorCodeFromName(const std::string &name)
 {
-    for (int c = 0; c <= int(ErrorCode::RemoteFailed); ++c)
+    for (int c = 0; c <= int(ErrorCode::FileUnwritable); ++c)
         if (name == errorCodeName(ErrorCode(c)))
             return ErrorCode(c);
     return std::nullopt;
@@ -72,6 +73,7 @@ const char *errorCodeSentence(ErrorCode code)
     case ErrorCode::NoProjector: return "This model cannot see images: no vision projector (mmproj) is paired with it.";
     case ErrorCode::FileCheckFailed: return "The file failed the safety check before loading: it would crash or hang Shoehorn.";
     case ErrorCode::RemoteFailed: return "A remote machine (RPC worker) cannot be reached or used.";
+    case ErrorCode::FileUnwritable: return "The file cannot be written.";
     }
     return "An unknown error occurred.";
 }

@@ -36,6 +36,7 @@ enum class ErrorCode {
     NoProjector,       // an image was given to a model without a projector
     FileCheckFailed,   // the isolated first-open check crashed, hung or ran out of memory
     RemoteFailed,      // an RPC worker (another machine's devices) cannot be reached or used
+    FileUnwritable,    // a file could not be written (a full disk, a folder that is not ours)
 };
 
 struct Error {

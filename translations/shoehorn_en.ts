@@ -689,6 +689,10 @@
       <source>Retrying without speculative decoding (its draft context needs memory of its own).</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The file cannot be written: check that the folder is yours to write in and that the disk has room.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -689,6 +689,10 @@
       <source>Retrying without speculative decoding (its draft context needs memory of its own).</source>
       <translation>正在关闭推测解码后重试（其草稿上下文需要单独的内存）。</translation>
     </message>
+    <message>
+      <source>The file cannot be written: check that the folder is yours to write in and that the disk has room.</source>
+      <translation>无法写入该文件：请检查你是否有该文件夹的写入权限，以及磁盘是否还有空间。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -62,6 +62,7 @@ QString ErrorText::message(const shoehorn::Error &error)
     case ErrorCode::ImageInvalid: text = tr("The image cannot be used: attach a PNG, JPEG, BMP or GIF picture."); break;
     case ErrorCode::NoProjector: text = tr("This model cannot see images: no vision projector (mmproj) is paired with it."); break;
     case ErrorCode::RemoteFailed: text = tr("A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it."); break;
+    case ErrorCode::FileUnwritable: text = tr("The file cannot be written: check that the folder is yours to write in and that the disk has room."); break;
     case ErrorCode::FileCheckFailed: text = tr("This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template."); break;
     }
     if (!detail.isEmpty())

@@ -2,6 +2,8 @@
 // chat's model that moved), export and import chats, import llama-server presets.
 #include "mainwindow.h"
 
+#include "errortext.h"
+
 #include "appcore.h"
 #include "chatjson.h"
 #include "chatlist.h"
@@ -53,9 +55,9 @@ bool MainWindow::exportChatTo(const QString &path)
 {
     const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_controller->model().path,
                                         m_controller->systemPrompt()};
-    QString error;
-    if (!ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions(), &error)) {
-        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, error));
+    if (const shoehorn::Error e =
+            ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions())) {
+        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, ErrorText::message(e)));
         return false;
     }
     statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
@@ -72,12 +74,18 @@ void MainWindow::importChat()
 
 bool MainWindow::importChatFile(const QString &path)
 {
-    QByteArray data;
+    const auto data = ChatJson::readFile(path);
     QString error;
-    const bool read = ChatJson::readFile(path, data, &error);
-    if (read && m_controller->state() == ChatController::State::Generating) {
+    shoehorn::Result<qint64> imported = shoehorn::Error{};
+    if (!data) {
+        error = ErrorText::message(data.error());
+    } else if (m_controller->state() == ChatController::State::Generating) {
         error = tr("Wait until the answer is finished.");
-    } else if (read && m_controller->importConversation(data, &error)) {
+    } else if (!(imported = m_controller->importConversation(*data))) {
+        // What is wrong with the data (the parser's words), or why the store refused it.
+        const shoehorn::Error &e = imported.error();
+        error = e.code == shoehorn::ErrorCode::Corrupt ? QString::fromStdString(e.detail) : ErrorText::message(e);
+    } else {
         const QString model = m_controller->conversations()->modelPathOf(m_controller->currentConversation());
         m_pages->setCurrentWidget(m_chatPage);
         m_chats->raise();

@@ -420,9 +420,9 @@ void TestChatJson::importRoundTrip()
     fillChat(chat);
     const ChatJson::ExportHeader header{"Title " + kUnicode, "/models/My \"Model\".gguf", "System " + kUnicode};
     const QByteArray json = ChatJson::toJson(header, chat, someOptions());
-    QString error;
-    const qint64 id = ChatJson::importJson(json, *m_store, &error);
-    QVERIFY2(id > 0, qPrintable(error));
+    const auto imported = ChatJson::importJson(json, *m_store);
+    QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
+    const qint64 id = *imported;
 
     const ChatStore::Conversation c = m_store->conversation(id);
     QCOMPARE(c.title, header.title);
@@ -452,7 +452,7 @@ void TestChatJson::importRoundTrip()
         }
     }
     // Importing twice gives two chats.
-    QVERIFY(ChatJson::importJson(json, *m_store, &error) > id);
+    QVERIFY(*ChatJson::importJson(json, *m_store) > id);
     QCOMPARE(m_store->conversations().size(), 2);
 }
 
@@ -462,8 +462,9 @@ void TestChatJson::importStreamingAnswerAsStopped()
     ChatModel chat;
     chat.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "partial", State::Streaming));
-    const qint64 id = ChatJson::importJson(ChatJson::toJson({}, chat, {}), *m_store, nullptr);
-    QVERIFY(id > 0);
+    const auto imported = ChatJson::importJson(ChatJson::toJson({}, chat, {}), *m_store);
+    QVERIFY(imported);
+    const qint64 id = *imported;
     const auto stored = m_store->messages(id);
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored.at(1).state, QString("stopped"));
@@ -473,9 +474,9 @@ void TestChatJson::importStreamingAnswerAsStopped()
 void TestChatJson::importEmptyChat()
 {
     ChatModel chat;
-    QString error;
-    const qint64 id = ChatJson::importJson(ChatJson::toJson({"empty", {}, {}}, chat, {}), *m_store, &error);
-    QVERIFY2(id > 0, qPrintable(error));
+    const auto imported = ChatJson::importJson(ChatJson::toJson({"empty", {}, {}}, chat, {}), *m_store);
+    QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
+    const qint64 id = *imported;
     QCOMPARE(m_store->conversation(id).title, QString("empty"));
     QVERIFY(m_store->messages(id).isEmpty());
 }
@@ -539,18 +540,16 @@ void TestChatJson::importRejects_data()
 void TestChatJson::importRejects()
 {
     QFETCH(QByteArray, json);
-    QString error;
-    const qint64 id = ChatJson::importJson(json, *m_store, &error);
+    const auto imported = ChatJson::importJson(json, *m_store);
     // One comparison, so a known bug is one expected failure.
-    const QString outcome = QString("id %1, error given %2, %3 chats, %4 messages, %5 versions")
-                                .arg(id)
-                                .arg(!error.isEmpty())
+    const QString outcome = QString("imported %1, error %2 with detail %3, %4 chats, %5 messages, %6 versions")
+                                .arg(bool(imported))
+                                .arg(imported ? "none" : shoehorn::errorCodeName(imported.error().code))
+                                .arg(!imported && !imported.error().detail.empty())
                                 .arg(m_store->conversations().size())
                                 .arg(rowCount("messages"))
                                 .arg(rowCount("message_versions"));
-    QCOMPARE(outcome, QString("id 0, error given 1, 0 chats, 0 messages, 0 versions"));
-    // Without a place for the error: still refused, and no crash.
-    QCOMPARE(ChatJson::importJson(json, *m_store, nullptr), qint64(0));
+    QCOMPARE(outcome, QString("imported 0, error corrupt with detail 1, 0 chats, 0 messages, 0 versions"));
 }
 
 void TestChatJson::importStoreFailureLeavesNothing()
@@ -572,15 +571,16 @@ void TestChatJson::importStoreFailureLeavesNothing()
     chat.appendMessage(withVersions({version("v1", "", State::Done, nullptr, -1), version("v2", "", State::Done, nullptr, -1)}, 1));
     chat.appendMessage(ChatModel::make(ChatModel::Author::User, "refused"));
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "never stored"));
-    QString error;
-    QCOMPARE(ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store, &error), qint64(0));
-    QVERIFY2(error.contains("refused by the test"), qPrintable(error));
+    const auto refused = ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, shoehorn::ErrorCode::FileUnwritable);
+    QVERIFY2(refused.error().detail.find("refused by the test") != std::string::npos, refused.error().detail.c_str());
     QCOMPARE(m_store->conversations().size(), 0);
     QCOMPARE(rowCount("messages"), 0);
     QCOMPARE(rowCount("message_versions"), 0);
     // The store is usable afterwards: no transaction left open.
     chat.removeMessage(2);
-    QVERIFY(ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store, &error) > 0);
+    QVERIFY(ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store));
     QCOMPARE(rowCount("messages"), 3);
 }
 
@@ -595,9 +595,9 @@ void TestChatJson::imagesRoundTrip()
     chat.appendMessage(q);
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "Two pictures."));
     const QByteArray json = ChatJson::toJson({"t", "/m.gguf", ""}, chat, {});
-    QString error;
-    const qint64 id = ChatJson::importJson(json, *m_store, &error);
-    QVERIFY2(id > 0, qPrintable(error));
+    const auto imported = ChatJson::importJson(json, *m_store);
+    QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
+    const qint64 id = *imported;
     const auto stored = m_store->messages(id);
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[0].images.size(), 2);

@@ -228,8 +228,9 @@ void TestConversationRepository::unopenedRepositoryWritesNothing()
     QCOMPARE(r.createConversation("t", {}, {}, {}), qint64(0));
     QCOMPARE(r.appendMessage(1, Author::User, "q", State::Done), qint64(0));
     QVERIFY(r.messages(1).isEmpty());
-    QString error;
-    QCOMPARE(r.importJson("{}", &error), qint64(0));
+    const auto imported = r.importJson("{}");
+    QVERIFY(!imported);
+    QCOMPARE(imported.error().code, shoehorn::ErrorCode::FileUnwritable); // no store to write to
 }
 
 QTEST_GUILESS_MAIN(TestConversationRepository)

@@ -313,6 +313,7 @@ void TestChatFlows::exportAndImport()
     // A full disk or a missing folder: a clear message, nothing half written.
     QVERIFY(!w.window->exportChatTo(dir.filePath("no/such/dir/chat.md")));
     QCOMPARE(w.errors.size(), 1);
+    QVERIFY2(w.errors.last().contains("The file cannot be written"), qPrintable(w.errors.last()));
     // The JSON comes back as a new chat with the same messages.
     const QString answer = w.controller.chatModel()->message(1).content;
     QVERIFY(w.window->importChatFile(dir.filePath("chat.json")));
@@ -322,6 +323,9 @@ void TestChatFlows::exportAndImport()
     QCOMPARE(w.controller.systemPrompt(), QString("Be brief."));
     QVERIFY(!w.window->importChatFile(dir.filePath("chat.md"))); // not JSON: said so
     QCOMPARE(w.errors.size(), 2);
+    QVERIFY2(w.errors.last().contains("is not a chat Shoehorn can read: "), qPrintable(w.errors.last()));
+    QVERIFY(!w.window->importChatFile(dir.filePath("gone.json"))); // no such file: said so
+    QVERIFY2(w.errors.last().contains("The file does not exist"), qPrintable(w.errors.last()));
 }
 
 void TestChatFlows::conversationSettingsFollowTheChat()
