@@ -23,7 +23,8 @@ QJsonObject measurementJson(const TuneMeasurement &m)
     return {{"label", QString::fromStdString(m.candidate.label)},
             {"lowerQuality", m.candidate.lowerQuality},
             {"ok", m.ok},
-            {"error", QString::fromStdString(m.error)},
+            {"error", QString::fromStdString(m.error.detail)},
+            {"errorCode", QString::fromLatin1(errorCodeName(m.error.code))},
             {"pp", m.prompt.mean},
             {"ppSd", m.prompt.stddev},
             {"tg", m.generate.mean},
@@ -49,7 +50,10 @@ TuneMeasurement measurementFrom(const QJsonObject &o)
     m.candidate.label = o.value("label").toString().toStdString();
     m.candidate.lowerQuality = o.value("lowerQuality").toBool();
     m.ok = o.value("ok").toBool();
-    m.error = o.value("error").toString().toStdString();
+    m.error.detail = o.value("error").toString().toStdString();
+    // Reports stored before the code was: a failed trial said only its words.
+    m.error.code = errorCodeFromName(o.value("errorCode").toString().toStdString())
+                       .value_or(m.error.detail.empty() ? ErrorCode::None : ErrorCode::LoadFailed);
     m.prompt = {o.value("pp").toDouble(), o.value("ppSd").toDouble(), 1};
     m.generate = {o.value("tg").toDouble(), o.value("tgSd").toDouble(), 1};
     auto &s = m.candidate.settings;

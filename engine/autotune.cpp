@@ -433,7 +433,7 @@ TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
         auto loaded = Model::load(m_path, c.settings.load);
         ++m_loads;
         if (!loaded) {
-            m.error = errorMessage(loaded.error());
+            m.error = loaded.error();
             return m;
         }
         m_model = *loaded;
@@ -449,14 +449,14 @@ TuneMeasurement BenchMeasurer::operator()(const TuneCandidate &c)
     r.rawGeneration = !c.chatPath;
     auto res = runBenchmark(m_model, c.settings.context, r);
     if (!res) {
-        m.error = errorMessage(res.error());
+        m.error = res.error();
         return m;
     }
     m.prompt = res->promptTps;
     m.generate = c.chatPath ? res->chatTps : res->generateTps;
     m.ok = !c.chatPath || m.generate.mean > 0; // a chat answer can end before its first token
     if (!m.ok)
-        m.error = "no answer was generated";
+        m.error = {ErrorCode::DecodeFailed, "no answer was generated"};
     return m;
 }
 

@@ -29,7 +29,7 @@ struct TuneMeasurement {
     Stats prompt;
     Stats generate;
     bool ok = false;
-    std::string error;
+    Error error; // why not ok (typed: the window words it, e.g. out of memory)
 };
 
 // One step of the tuning story: the baseline, then one optimisation added at a time.

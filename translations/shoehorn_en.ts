@@ -2153,6 +2153,10 @@
       <source>Applied: %1</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>does not fit: </source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>VisionMenu</name>

@@ -2146,6 +2146,10 @@
       <source>Applied: %1</source>
       <translation>已应用：%1</translation>
     </message>
+    <message>
+      <source>does not fit: </source>
+      <translation>放不下：</translation>
+    </message>
   </context>
   <context>
     <name>VisionMenu</name>

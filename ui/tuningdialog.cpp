@@ -167,8 +167,9 @@ void TuningDialog::setReport(const TuneReport &report)
             note += (note.isEmpty() ? QString() : QStringLiteral(", ")) + tr("current");
         if (m.candidate.lowerQuality)
             note += (note.isEmpty() ? QString() : QStringLiteral(", ")) + tr("lower quality (q4_0 K)");
-        if (!m.ok)
-            note = QString::fromStdString(m.error);
+        if (!m.ok) // a table cell: the kind of failure, then llama.cpp's words
+            note = (m.error.code == shoehorn::ErrorCode::OutOfMemory ? tr("does not fit: ") : QString()) +
+                   QString::fromStdString(m.error.detail);
         auto *label = new QTableWidgetItem(QString::fromStdString(m.candidate.label));
         if (best) {
             QFont f = label->font();

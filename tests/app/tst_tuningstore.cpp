@@ -33,7 +33,7 @@ QStringList describe(const TuneMeasurement &m)
     return {QString("label=%1").arg(QString::fromStdString(m.candidate.label)),
             QString("lowerQuality=%1").arg(m.candidate.lowerQuality),
             QString("ok=%1").arg(m.ok),
-            QString("error=%1").arg(QString::fromStdString(m.error)),
+            QString("error=%1 %2").arg(errorCodeName(m.error.code), QString::fromStdString(m.error.detail)),
             QString("pp=%1±%2").arg(m.prompt.mean).arg(m.prompt.stddev),
             QString("tg=%1±%2").arg(m.generate.mean).arg(m.generate.stddev),
             QString("ngl=%1").arg(s.load.gpuLayers),
@@ -80,7 +80,7 @@ TuneMeasurement measurement(const char *label, int ngl, int ncmoe, double tg, bo
         m.prompt = {812.5, 12.25, 3};
         m.generate = {tg, 0.75, 3};
     } else {
-        m.error = "out of memory: CUDA0 buffer of 5.00 GiB — 显存不足";
+        m.error = {ErrorCode::OutOfMemory, "CUDA0 buffer of 5.00 GiB — 显存不足"};
     }
     return m;
 }

@@ -333,8 +333,8 @@ void TestAutoTune::speculationOnRandomWeights()
     QVERIFY(t.best >= 0);
     int chat = 0;
     for (const auto &m : t.measurements) {
-        std::printf("%s: %.0f t/s%s\n", m.candidate.label.c_str(), m.generate.mean, m.ok ? "" : m.error.c_str());
-        QVERIFY2(m.ok, m.error.c_str());
+        std::printf("%s: %.0f t/s%s\n", m.candidate.label.c_str(), m.generate.mean, m.ok ? "" : m.error.detail.c_str());
+        QVERIFY2(m.ok, m.error.detail.c_str());
         chat += m.candidate.chatPath;
     }
     QCOMPARE(chat, 4);

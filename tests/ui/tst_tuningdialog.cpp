@@ -6,6 +6,8 @@
 #include "chatcontroller.h"
 #include "testfixtures.h"
 #include "tuningdialog.h"
+#include "hardwaremonitor.h"
+#include "tuningstore.h"
 
 #include <QBarSet>
 #include <QPushButton>
@@ -83,6 +85,18 @@ void TestTuningDialog::runShowApply()
     // A new dialog shows the stored results of this model on this machine.
     TuningDialog again(&c, cApp.tuning());
     QCOMPARE(again.resultsTable()->rowCount(), rows);
+
+    // A trial that did not fit says so (the typed error's kind, then llama.cpp's words), also
+    // from the stored report.
+    TuneReport stored = r;
+    shoehorn::TuneMeasurement oom = stored.result.measurements.front();
+    oom.ok = false;
+    oom.error = {shoehorn::ErrorCode::OutOfMemory, "Vulkan0 buffer of 5.00 GiB"};
+    stored.result.measurements.push_back(oom);
+    TuningStore::save(c.model().path, cApp.hardware()->machineId(), stored);
+    TuningDialog failed(&c, cApp.tuning());
+    QCOMPARE(failed.resultsTable()->rowCount(), rows + 1);
+    QCOMPARE(failed.resultsTable()->item(rows, 3)->text(), QString("does not fit: Vulkan0 buffer of 5.00 GiB"));
 }
 
 QTEST_MAIN(TestTuningDialog)

@@ -102,7 +102,7 @@ int cmdTune(const Args &a)
         std::printf("| %s | %s | %s | %s%s |\n", m.candidate.label.c_str(),
                     m.candidate.chatPath ? "" : statText(m.prompt).c_str(), statText(m.generate).c_str(),
                     static_cast<int>(i) == t.best ? "best" : "",
-                    m.candidate.lowerQuality ? " lower quality (q4_0 K)" : (m.ok ? "" : m.error.c_str()));
+                    m.candidate.lowerQuality ? " lower quality (q4_0 K)" : (m.ok ? "" : errorMessage(m.error).c_str()));
     }
     std::printf("\n| step | configuration | tg t/s | speedup |\n| --- | --- | ---: | ---: |\n");
     for (const auto &s : tuner.story(std::ref(measure)))
