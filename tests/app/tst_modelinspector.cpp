@@ -35,7 +35,10 @@ void TestModelInspector::goodAndBroken()
     m.inspect(broken.fileName());
     QTRY_COMPARE(done.count(), 2);
     QVERIFY(!done.at(1).at(1).value<std::optional<shoehorn::ModelInfo>>().has_value());
-    QVERIFY(!done.at(1).at(2).toString().isEmpty());
+    const auto error = done.at(1).at(2).value<shoehorn::Error>(); // typed: the window words it
+    QCOMPARE(error.code, shoehorn::ErrorCode::Truncated);
+    QVERIFY(!error.detail.empty());
+    QCOMPARE(done.at(0).at(2).value<shoehorn::Error>().code, shoehorn::ErrorCode::None);
 }
 
 void TestModelInspector::newestPathWins()
