@@ -1,6 +1,7 @@
 #include "gaugestack.h"
 
 #include "gaugebar.h"
+#include "offloadtexts.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -67,11 +68,10 @@ void GaugeStack::show(const MemoryPlan *plan, const MemoryPlan *measured)
         const QString title = QStringLiteral("%1 · %2").arg(QString::fromStdString(d.name),
                                                             QString::fromStdString(d.description));
         m_gauges[int(i)]->setData(title, segments(d.use), d.available, d.capacity);
-        // llama.cpp's buffers against the plan's: the projector (libmtmd's) and the driver's share
-        // are in neither.
+        // llama.cpp's buffers against the plan's (OffloadTexts::llamaBuffers).
         const MemoryUse *got = measured && i < measured->gpus.size() ? &measured->gpus[i].use : nullptr;
-        m_gauges[int(i)]->setMeasured(got ? got->total() - got->projector - got->overhead : 0,
-                                      d.use.projector + d.use.overhead);
+        m_gauges[int(i)]->setMeasured(got ? OffloadTexts::llamaBuffers(*got) : 0,
+                                      d.use.total() - OffloadTexts::llamaBuffers(d.use));
     }
     // RAM in its two parts (MemoryPlan): what only this process holds, solid, and the model
     // file's pages that mmap keeps, patterned (the system can reclaim them).

@@ -171,10 +171,8 @@ QString OffloadTexts::verified(const Verification &v)
 {
     if (v.whatIf)
         return tr("What-if machine: planned, not measured.");
-    // What llama.cpp allocates against what was planned, device by device: its buffers. The
-    // projector (libmtmd's) and the driver's share of a GPU (its context, BLAS workspace) are
-    // no llama.cpp buffer: GaugeBar::measuredText's rule.
-    auto core = [](const MemoryUse &u) { return u.total() - u.projector - u.overhead; };
+    // What llama.cpp allocates against what was planned, device by device: its buffers.
+    const auto core = &OffloadTexts::llamaBuffers;
     auto diff = [](quint64 planned, quint64 actual) {
         return planned ? 100.0 * (double(actual) - double(planned)) / double(planned) : 0.0;
     };

@@ -40,6 +40,9 @@ public:
         bool whatIf = false;
     };
     static QString verified(const Verification &v);
+    // What of a device's use llama.cpp allocates as its buffers, the part a load is compared on:
+    // not the projector (libmtmd's) nor a GPU's driver share (its context, BLAS workspace).
+    static quint64 llamaBuffers(const shoehorn::MemoryUse &u) { return u.total() - u.projector - u.overhead; }
     // "+2.5%" / "−0.3%": a difference against the plan.
     static QString percent(double value);
 };
