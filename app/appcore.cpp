@@ -3,9 +3,15 @@
 
 #include "apicontroller.h"
 #include "chatcontroller.h"
+#include "conversationlist.h"
+#include "conversationrepository.h"
 #include "filesafety.h"
 #include "hardwaremonitor.h"
 #include "inferencesession.h"
+#include "loadedmodel.h"
+#include "modellibrary.h"
+#include "offloadcontroller.h"
+#include "plantargets.h"
 #include "remotemachines.h"
 #include "tuningcontroller.h"
 #include "tuningstore.h"
@@ -13,14 +19,27 @@
 #include "worker.h"
 
 #include <QFileInfo>
+#include <QTimer>
 
 AppCore::AppCore(QObject *parent) : AppCore(nullptr, parent) {}
 
 AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
-    : QObject(parent), m_remote(new RemoteMachines(this)), m_hardware(new HardwareMonitor(this)), m_session(new InferenceSession(std::move(worker), this)),
-      m_chat(new ChatController(m_session, this)), m_api(new ApiController(m_session->apiHost(), this)),
-      m_vision(new VisionController(m_chat, m_session, this)), m_tuning(new TuningController(m_chat, m_session, m_hardware, this))
+    : QObject(parent), m_remote(new RemoteMachines(this)), m_hardware(new HardwareMonitor(this)),
+      m_session(new InferenceSession(std::move(worker), this)), m_model(new LoadedModel(m_session, this)),
+      m_repo(new ConversationRepository(this)), m_chat(new ChatController(m_session, m_model, m_repo, this)),
+      m_api(new ApiController(m_session->apiHost(), this)), m_vision(new VisionController(m_model, m_session, this)),
+      m_tuning(new TuningController(m_model, m_session, m_hardware, this)),
+      m_offload(new OffloadController(m_model, m_hardware, m_api, m_vision, this)), m_library(new ModelLibrary(this))
 {
+    if (!m_repo->open(ChatStore::defaultPath()))
+        qWarning("chat history not available: %s (%s)", qPrintable(m_repo->problem().path),
+                 qPrintable(m_repo->problem().reason));
+    if (ChatStore *store = m_repo->store()) {
+        m_conversations = new ConversationList(store, this);
+        connect(m_chat, &ChatController::conversationsChanged, m_conversations, &ConversationList::refresh);
+    }
+    connect(m_remote, &RemoteMachines::limitsChanged, m_offload->targets(), &PlanTargets::limitsChanged);
+    connectLibrary();
     // Remote machines join ggml's devices on the inference thread (the remembered ones queued
     // before any load, one added later between loads); no hardware probe runs meanwhile.
     connect(m_session, &InferenceSession::remotesAttached, this, [this](const shoehorn::AttachedRemotes &r) {
@@ -37,7 +56,7 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
     }
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     // Speculation "Auto": what auto-tune measured fastest for the file on this machine.
-    m_chat->setAutoSpeculation([hw = m_hardware](const QString &path) -> std::optional<shoehorn::SpeculationSettings> {
+    m_model->setAutoSpeculation([hw = m_hardware](const QString &path) -> std::optional<shoehorn::SpeculationSettings> {
         TuneReport r;
         if (!hw->hasProbed() || !TuningStore::load(path, hw->machineId(), r) || r.result.best < 0 ||
             r.result.best >= int(r.result.measurements.size()))
@@ -45,8 +64,27 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
         return r.result.measurements[size_t(r.result.best)].candidate.settings.context.speculation;
     });
     // The name clients see in /v1/models.
-    connect(m_chat, &ChatController::modelLoaded, m_api,
+    connect(m_model, &LoadedModel::modelLoaded, m_api,
             [api = m_api](const ModelSummary &summary) { api->setModelAlias(QFileInfo(summary.path).fileName()); });
+}
+
+// The Models list follows the loads, whoever starts them: the model being opened is listed at
+// once with its progress, and stays as a recent model once loaded.
+void AppCore::connectLibrary()
+{
+    connect(m_model, &LoadedModel::stateChanged, m_library, [this](InferenceSession::State state) {
+        if (state == InferenceSession::State::Loading && m_library->loadingPath() != m_model->loadingPath())
+            m_library->loadStarted(m_model->loadingPath());
+    });
+    connect(m_model, &LoadedModel::loadProgress, m_library, &ModelLibrary::loadProgress);
+    connect(m_model, &LoadedModel::modelLoaded, m_library, [this](const ModelSummary &summary) {
+        m_library->loadEnded(true);
+        // Remembered (a settings write) after the window has shown the model, and after the
+        // model's settings were written (kWriteAfterLoadMs): the list's rows read them.
+        QTimer::singleShot(2 * AppSettings::kWriteAfterLoadMs, m_library,
+                           [library = m_library, path = summary.path] { library->addRecent(path); });
+    });
+    connect(m_model, &LoadedModel::loadFailed, m_library, [this] { m_library->loadEnded(false); });
 }
 
 AppCore::~AppCore()

@@ -6,17 +6,23 @@
 
 class ApiController;
 class ChatController;
+class ConversationList;
+class ConversationRepository;
 class HardwareMonitor;
 class InferenceSession;
+class LoadedModel;
+class ModelLibrary;
+class OffloadController;
 class RemoteMachines;
 class TuningController;
 class VisionController;
 class Worker;
 
 // The app core's objects and who owns them (the composition root): the inference session (the
-// worker and its thread), the hardware monitor, the open chat, the local API, the vision
-// projectors, auto-tune and the remote machines (RPC workers). The window and the tests make
-// one; each widget and controller is handed the objects it works with, not this.
+// worker and its thread), the loaded model, the hardware monitor, the chat history and the open
+// chat, the local API, the vision projectors, auto-tune, the offload plan, the model library and
+// the remote machines (RPC workers). main() and the tests make one; the window hands each widget
+// the objects it works with, and each controller is handed its own here, not this.
 class AppCore : public QObject
 {
     Q_OBJECT
@@ -27,19 +33,31 @@ public:
     ~AppCore() override;
 
     InferenceSession *session() const { return m_session; }
+    LoadedModel *model() const { return m_model; }
     HardwareMonitor *hardware() const { return m_hardware; }
     ChatController *chat() const { return m_chat; }
+    // The stored chats as a list model, kept up to date; null when the history could not be opened.
+    ConversationList *conversations() const { return m_conversations; }
     ApiController *api() const { return m_api; }
     VisionController *vision() const { return m_vision; }
     TuningController *tuning() const { return m_tuning; }
     RemoteMachines *remote() const { return m_remote; }
+    OffloadController *offload() const { return m_offload; }
+    ModelLibrary *library() const { return m_library; }
 
 private:
+    void connectLibrary();
+
     RemoteMachines *m_remote;
     HardwareMonitor *m_hardware;
     InferenceSession *m_session;
+    LoadedModel *m_model;
+    ConversationRepository *m_repo;
+    ConversationList *m_conversations = nullptr;
     ChatController *m_chat;
     ApiController *m_api;
     VisionController *m_vision;
     TuningController *m_tuning;
+    OffloadController *m_offload;
+    ModelLibrary *m_library;
 };

@@ -1,31 +1,24 @@
 #include "chatcontroller.h"
 
-#include "conversationlist.h"
-
 #include "appsettings.h"
 #include "chatjson.h"
 #include "conversationrepository.h"
-#include "worker.h"
+#include "loadedmodel.h"
 
-#include <QTimer>
 #include <QCoreApplication>
-#include <QFileInfo>
 
 using State = ChatController::State;
 using Author = ChatModel::Author;
 
-ChatController::ChatController(InferenceSession *session, QObject *parent)
-    : QObject(parent), m_chat(new ChatModel(this)), m_repo(new ConversationRepository(this)), m_session(session),
-      m_settings(AppSettings::defaults())
+ChatController::ChatController(InferenceSession *session, LoadedModel *model, ConversationRepository *repo,
+                               QObject *parent)
+    : QObject(parent), m_chat(new ChatModel(this)), m_session(session), m_model(model), m_repo(repo)
 {
     connectSession();
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
-    if (!m_repo->open(ChatStore::defaultPath()))
-        qWarning("chat history not available: %s", qPrintable(m_repo->problem()));
-    if (ChatStore *store = m_repo->store()) {
-        m_conversations = new ConversationList(store, this);
-        connect(this, &ChatController::conversationsChanged, m_conversations, &ConversationList::refresh);
-    }
+    connect(m_model, &LoadedModel::modelLoaded, this, &ChatController::onModelLoaded);
+    // Settings changed while a chat is open are the chat's from then on (its sampling part).
+    connect(m_model, &LoadedModel::settingsEdited, this, &ChatController::storeChatSettings);
 }
 
 ChatController::~ChatController() = default;
@@ -42,11 +35,6 @@ bool ChatController::shutdown(int milliseconds)
 
 void ChatController::connectSession()
 {
-    connect(m_session, &InferenceSession::stateChanged, this, &ChatController::stateChanged);
-    connect(m_session, &InferenceSession::loadProgress, this, &ChatController::loadProgress);
-    connect(m_session, &InferenceSession::loadRetrying, this, &ChatController::loadRetrying);
-    connect(m_session, &InferenceSession::modelLoaded, this, &ChatController::onLoaded);
-    connect(m_session, &InferenceSession::loadFailed, this, &ChatController::loadFailed);
     connect(m_session, &InferenceSession::delta, this, &ChatController::onDelta);
     connect(m_session, &InferenceSession::prefillProgress, this, [this](int done, int total) {
         if (m_answerRow >= 0) // the answer being written says what it waits for
@@ -67,26 +55,14 @@ ChatStore *ChatController::store()
     return m_repo->store();
 }
 
-QString ChatController::storageProblem() const
+HistoryProblem ChatController::storageProblem() const
 {
     return m_repo->problem();
 }
 
-void ChatController::applySettings(const ModelSettings &s)
+shoehorn::GenerationOptions ChatController::generationOptions() const
 {
-    if (s == m_settings)
-        return;
-    m_settings = s;
-    emit modelSettingsChanged();
-}
-
-void ChatController::setModelSettings(const ModelSettings &s)
-{
-    m_settings = s;
-    if (hasModel())
-        ModelSettingsStore::save(model().path, s);
-    storeChatSettings();
-    emit modelSettingsChanged();
+    return m_model->generationOptions();
 }
 
 void ChatController::setSystemPrompt(const QString &s)
@@ -98,7 +74,7 @@ void ChatController::setSystemPrompt(const QString &s)
 void ChatController::storeChatSettings()
 {
     if (m_conversation)
-        m_repo->setSettings(m_conversation, m_systemPrompt, ChatJson::optionsToJson(m_settings.generation));
+        m_repo->setSettings(m_conversation, m_systemPrompt, ChatJson::optionsToJson(generationOptions()));
 }
 
 QString ChatController::defaultSystemPrompt(const QString &modelPath)
@@ -116,59 +92,11 @@ QString ChatController::conversationTitle() const
     return m_conversation ? m_repo->conversation(m_conversation).title : QString();
 }
 
-void ChatController::reload()
+void ChatController::onModelLoaded(const ModelSummary &summary)
 {
-    if (hasModel() && state() != State::Loading)
-        openModel(model().path);
-}
-
-void ChatController::openModel(const QString &path)
-{
-    // The worker caps the context at the trained length, so the first-open rule needs no GGUF here.
-    ModelSettings s = AppSettings::forModel(path, m_settings, model().path);
-    // An open chat keeps its own sampling settings whichever model it runs on.
-    if (m_conversation)
-        ChatJson::optionsFromJson(m_repo->conversation(m_conversation).settings, s.generation);
-    applySettings(s);
-    m_loadingPath = path;
-    shoehorn::LoadSettings load = m_settings.load;
-    shoehorn::ContextSettings context = m_settings.context;
-    context.speculation = speculationFor(path, m_settings);
-    load.mtpLayers = context.speculation.mtp();
-    m_session->load(path, load, context);
-}
-
-shoehorn::SpeculationSettings ChatController::speculationFor(const QString &path, const ModelSettings &s) const
-{
-    if (!s.speculationAuto)
-        return s.context.speculation;
-    if (m_autoSpeculation)
-        if (auto tuned = m_autoSpeculation(path))
-            return *tuned;
-    return {};
-}
-
-void ChatController::cancelLoad()
-{
-    m_session->cancelLoad();
-}
-
-void ChatController::onLoaded(const ModelSummary &summary)
-{
-    // Keep what worked: after out-of-memory retries these are the safer settings.
-    ModelSettings s = m_settings;
-    s.load = summary.load;
-    s.context.contextSize = summary.context.contextSize;
-    s.context.typeK = summary.context.typeK;
-    s.context.typeV = summary.context.typeV;
-    m_settings = s;
-    // Written a moment later, after the window has shown the model (AppSettings::kWriteAfterLoadMs).
-    QTimer::singleShot(AppSettings::kWriteAfterLoadMs, this,
-                       [path = summary.path, s = m_settings] { ModelSettingsStore::save(path, s); });
     // A new chat starts with the model's own system prompt.
     if (m_chat->rowCount() == 0 && m_conversation == 0)
         m_systemPrompt = defaultSystemPrompt(summary.path);
-    emit modelLoaded(summary);
 }
 
 bool ChatController::send(const QString &text, const QList<ChatImage> &images)
@@ -204,10 +132,12 @@ void ChatController::ensureConversation(const QString &firstText)
 {
     if (!m_repo->isOpen() || m_conversation != 0)
         return;
-    m_conversation = m_repo->createConversation(firstText.left(60).simplified(), model().path, m_systemPrompt,
-                                                ChatJson::optionsToJson(m_settings.generation));
-    if (m_conversation)
+    m_conversation = m_repo->createConversation(firstText.left(60).simplified(), m_model->model().path,
+                                                m_systemPrompt, ChatJson::optionsToJson(generationOptions()));
+    if (m_conversation) {
+        m_model->setChatSampling(generationOptions()); // the chat keeps them from now on
         emit conversationsChanged();
+    }
 }
 
 void ChatController::startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history)
@@ -215,7 +145,7 @@ void ChatController::startAnswer(int row, const std::vector<shoehorn::ChatMessag
     m_answerRow = row;
     m_chat->setNote(row, PromptProgress::starting());
     m_sinceCheckpoint.start();
-    m_session->generate(history, m_settings.generation);
+    m_session->generate(history, generationOptions());
 }
 
 bool ChatController::regenerate(int row)
@@ -289,7 +219,8 @@ void ChatController::newChat()
     m_conversation = 0;
     m_answerMessage = 0;
     m_answerVersion = 0;
-    m_systemPrompt = hasModel() ? defaultSystemPrompt(model().path) : QString();
+    m_systemPrompt = m_model->hasModel() ? defaultSystemPrompt(m_model->model().path) : QString();
+    m_model->setChatSampling(std::nullopt); // the next chat starts with the model's own
     emit conversationChanged();
 }
 
@@ -305,9 +236,11 @@ bool ChatController::openConversation(qint64 id)
     // The chat continues with its own system prompt and sampling settings.
     const ChatStore::Conversation c = m_repo->conversation(id);
     m_systemPrompt = c.systemPrompt;
-    ModelSettings s = m_settings;
-    if (ChatJson::optionsFromJson(c.settings, s.generation))
-        applySettings(s);
+    shoehorn::GenerationOptions sampling = generationOptions();
+    if (ChatJson::optionsFromJson(c.settings, sampling))
+        m_model->setChatSampling(sampling);
+    else
+        m_model->setChatSampling(std::nullopt);
     emit conversationChanged();
     return true;
 }
@@ -346,7 +279,7 @@ bool ChatController::relocateConversationModel(qint64 id, const QString &modelPa
     if (!m_repo->setModel(id, modelPath))
         return false;
     emit conversationsChanged();
-    openModel(modelPath);
+    m_model->openModel(modelPath);
     return true;
 }
 

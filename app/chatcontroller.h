@@ -2,25 +2,19 @@
 
 #include "chatmodel.h"
 #include "chatstore.h"
+#include "conversationrepository.h"
 #include "chattypes.h"
 #include "inferencesession.h"
-#include "modelsettings.h"
 #include "promptprogress.h"
-#include "tuningstore.h"
 
 #include <QElapsedTimer>
 #include <QObject>
 
-#include <functional>
-#include <memory>
-#include <optional>
-
-class ConversationList;
-class ConversationRepository;
-class Worker;
+class LoadedModel;
 
 // The open conversation: what the chat shows (ChatModel), what is stored (ConversationRepository)
-// and what the model does (InferenceSession), kept in step. GUI-thread object; the UI calls it.
+// and the answers the loaded model writes into it (InferenceSession's chat slot), kept in step.
+// Which model that is and its settings are LoadedModel's. GUI-thread object; the UI calls it.
 // AppCore makes it and owns what it works with.
 class ChatController : public QObject
 {
@@ -28,8 +22,11 @@ class ChatController : public QObject
 public:
     using State = InferenceSession::State;
 
-    // The session runs the model; it belongs to the caller (AppCore).
-    explicit ChatController(InferenceSession *session, QObject *parent = nullptr);
+    // The session answers in the chat's slot; the model is what it answers with; the repository
+    // stores the conversations (it may have failed to open: then nothing is stored). All belong
+    // to the caller (AppCore).
+    ChatController(InferenceSession *session, LoadedModel *model, ConversationRepository *repo,
+                   QObject *parent = nullptr);
     ~ChatController() override;
     // Quitting: stops what runs, and once the worker has ended, saves its last results (an
     // answer stopped mid-way is stored as stopped). False if the worker did not end in time.
@@ -38,36 +35,14 @@ public:
     ChatModel *chatModel() const { return m_chat; }
     // Conversations are stored as they happen; null when the database could not be opened.
     ChatStore *store();
-    // The stored chats as a list model, kept up to date (what the chat list shows); null when
-    // the database could not be opened.
-    ConversationList *conversations() const { return m_conversations; }
-    // What went wrong opening the chat history (moved aside, read-only, not saved); empty if nothing.
-    QString storageProblem() const;
+    // What went wrong opening the chat history (moved aside, read-only, not saved); Kind::None if nothing.
+    HistoryProblem storageProblem() const;
     qint64 currentConversation() const { return m_conversation; }
-    InferenceSession *session() const { return m_session; }
-    State state() const { return m_session->state(); }
-    const ModelSummary &model() const { return m_session->model(); }
-    bool hasModel() const { return m_session->hasModel(); }
-    // The file of the load in progress, or of the last one (whoever started it: the window, the
-    // offload panel, a reload after tuning, a stored chat's model).
-    QString loadingPath() const { return m_loadingPath; }
     // An answer is streaming into the chat (also while a model switch waits for it to stop).
     bool answering() const { return m_answerRow >= 0; }
+    // The sampling settings the open chat answers with (the model's, or the chat's own).
+    shoehorn::GenerationOptions generationOptions() const;
 
-    shoehorn::LoadSettings loadSettings() const { return m_settings.load; }
-    void setLoadSettings(const shoehorn::LoadSettings &s) { m_settings.load = s; }
-    shoehorn::ContextSettings contextSettings() const { return m_settings.context; }
-    void setContextSettings(const shoehorn::ContextSettings &s) { m_settings.context = s; }
-    shoehorn::GenerationOptions generationOptions() const { return m_settings.generation; }
-    void setGenerationOptions(const shoehorn::GenerationOptions &o) { m_settings.generation = o; }
-    // All per-model settings at once (what the offload panel edits); stored per model file.
-    ModelSettings modelSettings() const { return m_settings; }
-    void setModelSettings(const ModelSettings &s);
-    // The speculation a model runs with `s`: its own choice, or for "Auto" what auto-tune chose
-    // for that file on this machine (the resolver the composition root gives), else off.
-    using SpeculationResolver = std::function<std::optional<shoehorn::SpeculationSettings>(const QString &path)>;
-    void setAutoSpeculation(SpeculationResolver resolver) { m_autoSpeculation = std::move(resolver); }
-    shoehorn::SpeculationSettings speculationFor(const QString &path, const ModelSettings &s) const;
     QString systemPrompt() const { return m_systemPrompt; }
     // The open chat's system prompt; stored with the chat.
     void setSystemPrompt(const QString &s);
@@ -77,11 +52,6 @@ public:
     QString conversationTitle() const;
 
 public slots:
-    // Opens a model with its remembered settings, if it has any.
-    void openModel(const QString &path);
-    // Loads the current model again with the current settings (after the user changed them).
-    void reload();
-    void cancelLoad();
     // Returns false if the message cannot be sent now (no model, busy, empty text).
     // Images need a model that can see them (a projector loaded); else false.
     bool send(const QString &text, const QList<ChatImage> &images = {});
@@ -104,15 +74,9 @@ public slots:
     bool relocateConversationModel(qint64 id, const QString &modelPath);
 
 signals:
-    void stateChanged(InferenceSession::State state);
     void conversationsChanged();
     // Another chat (or a new one) is shown: its system prompt and settings changed with it.
     void conversationChanged();
-    void modelSettingsChanged();
-    void loadProgress(double fraction);
-    void loadRetrying(const shoehorn::OomRetry &retry);
-    void modelLoaded(const ModelSummary &summary);
-    void loadFailed(const shoehorn::Error &error);
     void generationFailed(const shoehorn::Error &error);
     void prefillProgress(int done, int total);
     void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
@@ -121,9 +85,9 @@ signals:
     void storageFailed(const QString &what, const QString &why);
 
 private:
+    State state() const { return m_session->state(); }
     void connectSession();
-    void applySettings(const ModelSettings &s);
-    void onLoaded(const ModelSummary &summary);
+    void onModelLoaded(const ModelSummary &summary);
     void onDelta(const QString &content, const QString &reasoning);
     void onFinished(const shoehorn::GenerationStats &stats);
     void onFailed(const shoehorn::Error &error);
@@ -135,17 +99,14 @@ private:
     void checkpoint();
 
     ChatModel *m_chat = nullptr;
-    ConversationRepository *m_repo = nullptr;
-    ConversationList *m_conversations = nullptr;
     InferenceSession *m_session = nullptr;
-    ModelSettings m_settings;
+    LoadedModel *m_model = nullptr;
+    ConversationRepository *m_repo = nullptr;
     QString m_systemPrompt;
-    QString m_loadingPath;
     int m_answerRow = -1;
     qint64 m_conversation = 0;
     qint64 m_answerMessage = 0;
     qint64 m_answerVersion = 0; // message_versions row of a regenerated answer
     QElapsedTimer m_sinceCheckpoint;
     PromptProgress m_prompt;
-    SpeculationResolver m_autoSpeculation;
 };

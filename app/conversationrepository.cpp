@@ -13,47 +13,43 @@ ConversationRepository::ConversationRepository(QObject *parent) : QObject(parent
 
 bool ConversationRepository::open(const QString &path)
 {
-    m_problem.clear();
+    m_problem = {};
+    m_problem.path = path;
     m_open = m_store.open(path) && (m_store.readOnly() || m_store.integrityOk());
     if (m_open) {
-        if (m_store.readOnly())
-            m_problem = tr("The chat history %1 was written by a newer version of Shoehorn (%2). It is open "
-                           "read-only: you can read your chats, but new ones are not saved.")
-                            .arg(QDir::toNativeSeparators(path), m_store.lastError());
-        else if (const int n = m_store.markInterruptedAnswers())
+        if (m_store.readOnly()) {
+            m_problem.kind = HistoryProblem::Kind::ReadOnlyNewer;
+            m_problem.reason = m_store.lastError();
+        } else if (const int n = m_store.markInterruptedAnswers())
             qInfo("%d answer(s) interrupted by a crash are marked stopped", n);
         return true;
     }
-    const QString why = m_store.lastError().isEmpty() ? tr("its integrity check failed") : m_store.lastError();
+    const QString why = m_store.lastError(); // empty: the integrity check failed
     m_store.close();
     return openFresh(path, why);
 }
 
 bool ConversationRepository::openFresh(const QString &path, const QString &why)
 {
-    const QString shown = QDir::toNativeSeparators(path);
+    m_problem.reason = why;
     if (!QFileInfo::exists(path)) {
-        m_problem = tr("The chat history cannot be created at %1 (%2): chats are not saved.").arg(shown, why);
+        m_problem.kind = HistoryProblem::Kind::CannotCreate;
         return false;
     }
     // Never overwritten: the old file (and its WAL) is kept beside, for recovery.
     const QString aside = path + QStringLiteral(".unreadable-") +
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     if (!QFile::rename(path, aside)) {
-        m_problem = tr("The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not "
-                       "saved until it is fixed or removed.")
-                        .arg(shown, why);
+        m_problem.kind = HistoryProblem::Kind::CannotMoveAside;
         return false;
     }
     for (const char *suffix : {"-wal", "-shm"})
         QFile::rename(path + QLatin1String(suffix), aside + QLatin1String(suffix));
     m_open = m_store.open(path);
-    m_problem = m_open ? tr("The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a "
-                            "new history was started.")
-                             .arg(shown, why, QDir::toNativeSeparators(aside))
-                       : tr("The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot "
-                            "be created (%4): chats are not saved.")
-                             .arg(shown, why, QDir::toNativeSeparators(aside), m_store.lastError());
+    m_problem.kind = m_open ? HistoryProblem::Kind::MovedAside : HistoryProblem::Kind::MovedAsideNoNew;
+    m_problem.movedTo = aside;
+    if (!m_open)
+        m_problem.newReason = m_store.lastError();
     return m_open;
 }
 
@@ -149,7 +145,7 @@ shoehorn::Result<qint64> ConversationRepository::importJson(const QByteArray &js
 {
     if (!writable())
         return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable,
-                               (m_problem.isEmpty() ? m_store.lastError() : m_problem).toStdString()};
+                               (m_problem.reason.isEmpty() ? m_store.lastError() : m_problem.reason).toStdString()};
     return ChatJson::importJson(json, m_store);
 }
 

@@ -7,6 +7,24 @@
 
 #include <functional>
 
+// What opening the chat history found, for the window to say in words (ErrorText::historyProblem).
+struct HistoryProblem {
+    enum class Kind {
+        None,
+        ReadOnlyNewer,   // written by a newer Shoehorn: open read-only
+        CannotCreate,    // no history, and none can be made: nothing is saved
+        CannotMoveAside, // unreadable and cannot be moved aside: nothing is saved
+        MovedAside,      // unreadable, moved aside unchanged, a new one started
+        MovedAsideNoNew, // unreadable, moved aside, but a new one cannot be made
+    };
+    Kind kind = Kind::None;
+    QString path;      // the history
+    QString reason;    // SQLite's reason; empty: its integrity check failed
+    QString movedTo;   // where the unreadable history went
+    QString newReason; // why a new one could not be made
+    bool isNone() const { return kind == Kind::None; }
+};
+
 // The chats in SQLite as the controller uses them: typed authors and states, and every write
 // checked. Several writes that belong together run in one transaction, rolled back whole when
 // one fails. A write that fails is never silent: failed() says what could not be saved.
@@ -18,11 +36,11 @@ public:
 
     // Opens the history. One that cannot be read (not a database, damaged) is moved aside,
     // unchanged, and a new one started; one of a newer schema opens read-only. problem() says
-    // what happened, for the window; empty when all is well.
+    // what happened, for the window; Kind::None when all is well.
     bool open(const QString &path);
     bool isOpen() const { return m_open; }
     bool writable() const { return m_open && !m_store.readOnly(); }
-    QString problem() const { return m_problem; }
+    HistoryProblem problem() const { return m_problem; }
     ChatStore *store() { return m_open ? &m_store : nullptr; } // lists and tests read it
 
     qint64 createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt,
@@ -59,5 +77,5 @@ private:
 
     ChatStore m_store;
     bool m_open = false;
-    QString m_problem;
+    HistoryProblem m_problem;
 };

@@ -2,7 +2,7 @@
 
 #include "apicontroller.h"
 #include "appsettings.h"
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "planner.h"
 #include "modelinspector.h"
 #include "plantargets.h"
@@ -14,10 +14,10 @@
 
 using namespace shoehorn;
 
-OffloadController::OffloadController(ChatController *chat, HardwareMonitor *hardware, ApiController *api,
+OffloadController::OffloadController(LoadedModel *model, HardwareMonitor *hardware, ApiController *api,
                                      VisionController *vision, QObject *parent)
-    : QObject(parent), m_chat(chat), m_api(api), m_vision(vision), m_settings(chat->modelSettings()),
-      m_targets(new PlanTargets(chat, hardware, this)),
+    : QObject(parent), m_model(model), m_api(api), m_vision(vision), m_settings(model->modelSettings()),
+      m_targets(new PlanTargets(model, hardware, this)),
       m_inspector(new ModelInspector(this)), m_draftInspector(new ModelInspector(this))
 {
     m_exactDelay.setSingleShot(true);
@@ -37,11 +37,11 @@ OffloadController::OffloadController(ChatController *chat, HardwareMonitor *hard
             replan(false);
     });
     connect(m_targets, &PlanTargets::targetChanged, this, [this] { replan(); });
-    connect(m_chat, &ChatController::modelLoaded, this, &OffloadController::onModelLoaded);
+    connect(m_model, &LoadedModel::modelLoaded, this, &OffloadController::onModelLoaded);
     connect(m_api, &ApiController::stateChanged, this, [this] { replan(); });
     connect(m_vision, &VisionController::factsReady, this, [this] { replan(); });
-    connect(m_chat, &ChatController::modelSettingsChanged, this, &OffloadController::onControllerSettings);
-    connect(m_chat->session(), &InferenceSession::exactPlanFinished, this, [this](const ExactCheck &c) {
+    connect(m_model, &LoadedModel::modelSettingsChanged, this, &OffloadController::onControllerSettings);
+    connect(m_model, &LoadedModel::exactPlanFinished, this, [this](const ExactCheck &c) {
         m_exactRunning = false;
         // The user switched to a profile (or away from the model) while it ran: stale.
         m_exact.reset();
@@ -74,9 +74,9 @@ void OffloadController::inspected(const QString &path, const std::optional<Model
         return;
     m_info = info;
     m_inspectError = error;
-    m_settings = isLoadedModel() ? m_chat->modelSettings()
-                                 : AppSettings::forModel(m_path, m_chat->modelSettings(),
-                                                         m_chat->hasModel() ? m_chat->model().path : QString(),
+    m_settings = isLoadedModel() ? m_model->modelSettings()
+                                 : AppSettings::forModel(m_path, m_model->modelSettings(),
+                                                         m_model->hasModel() ? m_model->model().path : QString(),
                                                          m_info ? m_info->contextLength : 0);
     emit modelChanged();
     emit settingsChanged();
@@ -90,7 +90,7 @@ bool OffloadController::inspecting() const
 
 bool OffloadController::isLoadedModel() const
 {
-    return m_chat->hasModel() && m_chat->model().path == m_path;
+    return m_model->hasModel() && m_model->model().path == m_path;
 }
 
 OffloadController::RamParts OffloadController::ramParts() const
@@ -101,7 +101,7 @@ OffloadController::RamParts OffloadController::ramParts() const
     r.plannedAnonymous = m_plan.anonymousBytes();
     r.plannedFile = m_plan.mmapResidentBytes;
     const ProcessMemory &now = m_targets->hardware().process;
-    const HeldMemory &held = m_chat->model().held;
+    const HeldMemory &held = m_model->model().held;
     if (isLoadedModel() && now.known && held.before.known) {
         r.loaded = true;
         r.actualAnonymous = held.ramBytes(now);
@@ -118,7 +118,7 @@ void OffloadController::setSettings(const ModelSettings &s)
     // for another model they are remembered for that file only.
     m_updating = true;
     if (isLoadedModel())
-        m_chat->setModelSettings(s);
+        m_model->setModelSettings(s);
     else if (!m_path.isEmpty())
         ModelSettingsStore::save(m_path, s);
     m_updating = false;
@@ -129,7 +129,7 @@ void OffloadController::onControllerSettings()
 {
     if (m_updating || !isLoadedModel())
         return;
-    m_settings = m_chat->modelSettings();
+    m_settings = m_model->modelSettings();
     emit settingsChanged();
     replan();
 }
@@ -137,7 +137,7 @@ void OffloadController::onControllerSettings()
 PlanSettings OffloadController::planSettings() const
 {
     PlanSettings s{m_settings.load, m_settings.context, 1};
-    s.context.speculation = m_chat->speculationFor(m_path, m_settings); // "Auto" resolved
+    s.context.speculation = m_model->speculationFor(m_path, m_settings); // "Auto" resolved
     s.load.mtpLayers = s.context.speculation.mtp();
     // The model's one context: the chat's slot and the local API's in one KV cache, the same
     // memory with the API on or off.
@@ -187,7 +187,7 @@ QList<OffloadController::BackendChoice> OffloadController::backendChoices() cons
 
 void OffloadController::readDraftModel()
 {
-    const QString draft = QString::fromStdString(m_chat->speculationFor(m_path, m_settings).draftModel);
+    const QString draft = QString::fromStdString(m_model->speculationFor(m_path, m_settings).draftModel);
     if (!draft.isEmpty() && draft != m_draftPath && !m_draftInspector->busy())
         m_draftInspector->inspect(draft);
 }
@@ -216,7 +216,7 @@ void OffloadController::startExactCheck()
     if (!m_info || !m_targets->isThisComputer())
         return;
     m_exactRunning = true;
-    m_chat->session()->requestExactPlan(m_path, planSettings(), m_targets->current());
+    m_model->requestExactPlan(m_path, planSettings(), m_targets->current());
     emit exactCheckChanged();
 }
 
@@ -254,17 +254,17 @@ void OffloadController::loadOrReload()
     if (m_path.isEmpty())
         return;
     if (isLoadedModel()) {
-        m_chat->reload();
+        m_model->reload();
     } else {
         ModelSettingsStore::save(m_path, m_settings);
-        m_chat->openModel(m_path);
+        m_model->openModel(m_path);
     }
 }
 
 QString OffloadController::llamaServerCommand() const
 {
     ModelSettings s = m_settings;
-    s.context.speculation = m_chat->speculationFor(m_path, m_settings); // "Auto" as it runs
+    s.context.speculation = m_model->speculationFor(m_path, m_settings); // "Auto" as it runs
     if (s.load.devices.empty() && !s.load.backend.empty()) { // llama-server knows devices, not backends
         const PlanTarget t = m_targets->current();
         for (const GpuInfo &g : modelDevices(t.gpus, t.otherBackends, s.load))
@@ -277,7 +277,7 @@ void OffloadController::onModelLoaded(const ModelSummary &summary)
 {
     if (summary.path != m_path)
         setModelPath(summary.path);
-    m_settings = m_chat->modelSettings();
+    m_settings = m_model->modelSettings();
     // After loading, the gauges also show what llama.cpp really allocated.
     m_measured = summary.measured;
     m_hasMeasured = true;

@@ -13,7 +13,7 @@
 #include <optional>
 
 class ApiController;
-class ChatController;
+class LoadedModel;
 class HardwareMonitor;
 class VisionController;
 class ModelInspector;
@@ -22,7 +22,7 @@ class PlanTargets;
 // What the offload panel shows, without widgets: the model it plans for (its GGUF read off the
 // GUI thread), the settings being edited, the analytic plan for the machine PlanTargets says,
 // llama.cpp's dry run (run by the inference worker a moment after the settings
-// stop changing) and Auto-fit. Settings of the loaded model go to the ChatController; those of
+// stop changing) and Auto-fit. Settings of the loaded model go to LoadedModel; those of
 // another model are remembered for that file.
 class OffloadController : public QObject
 {
@@ -57,9 +57,9 @@ public:
     };
     static std::optional<KvHeadMismatch> kvHeadMismatch(const shoehorn::ModelInfo &info,
                                                         const shoehorn::ContextSettings &context);
-    // The chat (the loaded model, its settings), the machine (free memory), the local API (its
+    // The loaded model (its settings), the machine (free memory), the local API (its
     // slots are in the plan) and the vision projectors (their memory), all the caller's.
-    OffloadController(ChatController *chat, HardwareMonitor *hardware, ApiController *api, VisionController *vision,
+    OffloadController(LoadedModel *model, HardwareMonitor *hardware, ApiController *api, VisionController *vision,
                       QObject *parent = nullptr);
     ~OffloadController() override;
 
@@ -113,7 +113,7 @@ private:
     void startExactCheck();
     void readDraftModel(); // the draft model's tensor table for the plan, off the GUI thread
 
-    ChatController *m_chat;
+    LoadedModel *m_model;
     ApiController *m_api;
     VisionController *m_vision;
     QString m_path;

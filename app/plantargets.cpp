@@ -1,6 +1,6 @@
 #include "plantargets.h"
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "hardwaremonitor.h"
 #include "profilestore.h"
 #include "remotemachines.h"
@@ -9,8 +9,8 @@
 
 using namespace shoehorn;
 
-PlanTargets::PlanTargets(ChatController *chat, HardwareMonitor *hardware, QObject *parent)
-    : QObject(parent), m_chat(chat), m_hardware(hardware)
+PlanTargets::PlanTargets(LoadedModel *model, HardwareMonitor *hardware, QObject *parent)
+    : QObject(parent), m_model(model), m_hardware(hardware)
 {
     connect(m_hardware, &HardwareMonitor::changed, this, [this](const HardwareInfo &info) {
         emit freeMemoryChanged();
@@ -68,8 +68,8 @@ PlanTarget PlanTargets::current() const
     }
     PlanTarget t = m_hardware->target(quint64(m_vramBudgetMiB) * MiB);
     // What the loaded model holds is free for any plan: a load frees the old model first.
-    if (m_chat->hasModel())
-        addHeldMemory(t, m_chat->model().held, m_hardware->current().process);
+    if (m_model->hasModel())
+        addHeldMemory(t, m_model->model().held, m_hardware->current().process);
     // A remote machine's own limit (Remote Machines window): what its worker may really use.
     RemoteMachines::applyLimits(t, RemoteMachines::limits());
     t.name = tr("this computer").toStdString();
@@ -93,7 +93,7 @@ const HardwareInfo &PlanTargets::hardware() const
 
 quint64 PlanTargets::heldRamBytes() const
 {
-    return m_chat->hasModel() ? m_chat->model().held.ramBytes(hardware().process) : 0;
+    return m_model->hasModel() ? m_model->model().held.ramBytes(hardware().process) : 0;
 }
 
 void PlanTargets::watchHardware(bool on)

@@ -10,7 +10,7 @@
 
 #include <utility>
 
-class ChatController;
+class LoadedModel;
 class HardwareMonitor;
 
 // The machine a plan is for: this computer (its free memory as HardwareMonitor probes it, with
@@ -20,7 +20,7 @@ class PlanTargets : public QObject
 {
     Q_OBJECT
 public:
-    PlanTargets(ChatController *chat, HardwareMonitor *hardware, QObject *parent = nullptr);
+    PlanTargets(LoadedModel *model, HardwareMonitor *hardware, QObject *parent = nullptr);
 
     // Index 0 is this computer; then the built-in and the user's profiles (names as stored).
     QList<std::pair<QString, QString>> profiles() const; // id, name
@@ -48,7 +48,7 @@ signals:
     void freeMemoryChanged();
 
 private:
-    ChatController *m_chat;
+    LoadedModel *m_model;
     HardwareMonitor *m_hardware;
     int m_index = 0;
     int m_vramBudgetMiB = 0;

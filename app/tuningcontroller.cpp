@@ -1,17 +1,17 @@
 #include "tuningcontroller.h"
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "hardwaremonitor.h"
 #include "inferencesession.h"
 
-TuningController::TuningController(ChatController *chat, InferenceSession *session, HardwareMonitor *hardware,
+TuningController::TuningController(LoadedModel *model, InferenceSession *session, HardwareMonitor *hardware,
                                    QObject *parent)
-    : QObject(parent), m_chat(chat), m_session(session), m_hardware(hardware)
+    : QObject(parent), m_model(model), m_session(session), m_hardware(hardware)
 {
     connect(m_session, &InferenceSession::tuningProgress, this, &TuningController::progress);
     connect(m_session, &InferenceSession::tuningFinished, this, [this](const TuneReport &report) {
         if (!report.empty())
-            TuningStore::save(m_chat->model().path, report.machine, report);
+            TuningStore::save(m_model->model().path, report.machine, report);
         emit finished(report);
     });
 }
@@ -28,6 +28,6 @@ void TuningController::cancel()
 
 bool TuningController::stored(TuneReport &out) const
 {
-    return m_chat->hasModel() && m_hardware->hasProbed() &&
-           TuningStore::load(m_chat->model().path, m_hardware->machineId(), out);
+    return m_model->hasModel() && m_hardware->hasProbed() &&
+           TuningStore::load(m_model->model().path, m_hardware->machineId(), out);
 }

@@ -5,7 +5,7 @@
 
 #include <QObject>
 
-class ChatController;
+class LoadedModel;
 class HardwareMonitor;
 class InferenceSession;
 
@@ -15,7 +15,7 @@ class TuningController : public QObject
 {
     Q_OBJECT
 public:
-    TuningController(ChatController *chat, InferenceSession *session, HardwareMonitor *hardware,
+    TuningController(LoadedModel *model, InferenceSession *session, HardwareMonitor *hardware,
                      QObject *parent = nullptr);
 
     // An empty request.target means this machine (the worker probes it). False when it cannot
@@ -30,7 +30,7 @@ signals:
     void finished(const TuneReport &report);
 
 private:
-    ChatController *m_chat;
+    LoadedModel *m_model;
     InferenceSession *m_session;
     HardwareMonitor *m_hardware;
 };

@@ -1,6 +1,6 @@
 #include "visioncontroller.h"
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "modelsettings.h"
 
 #include "filesafety.h"
@@ -11,10 +11,10 @@
 
 using namespace shoehorn;
 
-VisionController::VisionController(ChatController *chat, InferenceSession *session, QObject *parent)
-    : QObject(parent), m_chat(chat), m_session(session)
+VisionController::VisionController(LoadedModel *model, InferenceSession *session, QObject *parent)
+    : QObject(parent), m_model(model), m_session(session)
 {
-    connect(chat, &ChatController::modelLoaded, this, &VisionController::onModelLoaded);
+    connect(model, &LoadedModel::modelLoaded, this, &VisionController::onModelLoaded);
     connect(this, &VisionController::factsReady, this, &VisionController::applyChoice);
     connect(session, &InferenceSession::visionChanged, this, &VisionController::visionChanged);
 }
@@ -99,11 +99,11 @@ std::optional<VisionController::Facts> VisionController::facts(const QString &mo
 
 void VisionController::choose(const QString &choice, bool offload)
 {
-    ModelSettings s = m_chat->modelSettings();
+    ModelSettings s = m_model->modelSettings();
     s.projector = choice;
     s.projectorOffload = offload;
-    m_chat->setModelSettings(s);
-    if (m_chat->hasModel()) {
+    m_model->setModelSettings(s);
+    if (m_model->hasModel()) {
         m_applyPending = true;
         applyChoice();
     }
@@ -117,10 +117,10 @@ void VisionController::onModelLoaded(const ModelSummary &)
 
 void VisionController::applyChoice()
 {
-    if (!m_applyPending || !m_chat->hasModel())
+    if (!m_applyPending || !m_model->hasModel())
         return;
-    const ModelSettings s = m_chat->modelSettings();
-    const auto f = facts(m_chat->model().path, s.projector);
+    const ModelSettings s = m_model->modelSettings();
+    const auto f = facts(m_model->model().path, s.projector);
     if (!f)
         return; // factsReady() comes back here
     m_applyPending = false;

@@ -12,13 +12,13 @@
 
 #include <optional>
 
-class ChatController;
+class LoadedModel;
 class InferenceSession;
 struct ModelSettings;
 
 // Pairs vision projectors (mmproj) with models: finds them beside the model, remembers the
 // choice per model, has the worker load the chosen one after every model load, and checks
-// images before they are attached. Owned by ChatController.
+// images before they are attached. AppCore makes it.
 class VisionController : public QObject
 {
     Q_OBJECT
@@ -29,7 +29,7 @@ public:
         shoehorn::Error mismatch; // set when the file is not for this model
     };
 
-    VisionController(ChatController *chat, InferenceSession *session, QObject *parent = nullptr);
+    VisionController(LoadedModel *model, InferenceSession *session, QObject *parent = nullptr);
 
     const VisionSummary &vision() const;
     bool canSeeImages() const { return vision().ready; }
@@ -71,7 +71,7 @@ private:
     // Has the worker load what the loaded model's choice resolves to, once that is known.
     void applyChoice();
 
-    ChatController *m_chat;
+    LoadedModel *m_model;
     InferenceSession *m_session;
     QHash<QString, Facts> m_facts; // model path + choice
     QSet<QString> m_finding;

@@ -12,7 +12,7 @@
 
 #include <utility>
 
-ChatList::ChatList(ChatController *controller, QWidget *parent)
+ChatList::ChatList(ChatController *controller, ConversationList *conversations, QWidget *parent)
     : QDockWidget(tr("Chats"), parent), m_controller(controller), m_search(new QLineEdit(this)),
       m_view(new QListView(this))
 {
@@ -26,7 +26,7 @@ ChatList::ChatList(ChatController *controller, QWidget *parent)
     layout->addWidget(m_search);
     m_view->setObjectName(QStringLiteral("chatListView"));
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    if ((m_model = controller->conversations())) {
+    if ((m_model = conversations)) {
         m_model->refresh(); // the store as it is now
         m_view->setModel(m_model);
     }

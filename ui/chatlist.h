@@ -6,6 +6,7 @@
 
 class ChatController;
 class ConversationList;
+class ConversationList;
 class QLineEdit;
 class QListView;
 
@@ -14,7 +15,8 @@ class ChatList : public QDockWidget
 {
     Q_OBJECT
 public:
-    ChatList(ChatController *controller, QWidget *parent = nullptr);
+    // `conversations` may be null (the history could not be opened).
+    ChatList(ChatController *controller, ConversationList *conversations, QWidget *parent = nullptr);
     ConversationList *model() const { return m_model; }
     QListView *view() const { return m_view; }
     // Test seam: how a new title is asked for (empty: cancelled).

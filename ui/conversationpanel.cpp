@@ -1,6 +1,7 @@
 #include "conversationpanel.h"
 
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "samplingpresets.h"
 
 #include <QCheckBox>
@@ -27,8 +28,8 @@ QDoubleSpinBox *spin(QWidget *parent, double min, double max, double step, int d
 }
 } // namespace
 
-ConversationPanel::ConversationPanel(ChatController *controller, QWidget *parent)
-    : QDockWidget(tr("Conversation"), parent), m_controller(controller), m_promptTimer(new QTimer(this))
+ConversationPanel::ConversationPanel(LoadedModel *model, ChatController *controller, QWidget *parent)
+    : QDockWidget(tr("Conversation"), parent), m_model(model), m_controller(controller), m_promptTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("conversationPanel"));
     auto *scroll = new QScrollArea(this);
@@ -119,8 +120,8 @@ void ConversationPanel::connectWidgets()
     connect(m_thinking, &QCheckBox::toggled, this, &ConversationPanel::applyValues);
     connect(m_useSuggestion, &QPushButton::clicked, this, &ConversationPanel::useModelSuggestion);
     connect(m_controller, &ChatController::conversationChanged, this, &ConversationPanel::refresh);
-    connect(m_controller, &ChatController::modelSettingsChanged, this, &ConversationPanel::refresh);
-    connect(m_controller, &ChatController::modelLoaded, this, &ConversationPanel::refresh);
+    connect(m_model, &LoadedModel::modelSettingsChanged, this, &ConversationPanel::refresh);
+    connect(m_model, &LoadedModel::modelLoaded, this, &ConversationPanel::refresh);
 }
 
 void ConversationPanel::refresh()
@@ -137,8 +138,8 @@ void ConversationPanel::refresh()
     m_repeat->setValue(o.sampling.repeatPenalty);
     m_maxTokens->setValue(o.maxTokens < 0 ? -1 : o.maxTokens);
     m_thinking->setChecked(o.enableThinking);
-    const bool loaded = m_controller->hasModel();
-    const ModelSummary &m = m_controller->model();
+    const bool loaded = m_model->hasModel();
+    const ModelSummary &m = m_model->model();
     m_thinking->setEnabled(!loaded || m.supportsThinking);
     m_thinking->setToolTip(loaded && !m.supportsThinking ? tr("This model's chat template has no thinking switch.")
                                                          : QString());
@@ -160,25 +161,25 @@ void ConversationPanel::updatePresetBox()
 {
     const auto o = m_controller->generationOptions();
     int id = int(SamplingPresets::match(o.sampling, o.enableThinking));
-    const ModelSummary &m = m_controller->model();
-    if (id == int(SamplingPresets::Id::Custom) && m_controller->hasModel() && m.hasSuggestedSampling &&
+    const ModelSummary &m = m_model->model();
+    if (id == int(SamplingPresets::Id::Custom) && m_model->hasModel() && m.hasSuggestedSampling &&
         m.suggestedSampling == o.sampling)
         id = int(SamplingPresets::Id::ModelDefaults);
     m_preset->setCurrentIndex(m_preset->findData(id));
     // "Model's suggestion" is offered only when the GGUF carries one.
     const int modelRow = m_preset->findData(int(SamplingPresets::Id::ModelDefaults));
     if (auto *view = qobject_cast<QStandardItemModel *>(m_preset->model()); view && modelRow >= 0)
-        view->item(modelRow)->setEnabled(m_controller->hasModel() && m.hasSuggestedSampling);
+        view->item(modelRow)->setEnabled(m_model->hasModel() && m.hasSuggestedSampling);
 }
 
 void ConversationPanel::choosePreset(int index)
 {
     const auto id = SamplingPresets::Id(m_preset->itemData(index).toInt());
-    ModelSettings s = m_controller->modelSettings();
+    ModelSettings s = m_model->modelSettings();
     if (id == SamplingPresets::Id::ModelDefaults) {
-        if (!m_controller->model().hasSuggestedSampling)
+        if (!m_model->model().hasSuggestedSampling)
             return;
-        s.generation.sampling = m_controller->model().suggestedSampling;
+        s.generation.sampling = m_model->model().suggestedSampling;
     } else if (id != SamplingPresets::Id::Custom) {
         for (const auto &p : SamplingPresets::fixedPresets())
             if (p.id == id)
@@ -189,7 +190,7 @@ void ConversationPanel::choosePreset(int index)
         m_preset->setCurrentIndex(index);
         return;
     }
-    m_controller->setModelSettings(s);
+    m_model->setModelSettings(s);
     refresh();
     m_preset->setCurrentIndex(index);
 }
@@ -198,7 +199,7 @@ void ConversationPanel::applyValues()
 {
     if (m_updating)
         return;
-    ModelSettings s = m_controller->modelSettings();
+    ModelSettings s = m_model->modelSettings();
     auto &sm = s.generation.sampling;
     sm.temperature = float(m_temperature->value());
     sm.topP = float(m_topP->value());
@@ -209,7 +210,7 @@ void ConversationPanel::applyValues()
     s.generation.maxTokens = m_maxTokens->value();
     s.generation.enableThinking = m_thinking->isChecked();
     m_updating = true;
-    m_controller->setModelSettings(s);
+    m_model->setModelSettings(s);
     m_updating = false;
     updatePresetBox();
 }
@@ -222,8 +223,8 @@ void ConversationPanel::applySystemPrompt()
 void ConversationPanel::saveDefaultPrompt()
 {
     applySystemPrompt();
-    if (m_controller->hasModel())
-        ChatController::setDefaultSystemPrompt(m_controller->model().path, m_controller->systemPrompt());
+    if (m_model->hasModel())
+        ChatController::setDefaultSystemPrompt(m_model->model().path, m_controller->systemPrompt());
 }
 
 void ConversationPanel::useModelSuggestion()

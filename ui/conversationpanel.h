@@ -3,6 +3,7 @@
 #include <QDockWidget>
 
 class ChatController;
+class LoadedModel;
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
@@ -20,7 +21,7 @@ class ConversationPanel : public QDockWidget
 {
     Q_OBJECT
 public:
-    explicit ConversationPanel(ChatController *controller, QWidget *parent = nullptr);
+    ConversationPanel(LoadedModel *model, ChatController *controller, QWidget *parent = nullptr);
 
     // Selects a preset by its index in the combo box, as a person would.
     void choosePreset(int index);
@@ -38,6 +39,7 @@ private:
     void useModelSuggestion();
     void updatePresetBox();
 
+    LoadedModel *m_model;
     ChatController *m_controller;
     QPlainTextEdit *m_prompt;
     QPushButton *m_saveDefault;

@@ -3,8 +3,11 @@
 #include "error.h"
 #include "modelinfo.h"
 #include "chatsession.h"
+#include "conversationrepository.h"
 #include "oomladder.h"
 #include "units.h"
+
+#include <QDir>
 
 using shoehorn::ErrorCode;
 
@@ -118,6 +121,36 @@ QString ErrorText::speculationOff(const shoehorn::SpeculationOff &off)
                   "a draft model must come from the same family.").arg(detail);
     case Why::Refused:
         return tr("Speculative decoding is off: llama.cpp did not start it (%1).").arg(detail);
+    }
+    return {};
+}
+
+QString ErrorText::history(const HistoryProblem &p)
+{
+    using Kind = HistoryProblem::Kind;
+    const QString shown = QDir::toNativeSeparators(p.path);
+    const QString why = p.reason.isEmpty() ? tr("its integrity check failed") : p.reason;
+    const QString aside = QDir::toNativeSeparators(p.movedTo);
+    switch (p.kind) {
+    case Kind::None: return {};
+    case Kind::ReadOnlyNewer:
+        return tr("The chat history %1 was written by a newer version of Shoehorn (%2). It is open "
+                  "read-only: you can read your chats, but new ones are not saved.")
+            .arg(shown, p.reason);
+    case Kind::CannotCreate:
+        return tr("The chat history cannot be created at %1 (%2): chats are not saved.").arg(shown, why);
+    case Kind::CannotMoveAside:
+        return tr("The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not "
+                  "saved until it is fixed or removed.")
+            .arg(shown, why);
+    case Kind::MovedAside:
+        return tr("The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a "
+                  "new history was started.")
+            .arg(shown, why, aside);
+    case Kind::MovedAsideNoNew:
+        return tr("The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot "
+                  "be created (%4): chats are not saved.")
+            .arg(shown, why, aside, p.newReason);
     }
     return {};
 }

@@ -5,6 +5,7 @@
 
 #include "error.h"
 
+struct HistoryProblem;
 namespace shoehorn {
 struct OomRetry;
 struct SpeculationOff;
@@ -22,4 +23,6 @@ public:
     static QString retry(const shoehorn::OomRetry &retry);
     // Why speculative decoding is off although it was chosen (empty when it runs).
     static QString speculationOff(const shoehorn::SpeculationOff &off);
+    // What opening the chat history found (moved aside, read-only, not saved); empty when all is well.
+    static QString history(const HistoryProblem &problem);
 };

@@ -1,7 +1,8 @@
 #include "mainwindow.h"
 
+#include "chatcontroller.h"
+
 #include "apidialog.h"
-#include "plantargets.h"
 #include "remotemachines.h"
 #include "remotemachinesdialog.h"
 #include "appcore.h"
@@ -11,16 +12,17 @@
 #include "chatmodel.h"
 #include "chatjson.h"
 #include "chatview.h"
+#include "composer.h"
 #include "conversationlist.h"
 #include "conversationpanel.h"
 #include "emptypage.h"
 #include "errortext.h"
 #include "imageviewer.h"
 #include "languagemenu.h"
+#include "loadstrip.h"
 #include "messageinput.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
-#include "offloadcontroller.h"
 #include "offloadpanel.h"
 #include "statusstrip.h"
 #include "presetimport.h"
@@ -41,7 +43,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QPushButton>
@@ -51,7 +52,7 @@
 #include <QVBoxLayout>
 
 MainWindow::MainWindow(AppCore *core, QWidget *parent)
-    : QMainWindow(parent), m_core(core), m_controller(core->chat()), m_library(new ModelLibrary(this))
+    : QMainWindow(parent), m_core(core), m_model(core->model()), m_controller(core->chat()), m_library(core->library())
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Shoehorn"));
@@ -65,10 +66,25 @@ MainWindow::MainWindow(AppCore *core, QWidget *parent)
         m_offload->raise();
     }
     connectController();
-    onStateChanged(m_controller->state());
+    onStateChanged(m_model->state());
     // Said once the window is up: the history was moved aside, is read-only, or is not saved.
-    if (const QString problem = m_controller->storageProblem(); !problem.isEmpty())
-        QTimer::singleShot(0, this, [this, problem] { m_showError(tr("Chat history"), problem); });
+    if (const HistoryProblem problem = m_controller->storageProblem(); !problem.isNone())
+        QTimer::singleShot(0, this, [this, problem] { m_showError(tr("Chat history"), ErrorText::history(problem)); });
+}
+
+MessageInput *MainWindow::messageInput() const
+{
+    return m_composer->input();
+}
+
+AttachmentStrip *MainWindow::attachments() const
+{
+    return m_composer->attachments();
+}
+
+int MainWindow::editingRow() const
+{
+    return m_composer->editingRow();
 }
 
 void MainWindow::fitInto(const QRect &available)
@@ -82,11 +98,9 @@ void MainWindow::fitInto(const QRect &available)
 
 void MainWindow::connectController()
 {
-    connect(m_controller, &ChatController::stateChanged, this, &MainWindow::onStateChanged);
-    connect(m_controller, &ChatController::modelLoaded, this, &MainWindow::onModelLoaded);
-    connect(m_controller, &ChatController::loadFailed, this, &MainWindow::onLoadFailed);
-    connect(m_controller, &ChatController::loadProgress, this, &MainWindow::onLoadProgress);
-    connect(m_controller, &ChatController::loadProgress, m_library, &ModelLibrary::loadProgress);
+    connect(m_model, &LoadedModel::stateChanged, this, &MainWindow::onStateChanged);
+    connect(m_model, &LoadedModel::modelLoaded, this, &MainWindow::onModelLoaded);
+    connect(m_model, &LoadedModel::loadFailed, this, &MainWindow::onLoadFailed);
     connect(m_controller, &ChatController::generationFailed, this, [this](const shoehorn::Error &e) {
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
@@ -96,10 +110,6 @@ void MainWindow::connectController()
         if (!std::exchange(m_storageWarned, true)) // once: an answer checkpoints every second
             m_showError(tr("Chat history not saved"), text);
     });
-    connect(m_controller, &ChatController::loadRetrying, this, [this](const shoehorn::OomRetry &r) {
-        m_loadLabel->setText(ErrorText::retry(r));
-        m_retryNotes << ErrorText::retry(r);
-    });
 }
 
 void MainWindow::buildUi()
@@ -108,20 +118,7 @@ void MainWindow::buildUi()
     auto *outer = new QVBoxLayout(central);
     outer->setContentsMargins(0, 0, 0, 0);
 
-    // Loading strip: progress and Cancel.
-    m_loadStrip = new QWidget(central);
-    auto *strip = new QHBoxLayout(m_loadStrip);
-    m_loadLabel = new QLabel(m_loadStrip);
-    m_loadLabel->setObjectName(QStringLiteral("loadLabel"));
-    m_loadBar = new QProgressBar(m_loadStrip);
-    m_loadBar->setRange(0, 1000);
-    m_loadBar->setTextVisible(false);
-    auto *cancel = new QPushButton(tr("Cancel"), m_loadStrip);
-    cancel->setObjectName(QStringLiteral("cancelLoadButton"));
-    connect(cancel, &QPushButton::clicked, m_controller, &ChatController::cancelLoad);
-    strip->addWidget(m_loadLabel);
-    strip->addWidget(m_loadBar, 1);
-    strip->addWidget(cancel);
+    m_loadStrip = new LoadStrip(m_model, central);
     outer->addWidget(m_loadStrip);
 
     m_pages = new QStackedWidget(central);
@@ -133,7 +130,7 @@ void MainWindow::buildUi()
     buildChatPage();
     setCentralWidget(central);
     buildDocks();
-    m_status = new StatusStrip(m_controller, this);
+    m_status = new StatusStrip(m_model, m_controller, this);
     statusBar()->addWidget(m_status, 1);
     // While the local API runs, where it is: one glance tells other tools can use the model.
     m_apiIndicator = new QLabel(this);
@@ -154,61 +151,23 @@ void MainWindow::buildUi()
 
 void MainWindow::buildChatPage()
 {
-    // Chat: the conversation and the input row.
+    // Chat: the conversation and, under it, where the user writes.
     m_chatPage = new QWidget(m_pages);
     auto *chat = new QVBoxLayout(m_chatPage);
     m_view = new ChatView(m_chatPage);
     m_view->setChatModel(m_controller->chatModel());
     chat->addWidget(m_view, 1);
+    m_composer = new Composer(m_controller, m_model, m_core->vision(), m_chatPage);
+    chat->addWidget(m_composer);
+    m_pages->addWidget(m_chatPage);
     connect(m_view, &ChatView::regenerateRequested, m_controller, &ChatController::regenerate);
     connect(m_view, &ChatView::deleteRequested, m_controller, &ChatController::deleteMessage);
     connect(m_view, &ChatView::versionRequested, m_controller, &ChatController::showVersion);
-    connect(m_view, &ChatView::editRequested, this, &MainWindow::startEdit);
-    // The row being edited is a position in this chat: any change of rows ends the edit.
-    connect(m_controller, &ChatController::conversationChanged, this, &MainWindow::cancelEdit);
-    connect(m_controller->chatModel(), &QAbstractItemModel::rowsRemoved, this, &MainWindow::cancelEdit);
-    connect(m_controller->chatModel(), &QAbstractItemModel::modelReset, this, &MainWindow::cancelEdit);
-    // Editing a question: its text is in the box; sending answers it again.
-    m_editStrip = new QWidget(m_chatPage);
-    auto *editRow = new QHBoxLayout(m_editStrip);
-    editRow->setContentsMargins(0, 0, 0, 0);
-    auto *editLabel = new QLabel(tr("Editing your message. Sending it drops the answers that followed."), m_editStrip);
-    auto *editCancel = new QPushButton(tr("Cancel editing"), m_editStrip);
-    editCancel->setObjectName(QStringLiteral("cancelEditButton"));
-    connect(editCancel, &QPushButton::clicked, this, &MainWindow::cancelEdit);
-    editRow->addWidget(editLabel, 1);
-    editRow->addWidget(editCancel);
-    m_editStrip->hide();
-    chat->addWidget(m_editStrip);
-    m_attachments = new AttachmentStrip(m_core->vision(), m_chatPage);
-    m_attachments->setObjectName(QStringLiteral("attachments"));
-    chat->addWidget(m_attachments);
-    auto *inputRow = new QHBoxLayout;
-    m_input = new MessageInput(m_chatPage);
-    m_input->setObjectName(QStringLiteral("messageInput"));
-    m_sendButton = new QPushButton(tr("Send"), m_chatPage);
-    m_sendButton->setObjectName(QStringLiteral("sendButton"));
-    inputRow->addWidget(m_input, 1);
-    inputRow->addWidget(m_sendButton, 0, Qt::AlignBottom);
-    chat->addLayout(inputRow);
-    m_pages->addWidget(m_chatPage);
-    // Enter sends; while an answer is written it keeps both the answer and what is typed
-    // (the Stop button and Esc stop it).
-    connect(m_input, &MessageInput::submitted, this, [this] {
-        if (m_controller->state() == ChatController::State::Generating) {
-            statusBar()->showMessage(tr("The answer is still being written: your message stays here. "
-                                        "Stop or Esc ends the answer."),
-                                     5000);
-            return;
-        }
-        sendOrStop();
-    });
-    connect(m_sendButton, &QPushButton::clicked, this, &MainWindow::sendOrStop);
-    connect(m_input, &MessageInput::imageFilesDropped, m_attachments, &AttachmentStrip::addFiles);
-    connect(m_input, &MessageInput::imagePasted, m_attachments,
-            [this](const QByteArray &png) { m_attachments->addImageBytes(png, tr("The pasted image")); });
-    connect(m_attachments, &AttachmentStrip::viewRequested, this, &MainWindow::showImage);
+    connect(m_view, &ChatView::editRequested, m_composer, &Composer::startEdit);
     connect(m_view, &ChatView::imageRequested, this, &MainWindow::showImage);
+    connect(m_composer, &Composer::imageRequested, this, &MainWindow::showImage);
+    connect(m_composer, &Composer::stopRequested, this, &MainWindow::stopAnswer);
+    connect(m_composer, &Composer::message, statusBar(), &QStatusBar::showMessage);
 }
 
 void MainWindow::showImage(const ChatImage &image)
@@ -220,12 +179,12 @@ void MainWindow::showImage(const ChatImage &image)
 
 void MainWindow::buildDocks()
 {
-    m_chats = new ChatList(m_controller, this);
+    m_chats = new ChatList(m_controller, m_core->conversations(), this);
     addDockWidget(Qt::LeftDockWidgetArea, m_chats);
     // A stored chat continues with its own model: load it if another one (or none) is loaded.
     connect(m_chats, &ChatList::conversationOpened, this, [this](const QString &modelPath) {
         m_pages->setCurrentWidget(m_chatPage);
-        if (modelPath.isEmpty() || modelPath == m_controller->model().path)
+        if (modelPath.isEmpty() || modelPath == m_model->model().path)
             return;
         if (QFileInfo::exists(modelPath))
             openModel(modelPath);
@@ -236,16 +195,14 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::LeftDockWidgetArea, m_browser);
     tabifyDockWidget(m_chats, m_browser);
     // With no chats yet, the models are what a new user needs first.
-    const bool haveChats = m_controller->conversations() && !m_controller->conversations()->isEmpty();
+    const bool haveChats = m_core->conversations() && !m_core->conversations()->isEmpty();
     (haveChats ? static_cast<QDockWidget *>(m_chats) : m_browser)->raise();
     connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
 
-    auto *offload = new OffloadController(m_controller, m_core->hardware(), m_core->api(), m_core->vision(), this);
-    m_offload = new OffloadPanel(offload, m_controller, m_core->tuning(), this);
-    connect(m_core->remote(), &RemoteMachines::limitsChanged, offload->targets(), &PlanTargets::limitsChanged);
+    m_offload = new OffloadPanel(m_core->offload(), m_model, m_core->tuning(), this);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
-    m_conversation = new ConversationPanel(m_controller, this);
+    m_conversation = new ConversationPanel(m_model, m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_conversation);
     tabifyDockWidget(m_offload, m_conversation);
     m_offload->raise();
@@ -263,7 +220,7 @@ void MainWindow::buildMenus()
     QAction *open = file->addAction(tr("&Open Model…"), this, &MainWindow::openModelDialog);
     open->setShortcut(QKeySequence::Open);
     QAction *newChat = file->addAction(tr("&New Chat"), this, [this] {
-        cancelEdit();
+        m_composer->cancelEdit();
         m_controller->newChat();
     });
     newChat->setShortcut(QKeySequence::New);
@@ -274,7 +231,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("Import Chat…"), this, &MainWindow::importChat);
     file->addSeparator();
     QMenu *model = menuBar()->addMenu(tr("&Model"));
-    model->addMenu(new VisionMenu(m_controller, m_core->vision(), this));
+    model->addMenu(new VisionMenu(m_model, m_core->vision(), this));
     QAction *remote = model->addAction(tr("&Remote Machines…"), this, [this] {
         if (!m_remoteDialog)
             m_remoteDialog = new RemoteMachinesDialog(m_core->remote(), this);
@@ -299,8 +256,7 @@ void MainWindow::buildMenus()
     QAction *stop = new QAction(tr("Stop"), this);
     stop->setShortcut(Qt::Key_Escape);
     connect(stop, &QAction::triggered, this, [this] {
-        if (m_editingRow >= 0)
-            cancelEdit();
+        m_composer->cancelEdit();
         stopAnswer();
     });
     addAction(stop);
@@ -320,33 +276,6 @@ void MainWindow::showApiDialog()
 
 
 
-void MainWindow::startEdit(int row)
-{
-    const ChatModel *chat = m_controller->chatModel();
-    if (row < 0 || row >= chat->rowCount() || m_controller->state() == ChatController::State::Generating)
-        return;
-    m_editingRow = row;
-    m_input->setPlainText(chat->message(row).content);
-    m_input->moveCursor(QTextCursor::End);
-    m_input->setFocus();
-    m_editStrip->show();
-}
-
-void MainWindow::cancelEdit()
-{
-    if (m_editingRow < 0)
-        return;
-    m_editingRow = -1;
-    m_editStrip->hide();
-    m_input->clear();
-}
-
-
-
-
-
-
-
 void MainWindow::closeEvent(QCloseEvent *event)
 {
     AppSettings::setWindow(saveGeometry(), saveState());
@@ -355,97 +284,35 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 
 
-void MainWindow::onStateChanged(ChatController::State state)
+void MainWindow::onStateChanged(LoadedModel::State state)
 {
-    const bool loading = state == ChatController::State::Loading;
-    m_loadStrip->setVisible(loading);
-    if (loading) {
-        // The Models list shows the model being opened at once, with its progress.
-        if (m_library->loadingPath() != m_controller->loadingPath())
-            m_library->loadStarted(m_controller->loadingPath());
-        m_loadBar->setValue(0);
-        m_loadTimer.start();
-        m_loadLabel->setText(tr("Loading %1…").arg(QFileInfo(m_controller->loadingPath()).fileName()));
-    }
-    const bool chatting = m_controller->hasModel() && state != ChatController::State::NoModel;
+    const bool chatting = m_model->hasModel() && state != LoadedModel::State::NoModel;
     m_pages->setCurrentWidget(chatting || m_controller->chatModel()->rowCount() > 0 ? m_chatPage : m_emptyPage);
-    const bool generating = state == ChatController::State::Generating;
-    m_sendButton->setText(generating ? tr("Stop") : tr("Send"));
-    m_sendButton->setEnabled(generating || state == ChatController::State::Ready);
     m_status->updateModel();
-}
-
-void MainWindow::onLoadProgress(double fraction)
-{
-    m_loadBar->setValue(int(fraction * 1000));
-    const qint64 ms = m_loadTimer.isValid() ? m_loadTimer.elapsed() : 0;
-    const QString name = QFileInfo(m_controller->loadingPath()).fileName();
-    // The time left from the rate so far, once there is a rate to speak of.
-    if (fraction > 0.02 && fraction < 1.0 && ms > 1000) {
-        const int left = int(double(ms) * (1.0 - fraction) / fraction / 1000.0 + 0.5);
-        m_loadLabel->setText(tr("Loading %1… %2% · about %3 s left").arg(name).arg(int(fraction * 100)).arg(left));
-    }
 }
 
 void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
-    m_library->loadEnded(true);
-    // Remembered (a settings write) after the window has shown the model, and after the model's
-    // settings were written (kWriteAfterLoadMs): the list's rows read them (the vision column).
-    QTimer::singleShot(2 * AppSettings::kWriteAfterLoadMs, m_library,
-                       [library = m_library, path = summary.path] { library->addRecent(path); });
     if (const QString off = ErrorText::speculationOff(summary.speculationOff); !off.isEmpty())
         statusBar()->showMessage(off, 15000); // the chat runs, without speculation
-    if (!m_retryNotes.isEmpty()) {
+    if (const QString retry = m_loadStrip->takeRetry(); !retry.isEmpty()) {
         // Say that the model runs with safer settings than asked for, and why.
-        statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(m_retryNotes.last()), 15000);
-        m_retryNotes.clear();
+        statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(retry), 15000);
     }
-    m_input->setFocus();
+    m_composer->input()->setFocus();
 }
 
 void MainWindow::onLoadFailed(const shoehorn::Error &error)
 {
-    m_library->loadEnded(false);
-    m_retryNotes.clear();
     m_status->updateModel();
     if (error.code == shoehorn::ErrorCode::Cancelled) {
         statusBar()->showMessage(tr("Loading cancelled."), 4000);
         return;
     }
     // Which file: the details name the field or the stage, not always the file.
-    const QString file = QFileInfo(m_controller->loadingPath()).fileName();
+    const QString file = QFileInfo(m_model->loadingPath()).fileName();
     m_showError(ErrorText::title(error.code),
                 (file.isEmpty() ? QString() : tr("%1 could not be opened.").arg(file) + QLatin1Char('\n')) +
                     ErrorText::message(error));
 }
 
-void MainWindow::sendOrStop()
-{
-    if (m_controller->state() == ChatController::State::Generating) {
-        stopAnswer();
-        return;
-    }
-    if (m_editingRow >= 0) {
-        if (m_controller->editAndResend(m_editingRow, m_input->toPlainText())) {
-            m_editingRow = -1;
-            m_editStrip->hide();
-            m_input->clear();
-        }
-        return;
-    }
-    if (m_attachments->isReading()) {
-        statusBar()->showMessage(tr("An attached image is still being read: send again in a moment."), 4000);
-        return;
-    }
-    const QList<ChatImage> images = m_attachments->images();
-    if (!images.isEmpty() && !m_core->vision()->canSeeImages()) {
-        // The strip says why; the text and the images stay.
-        statusBar()->showMessage(tr("This model cannot see images: the message was not sent."), 6000);
-        return;
-    }
-    if (m_controller->send(m_input->toPlainText(), images)) {
-        m_input->clear();
-        m_attachments->clear();
-    }
-}

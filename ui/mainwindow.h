@@ -1,8 +1,7 @@
 #pragma once
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 
-#include <QElapsedTimer>
 #include <QMainWindow>
 
 #include <functional>
@@ -12,25 +11,26 @@ class RemoteMachinesDialog;
 class AppCore;
 class AttachmentStrip;
 struct ChatImage;
+class ChatController;
 class ChatList;
+class Composer;
 class ConversationPanel;
 class ChatView;
 class ModelBrowser;
 class ModelLibrary;
 class OffloadPanel;
+class LoadStrip;
 class MessageInput;
 class QLabel;
 class QMenu;
-class QProgressBar;
 class StatusStrip;
-class QPushButton;
 class QStackedWidget;
 
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    // The app core's objects: the window hands each widget the ones it works with.
+    // The app core's objects (built there): the window hands each widget the ones it works with.
     explicit MainWindow(AppCore *core, QWidget *parent = nullptr);
 
     // Seams for tests: how errors are shown and how a file is chosen.
@@ -53,10 +53,10 @@ public:
     void setQuitAsker(QuitAsker asker) { m_askQuit = std::move(asker); }
     static constexpr int kStopGraceMs = 3000;
     ChatView *chatView() const { return m_view; }
-    MessageInput *messageInput() const { return m_input; }
-    AttachmentStrip *attachments() const { return m_attachments; }
+    MessageInput *messageInput() const;
+    AttachmentStrip *attachments() const;
     ConversationPanel *conversationPanel() const { return m_conversation; }
-    int editingRow() const { return m_editingRow; }
+    int editingRow() const;
     OffloadPanel *offloadPanel() const { return m_offload; }
     ChatList *chatList() const { return m_chats; }
     ApiDialog *apiDialog() const { return m_apiDialog; } // null until first shown
@@ -83,8 +83,6 @@ public slots:
     bool importChatFile(const QString &path);
     // Serve > Local API: the dialog (one, not modal: it shows live slots while the chat runs).
     void showApiDialog();
-    void startEdit(int row);
-    void cancelEdit();
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -98,20 +96,18 @@ private:
     void buildChatPage();
     void buildDocks();
     void buildMenus();
-    void onStateChanged(ChatController::State state);
+    void onStateChanged(LoadedModel::State state);
     void onModelLoaded(const ModelSummary &summary);
     void onLoadFailed(const shoehorn::Error &error);
-    void onLoadProgress(double fraction);
-    void sendOrStop();
     void showImage(const ChatImage &image);
     void stopAnswer(); // Stop, and if the answer does not end, say so and offer to quit
     void offerLocate(const QString &missingPath);
 
     AppCore *m_core;
+    LoadedModel *m_model;
     ChatController *m_controller;
     bool m_storageWarned = false;
     int m_stopRequests = 0;
-    QElapsedTimer m_loadTimer;
     ModelLibrary *m_library = nullptr;
     ModelBrowser *m_browser = nullptr;
     ChatList *m_chats = nullptr;
@@ -120,20 +116,13 @@ private:
     QWidget *m_emptyPage = nullptr;
     QWidget *m_chatPage = nullptr;
     ChatView *m_view = nullptr;
-    MessageInput *m_input = nullptr;
-    AttachmentStrip *m_attachments = nullptr;
-    QPushButton *m_sendButton = nullptr;
-    QWidget *m_editStrip = nullptr;
-    int m_editingRow = -1;
+    Composer *m_composer = nullptr;
     ConversationPanel *m_conversation = nullptr;
-    QWidget *m_loadStrip = nullptr;
-    QLabel *m_loadLabel = nullptr;
-    QProgressBar *m_loadBar = nullptr;
+    LoadStrip *m_loadStrip = nullptr;
     StatusStrip *m_status = nullptr;
     ApiDialog *m_apiDialog = nullptr;
     RemoteMachinesDialog *m_remoteDialog = nullptr;
     QLabel *m_apiIndicator = nullptr;
-    QStringList m_retryNotes; // out-of-memory retries of the load in progress
     ErrorPresenter m_showError;
     FileChooser m_chooseFile;
     FileChooser m_choosePresets;

@@ -2,6 +2,8 @@
 // Stop, which asks to quit when the answer does not stop.
 #include "mainwindow.h"
 
+#include "chatcontroller.h"
+
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -52,14 +54,14 @@ void MainWindow::installDialogs()
 
 void MainWindow::stopAnswer()
 {
-    if (m_controller->state() != ChatController::State::Generating)
+    if (m_model->state() != LoadedModel::State::Generating)
         return;
     m_controller->stop();
     // Stop is seen between micro-batches and tokens; inside a chat template that spins, or a
     // computation llama.cpp cannot interrupt, it is not. Then say so instead of doing nothing.
     const int before = ++m_stopRequests;
     QTimer::singleShot(kStopGraceMs, this, [this, before] {
-        if (before != m_stopRequests || m_controller->state() != ChatController::State::Generating)
+        if (before != m_stopRequests || m_model->state() != LoadedModel::State::Generating)
             return;
         if (m_askQuit(tr("The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for "
                          "example a chat template that never finishes). Your chats are saved. Quit Shoehorn?")))

@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 
 #include "errortext.h"
+#include "chatcontroller.h"
 
 #include "appcore.h"
 #include "chatjson.h"
@@ -53,7 +54,7 @@ void MainWindow::exportChat()
 
 bool MainWindow::exportChatTo(const QString &path)
 {
-    const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_controller->model().path,
+    const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_model->model().path,
                                         m_controller->systemPrompt()};
     if (const shoehorn::Error e =
             ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions())) {
@@ -79,17 +80,17 @@ bool MainWindow::importChatFile(const QString &path)
     shoehorn::Result<qint64> imported = shoehorn::Error{};
     if (!data) {
         error = ErrorText::message(data.error());
-    } else if (m_controller->state() == ChatController::State::Generating) {
+    } else if (m_model->state() == LoadedModel::State::Generating) {
         error = tr("Wait until the answer is finished.");
     } else if (!(imported = m_controller->importConversation(*data))) {
         // What is wrong with the data (the parser's words), or why the store refused it.
         const shoehorn::Error &e = imported.error();
         error = e.code == shoehorn::ErrorCode::Corrupt ? QString::fromStdString(e.detail) : ErrorText::message(e);
     } else {
-        const QString model = m_controller->conversations()->modelPathOf(m_controller->currentConversation());
+        const QString model = m_core->conversations()->modelPathOf(m_controller->currentConversation());
         m_pages->setCurrentWidget(m_chatPage);
         m_chats->raise();
-        if (!model.isEmpty() && model != m_controller->model().path) {
+        if (!model.isEmpty() && model != m_model->model().path) {
             if (QFileInfo::exists(model))
                 openModel(model);
             else
@@ -116,7 +117,7 @@ void MainWindow::openModelDialog()
 void MainWindow::openModel(const QString &path)
 {
     m_offload->setModelPath(path);
-    m_controller->openModel(path);
+    m_model->openModel(path);
 }
 
 void MainWindow::openFiles(const QStringList &paths)
@@ -145,7 +146,7 @@ void MainWindow::importPresets()
 
 void MainWindow::importPresetFile(const QString &path)
 {
-    const PresetImport r = PresetImport::fromFile(path, m_controller->modelSettings());
+    const PresetImport r = PresetImport::fromFile(path, m_model->modelSettings());
     if (r.failure == PresetImport::Failure::Unreadable) {
         m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(r.error));
         return;
@@ -181,8 +182,8 @@ void MainWindow::dropEvent(QDropEvent *event)
     for (const QUrl &u : urls) {
         // A projector dropped on the window pairs with the loaded model.
         if (u.isLocalFile() && isModelFile(u.toLocalFile()) && VisionController::isProjectorFile(u.toLocalFile()) &&
-            m_controller->hasModel()) {
-            m_core->vision()->choose(u.toLocalFile(), m_controller->modelSettings().projectorOffload);
+            m_model->hasModel()) {
+            m_core->vision()->choose(u.toLocalFile(), m_model->modelSettings().projectorOffload);
             event->acceptProposedAction();
             return;
         }

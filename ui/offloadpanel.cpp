@@ -2,7 +2,7 @@
 
 #include "plantargets.h"
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "errortext.h"
 #include "gaugestack.h"
 #include "offloadcontroller.h"
@@ -32,9 +32,9 @@
 using namespace shoehorn;
 
 
-OffloadPanel::OffloadPanel(OffloadController *offload, ChatController *controller, TuningController *tuning,
+OffloadPanel::OffloadPanel(OffloadController *offload, LoadedModel *model, TuningController *tuning,
                            QWidget *parent)
-    : QDockWidget(tr("Offload"), parent), m_controller(controller), m_tuning(tuning), m_offload(offload)
+    : QDockWidget(tr("Offload"), parent), m_model(model), m_tuning(tuning), m_offload(offload)
 {
     setObjectName(QStringLiteral("offloadPanel"));
     buildUi();

@@ -6,7 +6,7 @@
 
 #include <QDockWidget>
 
-class ChatController;
+class LoadedModel;
 class TuningController;
 class OffloadController;
 class GaugeStack;
@@ -30,8 +30,8 @@ class OffloadPanel : public QDockWidget
 {
     Q_OBJECT
 public:
-    // `offload` plans; `controller` is the chat (its state); `tuning` runs auto-tune.
-    OffloadPanel(OffloadController *offload, ChatController *controller, TuningController *tuning,
+    // `offload` plans; `model` is the loaded model (its state); `tuning` runs auto-tune.
+    OffloadPanel(OffloadController *offload, LoadedModel *model, TuningController *tuning,
                  QWidget *parent = nullptr);
 
     // The model the panel plans for (the loaded one, or one picked in the model browser).
@@ -69,6 +69,7 @@ private:
     void buildUi();
     void buildTargetForm(QWidget *body, QVBoxLayout *outer);
     QGridLayout *buildSettingsGrid(QWidget *body);
+    int addKvRows(QGridLayout *grid, QWidget *body, int row);
     void buildResultsAndButtons(QWidget *body, QVBoxLayout *outer);
     void buildButtons(QWidget *body, QVBoxLayout *outer);
     void connectWidgets();
@@ -85,7 +86,7 @@ private:
     uint32_t contextAt(int position) const;
     int positionOfContext(uint32_t ctx) const;
 
-    ChatController *m_controller;
+    LoadedModel *m_model;
     TuningController *m_tuning;
     OffloadController *m_offload;
     QList<uint32_t> m_contextStops;

@@ -3,7 +3,7 @@
 #include "offloadpanel.h"
 
 #include "backendpicker.h"
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "gaugestack.h"
 #include "offloadcontroller.h"
 #include "plansummary.h"
@@ -103,6 +103,29 @@ void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
     outer->addLayout(targetForm);
 }
 
+// The KV cache's types (K, V, their lock) and the warning under them; returns the next row.
+int OffloadPanel::addKvRows(QGridLayout *grid, QWidget *body, int row)
+{
+    m_typeK = combo(body, QStringLiteral("typeK"), {"f16", "q8_0", "q4_0"});
+    m_typeV = combo(body, QStringLiteral("typeV"), {"f16", "q8_0", "q4_0"});
+    m_lockKv = lockBox(body, QStringLiteral("lockKv"));
+    auto *kvRow = new QHBoxLayout;
+    kvRow->addWidget(new QLabel(tr("K"), body));
+    kvRow->addWidget(m_typeK);
+    kvRow->addWidget(new QLabel(tr("V"), body));
+    kvRow->addWidget(m_typeV);
+    grid->addWidget(new QLabel(tr("KV cache"), body), row, 0);
+    grid->addLayout(kvRow, row, 1, 1, 2);
+    grid->addWidget(m_lockKv, row, 3);
+    ++row;
+    m_kvWarning = new QLabel(tr("q4_0 for K lowers answer quality noticeably; prefer q8_0."), body);
+    m_kvWarning->setObjectName(QStringLiteral("kvWarning"));
+    m_kvWarning->setWordWrap(true);
+    m_kvWarning->setStyleSheet(QStringLiteral("color: #b45309;"));
+    grid->addWidget(m_kvWarning, row++, 1, 1, 3);
+    return row;
+}
+
 QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
 {
     auto *grid = new QGridLayout;
@@ -131,24 +154,7 @@ QGridLayout *OffloadPanel::buildSettingsGrid(QWidget *body)
     m_lockContext = lockBox(body, QStringLiteral("lockContext"));
     addSlider(tr("Context"), QStringLiteral("contextSize"), m_context, m_contextValue, m_lockContext);
 
-    m_typeK = combo(body, QStringLiteral("typeK"), {"f16", "q8_0", "q4_0"});
-    m_typeV = combo(body, QStringLiteral("typeV"), {"f16", "q8_0", "q4_0"});
-    m_lockKv = lockBox(body, QStringLiteral("lockKv"));
-    auto *kvRow = new QHBoxLayout;
-    kvRow->addWidget(new QLabel(tr("K"), body));
-    kvRow->addWidget(m_typeK);
-    kvRow->addWidget(new QLabel(tr("V"), body));
-    kvRow->addWidget(m_typeV);
-    grid->addWidget(new QLabel(tr("KV cache"), body), row, 0);
-    grid->addLayout(kvRow, row, 1, 1, 2);
-    grid->addWidget(m_lockKv, row, 3);
-    ++row;
-    m_kvWarning = new QLabel(tr("q4_0 for K lowers answer quality noticeably; prefer q8_0."), body);
-    m_kvWarning->setObjectName(QStringLiteral("kvWarning"));
-    m_kvWarning->setWordWrap(true);
-    m_kvWarning->setStyleSheet(QStringLiteral("color: #b45309;"));
-    grid->addWidget(m_kvWarning, row++, 1, 1, 3);
-
+    row = addKvRows(grid, body, row);
     m_flash = combo(body, QStringLiteral("flashAttention"), {tr("auto"), tr("on"), tr("off")});
     m_threads = new QSpinBox(body);
     m_threads->setObjectName(QStringLiteral("threads"));
@@ -213,13 +219,13 @@ void OffloadPanel::buildButtons(QWidget *body, QVBoxLayout *outer)
     buttons->addWidget(copy, 1, 1);
     outer->addLayout(buttons);
     connect(tune, &QPushButton::clicked, this, [this] {
-        auto *dialog = new TuningDialog(m_controller, m_tuning, this);
+        auto *dialog = new TuningDialog(m_model, m_tuning, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
     });
-    connect(m_controller, &ChatController::stateChanged, tune,
-            [this, tune](ChatController::State st) { tune->setEnabled(st == ChatController::State::Ready); });
-    tune->setEnabled(m_controller->state() == ChatController::State::Ready);
+    connect(m_model, &LoadedModel::stateChanged, tune,
+            [this, tune](LoadedModel::State st) { tune->setEnabled(st == LoadedModel::State::Ready); });
+    tune->setEnabled(m_model->state() == LoadedModel::State::Ready);
     connect(m_fitButton, &QPushButton::clicked, this, &OffloadPanel::autoFit);
     connect(m_loadButton, &QPushButton::clicked, this, &OffloadPanel::loadOrReload);
     connect(copy, &QPushButton::clicked, this, &OffloadPanel::copyCommand);

@@ -1,13 +1,14 @@
 #include "statusstrip.h"
 
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 
-StatusStrip::StatusStrip(ChatController *controller, QWidget *parent)
-    : QWidget(parent), m_controller(controller), m_model(new QLabel(this)), m_stats(new QLabel(this)),
+StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *parent)
+    : QWidget(parent), m_loaded(model), m_model(new QLabel(this)), m_stats(new QLabel(this)),
       m_context(new QProgressBar(this))
 {
     m_model->setObjectName(QStringLiteral("modelLabel"));
@@ -25,27 +26,27 @@ StatusStrip::StatusStrip(ChatController *controller, QWidget *parent)
     row->addWidget(m_stats);
     row->addWidget(m_context);
 
-    connect(controller, &ChatController::prefillProgress, this, &StatusStrip::onPrefill);
-    connect(controller, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
+    connect(chat, &ChatController::prefillProgress, this, &StatusStrip::onPrefill);
+    connect(chat, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
         m_stats->setText(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
         setContext(used, size);
     });
-    connect(controller, &ChatController::answerFinished, this, [this](const shoehorn::GenerationStats &s) {
+    connect(chat, &ChatController::answerFinished, this, [this](const shoehorn::GenerationStats &s) {
         setContext(s.contextUsed, s.contextSize);
         m_stats->setText(tr("%1 tok/s · context %2 / %3")
                              .arg(s.generationTokensPerSecond, 0, 'f', 1)
                              .arg(s.contextUsed)
                              .arg(s.contextSize));
     });
-    connect(controller, &ChatController::modelLoaded, this, [this](const ModelSummary &summary) {
+    connect(model, &LoadedModel::modelLoaded, this, [this](const ModelSummary &summary) {
         m_stats->clear();
         setContext(0, summary.contextSize);
         updateModel();
     });
-    connect(controller, &ChatController::stateChanged, this, [this](ChatController::State state) {
-        if (state == ChatController::State::Tuning)
+    connect(model, &LoadedModel::stateChanged, this, [this](LoadedModel::State state) {
+        if (state == LoadedModel::State::Tuning)
             m_stats->setText(tr("The model is busy: auto-tune is running."));
-        else if (state == ChatController::State::Generating)
+        else if (state == LoadedModel::State::Generating)
             m_stats->setText(PromptProgress::starting()); // at once, before the template is even applied
         updateModel();
     });
@@ -66,10 +67,10 @@ void StatusStrip::setContext(int used, int size)
 
 void StatusStrip::updateModel()
 {
-    if (!m_controller->hasModel()) {
+    if (!m_loaded->hasModel()) {
         m_model->setText(tr("No model loaded"));
         return;
     }
-    const ModelSummary &m = m_controller->model();
+    const ModelSummary &m = m_loaded->model();
     m_model->setText(tr("%1 · %2 · context %3").arg(m.name, m.quantization).arg(m.contextSize));
 }

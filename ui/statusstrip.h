@@ -5,6 +5,7 @@
 #include <QWidget>
 
 class ChatController;
+class LoadedModel;
 class QLabel;
 class QProgressBar;
 
@@ -14,14 +15,14 @@ class StatusStrip : public QWidget
 {
     Q_OBJECT
 public:
-    explicit StatusStrip(ChatController *controller, QWidget *parent = nullptr);
+    StatusStrip(LoadedModel *model, ChatController *chat, QWidget *parent = nullptr);
     void updateModel();
 
 private:
     void onPrefill(int done, int total);
     void setContext(int used, int size);
 
-    ChatController *m_controller;
+    LoadedModel *m_loaded;
     QLabel *m_model;
     QLabel *m_stats;
     QProgressBar *m_context;

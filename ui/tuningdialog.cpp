@@ -2,7 +2,7 @@
 
 #include "tuningcontroller.h"
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -20,8 +20,8 @@
 
 using namespace shoehorn;
 
-TuningDialog::TuningDialog(ChatController *controller, TuningController *tuning, QWidget *parent)
-    : QDialog(parent), m_controller(controller), m_tuning(tuning), m_status(new QLabel(this)), m_progress(new QProgressBar(this)),
+TuningDialog::TuningDialog(LoadedModel *model, TuningController *tuning, QWidget *parent)
+    : QDialog(parent), m_model(model), m_tuning(tuning), m_status(new QLabel(this)), m_progress(new QProgressBar(this)),
       m_table(new QTableWidget(this)), m_story(new QTableWidget(this)), m_chart(new QChart),
       m_run(new QPushButton(tr("Run auto-tune"), this)), m_cancel(new QPushButton(tr("Cancel"), this)),
       m_apply(new QPushButton(tr("Apply best"), this))
@@ -79,7 +79,7 @@ TuningDialog::TuningDialog(ChatController *controller, TuningController *tuning,
     connect(m_apply, &QPushButton::clicked, this, &TuningDialog::applyBest);
     connect(m_tuning, &TuningController::progress, this, &TuningDialog::onProgress);
     connect(m_tuning, &TuningController::finished, this, &TuningDialog::onFinished);
-    connect(m_controller, &ChatController::stateChanged, this, &TuningDialog::updateButtons);
+    connect(m_model, &LoadedModel::stateChanged, this, &TuningDialog::updateButtons);
 
     // Results of an earlier run on this machine come back.
     TuneReport stored;
@@ -97,7 +97,7 @@ TuningDialog::TuningDialog(ChatController *controller, TuningController *tuning,
 
 void TuningDialog::run()
 {
-    ModelSettings s = m_controller->modelSettings();
+    ModelSettings s = m_model->modelSettings();
     TuneRequest r;
     r.base = PlanSettings{s.load, s.context, 1};
     r.includeQ4K = true; // measured and shown, flagged as lower quality, never chosen as best
@@ -144,7 +144,7 @@ void TuningDialog::setReport(const TuneReport &report)
     m_report = report;
     const auto &ms = report.result.measurements;
     const std::string current =
-        TuningStore::label(m_controller->modelSettings().load, m_controller->modelSettings().context);
+        TuningStore::label(m_model->modelSettings().load, m_model->modelSettings().context);
     m_table->setRowCount(int(ms.size()));
     m_chart->removeAllSeries();
     for (QAbstractAxis *a : m_chart->axes()) {
@@ -231,7 +231,7 @@ void TuningDialog::applyBest()
     if (r.best < 0 || r.best >= int(r.measurements.size()))
         return;
     const PlanSettings &best = r.measurements[size_t(r.best)].candidate.settings;
-    ModelSettings s = m_controller->modelSettings();
+    ModelSettings s = m_model->modelSettings();
     s.load.gpuLayers = best.load.gpuLayers;
     s.load.cpuMoeLayers = best.load.cpuMoeLayers;
     s.load.backend = best.load.backend; // for a card two backends see: the faster one
@@ -246,15 +246,15 @@ void TuningDialog::applyBest()
         s.context.speculation = best.context.speculation;
         s.load.mtpLayers = best.load.mtpLayers;
     }
-    m_controller->setModelSettings(s);
-    m_controller->reload();
+    m_model->setModelSettings(s);
+    m_model->reload();
     m_status->setText(tr("Applied: %1").arg(QString::fromStdString(r.measurements[size_t(r.best)].candidate.label)));
 }
 
 void TuningDialog::updateButtons()
 {
-    const auto state = m_controller->state();
-    m_run->setEnabled(state == ChatController::State::Ready);
-    m_cancel->setEnabled(state == ChatController::State::Tuning);
-    m_apply->setEnabled(state == ChatController::State::Ready && m_report.result.best >= 0);
+    const auto state = m_model->state();
+    m_run->setEnabled(state == LoadedModel::State::Ready);
+    m_cancel->setEnabled(state == LoadedModel::State::Tuning);
+    m_apply->setEnabled(state == LoadedModel::State::Ready && m_report.result.best >= 0);
 }

@@ -4,7 +4,7 @@
 
 #include <QDialog>
 
-class ChatController;
+class LoadedModel;
 class TuningController;
 class QBarSet;
 class QChart;
@@ -19,7 +19,7 @@ class TuningDialog : public QDialog
 {
     Q_OBJECT
 public:
-    TuningDialog(ChatController *controller, TuningController *tuning, QWidget *parent = nullptr);
+    TuningDialog(LoadedModel *model, TuningController *tuning, QWidget *parent = nullptr);
 
     void setReport(const TuneReport &report);
     const TuneReport &report() const { return m_report; }
@@ -38,7 +38,7 @@ private:
     void updateButtons();
     QString stepName(const std::string &name) const;
 
-    ChatController *m_controller;
+    LoadedModel *m_model;
     TuningController *m_tuning;
     TuneReport m_report;
     QLabel *m_status;

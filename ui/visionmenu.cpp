@@ -1,6 +1,6 @@
 #include "visionmenu.h"
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "errortext.h"
 #include "visioncontroller.h"
 
@@ -8,8 +8,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 
-VisionMenu::VisionMenu(ChatController *chat, VisionController *vision, QWidget *parent)
-    : QMenu(parent), m_chat(chat), m_vision(vision)
+VisionMenu::VisionMenu(LoadedModel *model, VisionController *vision, QWidget *parent)
+    : QMenu(parent), m_model(model), m_vision(vision)
 {
     setObjectName(QStringLiteral("visionMenu"));
     setTitle(tr("&Vision Projector"));
@@ -27,13 +27,13 @@ VisionMenu::VisionMenu(ChatController *chat, VisionController *vision, QWidget *
 void VisionMenu::rebuild()
 {
     clear();
-    if (!m_chat->hasModel()) {
+    if (!m_model->hasModel()) {
         addAction(tr("Load a model first"))->setEnabled(false);
         return;
     }
     VisionController *vision = m_vision;
     const VisionSummary &v = vision->vision();
-    const ModelSettings s = m_chat->modelSettings();
+    const ModelSettings s = m_model->modelSettings();
     QString state;
     if (v.ready)
         state = tr("Reads images with %1 (%2%3)")
@@ -48,7 +48,7 @@ void VisionMenu::rebuild()
     auto *group = new QActionGroup(this);
     // The files beside the model, as the vision controller found them on a pool thread (the
     // menu is built again when they are known).
-    const auto facts = vision->facts(m_chat->model().path, s.projector);
+    const auto facts = vision->facts(m_model->model().path, s.projector);
     const QList<VisionController::Candidate> candidates = facts ? facts->candidates : QList<VisionController::Candidate>{};
     auto choice = [this, vision, group](const QString &text, const QString &value, bool checked, bool enabled) {
         QAction *a = addAction(text);
@@ -57,7 +57,7 @@ void VisionMenu::rebuild()
         a->setEnabled(enabled);
         group->addAction(a);
         connect(a, &QAction::triggered, this, [this, vision, value] {
-            vision->choose(value, m_chat->modelSettings().projectorOffload);
+            vision->choose(value, m_model->modelSettings().projectorOffload);
         });
         return a;
     };
@@ -84,12 +84,12 @@ void VisionMenu::rebuild()
     addAction(tr("Choose File…"), this, [this, vision] {
         const QString path = m_choose(parentWidget());
         if (!path.isEmpty())
-            vision->choose(path, m_chat->modelSettings().projectorOffload);
+            vision->choose(path, m_model->modelSettings().projectorOffload);
     });
     QAction *cpu = addAction(tr("Keep the Projector on the CPU"));
     cpu->setObjectName(QStringLiteral("projectorOnCpu"));
     cpu->setCheckable(true);
     cpu->setChecked(!s.projectorOffload);
     cpu->setToolTip(tr("Like llama-server's --no-mmproj-offload: saves GPU memory, encodes images more slowly"));
-    connect(cpu, &QAction::toggled, this, [this, vision](bool on) { vision->choose(m_chat->modelSettings().projector, !on); });
+    connect(cpu, &QAction::toggled, this, [this, vision](bool on) { vision->choose(m_model->modelSettings().projector, !on); });
 }

@@ -4,7 +4,7 @@
 
 #include <functional>
 
-class ChatController;
+class LoadedModel;
 class VisionController;
 
 // Model > Vision Projector: which mmproj file the loaded model reads images with (automatic:
@@ -15,12 +15,12 @@ class VisionMenu : public QMenu
     Q_OBJECT
 public:
     using FileChooser = std::function<QString(QWidget *parent)>;
-    VisionMenu(ChatController *chat, VisionController *vision, QWidget *parent = nullptr);
+    VisionMenu(LoadedModel *model, VisionController *vision, QWidget *parent = nullptr);
     void setFileChooser(FileChooser chooser) { m_choose = std::move(chooser); } // seam for tests
     void rebuild(); // what aboutToShow does (tests call it)
 
 private:
-    ChatController *m_chat;
+    LoadedModel *m_model;
     VisionController *m_vision;
     FileChooser m_choose;
 };

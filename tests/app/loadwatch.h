@@ -1,6 +1,6 @@
 #pragma once
 // One model load's signals, watched from before it starts (the OOM ladder tests).
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "oomladder.h"
 
 #include <QSignalSpy>
@@ -9,9 +9,9 @@
 #include <string>
 
 struct LoadWatch {
-    explicit LoadWatch(ChatController &c)
-        : loaded(&c, &ChatController::modelLoaded), failed(&c, &ChatController::loadFailed),
-          retrying(&c, &ChatController::loadRetrying)
+    explicit LoadWatch(LoadedModel &c)
+        : loaded(&c, &LoadedModel::modelLoaded), failed(&c, &LoadedModel::loadFailed),
+          retrying(&c, &LoadedModel::loadRetrying)
     {
     }
     // Why the first retry happened ("RPC0 buffer of N bytes"), for a failure message.

@@ -5,11 +5,11 @@
 // tests/CMakeLists.txt), a few tokens per answer and a fixed seed, so an answer is quick and the
 // same every run.
 
-#include "chatcontroller.h"
+#include "loadedmodel.h"
 
 #include <cstdint>
 
-inline void configureSmallChat(ChatController &c, int maxTokens, uint32_t seed)
+inline void configureSmallChat(LoadedModel &c, int maxTokens, uint32_t seed)
 {
     auto ls = c.loadSettings();
     ls.gpuLayers = 0;

@@ -1,6 +1,7 @@
 // Free memory is probed off the GUI thread, also while the inference worker generates.
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "hardwaremonitor.h"
 #include "testfixtures.h"
 #include "testsettings.h"
@@ -74,23 +75,24 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
     // must not suffer from it. The real probe, the real worker, a long answer.
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    auto ls = c.loadSettings();
+    LoadedModel &lm = *cApp.model();
+    auto ls = lm.loadSettings();
     ls.gpuLayers = 0;
-    c.setLoadSettings(ls);
-    auto cs = c.contextSettings();
+    lm.setLoadSettings(ls);
+    auto cs = lm.contextSettings();
     cs.contextSize = 2048;
-    c.setContextSettings(cs);
+    lm.setContextSettings(cs);
     auto o = c.generationOptions();
     o.maxTokens = 1900; // long enough for probes to land meanwhile, also on a fast CPU
     o.sampling.seed = 7;
-    c.setGenerationOptions(o);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(TestFixtures::instance().tinyLlama());
+    lm.setGenerationOptions(o);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     int duringAnswer = 0;
     connect(cApp.hardware(), &HardwareMonitor::changed, this, [&] {
-        if (c.state() == ChatController::State::Generating)
+        if (lm.state() == LoadedModel::State::Generating)
             ++duringAnswer;
     });
     // A probe thread beside two spinning ggml threads on 2 cores waits for a time slice: here a
@@ -100,7 +102,7 @@ void TestHardwareMonitor::probesWhileTheWorkerGenerates()
     t.start();
     int answers = 0;
     while (duringAnswer < 3 && t.elapsed() < 30000) {
-        if (c.state() == ChatController::State::Ready && finished.count() == answers) {
+        if (lm.state() == LoadedModel::State::Ready && finished.count() == answers) {
             if (answers > 0)
                 c.newChat();
             QVERIFY(c.send(QStringLiteral("Tell me a long story")));

@@ -4,6 +4,7 @@
 #include "appcore.h"
 #include "apicontroller.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "fakeworker.h"
 #include "fixtures.h"
 #include "hardwaremonitor.h"
@@ -50,8 +51,8 @@ private slots:
 void TestOffloadController::readsTheModelInTheBackground()
 {
     AppCore chatApp{std::make_unique<FakeWorker>()};
-    ChatController &chat = *chatApp.chat();
-    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    LoadedModel &lm = *chatApp.model();
+    OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     QSignalSpy changed(&c, &OffloadController::modelChanged);
     c.setModelPath(TestFixtures::instance().qwen3_30b());
     QVERIFY(c.inspecting() || c.info()); // asked, not necessarily answered yet
@@ -77,12 +78,12 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     auto *worker = new FakeWorker;
     worker->held.before = {1 * GiB, 0, true};
     AppCore chatApp{std::unique_ptr<Worker>(worker)};
-    ChatController &chat = *chatApp.chat();
+    LoadedModel &lm = *chatApp.model();
     chatApp.hardware()->setProbe([&own] { return machine(64, 4, own); });
     QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
     chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     const QString path = TestFixtures::instance().qwen3_30b();
     c.setModelPath(path);
     QTRY_VERIFY(c.info().has_value());
@@ -93,7 +94,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     QCOMPARE(c.targets()->current().ramAvailableBytes, 4 * GiB);
     QVERIFY(!c.plan().fits()); // not loaded: 4 GiB is all there is
 
-    QSignalSpy loaded(&chat, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     c.loadOrReload();
     QTRY_COMPARE(loaded.count(), 1);
     QVERIFY(c.isLoadedModel());
@@ -126,16 +127,17 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     QThreadPool::globalInstance()->waitForDone();
     AppCore chatApp;
     ChatController &chat = *chatApp.chat();
+    LoadedModel &lm = *chatApp.model();
     // ...nor the first hardware probe, which the app core starts at once (its first look at the
     // devices allocates for a moment).
     QTRY_VERIFY(chatApp.hardware()->hasProbed());
     QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
-    auto ls = chat.loadSettings();
+    auto ls = lm.loadSettings();
     ls.loadMode = LoadMode::NoMmap; // the weights too are anonymous memory
-    chat.setLoadSettings(ls);
+    lm.setLoadSettings(ls);
     auto o = chat.generationOptions();
     o.maxTokens = 16;
-    chat.setGenerationOptions(o);
+    lm.setGenerationOptions(o);
     // Weights of 64 MiB: well above what the process's heap moves by on its own (other threads'
     // arenas are returned to the system at their own time, some MiB at once).
     auto spec = shoehorn::fixtures::tinyLlama();
@@ -146,8 +148,8 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     spec.name = "held";
     const QString model = TestFixtures::instance().dir() + "/held.gguf";
     QVERIFY(shoehorn::fixtures::write(spec, model.toStdString()).empty());
-    QSignalSpy loaded(&chat, &ChatController::modelLoaded);
-    chat.openModel(model);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel(model);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     const auto summary = loaded.first().first().value<ModelSummary>();
     QVERIFY(summary.held.before.known);
@@ -163,7 +165,7 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     // load whose weights were not counted (file pages, or no snapshot) holds far less.
     QVERIFY2(held >= weights / 10 * 9, qPrintable(QString("held %1 < 90% of weights %2").arg(held).arg(weights)));
     // Through the planning core, as the panel shows it: no file pages with --no-mmap.
-    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
     chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
@@ -181,17 +183,17 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
 void TestOffloadController::apiSlotsAreInTheOneContext()
 {
     AppCore chatApp;
-    ChatController &chat = *chatApp.chat();
-    QSignalSpy loaded(&chat, &ChatController::modelLoaded);
-    chat.openModel(TestFixtures::instance().tinyApi());
+    LoadedModel &lm = *chatApp.model();
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel(TestFixtures::instance().tinyApi());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
-    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     c.setModelPath(TestFixtures::instance().tinyApi());
     QTRY_VERIFY(c.info().has_value());
     QVERIFY(c.planSettings().serverLoop);
     QCOMPARE(c.planSettings().apiSlots, chatApp.api()->config().parallel);
     const MemoryPlan off = c.plan();
-    const MemoryPlan &actual = chat.model().measured; // what llama.cpp allocated at the load
+    const MemoryPlan &actual = lm.model().measured; // what llama.cpp allocated at the load
     QVERIFY2(shoehorn::planError(off, actual) < 0.03, qPrintable(QString::number(shoehorn::planError(off, actual))));
 
     ApiConfig cfg;
@@ -223,8 +225,8 @@ void TestOffloadController::apiSlotsAreInTheOneContext()
 void TestOffloadController::draftModelIsPlanned()
 {
     AppCore chatApp{std::make_unique<FakeWorker>()};
-    ChatController &chat = *chatApp.chat();
-    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    LoadedModel &lm = *chatApp.model();
+    OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     c.setModelPath(TestFixtures::instance().llama3_8b());
     QTRY_VERIFY(c.info().has_value());
     ModelSettings s = c.settings();
@@ -258,7 +260,7 @@ void TestOffloadController::draftModelIsPlanned()
 void TestOffloadController::cardSeenTwiceOffersItsBackends()
 {
     AppCore chatApp{std::make_unique<FakeWorker>()};
-    ChatController &chat = *chatApp.chat();
+    LoadedModel &lm = *chatApp.model();
     // An NVIDIA card through CUDA and Vulkan (one PCI id), and an AMD card through Vulkan.
     chatApp.hardware()->setProbe([] {
         HardwareInfo hw = machine(64, 48, 1);
@@ -279,7 +281,7 @@ void TestOffloadController::cardSeenTwiceOffersItsBackends()
     QSignalSpy probed(chatApp.hardware(), &HardwareMonitor::changed);
     chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    OffloadController c(&chat, chatApp.hardware(), chatApp.api(), chatApp.vision());
+    OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     c.setModelPath(TestFixtures::instance().qwen3_30b());
     QTRY_VERIFY(c.info().has_value());
     const auto choices = c.backendChoices();

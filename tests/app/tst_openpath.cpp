@@ -3,6 +3,7 @@
 // hang, nothing loaded; the same controller then opens a good file.
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "malformedfiles.h"
 #include "testfixtures.h"
 #include "testsettings.h"
@@ -42,16 +43,16 @@ void TestOpenPath::malformedFileIsRefused()
     f.write(bytes);
     f.close();
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    QSignalSpy failed(&c, &ChatController::loadFailed);
-    c.openModel(path);
+    LoadedModel &lm = *cApp.model();
+    QSignalSpy failed(&lm, &LoadedModel::loadFailed);
+    lm.openModel(path);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
     const auto error = failed.at(0).at(0).value<shoehorn::Error>();
     QCOMPARE(int(error.code), code);
     QVERIFY2(QString::fromStdString(error.detail).contains(detail), error.detail.c_str());
-    QVERIFY(!c.hasModel());
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(TestFixtures::instance().tinyLlama());
+    QVERIFY(!lm.hasModel());
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
 }
 

@@ -4,6 +4,7 @@
 // remembered, so AppCore attaches it at start, as in the app.
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "hardwaremonitor.h"
 #include "loadwatch.h"
 #include "modelsettings.h"
@@ -83,16 +84,17 @@ void TestRpcLadder::ladderRecoversFromTheRemoteDevice()
 {
     AppCore cApp; // attaches the remembered machine: RPC0
     ChatController &c = *cApp.chat();
-    configureSmallChat(c, 8, 3);
-    auto ls = c.loadSettings();
+    LoadedModel &lm = *cApp.model();
+    configureSmallChat(lm, 8, 3);
+    auto ls = lm.loadSettings();
     ls.gpuLayers = -1; // every layer on the device
     ls.cpuMoeLayers = 0;
-    c.setLoadSettings(ls);
-    auto cs = c.contextSettings();
+    lm.setLoadSettings(ls);
+    auto cs = lm.contextSettings();
     cs.contextSize = 4096;
-    c.setContextSettings(cs);
-    LoadWatch load(c);
-    c.openModel(m_model);
+    lm.setContextSettings(cs);
+    LoadWatch load(lm);
+    lm.openModel(m_model);
     const QByteArray why = load.wait();
     QVERIFY2(why.isEmpty(), why.constData());
     QVERIFY(load.retrying.count() >= 1);
@@ -118,8 +120,9 @@ void TestRpcLadder::autoFitWithTheMachinesLimitLoadsFirstTime()
     QSettings().setValue("remote/limitsMiB", QVariantMap{{m_endpoint, 600}});
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    configureSmallChat(c, 8, 3);
-    OffloadController offload(&c, cApp.hardware(), cApp.api(), cApp.vision());
+    LoadedModel &lm = *cApp.model();
+    configureSmallChat(lm, 8, 3);
+    OffloadController offload(&lm, cApp.hardware(), cApp.api(), cApp.vision());
     const auto remoteSeen = [&] {
         for (const auto &g : cApp.hardware()->current().gpus)
             if (g.remote && g.description == m_endpoint.toStdString())
@@ -136,7 +139,7 @@ void TestRpcLadder::autoFitWithTheMachinesLimitLoadsFirstTime()
     QCOMPARE(rpc.available, 600ull << 20);
     QVERIFY(rpc.use.total() <= rpc.available);
     QVERIFY(rpc.layers > 0); // the device is used, within its limit
-    LoadWatch load(c);
+    LoadWatch load(lm);
     offload.loadOrReload();
     const QByteArray why = load.wait();
     QVERIFY2(why.isEmpty(), why.constData());
@@ -169,24 +172,24 @@ void TestRpcLadder::planAgainstActualOnTheDevice()
     QFETCH(QString, kv);
     QSettings().remove("remote/limitsMiB");
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    configureSmallChat(c, 8, 3);
-    auto ls = c.loadSettings();
+    LoadedModel &lm = *cApp.model();
+    configureSmallChat(lm, 8, 3);
+    auto ls = lm.loadSettings();
     ls.gpuLayers = -1;
     ls.cpuMoeLayers = 1;
-    c.setLoadSettings(ls);
-    auto cs = c.contextSettings();
+    lm.setLoadSettings(ls);
+    auto cs = lm.contextSettings();
     cs.contextSize = 4096;
     cs.flashAttention = shoehorn::FlashAttention::On;
     cs.typeK = cs.typeV = kv.toStdString();
-    c.setContextSettings(cs);
+    lm.setContextSettings(cs);
     // Opening a model takes what was remembered for that file (the loads above): remember these.
-    ModelSettings remembered = c.modelSettings();
+    ModelSettings remembered = lm.modelSettings();
     remembered.load = ls;
     remembered.context = cs;
     ModelSettingsStore::save(m_model, remembered);
-    LoadWatch load(c);
-    c.openModel(m_model);
+    LoadWatch load(lm);
+    lm.openModel(m_model);
     const QByteArray why = load.wait();
     QVERIFY2(why.isEmpty(), why.constData());
     QVERIFY2(load.retrying.isEmpty(), load.retried().constData());

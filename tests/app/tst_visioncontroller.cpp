@@ -4,6 +4,7 @@
 #include "appcore.h"
 #include "apicontroller.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "chatmodel.h"
 #include "chatstore.h"
 #include "fixtures.h"
@@ -29,13 +30,14 @@ private:
     [[nodiscard]] static bool loadAndSee(AppCore &cApp, const QString &path, bool wantVision)
     {
         ChatController &c = *cApp.chat();
+        LoadedModel &lm = *cApp.model();
         QSignalSpy vision(cApp.vision(), &VisionController::visionChanged);
-        QSignalSpy loaded(&c, &ChatController::modelLoaded);
+        QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
         // A random-weight model talks until the context is full; a few tokens show the answer.
         auto o = c.generationOptions();
         o.maxTokens = 16;
-        c.setGenerationOptions(o);
-        c.openModel(path);
+        lm.setGenerationOptions(o);
+        lm.openModel(path);
         if (!QTest::qWaitFor([&] { return loaded.count() == 1; }, 30000))
             return false;
         return !wantVision || QTest::qWaitFor([&] { return cApp.vision()->canSeeImages(); }, 30000);
@@ -174,9 +176,10 @@ void TestVisionController::choiceIsRememberedAndAppliedWithoutReload()
 {
     AppCore cApp;
     ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     const QString model = TestFixtures::instance().tinyVision();
     QVERIFY(loadAndSee(cApp, model, true));
-    QSignalSpy loads(&c, &ChatController::modelLoaded);
+    QSignalSpy loads(&lm, &LoadedModel::modelLoaded);
     QSignalSpy vision(cApp.vision(), &VisionController::visionChanged);
     const QString f32 = TestFixtures::instance().projector("F32");
     cApp.vision()->choose(f32, false);
@@ -194,7 +197,7 @@ void TestVisionController::choiceIsRememberedAndAppliedWithoutReload()
     QVERIFY(!cApp.vision()->canSeeImages());
     QVERIFY(!c.send(QStringLiteral("look"), {picture()}));
     QCOMPARE(c.chatModel()->rowCount(), 0);
-    c.reload();
+    lm.reload();
     QTRY_COMPARE_WITH_TIMEOUT(loads.count(), 1, 30000);
     QTest::qWait(200);
     QVERIFY(!cApp.vision()->canSeeImages());

@@ -6,6 +6,7 @@
 // would refuse it ("Requested buffer size exceeds device buffer size limit: ErrorOutOfDeviceMemory").
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "hardwaremonitor.h"
 #include "loadwatch.h"
 #include "oomladder.h"
@@ -52,13 +53,14 @@ void TestVulkanLadder::ladderRecoversOnVulkan()
     };
     QTRY_VERIFY2_WITH_TIMEOUT(vulkanSeen(), "no Vulkan0 (mesa-vulkan-drivers and GGML_VK_VISIBLE_DEVICES=0)", 30000);
     ChatController &c = *cApp.chat();
-    configureSmallChat(c, 4, 3);
-    auto ls = c.loadSettings();
+    LoadedModel &lm = *cApp.model();
+    configureSmallChat(lm, 4, 3);
+    auto ls = lm.loadSettings();
     ls.gpuLayers = -1; // every layer on the device
     ls.cpuMoeLayers = 0;
-    c.setLoadSettings(ls);
-    LoadWatch load(c);
-    c.openModel(m_model);
+    lm.setLoadSettings(ls);
+    LoadWatch load(lm);
+    lm.openModel(m_model);
     const QByteArray failure = load.wait();
     QVERIFY2(failure.isEmpty(), failure.constData());
     QVERIFY(load.retrying.count() >= 1);

@@ -19,7 +19,7 @@ namespace SmallScreen {
 inline const QSize kScreen(1366, 700);
 
 // Empty when everything fits; else what does not.
-inline QString check(MainWindow &w, ChatController &c)
+inline QString check(MainWindow &w, LoadedModel &c)
 {
     w.fitInto(QRect(QPoint(0, 0), kScreen));
     w.show();
@@ -30,7 +30,7 @@ inline QString check(MainWindow &w, ChatController &c)
         return QStringLiteral("minimum size %1x%2").arg(min.width()).arg(min.height());
     if (w.size() != kScreen)
         return QStringLiteral("the window is %1x%2").arg(w.width()).arg(w.height());
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&c, &LoadedModel::modelLoaded);
     c.openModel(TestFixtures::instance().qwen3_30b());
     OffloadPanel *panel = w.offloadPanel();
     const bool ready = QTest::qWaitFor(

@@ -7,6 +7,7 @@
 #include "autotune.h"
 #include "tuningcontroller.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "mainwindow.h"
 #include "messageinput.h"
 #include "testfixtures.h"
@@ -42,13 +43,14 @@ void TestApiWindow::apiWhileTheChatStreams()
 {
     AppCore controllerApp;
     ChatController &controller = *controllerApp.chat();
+    LoadedModel &lm = *controllerApp.model();
     MainWindow window(&controllerApp);
     window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
     window.show();
-    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     window.openModel(TestFixtures::instance().tinyApi());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
-    QSignalSpy reloads(&controller, &ChatController::loadProgress);
+    QSignalSpy reloads(&lm, &LoadedModel::loadProgress);
 
     QTcpServer probe; // a port free right now
     QVERIFY(probe.listen(QHostAddress::LocalHost));
@@ -119,7 +121,7 @@ void TestApiWindow::apiWhileTheChatStreams()
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000); // the chat answer ends normally
     QCOMPARE(reloads.count(), 0);
     QCOMPARE(loaded.count(), 1);
-    QVERIFY(controller.hasModel());
+    QVERIFY(lm.hasModel());
 }
 
 // While auto-tune measures (#30) the API answers 503; the status bar and the Local API dialog
@@ -127,11 +129,11 @@ void TestApiWindow::apiWhileTheChatStreams()
 void TestApiWindow::tuningPausesTheApiAndSaysSo()
 {
     AppCore app;
-    ChatController &controller = *app.chat();
+    LoadedModel &lm = *app.model();
     MainWindow window(&app);
     window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
     window.show();
-    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     window.openModel(TestFixtures::instance().tinyApi());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
     ApiConfig c;

@@ -7,6 +7,7 @@
 #include "../app/smallchat.h"
 #include "attachmentstrip.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "chatmodel.h"
 #include "chatstore.h"
 #include "chatview.h"
@@ -43,18 +44,19 @@ private:
     struct Window {
         AppCore controllerApp;
         ChatController &controller = *controllerApp.chat();
+        LoadedModel &lm = *controllerApp.model();
         std::unique_ptr<MainWindow> window;
     };
     [[nodiscard]] static bool open(Window &w, const QString &model, bool wantVision)
     {
         [&] {
-            configureSmallChat(w.controller, 8, 0);
+            configureSmallChat(w.lm, 8, 0);
             w.window = std::make_unique<MainWindow>(&w.controllerApp);
             w.window->setErrorPresenter([](const QString &, const QString &) {});
             w.window->setInfoPresenter([](const QString &, const QString &) {});
             w.window->show();
             QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
-            QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+            QSignalSpy loaded(&w.lm, &LoadedModel::modelLoaded);
             w.window->openModel(model);
             QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
             if (wantVision)
@@ -203,7 +205,7 @@ void TestAttachments::visionMenuSwitchesWithoutReload()
     for (QAction *a : menu->actions())
         texts << a->text();
     QVERIFY2(texts.join('|').contains("Reads images with mmproj-tiny-vision-F16.gguf (F16)"), qPrintable(texts.join('|')));
-    QSignalSpy loads(&w.controller, &ChatController::modelLoaded);
+    QSignalSpy loads(&w.lm, &LoadedModel::modelLoaded);
     QAction *f32 = nullptr, *none = nullptr;
     for (QAction *a : menu->actions()) {
         if (a->text().startsWith("mmproj-tiny-vision-F32.gguf"))
@@ -217,7 +219,7 @@ void TestAttachments::visionMenuSwitchesWithoutReload()
     none->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(w.controllerApp.vision()->vision().path.isEmpty(), 20000);
     QCOMPARE(loads.count(), 0);
-    QCOMPARE(w.controller.modelSettings().projector, ModelSettings::kNoProjector);
+    QCOMPARE(w.lm.modelSettings().projector, ModelSettings::kNoProjector);
 }
 
 // A 4000x3000 photo takes a few hundred ms to decode: read, checked and made a thumbnail off the

@@ -5,6 +5,7 @@
 #include "appcore.h"
 #include "../app/smallchat.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "chatlist.h"
 #include "conversationlist.h"
 #include "chatmodel.h"
@@ -40,6 +41,7 @@ private:
     struct Window {
         AppCore controllerApp;
         ChatController &controller = *controllerApp.chat();
+        LoadedModel &lm = *controllerApp.model();
         std::unique_ptr<MainWindow> window;
         QStringList errors;
     };
@@ -75,7 +77,7 @@ void TestChatFlows::chatKeepsItsSettingsAcrossModels()
     QVERIFY(sendAndWait(w, "another chat"));
     // Then another model.
     QTest::keySequence(w.window.get(), QKeySequence::New);
-    QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+    QSignalSpy loaded(&w.lm, &LoadedModel::modelLoaded);
     w.window->openModel(TestFixtures::instance().tinyThinking());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     // Opening the first chat loads its model, and the chat's own settings stay.
@@ -84,7 +86,7 @@ void TestChatFlows::chatKeepsItsSettingsAcrossModels()
     QTest::mouseClick(list->view()->viewport(), Qt::LeftButton, {},
                       list->view()->visualRect(list->model()->index(row)).center());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 20000);
-    QCOMPARE(w.controller.model().path, TestFixtures::instance().tinyMoe());
+    QCOMPARE(w.lm.model().path, TestFixtures::instance().tinyMoe());
     QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.7f);
     QCOMPARE(w.controller.generationOptions().sampling.topP, 0.8f);
 }
@@ -100,13 +102,13 @@ void TestChatFlows::init()
 bool TestChatFlows::open(Window &w, const QString &model)
 {
     [&] {
-        configureSmallChat(w.controller, 24, 5);
+        configureSmallChat(w.lm, 24, 5);
         w.window = std::make_unique<MainWindow>(&w.controllerApp);
         w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
         w.window->setInfoPresenter([](const QString &, const QString &) {});
         w.window->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
-        QSignalSpy loaded(&w.controller, &ChatController::modelLoaded);
+        QSignalSpy loaded(&w.lm, &LoadedModel::modelLoaded);
         w.window->openModel(model);
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     }();
@@ -130,7 +132,7 @@ void TestChatFlows::sendThenStop()
     QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
     auto o = w.controller.generationOptions();
     o.maxTokens = 100000; // only Stop ends it (or the context)
-    w.controller.setGenerationOptions(o);
+    w.lm.setGenerationOptions(o);
     QSignalSpy finished(&w.controller, &ChatController::answerFinished);
     QTest::keyClicks(w.window->messageInput(), "Tell me a long story");
     QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
@@ -184,10 +186,10 @@ void TestChatFlows::regenerateAndSwitchVersions()
     for (uint32_t seed : {77u, 78u}) {
         auto o = w.controller.generationOptions();
         o.sampling.seed = seed;
-        w.controller.setGenerationOptions(o);
+        w.lm.setGenerationOptions(o);
         QSignalSpy finished(&w.controller, &ChatController::answerFinished);
         view->activate(view->actionHref(1, "regenerate"));
-        QCOMPARE(w.controller.state(), ChatController::State::Generating);
+        QCOMPARE(w.lm.state(), LoadedModel::State::Generating);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
     }
     QCOMPARE(chat->rowCount(), 2);

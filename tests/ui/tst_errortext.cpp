@@ -3,6 +3,7 @@
 // The codes and rungs are enumerated from the engine's names, so a new one without text fails.
 #include "errortext.h"
 
+#include "conversationrepository.h"
 #include "error.h"
 #include "oomladder.h"
 
@@ -42,6 +43,8 @@ private slots:
     void messagesAreDistinct();
     void retry_data();
     void retry();
+    void history_data();
+    void history();
 };
 
 void TestErrorText::enumeration()
@@ -146,6 +149,42 @@ void TestErrorText::retry()
     r.after.context.contextSize = 12288;
     r.after.context.typeK = r.after.context.typeV = "q8_0";
     QCOMPARE(ErrorText::retry(r), failed + ' ' + next);
+}
+
+// Each thing opening the chat history can find has its own sentence, naming the file, why, and
+// where an unreadable one went; all is well: nothing to say.
+void TestErrorText::history_data()
+{
+    using Kind = HistoryProblem::Kind;
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QStringList>("says");
+    QTest::newRow("none") << int(Kind::None) << QString() << QStringList();
+    QTest::newRow("newer") << int(Kind::ReadOnlyNewer) << "schema 99" << QStringList{"/h/chats.sqlite", "schema 99", "read-only"};
+    QTest::newRow("cannot create") << int(Kind::CannotCreate) << "disk full"
+                                   << QStringList{"/h/chats.sqlite", "disk full", "not saved"};
+    QTest::newRow("cannot move aside") << int(Kind::CannotMoveAside) << "" << QStringList{"/h/chats.sqlite", "integrity check", "moved aside"};
+    QTest::newRow("moved aside") << int(Kind::MovedAside) << "not a database"
+                                 << QStringList{"/h/chats.sqlite", "not a database", "/h/chats.sqlite.unreadable-1", "new history"};
+    QTest::newRow("moved, no new") << int(Kind::MovedAsideNoNew) << "not a database"
+                                   << QStringList{"/h/chats.sqlite.unreadable-1", "read-only file system", "not saved"};
+}
+
+void TestErrorText::history()
+{
+    QFETCH(int, kind);
+    QFETCH(QString, reason);
+    QFETCH(QStringList, says);
+    HistoryProblem p;
+    p.kind = HistoryProblem::Kind(kind);
+    p.path = "/h/chats.sqlite";
+    p.reason = reason;
+    p.movedTo = "/h/chats.sqlite.unreadable-1";
+    p.newReason = "read-only file system";
+    const QString text = ErrorText::history(p);
+    QCOMPARE(text.isEmpty(), says.isEmpty());
+    for (const QString &s : says)
+        QVERIFY2(text.contains(s), qPrintable(text + " lacks " + s));
 }
 
 QTEST_GUILESS_MAIN(TestErrorText)

@@ -4,6 +4,7 @@
 #include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "chatstore.h"
 #include "fixtures.h"
 #include "mainwindow.h"
@@ -66,11 +67,11 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
     QFETCH(QString, file);
     QFETCH(QString, cause);
     AppCore controllerApp;
-    ChatController &controller = *controllerApp.chat();
+    LoadedModel &lm = *controllerApp.model();
     MainWindow window(&controllerApp);
     QStringList errors;
     QVERIFY(shown(window, errors));
-    QSignalSpy failed(&controller, &ChatController::loadFailed);
+    QSignalSpy failed(&lm, &LoadedModel::loadFailed);
     QElapsedTimer t;
     t.start();
     window.openModel(file);
@@ -82,14 +83,14 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
                  errors[0].contains("safety check") && errors[0].contains(cause) &&
                  errors[0].contains(QFileInfo(file).fileName()),
              qPrintable(errors[0]));
-    QVERIFY(!controller.hasModel());
+    QVERIFY(!lm.hasModel());
     // The offload panel's llama.cpp dry run (in this process) does not run on it either.
     OffloadPanel *panel = window.findChild<OffloadPanel *>();
     QVERIFY(panel);
     panel->setModelPath(file);
     QTRY_VERIFY_WITH_TIMEOUT(panel->exactText().contains(cause), 20000);
     // The window goes on: a good file loads.
-    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     window.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
 }
@@ -123,17 +124,17 @@ void TestHostileFile::damagedFileIsRefused()
         f.write(bytes);
     }
     AppCore controllerApp;
-    ChatController &controller = *controllerApp.chat();
+    LoadedModel &lm = *controllerApp.model();
     MainWindow window(&controllerApp);
     QStringList errors;
     QVERIFY(shown(window, errors));
-    QSignalSpy failed(&controller, &ChatController::loadFailed);
+    QSignalSpy failed(&lm, &LoadedModel::loadFailed);
     window.openModel(file);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 15000);
     QTRY_COMPARE(errors.size(), 1);
     QVERIFY2(errors[0].contains("downloaded.gguf could not be opened.") && errors[0].contains(cause), qPrintable(errors[0]));
-    QVERIFY(!controller.hasModel());
-    QSignalSpy loaded(&controller, &ChatController::modelLoaded);
+    QVERIFY(!lm.hasModel());
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     window.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
 }

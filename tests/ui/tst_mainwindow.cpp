@@ -2,6 +2,7 @@
 #include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "chatmodel.h"
 #include "mainwindow.h"
 #include "../app/fakeworker.h"
@@ -41,7 +42,7 @@ class TestMainWindow : public QObject
     Q_OBJECT
 private:
     static void drop(QWidget *w, const QString &path);
-    static void configure(ChatController &c);
+    static void configure(LoadedModel &c);
 
 private slots:
     void init();
@@ -73,8 +74,8 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
 {
     const auto worstStall = [](qint64 &worst) {
         AppCore cApp;
-        ChatController &c = *cApp.chat();
-        configureSmallChat(c, 8, 0);
+        LoadedModel &lm = *cApp.model();
+        configureSmallChat(lm, 8, 0);
         MainWindow w(&cApp);
         w.setErrorPresenter([](const QString &, const QString &) {});
         w.show();
@@ -82,7 +83,7 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
         StallProbe::spin(500); // the window's own first work (model list, hardware probe) done
         StallProbe probe;
         probe.start();
-        QSignalSpy loaded(&c, &ChatController::modelLoaded);
+        QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
         const QString model = TestFixtures::instance().tinyApi();
         QTimer::singleShot(20, &w, [&w, model] { w.openModel(model); });
         while (loaded.isEmpty() && loaded.wait(20000)) {
@@ -110,14 +111,14 @@ void TestMainWindow::modelsListShowsTheLoad()
     auto *worker = new FakeWorker;
     worker->loadMs = 1500;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
-    ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     MainWindow w(&cApp);
     w.setErrorPresenter([](const QString &, const QString &) {});
     w.show();
     ModelLibrary *lib = w.modelLibrary();
     QAbstractItemModelTester tester(lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel("/models/opening.gguf");
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel("/models/opening.gguf");
     QTRY_COMPARE(lib->pathAt(0), QString("/models/opening.gguf"));
     QVERIFY(lib->data(lib->index(0), ModelLibrary::LoadingRole).isValid());
     QTRY_VERIFY(lib->data(lib->index(0), ModelLibrary::LoadingRole).toDouble() > 0.2);
@@ -129,7 +130,7 @@ void TestMainWindow::modelsListShowsTheLoad()
     QVERIFY(!lib->data(lib->index(0), ModelLibrary::LoadingRole).isValid());
     // A load that fails takes its row away again.
     worker->loadMs = 300;
-    c.openModel("/models/bad-one.gguf");
+    lm.openModel("/models/bad-one.gguf");
     QTRY_COMPARE(lib->pathAt(0), QString("/models/bad-one.gguf"));
     QTRY_COMPARE(lib->indexOf("/models/bad-one.gguf"), -1);
 }
@@ -141,7 +142,7 @@ void TestMainWindow::fitsSmallScreen()
     auto *worker = new FakeWorker;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
     MainWindow w(&cApp);
-    const QString problem = SmallScreen::check(w, *cApp.chat());
+    const QString problem = SmallScreen::check(w, *cApp.model());
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
@@ -152,20 +153,20 @@ void TestMainWindow::loadStartedElsewhereNamesTheFile()
     auto *worker = new FakeWorker;
     worker->loadMs = 3000;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
-    ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     MainWindow w(&cApp);
     QString shownText;
     w.setErrorPresenter([&](const QString &, const QString &text) { shownText = text; });
     w.show();
     auto *label = w.findChild<QLabel *>("loadLabel");
     QVERIFY(label);
-    c.openModel("/models/from-the-panel.gguf");
+    lm.openModel("/models/from-the-panel.gguf");
     QTRY_VERIFY2(label->text().contains("from-the-panel.gguf") && label->text().contains(" s left"),
                  qPrintable(label->text()));
-    c.cancelLoad();
-    QTRY_COMPARE(c.state(), ChatController::State::NoModel);
+    lm.cancelLoad();
+    QTRY_COMPARE(lm.state(), LoadedModel::State::NoModel);
     worker->loadMs = 0;
-    c.openModel("/models/bad-download.gguf");
+    lm.openModel("/models/bad-download.gguf");
     QTRY_VERIFY(!shownText.isEmpty());
     QVERIFY2(shownText.startsWith("bad-download.gguf could not be opened."), qPrintable(shownText));
 }
@@ -180,6 +181,7 @@ void TestMainWindow::stuckAnswerOffersToQuit()
     worker->tokenMs = 10;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
     ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     MainWindow w(&cApp);
     QStringList asked;
     w.setQuitAsker([&](const QString &text) {
@@ -187,8 +189,8 @@ void TestMainWindow::stuckAnswerOffersToQuit()
         return false; // "No": keep waiting
     });
     w.show();
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel("/models/fake.gguf");
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel("/models/fake.gguf");
     QTRY_COMPARE(loaded.count(), 1);
     auto *input = w.findChild<MessageInput *>("messageInput");
     input->setPlainText("spin");
@@ -199,7 +201,7 @@ void TestMainWindow::stuckAnswerOffersToQuit()
     QVERIFY(asked.isEmpty()); // not at once: Stop usually works within milliseconds
     QTRY_COMPARE_WITH_TIMEOUT(asked.size(), 1, MainWindow::kStopGraceMs + 1000);
     QVERIFY2(asked.first().contains("does not stop") && asked.first().contains("Quit"), qPrintable(asked.first()));
-    QCOMPARE(c.state(), ChatController::State::Generating);
+    QCOMPARE(lm.state(), LoadedModel::State::Generating);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
 }
@@ -243,7 +245,7 @@ void TestMainWindow::initTestCase()
     QFile::remove(ChatStore::defaultPath());
 }
 
-void TestMainWindow::configure(ChatController &c)
+void TestMainWindow::configure(LoadedModel &c)
 {
     configureSmallChat(c, 64, 11);
 }
@@ -276,11 +278,12 @@ void TestMainWindow::dropModelThenChat()
 {
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    configure(c);
+    LoadedModel &lm = *cApp.model();
+    configure(lm);
     MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     drop(&w, TestFixtures::instance().tinyMoe());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     auto *label = w.findChild<QLabel *>("modelLabel");
@@ -313,7 +316,7 @@ void TestMainWindow::dropModelThenChat()
 void TestMainWindow::dropBrokenFileShowsError()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     MainWindow w(&cApp);
     QString shownTitle, shownText;
     w.setErrorPresenter([&](const QString &title, const QString &text) {
@@ -331,37 +334,38 @@ void TestMainWindow::dropBrokenFileShowsError()
     QTRY_VERIFY_WITH_TIMEOUT(!shownText.isEmpty(), 10000);
     QCOMPARE(shownTitle, QString("Cannot open this model"));
     QVERIFY(shownText.contains("incomplete"));
-    QCOMPARE(c.state(), ChatController::State::NoModel);
+    QCOMPARE(lm.state(), LoadedModel::State::NoModel);
 }
 
 void TestMainWindow::openThroughFileDialogSeam()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    configure(c);
+    LoadedModel &lm = *cApp.model();
+    configure(lm);
     MainWindow w(&cApp);
     w.setFileChooser([] { return TestFixtures::instance().tinyLlama(); });
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     auto *open = w.findChild<QPushButton *>("openModelButton");
     QTest::mouseClick(open, Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
-    QCOMPARE(c.model().architecture, QString("llama"));
+    QCOMPARE(lm.model().architecture, QString("llama"));
 }
 
 void TestMainWindow::escapeStops()
 {
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    configure(c);
+    LoadedModel &lm = *cApp.model();
+    configure(lm);
     auto o = c.generationOptions();
     o.maxTokens = -1;
-    c.setGenerationOptions(o);
+    lm.setGenerationOptions(o);
     MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     w.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     QSignalSpy finished(&c, &ChatController::answerFinished);
@@ -372,12 +376,12 @@ void TestMainWindow::escapeStops()
     // Enter while the answer is written: the answer goes on and the typed follow-up stays.
     input->setPlainText("and then?");
     QTest::keyClick(input, Qt::Key_Return);
-    QCOMPARE(c.state(), ChatController::State::Generating);
+    QCOMPARE(lm.state(), LoadedModel::State::Generating);
     QCOMPARE(input->toPlainText(), QString("and then?"));
     QCOMPARE(finished.count(), 0);
     QTest::keyClick(&w, Qt::Key_Escape);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
-    QCOMPARE(c.state(), ChatController::State::Ready);
+    QCOMPARE(lm.state(), LoadedModel::State::Ready);
     QCOMPARE(w.findChild<QPushButton *>("sendButton")->text(), QString("Send"));
     QCOMPARE(input->toPlainText(), QString("and then?")); // nothing typed is lost
 }
@@ -386,8 +390,8 @@ void TestMainWindow::secondLaunchHandsOverFiles()
 {
     // Wired as in main(): the running window listens; a second launch forwards its files.
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    configure(c);
+    LoadedModel &lm = *cApp.model();
+    configure(lm);
     MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -395,7 +399,7 @@ void TestMainWindow::secondLaunchHandsOverFiles()
     SingleInstance running(name);
     QVERIFY(running.listen());
     connect(&running, &SingleInstance::filesReceived, &w, &MainWindow::openFiles);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     w.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
 
@@ -407,8 +411,8 @@ void TestMainWindow::secondLaunchHandsOverFiles()
     QVERIFY(t->wait(5000));
     delete t;
     QVERIFY(forwarded);
-    QCOMPARE(c.model().path, files[0]);
-    QCOMPARE(c.model().architecture, QString("qwen3moe"));
+    QCOMPARE(lm.model().path, files[0]);
+    QCOMPARE(lm.model().architecture, QString("qwen3moe"));
     // The second file is offered in the model browser, not loaded.
     ModelLibrary *lib = w.modelLibrary();
     const int offered = lib->indexOf(files[1]);
@@ -433,8 +437,8 @@ void TestMainWindow::rememberGeometry()
 void TestMainWindow::browserOpensRecentModel()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    configure(c);
+    LoadedModel &lm = *cApp.model();
+    configure(lm);
     MainWindow w(&cApp);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -445,14 +449,14 @@ void TestMainWindow::browserOpensRecentModel()
     QCoreApplication::processEvents();
     auto *list = w.findChild<QTableView *>("modelList");
     QVERIFY(list && list->isVisible());
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     const QModelIndex first = list->model()->index(0, 0);
     // A real double-click: press/release, then the double-click event.
     QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(first).center());
     QTest::mouseDClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(first).center());
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || !error.isEmpty(), 20000);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    QCOMPARE(c.model().path, TestFixtures::instance().tinyLlama());
+    QCOMPARE(lm.model().path, TestFixtures::instance().tinyLlama());
 }
 
 void TestMainWindow::importPresetsFromIni()
@@ -468,6 +472,7 @@ void TestMainWindow::importPresetsFromIni()
     f.close();
     AppCore cApp;
     ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     MainWindow w(&cApp);
     QString title, text;
     w.setInfoPresenter([&](const QString &t, const QString &x) {
@@ -482,11 +487,11 @@ void TestMainWindow::importPresetsFromIni()
     QVERIFY(text.contains("without a model file"));
     // The model is offered, and opening it applies the preset.
     QVERIFY(w.modelLibrary()->indexOf(TestFixtures::instance().tinyMoe()) >= 0);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     w.openModel(TestFixtures::instance().tinyMoe());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
-    QCOMPARE(c.model().contextSize, 1024);
-    QCOMPARE(c.loadSettings().cpuMoeLayers, 2);
+    QCOMPARE(lm.model().contextSize, 1024);
+    QCOMPARE(lm.loadSettings().cpuMoeLayers, 2);
     QCOMPARE(c.generationOptions().sampling.temperature, 0.6f);
     // A file that is not a preset gets a clear error.
     QString error;
@@ -499,7 +504,8 @@ void TestMainWindow::chatListSearchRenameDelete()
 {
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    configure(c);
+    LoadedModel &lm = *cApp.model();
+    configure(lm);
     ChatStore *store = c.store();
     QVERIFY(store);
     const qint64 a = store->createConversation("Planning the GPU", "/m.gguf", "");

@@ -2,6 +2,7 @@
 #include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "fitexplanation.h"
 #include "gaugebar.h"
 #include "hardwaremonitor.h"
@@ -64,9 +65,9 @@ void TestOffloadPanel::init()
 void TestOffloadPanel::slidersMoveTheGauges()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "rtx3060-12g");
@@ -100,9 +101,9 @@ void TestOffloadPanel::slidersMoveTheGauges()
 void TestOffloadPanel::autoFitOnSixGigabytes()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
@@ -119,9 +120,9 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
 void TestOffloadPanel::lockIsHonoured()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
@@ -142,9 +143,9 @@ void TestOffloadPanel::lockIsHonoured()
 void TestOffloadPanel::kvTypeTheHeadsCannotTakeIsNamed()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyApi()));
     auto *explanation = panel.findChild<QLabel *>("fitExplanation");
@@ -163,9 +164,9 @@ void TestOffloadPanel::kvTypeTheHeadsCannotTakeIsNamed()
 void TestOffloadPanel::copiesLlamaServerCommand()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     panel.autoFit();
@@ -181,10 +182,10 @@ void TestOffloadPanel::copiesLlamaServerCommand()
 void TestOffloadPanel::settingsRememberedPerModel()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     {
-        OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+        OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
         QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
         panel.findChild<QSlider *>("cpuMoe")->setValue(17);
         panel.findChild<QCheckBox *>("lockContext")->setChecked(true);
@@ -193,8 +194,8 @@ void TestOffloadPanel::settingsRememberedPerModel()
     QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
     QCOMPARE(s.load.cpuMoeLayers, 17);
     QVERIFY(s.locks.contextSize);
-    OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel again(&againPlans, &c, cApp.tuning());
+    OffloadController againPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel again(&againPlans, &lm, cApp.tuning());
     QVERIFY(open(again, TestFixtures::instance().qwen3_30b()));
     QCOMPARE(again.findChild<QSlider *>("cpuMoe")->value(), 17);
     QVERIFY(again.findChild<QCheckBox *>("lockContext")->isChecked());
@@ -204,12 +205,12 @@ void TestOffloadPanel::measuredAfterLoad()
 {
     // Load the tiny MoE on this (CPU) machine: the RAM gauge shows llama.cpp's own number.
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyMoe()));
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     QTest::mouseClick(panel.findChild<QPushButton *>("loadButton"), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     GaugeBar *ram = gauge(panel, int(panel.plan().gpus.size()));
@@ -229,9 +230,9 @@ void TestOffloadPanel::measuredAfterLoad()
 void TestOffloadPanel::customProfile()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     HardwareProfile p;
     p.name = "RTX 5060 Ti 16 GB + 64 GB";
@@ -247,8 +248,8 @@ void TestOffloadPanel::customProfile()
     const int sixteen = panel.plan().cpuMoeLayers;
     QVERIFY(sixteen > 0 && sixteen < 25); // between the 12 GB and 24 GB cards
     // Remembered: a new panel offers it too.
-    OffloadController againPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel again(&againPlans, &c, cApp.tuning());
+    OffloadController againPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel again(&againPlans, &lm, cApp.tuning());
     QVERIFY(again.findChild<QComboBox *>("planFor")->findText("RTX 5060 Ti 16 GB + 64 GB") > 0);
     // As a person adds one: "Add…" opens the dialog without blocking the window (no nested event
     // loop: this test goes on while it is open), OK adds and selects the machine.
@@ -264,9 +265,9 @@ void TestOffloadPanel::customProfile()
 void TestOffloadPanel::exactDryRunInTheBackground()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     panel.findChild<QSlider *>("contextSize")->setValue(4); // 8k
@@ -291,9 +292,9 @@ void TestOffloadPanel::exactDryRunInTheBackground()
 void TestOffloadPanel::projectorInThePlan()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().tinyVision()));
     selectProfile(panel, "rtx3060-12g");
@@ -310,8 +311,8 @@ void TestOffloadPanel::projectorInThePlan()
                  explanation->text().contains("A 1024×1024 picture takes 1024 tokens"),
              qPrintable(explanation->text()));
     // Model > Vision Projector on the loaded model: the plan follows.
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(TestFixtures::instance().tinyVision());
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel(TestFixtures::instance().tinyVision());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
     cApp.vision()->choose(QString(), false); // keep it on the CPU
     QTRY_VERIFY(projectorPart(gauge(panel, 1)) > 0);
@@ -396,7 +397,7 @@ void TestOffloadPanel::backendRowForACardSeenTwice()
         installTranslations(*QCoreApplication::instance());
     std::atomic<bool> twice{false}; // the card through CUDA and Vulkan, or Vulkan only (before the monitor)
     AppCore cApp;
-    ChatController &c = *cApp.chat();
+    LoadedModel &lm = *cApp.model();
     cApp.hardware()->setProbe([&twice] {
         HardwareInfo hw;
         hw.ramTotalBytes = 64 * GiB;
@@ -419,8 +420,8 @@ void TestOffloadPanel::backendRowForACardSeenTwice()
     QSignalSpy probed(cApp.hardware(), &HardwareMonitor::changed);
     cApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     auto *backend = panel.findChild<QComboBox *>("gpuBackend");
@@ -462,9 +463,9 @@ void TestOffloadPanel::backendRowForACardSeenTwice()
 void TestOffloadPanel::unreadableFileIsWorded()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.setModelPath(TestFixtures::instance().dir() + "/gone.gguf");
     QTRY_VERIFY(!panelPlans.inspecting());
     auto *label = panel.findChild<QLabel *>("offloadModelLabel");

@@ -4,6 +4,7 @@
 #include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "fitexplanation.h"
 #include "gaugebar.h"
 #include "gaugestack.h"
@@ -197,9 +198,9 @@ void TestPlanSummary::verdictAndVerification()
 void TestPlanSummary::whatIfSaysNothingOfThisComputer()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     auto *machine = panel.findChild<QLabel *>("hardwareLabel");
@@ -223,9 +224,9 @@ void TestPlanSummary::whatIfSaysNothingOfThisComputer()
 void TestPlanSummary::detailsOneClickAway()
 {
     AppCore cApp;
-    ChatController &c = *cApp.chat();
-    OffloadController panelPlans(&c, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &c, cApp.tuning());
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     panel.resize(370, 900);
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));

@@ -5,6 +5,7 @@
 #include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "chatstore.h"
 #include "testfixtures.h"
 #include "mainwindow.h"
@@ -50,7 +51,7 @@ void TestTemplateSpin::init()
     m_controller = m_core->chat();
     shoehorn::GenerationOptions o;
     o.maxTokens = 16; // the answers after the trap only need to arrive
-    m_controller->setGenerationOptions(o);
+    m_core->model()->setGenerationOptions(o);
     m_window = new MainWindow(m_core);
     m_errors.clear();
     m_asked.clear();
@@ -61,7 +62,7 @@ void TestTemplateSpin::init()
     m_window->setErrorPresenter([this](const QString &title, const QString &text) { m_errors << title + "\n" + text; });
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
-    QSignalSpy loaded(m_controller, &ChatController::modelLoaded);
+    QSignalSpy loaded(m_core->model(), &LoadedModel::modelLoaded);
     m_window->openModel(model);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000); // the check's sample chats do not spin
 }
@@ -81,12 +82,12 @@ void TestTemplateSpin::send(const QString &text)
 void TestTemplateSpin::stopEndsTheTemplateAtOnce()
 {
     send(QStringLiteral("please spin"));
-    QTRY_COMPARE(m_controller->state(), ChatController::State::Generating);
+    QTRY_COMPARE(m_core->model()->state(), LoadedModel::State::Generating);
     QTest::qWait(300);
     QElapsedTimer t;
     t.start();
     QTest::keyClick(m_window, Qt::Key_Escape); // Stop
-    while (m_controller->state() != ChatController::State::Ready && t.elapsed() < 5000)
+    while (m_core->model()->state() != LoadedModel::State::Ready && t.elapsed() < 5000)
         QTest::qWait(5);
     QVERIFY2(t.elapsed() < 200, qPrintable(QString::number(t.elapsed())));
     QVERIFY(m_asked.isEmpty()); // no offer to quit: the worker came back
@@ -106,7 +107,7 @@ void TestTemplateSpin::aTemplateThatNeverEndsSaysWhy()
     QTRY_COMPARE_WITH_TIMEOUT(m_errors.size(), 1, 12000);
     QVERIFY2(m_errors[0].contains("chat template") && m_errors[0].contains("did not finish in 5 s"),
              qPrintable(m_errors[0]));
-    QCOMPARE(m_controller->state(), ChatController::State::Ready);
+    QCOMPARE(m_core->model()->state(), LoadedModel::State::Ready);
     QSignalSpy finished(m_controller, &ChatController::answerFinished);
     m_controller->newChat(); // this chat's history would spin again
     send(QStringLiteral("hello"));

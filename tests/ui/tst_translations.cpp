@@ -83,7 +83,7 @@ void TestTranslations::chineseWindowFitsSmallScreen()
     AppCore cApp{std::unique_ptr<Worker>(new FakeWorker)};
     MainWindow w(&cApp);
     QCOMPARE(w.findChild<QPushButton *>("autoFitButton")->text(), QString::fromUtf8("自动适配"));
-    const QString problem = SmallScreen::check(w, *cApp.chat());
+    const QString problem = SmallScreen::check(w, *cApp.model());
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 

@@ -4,6 +4,7 @@
 #include "appcore.h"
 #include "tuningcontroller.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "testfixtures.h"
 #include "tuningdialog.h"
 #include "hardwaremonitor.h"
@@ -36,27 +37,28 @@ void TestTuningDialog::runShowApply()
 {
     AppCore cApp;
     ChatController &c = *cApp.chat();
-    auto ls = c.loadSettings();
+    LoadedModel &lm = *cApp.model();
+    auto ls = lm.loadSettings();
     ls.gpuLayers = 0;
-    c.setLoadSettings(ls);
-    auto cs = c.contextSettings();
+    lm.setLoadSettings(ls);
+    auto cs = lm.contextSettings();
     cs.contextSize = 512;
     cs.threads = 1;
     cs.flashAttention = shoehorn::FlashAttention::Off;
-    c.setContextSettings(cs);
-    QSignalSpy loaded(&c, &ChatController::modelLoaded);
-    c.openModel(TestFixtures::instance().tinyMoe());
+    lm.setContextSettings(cs);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel(TestFixtures::instance().tinyMoe());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
 
-    TuningDialog dialog(&c, cApp.tuning());
+    TuningDialog dialog(&lm, cApp.tuning());
     dialog.show();
     QSignalSpy finished(cApp.tuning(), &TuningController::finished);
     QTest::mouseClick(dialog.findChild<QPushButton *>("runTuneButton"), Qt::LeftButton);
-    QCOMPARE(c.state(), ChatController::State::Tuning);
+    QCOMPARE(lm.state(), LoadedModel::State::Tuning);
     QVERIFY(!c.send("hello")); // the model is busy
     QVERIFY(dialog.findChild<QPushButton *>("cancelTuneButton")->isEnabled());
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(c.state(), ChatController::State::Ready);
+    QCOMPARE(lm.state(), LoadedModel::State::Ready);
 
     const TuneReport &r = dialog.report();
     QVERIFY(r.result.best >= 0);
@@ -74,16 +76,16 @@ void TestTuningDialog::runShowApply()
 
     // Apply best: the controller takes the settings and reloads with them.
     const auto best = r.result.measurements[size_t(r.result.best)].candidate.settings;
-    QSignalSpy reloaded(&c, &ChatController::modelLoaded);
+    QSignalSpy reloaded(&lm, &LoadedModel::modelLoaded);
     QTest::mouseClick(dialog.findChild<QPushButton *>("applyBestButton"), Qt::LeftButton);
-    QCOMPARE(c.contextSettings().threads, best.context.threads);
-    QCOMPARE(c.contextSettings().ubatchSize, best.context.ubatchSize);
-    QCOMPARE(c.contextSettings().flashAttention, best.context.flashAttention);
+    QCOMPARE(lm.contextSettings().threads, best.context.threads);
+    QCOMPARE(lm.contextSettings().ubatchSize, best.context.ubatchSize);
+    QCOMPARE(lm.contextSettings().flashAttention, best.context.flashAttention);
     QTRY_COMPARE_WITH_TIMEOUT(reloaded.count(), 1, 20000);
     QVERIFY(c.send("still chatting?"));
 
     // A new dialog shows the stored results of this model on this machine.
-    TuningDialog again(&c, cApp.tuning());
+    TuningDialog again(&lm, cApp.tuning());
     QCOMPARE(again.resultsTable()->rowCount(), rows);
 
     // A trial that did not fit says so (the typed error's kind, then llama.cpp's words), also
@@ -93,8 +95,8 @@ void TestTuningDialog::runShowApply()
     oom.ok = false;
     oom.error = {shoehorn::ErrorCode::OutOfMemory, "Vulkan0 buffer of 5.00 GiB"};
     stored.result.measurements.push_back(oom);
-    TuningStore::save(c.model().path, cApp.hardware()->machineId(), stored);
-    TuningDialog failed(&c, cApp.tuning());
+    TuningStore::save(lm.model().path, cApp.hardware()->machineId(), stored);
+    TuningDialog failed(&lm, cApp.tuning());
     QCOMPARE(failed.resultsTable()->rowCount(), rows + 1);
     QCOMPARE(failed.resultsTable()->item(rows, 3)->text(), QString("does not fit: Vulkan0 buffer of 5.00 GiB"));
 }

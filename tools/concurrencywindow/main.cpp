@@ -10,6 +10,7 @@
 #include "apicontroller.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "loadedmodel.h"
 #include "mainwindow.h"
 #include "messageinput.h"
 #include "modelsettings.h"
@@ -109,13 +110,12 @@ public:
             say(QStringLiteral("{\"error\": \"unknown command\"}"));
             return;
         }
-        ChatController *c = m_core.chat();
-        shoehorn::GenerationOptions o = c->generationOptions();
+        LoadedModel *model = m_core.model();
+        shoehorn::GenerationOptions o = model->generationOptions();
         o.maxTokens = n;
         o.ignoreEos = true;
-        c->setGenerationOptions(o);
-        c->newChat(); // each answer from a fresh chat, as the headless tool's one message
-        c->setGenerationOptions(o);
+        m_core.chat()->newChat(); // each answer from a fresh chat, as the headless tool's one message
+        model->setGenerationOptions(o);
         m_tag = words.value(2);
         m_first = m_last = 0;
         m_window.messageInput()->setPlainText(QStringLiteral("bench ") + m_tag);
@@ -172,8 +172,8 @@ int main(int argc, char **argv)
     window.resize(1400, 860);
     window.show();
     Driver driver(core, window);
-    QObject::connect(core.chat(), &ChatController::modelLoaded, &app, [&core] { core.api()->start(); });
-    QObject::connect(core.chat(), &ChatController::loadFailed, &app, [](const shoehorn::Error &e) {
+    QObject::connect(core.model(), &LoadedModel::modelLoaded, &app, [&core] { core.api()->start(); });
+    QObject::connect(core.model(), &LoadedModel::loadFailed, &app, [](const shoehorn::Error &e) {
         std::fprintf(stderr, "error: %s\n", e.detail.c_str());
         qApp->exit(1);
     });

@@ -1,0 +1,105 @@
+#include "loadedmodel.h"
+
+#include "appsettings.h"
+
+#include <QTimer>
+
+LoadedModel::LoadedModel(InferenceSession *session, QObject *parent)
+    : QObject(parent), m_session(session), m_settings(AppSettings::defaults())
+{
+    connect(m_session, &InferenceSession::stateChanged, this, &LoadedModel::stateChanged);
+    connect(m_session, &InferenceSession::loadProgress, this, &LoadedModel::loadProgress);
+    connect(m_session, &InferenceSession::loadRetrying, this, &LoadedModel::loadRetrying);
+    connect(m_session, &InferenceSession::modelLoaded, this, &LoadedModel::onLoaded);
+    connect(m_session, &InferenceSession::loadFailed, this, &LoadedModel::loadFailed);
+    connect(m_session, &InferenceSession::exactPlanFinished, this, &LoadedModel::exactPlanFinished);
+}
+
+void LoadedModel::applySettings(const ModelSettings &s)
+{
+    if (s == m_settings)
+        return;
+    m_settings = s;
+    emit modelSettingsChanged();
+}
+
+void LoadedModel::setModelSettings(const ModelSettings &s)
+{
+    m_settings = s;
+    m_ownSampling = s.generation; // an edit is the model's too
+    if (m_chatSampling)
+        m_chatSampling = s.generation;
+    if (hasModel())
+        ModelSettingsStore::save(model().path, s);
+    emit settingsEdited();
+    emit modelSettingsChanged();
+}
+
+void LoadedModel::setChatSampling(const std::optional<shoehorn::GenerationOptions> &sampling)
+{
+    m_chatSampling = sampling;
+    if (!sampling)
+        return;
+    ModelSettings s = m_settings;
+    s.generation = *sampling;
+    applySettings(s);
+}
+
+void LoadedModel::reload()
+{
+    if (hasModel() && state() != State::Loading)
+        openModel(model().path);
+}
+
+void LoadedModel::openModel(const QString &path)
+{
+    // The worker caps the context at the trained length, so the first-open rule needs no GGUF here.
+    ModelSettings s = AppSettings::forModel(path, m_settings, model().path);
+    m_ownSampling = s.generation;
+    if (m_chatSampling)
+        s.generation = *m_chatSampling;
+    applySettings(s);
+    m_loadingPath = path;
+    shoehorn::LoadSettings load = m_settings.load;
+    shoehorn::ContextSettings context = m_settings.context;
+    context.speculation = speculationFor(path, m_settings);
+    load.mtpLayers = context.speculation.mtp();
+    m_session->load(path, load, context);
+}
+
+shoehorn::SpeculationSettings LoadedModel::speculationFor(const QString &path, const ModelSettings &s) const
+{
+    if (!s.speculationAuto)
+        return s.context.speculation;
+    if (m_autoSpeculation)
+        if (auto tuned = m_autoSpeculation(path))
+            return *tuned;
+    return {};
+}
+
+void LoadedModel::cancelLoad()
+{
+    m_session->cancelLoad();
+}
+
+void LoadedModel::requestExactPlan(const QString &path, const shoehorn::PlanSettings &settings,
+                                   const shoehorn::PlanTarget &target)
+{
+    m_session->requestExactPlan(path, settings, target);
+}
+
+void LoadedModel::onLoaded(const ModelSummary &summary)
+{
+    // Keep what worked: after out-of-memory retries these are the safer settings.
+    m_settings.load = summary.load;
+    m_settings.context.contextSize = summary.context.contextSize;
+    m_settings.context.typeK = summary.context.typeK;
+    m_settings.context.typeV = summary.context.typeV;
+    // Written a moment later, after the window has shown the model (AppSettings::kWriteAfterLoadMs);
+    // with the model's own sampling, not the open chat's.
+    ModelSettings remembered = m_settings;
+    remembered.generation = m_ownSampling;
+    QTimer::singleShot(AppSettings::kWriteAfterLoadMs, this,
+                       [path = summary.path, remembered] { ModelSettingsStore::save(path, remembered); });
+    emit modelLoaded(summary);
+}
