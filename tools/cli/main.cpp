@@ -108,6 +108,40 @@ Result<std::vector<ImageData>> readImages(const cli::Args &a)
     return out;
 }
 
+// The projector given with --mmproj can be read and belongs to the model (checked before loading).
+Error checkProjectorArg(const cli::Args &a)
+{
+    if (a.mmproj.empty())
+        return {};
+    auto info = inspectModel(a.model);
+    auto proj = inspectProjector(a.mmproj);
+    if (!proj)
+        return Error{proj.error().code, "--mmproj " + a.mmproj + ": " + errorMessage(proj.error())};
+    return info ? checkProjectorMatches(*proj, *info) : Error{};
+}
+
+// The answer as it streams: reasoning after "[thinking]", the answer after "[answer]".
+StreamCallbacks printAnswer(bool &inReasoning)
+{
+    StreamCallbacks cb;
+    cb.onDelta = [&inReasoning](std::string_view content, std::string_view reasoning) {
+        if (!reasoning.empty()) {
+            if (!inReasoning)
+                std::fputs("[thinking] ", stdout);
+            inReasoning = true;
+            std::fwrite(reasoning.data(), 1, reasoning.size(), stdout);
+        }
+        if (!content.empty()) {
+            if (inReasoning)
+                std::fputs("\n[answer] ", stdout);
+            inReasoning = false;
+            std::fwrite(content.data(), 1, content.size(), stdout);
+        }
+        std::fflush(stdout);
+    };
+    return cb;
+}
+
 int cmdChat(const cli::Args &a)
 {
     if (a.prompt.empty()) {
@@ -117,16 +151,8 @@ int cmdChat(const cli::Args &a)
     auto images = readImages(a);
     if (!images)
         return fail(images.error());
-    if (!a.mmproj.empty()) {
-        auto info = inspectModel(a.model);
-        auto proj = inspectProjector(a.mmproj);
-        if (!proj)
-            return fail(Error{proj.error().code, "--mmproj " + a.mmproj + ": " + errorMessage(proj.error())});
-        if (info) {
-            if (Error e = checkProjectorMatches(*proj, *info))
-                return fail(e);
-        }
-    }
+    if (Error e = checkProjectorArg(a))
+        return fail(e);
     if (const int rc = cli::checkBeforeLoad(a.model, a.checkFile))
         return rc;
     cli::MemoryReport memory(a);
@@ -160,23 +186,7 @@ int cmdChat(const cli::Args &a)
     history.push_back({"user", a.prompt, {}, std::move(*images)});
 
     bool inReasoning = false;
-    StreamCallbacks cb;
-    cb.onDelta = [&](std::string_view content, std::string_view reasoning) {
-        if (!reasoning.empty()) {
-            if (!inReasoning)
-                std::fputs("[thinking] ", stdout);
-            inReasoning = true;
-            std::fwrite(reasoning.data(), 1, reasoning.size(), stdout);
-        }
-        if (!content.empty()) {
-            if (inReasoning)
-                std::fputs("\n[answer] ", stdout);
-            inReasoning = false;
-            std::fwrite(content.data(), 1, content.size(), stdout);
-        }
-        std::fflush(stdout);
-    };
-    auto r = (*session)->generate(history, a.generation, cb);
+    auto r = (*session)->generate(history, a.generation, printAnswer(inReasoning));
     if (!r)
         return fail(r.error());
     const GenerationStats &s = r->stats;
