@@ -331,6 +331,41 @@
     </message>
   </context>
   <context>
+    <name>Composer</name>
+    <message>
+      <source>Send</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The pasted image</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Editing your message. Sending it drops the answers that followed.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Cancel editing</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Stop</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>An attached image is still being read: send again in a moment.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This model cannot see images: the message was not sent.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>ConversationPanel</name>
     <message>
       <source>Conversation</source>
@@ -473,30 +508,6 @@
     </message>
     <message>
       <source>the version shown</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The chat history %1 was written by a newer version of Shoehorn (%2). It is open read-only: you can read your chats, but new ones are not saved.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>its integrity check failed</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The chat history cannot be created at %1 (%2): chats are not saved.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not saved until it is fixed or removed.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a new history was started.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -691,6 +702,30 @@
     </message>
     <message>
       <source>The file cannot be written: check that the folder is yours to write in and that the disk has room.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>its integrity check failed</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 was written by a newer version of Shoehorn (%2). It is open read-only: you can read your chats, but new ones are not saved.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history cannot be created at %1 (%2): chats are not saved.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not saved until it is fixed or removed.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a new history was started.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -939,6 +974,21 @@
     </message>
   </context>
   <context>
+    <name>LoadStrip</name>
+    <message>
+      <source>Cancel</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Loading %1…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Loading %1… %2% · about %3 s left</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <source>Shoehorn</source>
@@ -950,14 +1000,6 @@
     </message>
     <message>
       <source>GGUF models (*.gguf);;All files (*)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Cancel</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Send</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -978,10 +1020,6 @@
     </message>
     <message>
       <source>Stop</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Loading %1…</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1067,14 +1105,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Editing your message. Sending it drops the answers that followed.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Cancel editing</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>&amp;Export Chat…</source>
       <translation type="unfinished" />
     </message>
@@ -1135,15 +1165,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>Loading %1… %2% · about %3 s left</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Chat history</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1167,15 +1189,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>The pasted image</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>&amp;Model</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>This model cannot see images: the message was not sent.</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1188,10 +1202,6 @@
     </message>
     <message>
       <source>API: %1 (paused while auto-tune measures)</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>An attached image is still being read: send again in a moment.</source>
       <translation type="unfinished" />
     </message>
   </context>

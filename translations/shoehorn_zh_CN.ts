@@ -331,6 +331,41 @@
     </message>
   </context>
   <context>
+    <name>Composer</name>
+    <message>
+      <source>Send</source>
+      <translation>发送</translation>
+    </message>
+    <message>
+      <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
+      <translation>回答仍在生成：你的消息会保留在这里。按“停止”或 Esc 结束回答。</translation>
+    </message>
+    <message>
+      <source>The pasted image</source>
+      <translation>粘贴的图片</translation>
+    </message>
+    <message>
+      <source>Editing your message. Sending it drops the answers that followed.</source>
+      <translation>正在编辑你的消息。发送后，其后的回答将被删除。</translation>
+    </message>
+    <message>
+      <source>Cancel editing</source>
+      <translation>取消编辑</translation>
+    </message>
+    <message>
+      <source>Stop</source>
+      <translation>停止</translation>
+    </message>
+    <message>
+      <source>An attached image is still being read: send again in a moment.</source>
+      <translation>附加的图片还在读取中：请稍后再发送。</translation>
+    </message>
+    <message>
+      <source>This model cannot see images: the message was not sent.</source>
+      <translation>此模型无法识别图片：消息未发送。</translation>
+    </message>
+  </context>
+  <context>
     <name>ConversationPanel</name>
     <message>
       <source>Conversation</source>
@@ -474,30 +509,6 @@
     <message>
       <source>the version shown</source>
       <translation>显示的版本</translation>
-    </message>
-    <message>
-      <source>The chat history %1 was written by a newer version of Shoehorn (%2). It is open read-only: you can read your chats, but new ones are not saved.</source>
-      <translation>聊天记录 %1 由更新版本的 Shoehorn 写入（%2）。它以只读方式打开：你可以阅读对话，但新对话不会被保存。</translation>
-    </message>
-    <message>
-      <source>its integrity check failed</source>
-      <translation>完整性检查未通过</translation>
-    </message>
-    <message>
-      <source>The chat history cannot be created at %1 (%2): chats are not saved.</source>
-      <translation>无法在 %1 创建聊天记录（%2）：对话不会被保存。</translation>
-    </message>
-    <message>
-      <source>The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not saved until it is fixed or removed.</source>
-      <translation>无法读取聊天记录 %1（%2），也无法将其移开：在修复或删除它之前，对话不会被保存。</translation>
-    </message>
-    <message>
-      <source>The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a new history was started.</source>
-      <translation>无法读取聊天记录 %1（%2）。它已原样移到 %3，并已新建聊天记录。</translation>
-    </message>
-    <message>
-      <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
-      <translation>无法读取聊天记录 %1（%2）；它已移到 %3，但无法新建聊天记录（%4）：对话不会被保存。</translation>
     </message>
   </context>
   <context>
@@ -692,6 +703,30 @@
     <message>
       <source>The file cannot be written: check that the folder is yours to write in and that the disk has room.</source>
       <translation>无法写入该文件：请检查你是否有该文件夹的写入权限，以及磁盘是否还有空间。</translation>
+    </message>
+    <message>
+      <source>its integrity check failed</source>
+      <translation>完整性检查未通过</translation>
+    </message>
+    <message>
+      <source>The chat history %1 was written by a newer version of Shoehorn (%2). It is open read-only: you can read your chats, but new ones are not saved.</source>
+      <translation>聊天记录 %1 由更新版本的 Shoehorn 写入（%2）。它以只读方式打开：你可以阅读对话，但新对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>The chat history cannot be created at %1 (%2): chats are not saved.</source>
+      <translation>无法在 %1 创建聊天记录（%2）：对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>The chat history %1 cannot be read (%2), and it cannot be moved aside: chats are not saved until it is fixed or removed.</source>
+      <translation>无法读取聊天记录 %1（%2），也无法将其移开：在修复或删除它之前，对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2). It was moved, unchanged, to %3, and a new history was started.</source>
+      <translation>无法读取聊天记录 %1（%2）。它已原样移到 %3，并已新建聊天记录。</translation>
+    </message>
+    <message>
+      <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
+      <translation>无法读取聊天记录 %1（%2）；它已移到 %3，但无法新建聊天记录（%4）：对话不会被保存。</translation>
     </message>
   </context>
   <context>
@@ -940,6 +975,21 @@
     </message>
   </context>
   <context>
+    <name>LoadStrip</name>
+    <message>
+      <source>Cancel</source>
+      <translation>取消</translation>
+    </message>
+    <message>
+      <source>Loading %1…</source>
+      <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+      <source>Loading %1… %2% · about %3 s left</source>
+      <translation>正在加载 %1… %2% · 约剩 %3 秒</translation>
+    </message>
+  </context>
+  <context>
     <name>MainWindow</name>
     <message>
       <source>Shoehorn</source>
@@ -952,14 +1002,6 @@
     <message>
       <source>GGUF models (*.gguf);;All files (*)</source>
       <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
-    </message>
-    <message>
-      <source>Cancel</source>
-      <translation>取消</translation>
-    </message>
-    <message>
-      <source>Send</source>
-      <translation>发送</translation>
     </message>
     <message>
       <source>&amp;File</source>
@@ -980,10 +1022,6 @@
     <message>
       <source>Stop</source>
       <translation>停止</translation>
-    </message>
-    <message>
-      <source>Loading %1…</source>
-      <translation>正在加载 %1…</translation>
     </message>
     <message>
       <source>Loading cancelled.</source>
@@ -1066,14 +1104,6 @@
       <translation>查找模型</translation>
     </message>
     <message>
-      <source>Editing your message. Sending it drops the answers that followed.</source>
-      <translation>正在编辑你的消息。发送后，其后的回答将被删除。</translation>
-    </message>
-    <message>
-      <source>Cancel editing</source>
-      <translation>取消编辑</translation>
-    </message>
-    <message>
       <source>&amp;Export Chat…</source>
       <translation>导出对话(&amp;E)…</translation>
     </message>
@@ -1134,16 +1164,8 @@
       <translation>聊天记录未保存</translation>
     </message>
     <message>
-      <source>Loading %1… %2% · about %3 s left</source>
-      <translation>正在加载 %1… %2% · 约剩 %3 秒</translation>
-    </message>
-    <message>
       <source>Chat history</source>
       <translation>聊天记录</translation>
-    </message>
-    <message>
-      <source>The answer is still being written: your message stays here. Stop or Esc ends the answer.</source>
-      <translation>回答仍在生成：你的消息会保留在这里。按“停止”或 Esc 结束回答。</translation>
     </message>
     <message>
       <source>The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for example a chat template that never finishes). Your chats are saved. Quit Shoehorn?</source>
@@ -1166,16 +1188,8 @@
       <translation>本地 API(&amp;L)…</translation>
     </message>
     <message>
-      <source>The pasted image</source>
-      <translation>粘贴的图片</translation>
-    </message>
-    <message>
       <source>&amp;Model</source>
       <translation>模型(&amp;M)</translation>
-    </message>
-    <message>
-      <source>This model cannot see images: the message was not sent.</source>
-      <translation>此模型无法识别图片：消息未发送。</translation>
     </message>
     <message>
       <source>%1 could not be opened.</source>
@@ -1188,10 +1202,6 @@
     <message>
       <source>API: %1 (paused while auto-tune measures)</source>
       <translation>API：%1（自动调优测量期间暂停）</translation>
-    </message>
-    <message>
-      <source>An attached image is still being read: send again in a moment.</source>
-      <translation>附加的图片还在读取中：请稍后再发送。</translation>
     </message>
   </context>
   <context>
