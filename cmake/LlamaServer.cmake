@@ -298,6 +298,9 @@ shoehorn_server_patch(_cpp server-context.cpp
 ")
 # The desktop chat's final result keeps the generated token ids in stream mode too (it asks for
 # them with return_tokens): its next turn continues exactly these tokens, not a re-tokenized text.
+# Upstream's streamed chunks carry one token id each, but a token that ends inside a UTF-8
+# character sends no chunk (process_token), so collecting the chunks' ids would lose those tokens
+# (byte-fallback pieces of CJK text and emoji): the complete list is only in generated_tokens.
 shoehorn_server_patch(_cpp server-context.cpp
 "            res->content     = \"\";
             res->tokens      = llama_tokens{};
