@@ -81,8 +81,8 @@ signals:
     void prefillProgress(int done, int total);
     void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
     void answerFinished(const shoehorn::GenerationStats &stats);
-    // The chat history could not be written: `what` names it, `why` is SQLite's reason.
-    void storageFailed(const QString &what, const QString &why);
+    // The chat history could not be written: `what` it was saving, `why` is SQLite's reason.
+    void storageFailed(ConversationRepository::Write what, const QString &why);
 
 private:
     State state() const { return m_session->state(); }

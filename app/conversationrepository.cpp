@@ -53,14 +53,14 @@ bool ConversationRepository::openFresh(const QString &path, const QString &why)
     return m_open;
 }
 
-bool ConversationRepository::check(bool ok, const QString &what)
+bool ConversationRepository::check(bool ok, Write what)
 {
     if (!ok)
         emit failed(what, m_store.lastError());
     return ok;
 }
 
-bool ConversationRepository::inTransaction(const QString &what, const std::function<bool()> &writes)
+bool ConversationRepository::inTransaction(Write what, const std::function<bool()> &writes)
 {
     if (!writable())
         return false; // read-only history: said once, when it was opened
@@ -78,7 +78,7 @@ qint64 ConversationRepository::createConversation(const QString &title, const QS
                                                   const QString &systemPrompt, const QString &settingsJson)
 {
     qint64 id = 0;
-    const bool ok = inTransaction(tr("the new chat"), [&] {
+    const bool ok = inTransaction(Write::NewChat, [&] {
         id = m_store.createConversation(title, modelPath, systemPrompt);
         return id && m_store.setConversationSettings(id, systemPrompt, settingsJson);
     });
@@ -123,22 +123,22 @@ bool ConversationRepository::setSettings(qint64 conversationId, const QString &s
                                          const QString &settingsJson)
 {
     return writable() && check(m_store.setConversationSettings(conversationId, systemPrompt, settingsJson),
-                           tr("the chat's settings"));
+                           Write::ChatSettings);
 }
 
 bool ConversationRepository::rename(qint64 conversationId, const QString &title)
 {
-    return writable() && check(m_store.renameConversation(conversationId, title), tr("the chat's new name"));
+    return writable() && check(m_store.renameConversation(conversationId, title), Write::ChatName);
 }
 
 bool ConversationRepository::remove(qint64 conversationId)
 {
-    return writable() && check(m_store.deleteConversation(conversationId), tr("deleting the chat"));
+    return writable() && check(m_store.deleteConversation(conversationId), Write::DeletingChat);
 }
 
 bool ConversationRepository::setModel(qint64 conversationId, const QString &modelPath)
 {
-    return writable() && check(m_store.setConversationModel(conversationId, modelPath), tr("the chat's model"));
+    return writable() && check(m_store.setConversationModel(conversationId, modelPath), Write::ChatModel);
 }
 
 shoehorn::Result<qint64> ConversationRepository::importJson(const QByteArray &json)
@@ -158,7 +158,7 @@ qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::A
         ChatStore::message(conversationId, ChatModel::authorName(author), content, ChatModel::stateName(state));
     m.images = images;
     const qint64 id = m_store.appendMessage(conversationId, m);
-    check(id != 0, author == ChatModel::Author::User ? tr("your message") : tr("the answer"));
+    check(id != 0, author == ChatModel::Author::User ? Write::Question : Write::Answer);
     return id;
 }
 
@@ -168,7 +168,7 @@ bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, cons
         return false;
     const QString state = ChatModel::stateName(answer.state);
     const QString stats = ChatJson::statsToJson(answer);
-    return inTransaction(tr("the answer"), [&] {
+    return inTransaction(Write::Answer, [&] {
         return m_store.updateMessage(messageId, answer.content, answer.reasoning, state, stats) &&
                (!versionId || m_store.updateVersion(versionId, answer.content, answer.reasoning, state, stats));
     });
@@ -180,7 +180,7 @@ qint64 ConversationRepository::beginVersion(qint64 messageId, const ChatModel::V
     if (!m_open || !messageId)
         return 0;
     // All versions live in message_versions; the message row mirrors the one shown.
-    const bool ok = inTransaction(tr("the new version of the answer"), [&] {
+    const bool ok = inTransaction(Write::NewVersion, [&] {
         if (firstVersion &&
             !m_store.appendVersion(messageId, {0, firstVersion->content, firstVersion->reasoning,
                                                ChatModel::stateName(firstVersion->state),
@@ -196,7 +196,7 @@ bool ConversationRepository::editQuestion(qint64 conversationId, qint64 messageI
 {
     if (!m_open || !conversationId || !messageId)
         return false;
-    return inTransaction(tr("the edited message"), [&] {
+    return inTransaction(Write::EditedQuestion, [&] {
         return m_store.deleteMessagesAfter(conversationId, messageId) &&
                m_store.updateMessage(messageId, text, {}, ChatModel::stateName(State::Done));
     });
@@ -204,10 +204,10 @@ bool ConversationRepository::editQuestion(qint64 conversationId, qint64 messageI
 
 bool ConversationRepository::deleteMessage(qint64 messageId)
 {
-    return writable() && messageId && check(m_store.deleteMessage(messageId), tr("deleting the message"));
+    return writable() && messageId && check(m_store.deleteMessage(messageId), Write::DeletingMessage);
 }
 
 bool ConversationRepository::setShownVersion(qint64 messageId, int index)
 {
-    return writable() && messageId && check(m_store.setShownVersion(messageId, index), tr("the version shown"));
+    return writable() && messageId && check(m_store.setShownVersion(messageId, index), Write::ShownVersion);
 }

@@ -32,6 +32,22 @@ class ConversationRepository : public QObject
 {
     Q_OBJECT
 public:
+    // What a write that failed was saving (the window words it: ErrorText::historyWrite).
+    enum class Write {
+        NewChat,
+        ChatSettings,
+        ChatName,
+        DeletingChat,
+        ChatModel,
+        Question,
+        Answer,
+        NewVersion,
+        EditedQuestion,
+        DeletingMessage,
+        ShownVersion,
+    };
+    Q_ENUM(Write)
+
     explicit ConversationRepository(QObject *parent = nullptr);
 
     // Opens the history. One that cannot be read (not a database, damaged) is moved aside,
@@ -67,11 +83,12 @@ public:
     bool setShownVersion(qint64 messageId, int index);
 
 signals:
-    void failed(const QString &what, const QString &why);
+    // `why` is SQLite's reason.
+    void failed(ConversationRepository::Write what, const QString &why);
 
 private:
-    bool check(bool ok, const QString &what);
-    bool inTransaction(const QString &what, const std::function<bool()> &writes);
+    bool check(bool ok, Write what);
+    bool inTransaction(Write what, const std::function<bool()> &writes);
 
     bool openFresh(const QString &path, const QString &why);
 

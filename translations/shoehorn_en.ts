@@ -465,53 +465,6 @@
     </message>
   </context>
   <context>
-    <name>ConversationRepository</name>
-    <message>
-      <source>the new chat</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the chat's settings</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the chat's new name</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>deleting the chat</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the chat's model</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>your message</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the answer</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the new version of the answer</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the edited message</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>deleting the message</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>the version shown</source>
-      <translation type="unfinished" />
-    </message>
-  </context>
-  <context>
     <name>EmptyPage</name>
     <message>
       <source>Drop a .gguf model here or choose a model file</source>
@@ -726,6 +679,50 @@
     </message>
     <message>
       <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the new chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the chat's settings</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the chat's new name</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>deleting the chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the chat's model</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>your message</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the answer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the new version of the answer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the edited message</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>deleting the message</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>the version shown</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -465,53 +465,6 @@
     </message>
   </context>
   <context>
-    <name>ConversationRepository</name>
-    <message>
-      <source>the new chat</source>
-      <translation>新对话</translation>
-    </message>
-    <message>
-      <source>the chat's settings</source>
-      <translation>对话的设置</translation>
-    </message>
-    <message>
-      <source>the chat's new name</source>
-      <translation>对话的新名称</translation>
-    </message>
-    <message>
-      <source>deleting the chat</source>
-      <translation>删除对话</translation>
-    </message>
-    <message>
-      <source>the chat's model</source>
-      <translation>对话的模型</translation>
-    </message>
-    <message>
-      <source>your message</source>
-      <translation>你的消息</translation>
-    </message>
-    <message>
-      <source>the answer</source>
-      <translation>回答</translation>
-    </message>
-    <message>
-      <source>the new version of the answer</source>
-      <translation>回答的新版本</translation>
-    </message>
-    <message>
-      <source>the edited message</source>
-      <translation>编辑后的消息</translation>
-    </message>
-    <message>
-      <source>deleting the message</source>
-      <translation>删除消息</translation>
-    </message>
-    <message>
-      <source>the version shown</source>
-      <translation>显示的版本</translation>
-    </message>
-  </context>
-  <context>
     <name>EmptyPage</name>
     <message>
       <source>Drop a .gguf model here or choose a model file</source>
@@ -727,6 +680,50 @@
     <message>
       <source>The chat history %1 could not be read (%2); it was moved to %3, but a new one cannot be created (%4): chats are not saved.</source>
       <translation>无法读取聊天记录 %1（%2）；它已移到 %3，但无法新建聊天记录（%4）：对话不会被保存。</translation>
+    </message>
+    <message>
+      <source>the new chat</source>
+      <translation>新对话</translation>
+    </message>
+    <message>
+      <source>the chat's settings</source>
+      <translation>对话的设置</translation>
+    </message>
+    <message>
+      <source>the chat's new name</source>
+      <translation>对话的新名称</translation>
+    </message>
+    <message>
+      <source>deleting the chat</source>
+      <translation>删除对话</translation>
+    </message>
+    <message>
+      <source>the chat's model</source>
+      <translation>对话的模型</translation>
+    </message>
+    <message>
+      <source>your message</source>
+      <translation>你的消息</translation>
+    </message>
+    <message>
+      <source>the answer</source>
+      <translation>回答</translation>
+    </message>
+    <message>
+      <source>the new version of the answer</source>
+      <translation>回答的新版本</translation>
+    </message>
+    <message>
+      <source>the edited message</source>
+      <translation>编辑后的消息</translation>
+    </message>
+    <message>
+      <source>deleting the message</source>
+      <translation>删除消息</translation>
+    </message>
+    <message>
+      <source>the version shown</source>
+      <translation>显示的版本</translation>
     </message>
   </context>
   <context>

@@ -154,3 +154,22 @@ QString ErrorText::history(const HistoryProblem &p)
     }
     return {};
 }
+
+QString ErrorText::historyWrite(ConversationRepository::Write what)
+{
+    using Write = ConversationRepository::Write;
+    switch (what) {
+    case Write::NewChat: return tr("the new chat");
+    case Write::ChatSettings: return tr("the chat's settings");
+    case Write::ChatName: return tr("the chat's new name");
+    case Write::DeletingChat: return tr("deleting the chat");
+    case Write::ChatModel: return tr("the chat's model");
+    case Write::Question: return tr("your message");
+    case Write::Answer: return tr("the answer");
+    case Write::NewVersion: return tr("the new version of the answer");
+    case Write::EditedQuestion: return tr("the edited message");
+    case Write::DeletingMessage: return tr("deleting the message");
+    case Write::ShownVersion: return tr("the version shown");
+    }
+    return {};
+}

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "conversationrepository.h"
+#include "error.h"
+
 #include <QCoreApplication>
 #include <QString>
 
-#include "error.h"
-
-struct HistoryProblem;
 namespace shoehorn {
 struct OomRetry;
 struct SpeculationOff;
@@ -25,4 +25,6 @@ public:
     static QString speculationOff(const shoehorn::SpeculationOff &off);
     // What opening the chat history found (moved aside, read-only, not saved); empty when all is well.
     static QString history(const HistoryProblem &problem);
+    // What a failed write was saving, as the middle of "could not save … in the chat history".
+    static QString historyWrite(ConversationRepository::Write what);
 };

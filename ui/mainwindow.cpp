@@ -104,8 +104,9 @@ void MainWindow::connectController()
     connect(m_controller, &ChatController::generationFailed, this, [this](const shoehorn::Error &e) {
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
-    connect(m_controller, &ChatController::storageFailed, this, [this](const QString &what, const QString &why) {
-        const QString text = tr("Shoehorn could not save %1 in the chat history: %2").arg(what, why);
+    connect(m_controller, &ChatController::storageFailed, this,
+            [this](ConversationRepository::Write what, const QString &why) {
+        const QString text = tr("Shoehorn could not save %1 in the chat history: %2").arg(ErrorText::historyWrite(what), why);
         statusBar()->showMessage(text, 10000);
         if (!std::exchange(m_storageWarned, true)) // once: an answer checkpoints every second
             m_showError(tr("Chat history not saved"), text);

@@ -5,6 +5,7 @@
 #include "loadedmodel.h"
 #include "chatmodel.h"
 #include "chatstore.h"
+#include "conversationrepository.h"
 #include "fakeworker.h"
 #include "hardwaremonitor.h"
 #include "tuningstore.h"
@@ -207,6 +208,7 @@ void TestChatController::failedWritesAreReported()
     QTRY_COMPARE(finished.count(), 2);
     QVERIFY(storage.count() >= 1);
     QVERIFY2(storage.first().at(1).toString().contains("readonly"), qPrintable(storage.first().at(1).toString()));
+    QCOMPARE(storage.first().at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::NewVersion);
     QCOMPARE(c.store()->messages(c.currentConversation()).at(1).versions.size(), 0); // nothing half-written
     storage.clear();
     QVERIFY(c.send(QStringLiteral("second")));

@@ -192,6 +192,7 @@ void TestConversationRepository::failedEditChangesNothing()
     QSignalSpy failed(&r, &ConversationRepository::failed);
     QVERIFY(!r.editQuestion(c, q, "q1 edited"));
     QCOMPARE(failed.count(), 1);
+    QCOMPARE(failed.first().at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::EditedQuestion);
     QVERIFY(failed.first().at(1).toString().contains("disk says no"));
     // The delete of the answer that preceded the refused update is rolled back.
     const auto msgs = r.messages(c);

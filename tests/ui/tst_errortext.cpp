@@ -45,6 +45,7 @@ private slots:
     void retry();
     void history_data();
     void history();
+    void historyWrites();
 };
 
 void TestErrorText::enumeration()
@@ -185,6 +186,21 @@ void TestErrorText::history()
     QCOMPARE(text.isEmpty(), says.isEmpty());
     for (const QString &s : says)
         QVERIFY2(text.contains(s), qPrintable(text + " lacks " + s));
+}
+
+// Every kind of history write has its own words (enumerated from the Q_ENUM: a new kind without
+// words fails).
+void TestErrorText::historyWrites()
+{
+    const QMetaEnum kinds = QMetaEnum::fromType<ConversationRepository::Write>();
+    QSet<QString> seen;
+    for (int i = 0; i < kinds.keyCount(); ++i) {
+        const QString text = ErrorText::historyWrite(ConversationRepository::Write(kinds.value(i)));
+        QVERIFY2(!text.isEmpty(), kinds.key(i));
+        QVERIFY2(!seen.contains(text), kinds.key(i));
+        seen.insert(text);
+    }
+    QCOMPARE(seen.size(), 11);
 }
 
 QTEST_GUILESS_MAIN(TestErrorText)
