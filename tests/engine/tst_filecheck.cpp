@@ -10,6 +10,7 @@
 
 #include <QProcess>
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -53,6 +54,7 @@ private slots:
     void brokenProjector();
     void dryRunRefuses_data();
     void dryRunRefuses();
+    void helperAbortsWithoutADebugger();
 };
 
 void TestFileCheck::hostileTemplates_data()
@@ -189,6 +191,32 @@ void TestFileCheck::dryRunRefuses()
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QVERIFY2(p.exitCode() == 1 && err.contains(detail), qPrintable(args.first() + ": " + err.right(600)));
     }
+}
+
+// ggml prints a backtrace when llama.cpp aborts, through gdb where gdb is installed (seconds:
+// 20 s instead of 3.5 s for dryRunRefuses, and under load past the check's 3 s). The helper
+// asks for none: a `gdb` first on PATH that leaves a mark is never started.
+void TestFileCheck::helperAbortsWithoutADebugger()
+{
+    const QString bin = m_dir.filePath("fake-debugger");
+    QVERIFY(QDir().mkpath(bin));
+    const QString mark = m_dir.filePath("gdb-was-started");
+    QFile gdb(bin + "/gdb");
+    QVERIFY(gdb.open(QIODevice::WriteOnly));
+    gdb.write(QStringLiteral("#!/bin/sh\ntouch '%1'\n").arg(mark).toUtf8());
+    gdb.close();
+    gdb.setPermissions(gdb.permissions() | QFileDevice::ExeOwner);
+    const QByteArray path = qgetenv("PATH");
+    qputenv("PATH", bin.toUtf8() + ':' + path);
+    const QString file = m_dir.filePath("aborts.gguf");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(dryRunFiles().front().bytes);
+    f.close();
+    auto v = checkFileIsolated(file.toStdString(), SHOEHORN_CLI, quick(), {});
+    qputenv("PATH", path);
+    QVERIFY2(!v.ok(), "the file passed the check");
+    QVERIFY2(!QFile::exists(mark), "the helper started a debugger for its backtrace");
 }
 
 QTEST_GUILESS_MAIN(TestFileCheck)

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -234,6 +235,10 @@ int main(int argc, char **argv)
     }
     if (cmd == "info")
         return cmdInfo(args);
+    // The helpers' parent reads llama.cpp's own words when it aborts, within a deadline: no gdb
+    // backtrace (ggml attaches gdb where it is installed, seconds past the check's 3 s).
+    if (cmd == "check-file" || cmd == "render-template")
+        setenv("GGML_NO_BACKTRACE", "1", 1);
     if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
         return cli::cmdCheckFile(args.model);
     if (cmd == "render-template") // a chat session's template helper (ChatSession::isolateTemplate)
