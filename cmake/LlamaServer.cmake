@@ -14,6 +14,14 @@
 #  - stopping ends every open request; a finished stream keeps its keep-alive connection;
 #  - the door: Host, Origin and API keys checked before any route, refusals counted;
 #  - readers polling below a second; no stream sessions.
+# Three were looked at to be replaced by upstream behaviour (2026-12-04) and stay:
+#  - the sampler: upstream's common_sampler copies and sorts every logit each token (234 us for
+#    152k logits against CandidateSampler's 36 us, docs/benchmarks.md): the chat path's parity
+#    with llama-bench (0.98) rests on it;
+#  - the token ids: upstream's streamed chunks carry one id each but skip a token that ends
+#    inside a UTF-8 character, so only the final result's generated_tokens is complete;
+#  - the decode hook: the only way to make llama_decode return each of its codes in the prompt
+#    and in the answer (tst_chatsession decodeResults); upstream has no seam for it.
 # They are applied here, at configure time, to a copy of the sources in the build tree (the
 # cached llama.cpp checkout stays pristine); every anchor must match exactly, so a new llama.cpp
 # pin that moves them stops the configure with a message instead of building something else.
