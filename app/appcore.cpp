@@ -85,6 +85,11 @@ void AppCore::connectLibrary()
                            [library = m_library, path = summary.path] { library->addRecent(path); });
     });
     connect(m_model, &LoadedModel::loadFailed, m_library, [this] { m_library->loadEnded(false); });
+    // The list's Images column shows the loaded model's projector choice.
+    connect(m_model, &LoadedModel::modelSettingsChanged, m_library, [this] {
+        if (m_model->hasModel())
+            m_library->settingsChanged(m_model->model().path);
+    });
 }
 
 AppCore::~AppCore()

@@ -222,6 +222,16 @@ void ModelLibrary::addRecent(const QString &path)
     save();
 }
 
+void ModelLibrary::settingsChanged(const QString &path)
+{
+    const int row = indexOf(path);
+    if (row < 0)
+        return;
+    m_entries[row].projectorChoice.reset();
+    const QModelIndex cell = QAbstractTableModel::index(row, ImagesColumn);
+    emit dataChanged(cell, cell);
+}
+
 void ModelLibrary::loadStarted(const QString &path)
 {
     if (path.isEmpty())
@@ -405,15 +415,19 @@ void ModelLibrary::applyScan()
 
 QString ModelLibrary::visionText(const Entry &e) const
 {
-    ModelSettings s;
-    ModelSettingsStore::load(e.path, s);
-    if (s.projector == ModelSettings::kNoProjector)
+    if (!e.projectorChoice) {
+        ModelSettings s;
+        ModelSettingsStore::load(e.path, s);
+        e.projectorChoice = s.projector;
+    }
+    const QString &choice = *e.projectorChoice;
+    if (choice == ModelSettings::kNoProjector)
         return e.projectors.isEmpty() ? QString() : tr("off");
-    if (!s.projector.isEmpty()) {
+    if (!choice.isEmpty()) {
         for (const auto &c : e.projectors)
-            if (c.path == s.projector)
+            if (c.path == choice)
                 return c.precision;
-        return QFileInfo(s.projector).completeBaseName();
+        return QFileInfo(choice).completeBaseName();
     }
     for (const auto &c : e.projectors)
         if (!c.mismatch)

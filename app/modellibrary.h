@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 // The models Shoehorn knows: the ones opened before, files offered by a second launch or a
 // preset import, and GGUF files found in the folders the user chose. A table with what a
@@ -43,6 +44,8 @@ public:
 
     // A model was opened: move it to the top, no longer just offered.
     void addRecent(const QString &path);
+    // The remembered settings of the model at `path` changed (its projector choice shows here).
+    void settingsChanged(const QString &path);
     // A model is being opened: listed at once, at the top, with its progress (LoadingRole) until
     // loadEnded(): loaded, it stays as a recent model; not loaded, a row added only for the load
     // goes again.
@@ -81,6 +84,9 @@ private:
         QString error;
         FitVerdict fit = FitVerdict::Unknown;
         QList<VisionController::Candidate> projectors = {}; // mmproj files beside it
+        // The model's remembered projector choice, read once (not on every paint of the list):
+        // settingsChanged() or a new entry reads it again.
+        mutable std::optional<QString> projectorChoice = {};
     };
     struct Scan {
         QStringList found;

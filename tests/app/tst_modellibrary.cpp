@@ -1,5 +1,6 @@
 #include "appsettings.h"
 #include "modellibrary.h"
+#include "modelsettings.h"
 #include "testfixtures.h"
 
 #include "fixtures.h"
@@ -183,6 +184,17 @@ void TestModelLibrary::scansFolders()
     const int vision = lib.indexOf(dir.filePath("vision/tiny-vision.gguf"));
     QCOMPARE(cell(vision, ModelLibrary::ImagesColumn), QString("F16"));
     QVERIFY(lib.data(lib.index(vision, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
+    // The projector choice is read once, not on every paint of the list (a read waits for a
+    // pending settings write): a choice stored behind the list's back shows once it is told.
+    ModelSettings off;
+    off.projector = ModelSettings::kNoProjector;
+    ModelSettingsStore::save(dir.filePath("vision/tiny-vision.gguf"), off);
+    QCOMPARE(cell(vision, ModelLibrary::ImagesColumn), QString("F16"));
+    QSignalSpy changed(&lib, &QAbstractItemModel::dataChanged);
+    lib.settingsChanged(dir.filePath("vision/tiny-vision.gguf"));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.first().at(0).toModelIndex().column(), int(ModelLibrary::ImagesColumn));
+    QCOMPARE(cell(vision, ModelLibrary::ImagesColumn), QString("off"));
     const int split = lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf"));
     QCOMPARE(cell(split, ModelLibrary::ImagesColumn), QString());
     QVERIFY(lib.data(lib.index(split, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("not for this model"));
