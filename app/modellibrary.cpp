@@ -189,6 +189,7 @@ void ModelLibrary::insertTop(Entry e)
         e.info = m_entries[existing].info;
         e.error = m_entries[existing].error;
         e.fit = m_entries[existing].fit;
+        e.projectors = m_entries[existing].projectors; // found by the last scan; none runs now
         if (existing > 0) {
             beginMoveRows({}, existing, existing, {}, 0);
             m_entries.move(existing, 0);

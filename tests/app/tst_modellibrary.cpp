@@ -208,10 +208,16 @@ void TestModelLibrary::scansFolders()
     lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
     QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
              ModelLibrary::FitVerdict::OnGpu);
+    // Opened (a recent model moves to the top): what the scan found beside it stays.
+    lib.addRecent(dir.filePath("vision/tiny-vision.gguf"));
+    QCOMPARE(lib.indexOf(dir.filePath("vision/tiny-vision.gguf")), 0);
+    QCOMPARE(cell(0, ModelLibrary::ImagesColumn), QString("off"));
+    QVERIFY(lib.data(lib.index(0, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
     // Folders are remembered, folder files are not "recent".
     QCOMPARE(ModelLibrary().folders(), QStringList{dir.path()});
     lib.removeFolder(dir.path());
-    QCOMPARE(lib.rowCount(), 0);
+    QCOMPARE(lib.rowCount(), 1); // the model that was opened stays, as a recent one
+    QCOMPARE(lib.pathAt(0), dir.filePath("vision/tiny-vision.gguf"));
 }
 
 void TestModelLibrary::quantDescriptions_data()
