@@ -7,34 +7,34 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
 
 namespace shoehorn::cli {
 
 namespace {
 
-// A flag given last, without its value.
-struct MissingValue : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// A value outside what the flag takes; the text names the flag, what it takes and the value.
-struct BadValue : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// Walks argv: the flag being parsed and the value last taken, for the error message.
+// Walks argv: the flag being parsed and the value last taken, for the error message, and the
+// first thing that was wrong (a flag given last without its value, or a value outside what the
+// flag takes: the text names the flag, what it takes and the value). The readers below record
+// it and return a placeholder; parseEach() stops at the flag that set it.
 struct Cursor {
     int argc;
     char **argv;
     int i;
     std::string flag;
     std::string value;
+    std::string error;
 
+    void fail(std::string why)
+    {
+        if (error.empty())
+            error = std::move(why);
+    }
     std::string next()
     {
-        if (i + 1 >= argc)
-            throw MissingValue("missing value for " + flag);
+        if (i + 1 >= argc) {
+            fail("missing value for " + flag);
+            return {};
+        }
         value = argv[++i];
         return value;
     }
@@ -62,8 +62,10 @@ long long readLong(Cursor &c, const IntRange &r)
 {
     const std::string v = c.next();
     const std::optional<long long> n = parseWholeNumber(v);
-    if (!n || !inRange(*n, r))
-        throw BadValue(c.flag + " takes a whole number " + rangeText(r) + ", not '" + v + "'");
+    if (!n || !inRange(*n, r)) {
+        c.fail(c.flag + " takes a whole number " + rangeText(r) + ", not '" + v + "'");
+        return 0;
+    }
     return *n;
 }
 
@@ -89,8 +91,10 @@ float readFloat(Cursor &c, const FloatRange &r)
     double d = 0;
     const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
     const bool inRange = r.aboveLo ? d > r.lo : d >= r.lo;
-    if (ec != std::errc() || end != v.data() + v.size() || !(inRange && d <= r.hi))
-        throw BadValue(c.flag + " takes a number " + rangeText(r) + ", not '" + v + "'");
+    if (ec != std::errc() || end != v.data() + v.size() || !(inRange && d <= r.hi)) {
+        c.fail(c.flag + " takes a number " + rangeText(r) + ", not '" + v + "'");
+        return 0;
+    }
     return static_cast<float>(d);
 }
 
@@ -101,16 +105,18 @@ std::vector<uint64_t> readMiBList(Cursor &c, const IntRange &r)
     std::vector<uint64_t> out;
     for (const std::string &part : splitDeviceList(v)) {
         const std::optional<long long> n = parseWholeNumber(part);
-        if (!n || !inRange(*n, r))
-            throw BadValue(c.flag + " takes whole numbers " + rangeText(r) +
-                           ", one value or one per device separated by commas, not '" + v + "'");
+        if (!n || !inRange(*n, r)) {
+            c.fail(c.flag + " takes whole numbers " + rangeText(r) +
+                   ", one value or one per device separated by commas, not '" + v + "'");
+            return {};
+        }
         out.push_back(static_cast<uint64_t>(*n));
     }
     return out;
 }
 
 // Each parse*Flag() below knows one group of flags: it returns false for a flag of another
-// group, and throws (through Cursor::next or a number conversion) on a missing or bad value.
+// group; a missing or bad value is recorded in the cursor (Cursor::fail).
 
 // Where the weights go.
 bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
@@ -121,18 +127,18 @@ bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "-mg" || f == "--main-gpu") a.load.mainGpu = readInt(c, {0, 255});
     else if (f == "-ts" || f == "--tensor-split") {
         if (!parseTensorSplit(c.next(), a.load.tensorSplit))
-            throw BadValue(f + " takes proportions per device separated by commas, e.g. 3,1 (remote machines "
-                               "first, then GPUs, as `plan` lists them), not '" + c.value + "'");
+            c.fail(f + " takes proportions per device separated by commas, e.g. 3,1 (remote machines "
+                       "first, then GPUs, as `plan` lists them), not '" + c.value + "'");
         a.tensorSplitGiven = a.locks.tensorSplit = true;
     }
     else if (f == "-dev" || f == "--device") {
         if (!parseDeviceList(c.next(), a.load.devices))
-            throw BadValue(f + " takes device names separated by commas, as `shoehorn-cli devices` lists them "
-                               "(e.g. Vulkan0), or none, not '" + c.value + "'");
+            c.fail(f + " takes device names separated by commas, as `shoehorn-cli devices` lists them "
+                       "(e.g. Vulkan0), or none, not '" + c.value + "'");
     } else if (f == "--backend") {
         a.load.backend = c.next();
         if (a.load.backend.empty() || a.load.backend.find_first_of("0123456789, ") != std::string::npos)
-            throw BadValue(f + " takes a backend's name (CUDA, Vulkan, ...), not '" + c.value + "'");
+            c.fail(f + " takes a backend's name (CUDA, Vulkan, ...), not '" + c.value + "'");
     }
     else if (f == "--mlock") a.load.loadMode = LoadMode::Mlock;
     else if (f == "--no-mmap") a.load.loadMode = LoadMode::NoMmap;
@@ -140,8 +146,8 @@ bool parseLoadFlag(const std::string &f, Cursor &c, Args &a)
     return true;
 }
 
-// The context: size, batches, KV cache, flash attention, threads. Sets `error` for a bad -fa.
-bool parseContextFlag(const std::string &f, Cursor &c, Args &a, std::string &error)
+// The context: size, batches, KV cache, flash attention, threads.
+bool parseContextFlag(const std::string &f, Cursor &c, Args &a)
 {
     if (f == "-c" || f == "--ctx-size") {
         a.context.contextSize = static_cast<uint32_t>(readInt(c, kContext));
@@ -153,7 +159,7 @@ bool parseContextFlag(const std::string &f, Cursor &c, Args &a, std::string &err
     else if (f == "-ctv" || f == "--cache-type-v") a.context.typeV = c.next();
     else if (f == "-fa" || f == "--flash-attn") {
         if (!parseFlashAttention(c.next(), a.context.flashAttention))
-            error = f + " takes auto, on or off, not '" + c.value + "'";
+            c.fail(f + " takes auto, on or off, not '" + c.value + "'");
     } else if (f == "--spec-type") a.context.speculation.types = c.next();
     else if (f == "-md" || f == "--model-draft" || f == "--spec-draft-model") a.context.speculation.draftModel = c.next();
     else if (f == "--spec-draft-n-max") a.context.speculation.draftMax = readInt(c, {1, 256});
@@ -195,9 +201,10 @@ bool parsePromptFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--image") a.images.push_back(c.next());
     else if (f == "--rpc") {
         auto endpoints = parseEndpoints(c.next());
-        if (!endpoints)
-            throw BadValue(endpoints.error().detail);
-        a.rpc.insert(a.rpc.end(), endpoints->begin(), endpoints->end());
+        if (endpoints)
+            a.rpc.insert(a.rpc.end(), endpoints->begin(), endpoints->end());
+        else
+            c.fail(endpoints.error().detail);
     }
     else return false;
     return true;
@@ -224,6 +231,8 @@ bool parseCommandFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--vram-budget") a.vramBudgetMiB = readMiBList(c, {0, kMiB.hi, "MiB; 0: no cap"});
     else if (f == "--margin") {
         a.deviceMarginMiB = readMiBList(c, {0, kMiB.hi, "MiB"});
+        if (a.deviceMarginMiB.empty()) // a bad list, recorded in the cursor
+            return true;
         a.marginMiB = a.deviceMarginMiB.front();
         if (a.deviceMarginMiB.size() == 1)
             a.deviceMarginMiB.clear();
@@ -251,11 +260,10 @@ std::string parseEach(Cursor &c, Args &a)
     for (; c.i < c.argc; ++c.i) {
         const std::string f = c.argv[c.i];
         c.flag = f;
-        std::string error;
-        if (parseLoadFlag(f, c, a) || parseContextFlag(f, c, a, error) || parseGenerationFlag(f, c, a) ||
+        if (parseLoadFlag(f, c, a) || parseContextFlag(f, c, a) || parseGenerationFlag(f, c, a) ||
             parsePromptFlag(f, c, a) || parseCommandFlag(f, c, a) || parseModelFlag(f, c, a)) {
-            if (!error.empty())
-                return error;
+            if (!c.error.empty())
+                return c.error;
         } else if (!f.empty() && f[0] == '-' && f.size() > 1) {
             return "unknown option " + f;
         } else {
@@ -378,18 +386,9 @@ std::string parseArgs(int argc, char **argv, int first, Args &a)
 {
     for (int i = first; i < argc; ++i)
         a.raw.emplace_back(argv[i]);
-    Cursor c{argc, argv, first, {}, {}};
-    try {
-        const std::string error = parseEach(c, a);
-        if (!error.empty())
-            return error;
-    } catch (const MissingValue &e) {
-        return e.what();
-    } catch (const BadValue &e) {
-        return e.what();
-    } catch (const std::exception &) {
-        return "bad value for " + c.flag + ": '" + c.value + "' is not a number in range";
-    }
+    Cursor c{argc, argv, first, {}, {}, {}};
+    if (const std::string error = parseEach(c, a); !error.empty())
+        return error;
     return finish(a);
 }
 
