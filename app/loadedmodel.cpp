@@ -37,11 +37,15 @@ void LoadedModel::setModelSettings(const ModelSettings &s)
 
 void LoadedModel::setChatSampling(const std::optional<shoehorn::GenerationOptions> &sampling)
 {
+    const bool hadChat = m_chatSampling.has_value();
     m_chatSampling = sampling;
-    if (!sampling)
-        return;
     ModelSettings s = m_settings;
-    s.generation = *sampling;
+    if (sampling)
+        s.generation = *sampling;
+    else if (hadChat && hasModel())
+        s.generation = m_ownSampling; // a new chat starts with the model's own
+    else
+        return;
     applySettings(s);
 }
 

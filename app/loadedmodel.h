@@ -42,7 +42,7 @@ public:
     ModelSettings modelSettings() const { return m_settings; }
     void setModelSettings(const ModelSettings &s);
     // The open chat's sampling settings: kept whichever model it runs on, and taken at once
-    // (not stored for the model). nullopt: no chat is open, a model brings its own.
+    // (not stored for the model). nullopt: no chat is open; the loaded model's own come back.
     void setChatSampling(const std::optional<shoehorn::GenerationOptions> &sampling);
 
     // The speculation a model runs with `s`: its own choice, or for "Auto" what auto-tune chose

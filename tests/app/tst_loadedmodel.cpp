@@ -287,7 +287,8 @@ void TestLoadedModel::anOpenChatKeepsItsSampling()
     QVERIFY(ModelSettingsStore::load(b, stored));
     QCOMPARE(stored.generation.sampling.temperature, 0.9f);
 
-    f.c.newChat(); // a new chat on b: b's own
+    f.c.newChat(); // a new chat on b: b's own, at once and after a load
+    QCOMPARE(f.lm.modelSettings().generation.sampling.temperature, 0.9f);
     QVERIFY(f.load(b));
     QCOMPARE(f.lm.modelSettings().generation.sampling.temperature, 0.9f);
 

@@ -130,9 +130,9 @@ void TestChatFlows::sendThenStop()
 {
     Window w;
     QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
-    auto o = w.controller.generationOptions();
-    o.maxTokens = 100000; // only Stop ends it (or the context)
-    w.lm.setGenerationOptions(o);
+    ModelSettings s = w.lm.modelSettings();
+    s.generation.maxTokens = 100000; // only Stop ends it (or the context), in this chat and the next
+    w.lm.setModelSettings(s);
     QSignalSpy finished(&w.controller, &ChatController::answerFinished);
     QTest::keyClicks(w.window->messageInput(), "Tell me a long story");
     QTest::keyClick(w.window->messageInput(), Qt::Key_Return);
