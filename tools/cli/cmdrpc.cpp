@@ -158,8 +158,8 @@ int cmdRpcWorker(int argc, char **argv)
 
 int cmdRpcProbe(const std::string &endpoint)
 {
-    // ggml aborts when the worker is not there: its message is the answer, no gdb backtrace.
-    setenv("GGML_NO_BACKTRACE", "1", 1);
+    // ggml aborts when the worker is not there: its message is the answer (main() turned gdb's
+    // backtrace off for every helper command).
     auto m = probeRemoteInProcess(endpoint);
     nlohmann::json j{{"ok", bool(m)}};
     if (!m) {

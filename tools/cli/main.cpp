@@ -219,6 +219,10 @@ int main(int argc, char **argv)
         return cli::cmdRpcWorker(argc - 2, argv + 2);
     if (cmd == "devices" || cmd == "--list-devices") // this machine's backends and devices
         return cli::cmdDevices();
+    // A helper's parent reads llama.cpp's own words when it aborts, within a deadline: no gdb
+    // backtrace (ggml attaches gdb where it is installed, seconds past the check's 3 s).
+    if (cmd == "check-file" || cmd == "render-template" || cmd == "rpc-probe")
+        setenv("GGML_NO_BACKTRACE", "1", 1);
     if (cmd == "rpc-probe" && argc == 3) // the helper process of an RPC worker's probe (remote.h)
         return cli::cmdRpcProbe(argv[2]);
     cli::Args args;
@@ -235,10 +239,6 @@ int main(int argc, char **argv)
     }
     if (cmd == "info")
         return cmdInfo(args);
-    // The helpers' parent reads llama.cpp's own words when it aborts, within a deadline: no gdb
-    // backtrace (ggml attaches gdb where it is installed, seconds past the check's 3 s).
-    if (cmd == "check-file" || cmd == "render-template")
-        setenv("GGML_NO_BACKTRACE", "1", 1);
     if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
         return cli::cmdCheckFile(args.model);
     if (cmd == "render-template") // a chat session's template helper (ChatSession::isolateTemplate)
