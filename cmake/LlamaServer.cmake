@@ -2,26 +2,31 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Shoehorn's changes to upstream (34 anchored replacements), each with its reason
+# Shoehorn's changes to upstream (32 anchored replacements; one of them
+# applies to three route methods), each with its reason
 # where it is applied below:
 #  - the shared model: server_context::load_model_shared(params, model) creates the server's
 #    context on a model the application already loaded (the desktop chat and the API share one
 #    copy of the weights; turning the API on or off never reloads them), with the application's
 #    projector borrowed, and set_meta for an HTTP side opened on a running loop;
-#  - the desktop chat's reserved slot (API tasks never take it), its tasks marked, its Stop
-#    mid-prompt (an abortable decode), its own sampler, and its token ids kept in stream mode;
-#  - a decode hook (a test seam) and the draft context's accessors (the memory report);
+#  - the desktop chat's reserved slot (API tasks never take it; `serve` reserves none), its
+#    tasks marked, its Stop mid-prompt (an abortable decode), its own sampler, and its token ids
+#    kept in stream mode;
+#  - the draft context's accessors (the memory report of what speculation allocated);
 #  - stopping ends every open request; a finished stream keeps its keep-alive connection;
 #  - the door: Host, Origin and API keys checked before any route, refusals counted;
 #  - readers polling below a second; no stream sessions.
-# Three were looked at to be replaced by upstream behaviour (2026-12-04) and stay:
-#  - the sampler: upstream's common_sampler copies and sorts every logit each token (234 us for
-#    152k logits against CandidateSampler's 36 us, docs/benchmarks.md): the chat path's parity
-#    with llama-bench (0.98) rests on it;
-#  - the token ids: upstream's streamed chunks carry one id each but skip a token that ends
-#    inside a UTF-8 character, so only the final result's generated_tokens is complete;
-#  - the decode hook: the only way to make llama_decode return each of its codes in the prompt
-#    and in the answer (tst_chatsession decodeResults); upstream has no seam for it.
+# Three were looked at to be replaced by upstream behaviour (2026-12-04); one went, two stay:
+#  - the decode hook (a test seam) went (2026-12-05): tst_chatsession defines llama_decode
+#    itself (tests/engine/decodeseam.h), so the loop's calls bind to the test's and nothing in
+#    the server or the engine carries a seam;
+#  - the sampler stays: upstream's common_sampler copies and sorts every logit each token (234 us
+#    for 152k logits against CandidateSampler's 36 us, docs/benchmarks.md): the chat path's
+#    parity with llama-bench (0.98) rests on it;
+#  - the token ids stay: upstream's streamed chunks carry one id each but skip a token that ends
+#    inside a UTF-8 character, so only the final result's generated_tokens is complete.
+#  Readers polling below a second stay too: the chat's Stop is an atomic flag the reader sees
+#  when it wakes; without the patch it wakes once a second (a Stop taking up to 1 s).
 # They are applied here, at configure time, to a copy of the sources in the build tree (the
 # cached llama.cpp checkout stays pristine); every anchor must match exactly, so a new llama.cpp
 # pin that moves them stops the configure with a message instead of building something else.
@@ -79,9 +84,6 @@ shoehorn_server_patch(_h server-context.h
     // tokens: an abort callback may then stop it (the slot ends as cancelled, nothing else does)
     const std::atomic<bool> & reserved_batch_abortable() const;
 
-    // shoehorn: test seam, called instead of llama_decode (it may call llama_decode itself)
-    void set_decode_hook(std::function<int32_t(llama_context *, llama_batch &)> hook);
-
     // shoehorn: speculation's second context and its own model (null: none, or MTP on the
     // target model), for the memory report of what was allocated
     llama_context * get_draft_context() const;
@@ -112,7 +114,6 @@ shoehorn_server_patch(_cpp server-context.cpp
     mtmd_context * mctx_shared = nullptr;  // shoehorn: the application's projector, borrowed
     int shoehorn_reserved_slot = -1;       // shoehorn: the desktop chat's slot
     std::atomic<bool> shoehorn_abortable{false};
-    std::function<int32_t(llama_context *, llama_batch &)> shoehorn_decode_hook; // shoehorn: tests
 ")
 shoehorn_server_patch(_cpp server-context.cpp
 "        llama_init.reset();
@@ -169,10 +170,6 @@ void server_context::set_reserved_slot(int id) {
 
 const std::atomic<bool> & server_context::reserved_batch_abortable() const {
     return impl->shoehorn_abortable;
-}
-
-void server_context::set_decode_hook(std::function<int32_t(llama_context *, llama_batch &)> hook) {
-    impl->shoehorn_decode_hook = std::move(hook);
 }
 ")
 # The borrowed projector: counts as an mmproj, is not loaded from a file, and is not freed.
@@ -260,7 +257,7 @@ shoehorn_server_patch(_cpp server-context.cpp
             shoehorn_abortable.store(only_reserved);
         }
         queue_tasks.yield_to_queue([&]() {
-            ret = shoehorn_decode_hook ? shoehorn_decode_hook(ctx_tgt, batch_view) : llama_decode(ctx_tgt, batch_view);
+            ret = llama_decode(ctx_tgt, batch_view);
 ")
 shoehorn_server_patch(_cpp server-context.cpp
 "                // TODO: handle ret == 2 (abort) when we start aborting

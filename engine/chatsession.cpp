@@ -403,17 +403,5 @@ llama_context *internal::Access::context(const ChatSession &s)
     return s.m_impl->loop->context();
 }
 
-void internal::Access::setDecodeHook(ChatSession &s, DecodeHook hook)
-{
-    if (!hook) {
-        s.m_impl->loop->setDecodeHook({});
-        return;
-    }
-    s.m_impl->loop->setDecodeHook([hook](llama_context *ctx, llama_batch &batch) -> int32_t {
-        if (const auto rc = hook(batch.n_tokens))
-            return *rc;
-        return llama_decode(ctx, batch);
-    });
-}
 
 } // namespace shoehorn

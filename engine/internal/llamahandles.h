@@ -9,6 +9,9 @@
 
 #include <llama.h>
 
+#include <atomic>
+#include <memory>
+
 struct mtmd_context;
 struct common_params;
 
@@ -17,18 +20,6 @@ class ServerArgs;
 }
 namespace shoehorn::internal {
 class ServerLoop;
-}
-
-#include <functional>
-#include <optional>
-
-namespace shoehorn::internal {
-
-// Test seam: called before each llama_decode of a session with the batch's token count. A
-// value is taken as llama_decode's result and the real call is skipped; std::nullopt lets
-// the real call run. Lets tests prove what every documented return code turns into, which
-// a real model cannot be made to return on demand.
-using DecodeHook = std::function<std::optional<int32_t>(int tokens)>;
 
 // The one friend of Model and ChatSession: keeps their llama.cpp state out of the public headers.
 struct Access {
@@ -38,7 +29,6 @@ struct Access {
     static mtmd_context *projector(const Projector &p);
     // The flag that stops an image's encoding (null: none), read inside the encoder's graph.
     static void setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel);
-    static void setDecodeHook(ChatSession &s, DecodeHook hook);
     // The HTTP side of a session's server loop: made with it, moved to a new loop when the loop
     // starts again (a new projector), and detached before the loop goes.
     static std::shared_ptr<ApiServer> makeApiServer(ServerLoop &loop);
@@ -53,6 +43,5 @@ struct Access {
 inline llama_model *llamaModel(const Model &m) { return Access::model(m); }
 inline const llama_vocab *llamaVocab(const Model &m) { return llama_model_get_vocab(Access::model(m)); }
 inline llama_context *llamaContext(const ChatSession &s) { return Access::context(s); }
-inline void setDecodeHook(ChatSession &s, DecodeHook hook) { Access::setDecodeHook(s, std::move(hook)); }
 
 } // namespace shoehorn::internal

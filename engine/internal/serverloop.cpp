@@ -358,9 +358,4 @@ void ServerLoop::clearLoopLog()
         log->clear();
 }
 
-void ServerLoop::setDecodeHook(std::function<int32_t(llama_context *, llama_batch &)> hook)
-{
-    m_server.set_decode_hook(std::move(hook));
-}
-
 } // namespace shoehorn::internal

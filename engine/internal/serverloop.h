@@ -101,9 +101,6 @@ public:
     std::string loopLog() const;
     void clearLoopLog();
 
-    // Test seam: replaces llama_decode in the loop (the hook may call it).
-    void setDecodeHook(std::function<int32_t(llama_context *, llama_batch &)> hook);
-
 private:
     ServerLoop() = default;
     static bool abortCallback(void *data);

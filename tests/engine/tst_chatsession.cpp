@@ -1,6 +1,7 @@
 // Chat sessions on the tiny fixtures: determinism, streaming, stop/cancel, KV reuse, trimming.
 #include "chatsession.h"
-#include "llamahandles.h" // the decode hook (test seam) and the llama.cpp context
+#include "decodeseam.h"
+#include "llamahandles.h" // the llama.cpp context
 #include "testfixtures.h"
 #include "testsessions.h"
 
@@ -372,7 +373,8 @@ void TestChatSession::decodeResults()
     // Decode 1 is the prompt (one batch); decode 2 the first answer token, 3 the second.
     const int at = inPrompt ? 1 : 3;
     std::atomic<int> calls{0};
-    internal::setDecodeHook(*s, [&](int) -> std::optional<int32_t> {
+    std::optional<decodeseam::Scoped> seam;
+    seam.emplace(internal::llamaContext(*s), [&](int) -> std::optional<int32_t> {
         if (++calls == at && rc != 0)
             return rc;
         return std::nullopt; // the real llama_decode
@@ -389,7 +391,7 @@ void TestChatSession::decodeResults()
         QCOMPARE(r->stats.generatedTokens, 8);
     }
     // Whatever happened, the cache stays consistent: the next turn equals a fresh session's.
-    internal::setDecodeHook(*s, {});
+    seam.reset();
     auto again = s->generate(h, seeded(8));
     auto fresh = session(model)->generate(h, seeded(8));
     QVERIFY(again.ok() && fresh.ok());
@@ -403,11 +405,11 @@ void TestChatSession::decodeFailureCarriesLlamaReason()
     auto s = session(model);
     std::atomic<int> calls{0};
     llama_context *ctx = internal::llamaContext(*s);
-    internal::setDecodeHook(*s, [&](int) -> std::optional<int32_t> {
+    decodeseam::Scoped seam(ctx, [&](int) -> std::optional<int32_t> {
         if (++calls < 2)
             return std::nullopt;
         llama_token token = 0;
-        return llama_decode(ctx, llama_batch_get_one(&token, 0));
+        return decodeseam::real(ctx, llama_batch_get_one(&token, 0));
     });
     auto r = s->generate({{"user", "Hi", {}}}, seeded(8));
     QVERIFY(!r.ok());
@@ -423,7 +425,7 @@ void TestChatSession::decodeOutOfMemory()
     auto model = load(TestFixtures::instance().tinyLlama());
     auto s = session(model);
     std::atomic<int> calls{0};
-    internal::setDecodeHook(*s, [&](int) -> std::optional<int32_t> {
+    decodeseam::Scoped seam(internal::llamaContext(*s), [&](int) -> std::optional<int32_t> {
         if (++calls < 2)
             return std::nullopt;
         ggml_log_callback log = nullptr;
