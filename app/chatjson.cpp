@@ -243,7 +243,7 @@ QString storedState(const QJsonObject &o)
 }
 
 // One checked message (see checkMessages) with its versions.
-bool importMessage(ChatStore &store, qint64 conversation, const QJsonObject &o)
+ChatStore::Done importMessage(ChatStore &store, qint64 conversation, const QJsonObject &o)
 {
     ChatStore::Message m = ChatStore::message(conversation, o.value("role").toString(), o.value("content").toString(),
                                               storedState(o));
@@ -251,29 +251,31 @@ bool importMessage(ChatStore &store, qint64 conversation, const QJsonObject &o)
     for (const QJsonValue &img : o.value("images").toArray()) // checked by checkMessages
         m.images.append({QByteArray::fromBase64(img.toObject().value("data").toString().toLatin1()),
                          img.toObject().value("mime").toString()});
-    const qint64 mid = store.appendMessage(conversation, m);
-    if (!mid)
-        return false;
+    const auto added = store.appendMessage(conversation, m);
+    if (!added)
+        return added.error();
+    const qint64 mid = *added;
     const QString stats = statsJson(o);
-    if (!stats.isEmpty() && !store.updateMessage(mid, m.content, m.reasoning, m.state, stats))
-        return false;
+    if (!stats.isEmpty())
+        if (ChatStore::Done d = store.updateMessage(mid, m.content, m.reasoning, m.state, stats); !d)
+            return d;
     const QJsonArray versions = o.value("versions").toArray();
     for (const QJsonValue &ver : versions) {
         const QJsonObject vo = ver.toObject();
-        if (!store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(),
-                                       storedState(vo), statsJson(vo)}))
-            return false;
+        const auto v = store.appendVersion(mid, {0, vo.value("content").toString(), vo.value("reasoning").toString(),
+                                                 storedState(vo), statsJson(vo)});
+        if (!v)
+            return v.error();
     }
-    return versions.isEmpty() || store.setShownVersion(mid, o.value("shownVersion").toInt());
+    if (versions.isEmpty())
+        return {};
+    return store.setShownVersion(mid, o.value("shownVersion").toInt());
 }
 
 } // namespace
 
 shoehorn::Result<qint64> importJson(const QByteArray &json, ChatStore &store)
 {
-    const auto refused = [&store] {
-        return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable, store.lastError().toStdString()};
-    };
     QJsonParseError parse;
     const QJsonObject root = QJsonDocument::fromJson(json, &parse).object();
     QString why;
@@ -286,27 +288,29 @@ shoehorn::Result<qint64> importJson(const QByteArray &json, ChatStore &store)
     if (!why.isEmpty())
         return shoehorn::Error{shoehorn::ErrorCode::Corrupt, why.toStdString()};
     // One transaction: a chat is imported whole or not at all.
-    if (!store.transaction())
-        return refused();
-    auto fail = [&]() -> shoehorn::Result<qint64> {
-        const shoehorn::Error e = refused();
+    if (ChatStore::Done begun = store.transaction(); !begun)
+        return begun.error();
+    const auto fail = [&](const shoehorn::Error &e) -> shoehorn::Result<qint64> {
         store.rollback();
         return e;
     };
-    const qint64 id = store.createConversation(root.value("title").toString(), root.value("model").toString(),
-                                               root.value("systemPrompt").toString());
-    if (!id)
-        return fail();
+    const auto created = store.createConversation(root.value("title").toString(), root.value("model").toString(),
+                                                  root.value("systemPrompt").toString());
+    if (!created)
+        return fail(created.error());
+    const qint64 id = *created;
     const QJsonObject settings = root.value("settings").toObject();
-    if (!settings.isEmpty() &&
-        !store.setConversationSettings(id, root.value("systemPrompt").toString(),
-                                       QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact))))
-        return fail();
+    if (!settings.isEmpty())
+        if (ChatStore::Done d = store.setConversationSettings(
+                id, root.value("systemPrompt").toString(),
+                QString::fromUtf8(QJsonDocument(settings).toJson(QJsonDocument::Compact)));
+            !d)
+            return fail(d.error());
     for (const QJsonValue &v : root.value("messages").toArray())
-        if (!importMessage(store, id, v.toObject()))
-            return fail();
-    if (!store.commit())
-        return fail();
+        if (ChatStore::Done d = importMessage(store, id, v.toObject()); !d)
+            return fail(d.error());
+    if (ChatStore::Done d = store.commit(); !d)
+        return fail(d.error());
     return id;
 }
 

@@ -52,6 +52,24 @@ QString now()
 {
     return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
 }
+
+using shoehorn::Error;
+using shoehorn::ErrorCode;
+
+Error unwritable(const QSqlError &e)
+{
+    return {ErrorCode::FileUnwritable, e.text().toStdString()};
+}
+
+// An UPDATE or DELETE of one row by id: SQLite's reason, or the row that is not there.
+ChatStore::Done oneRow(QSqlQuery &q, const char *what, qint64 id)
+{
+    if (!q.exec())
+        return unwritable(q.lastError());
+    if (q.numRowsAffected() != 1)
+        return Error{ErrorCode::InvalidArgument, "no " + std::string(what) + " " + std::to_string(id)};
+    return {};
+}
 } // namespace
 
 ChatStore::Message ChatStore::message(qint64 conversationId, const QString &role, const QString &content,
@@ -79,45 +97,40 @@ QString ChatStore::defaultPath()
     return dir + QStringLiteral("/chats.sqlite");
 }
 
-bool ChatStore::exec(const QString &sql)
+ChatStore::Done ChatStore::exec(const QString &sql)
 {
     QSqlQuery q(m_db);
-    if (!q.exec(sql)) {
-        m_error = q.lastError().text();
-        return false;
-    }
-    return true;
+    if (!q.exec(sql))
+        return unwritable(q.lastError());
+    return {};
 }
 
-bool ChatStore::open(const QString &path, int upToVersion)
+ChatStore::Done ChatStore::open(const QString &path, int upToVersion)
 {
     close();
     m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
     m_db.setDatabaseName(path);
-    if (!m_db.open()) {
-        m_error = m_db.lastError().text();
-        return false;
-    }
+    if (!m_db.open())
+        return Error{ErrorCode::FileUnreadable, m_db.lastError().text().toStdString()};
     m_readOnly = false;
     // Not a database at all (or unreadable): say so before anything writes to it.
     int version = 0;
     {
         QSqlQuery probe(m_db);
-        if (!probe.exec(QStringLiteral("PRAGMA user_version")) || !probe.next()) {
-            m_error = probe.lastError().text();
-            return false;
-        }
+        if (!probe.exec(QStringLiteral("PRAGMA user_version")) || !probe.next())
+            return Error{ErrorCode::FileUnreadable, probe.lastError().text().toStdString()};
         version = probe.value(0).toInt();
     } // an open statement would keep journal_mode from changing
     if (version > kSchemaVersion) {
         m_readOnly = true;
-        m_error = QStringLiteral("schema version %1 is newer than this Shoehorn's %2").arg(version).arg(kSchemaVersion);
         return exec(QStringLiteral("PRAGMA query_only=ON"));
     }
     // WAL: a commit survives the process being killed; NORMAL sync is enough for that.
-    return exec(QStringLiteral("PRAGMA journal_mode=WAL")) && exec(QStringLiteral("PRAGMA synchronous=NORMAL")) &&
-           exec(QStringLiteral("PRAGMA foreign_keys=ON")) && exec(QStringLiteral("PRAGMA busy_timeout=3000")) &&
-           migrate(upToVersion);
+    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
+                               "PRAGMA busy_timeout=3000"})
+        if (Done d = exec(QLatin1String(pragma)); !d)
+            return d;
+    return migrate(upToVersion);
 }
 
 void ChatStore::close()
@@ -141,31 +154,32 @@ bool ChatStore::integrityOk() const
     return q.exec(QStringLiteral("PRAGMA integrity_check")) && q.next() && q.value(0).toString() == QLatin1String("ok");
 }
 
-bool ChatStore::migrate(int upToVersion)
+ChatStore::Done ChatStore::migrate(int upToVersion)
 {
     const int target = std::min(upToVersion, kSchemaVersion);
     for (int v = schemaVersion(); v < target; ++v) {
         // One transaction per step: a crash mid-migration leaves the previous version intact.
-        if (!m_db.transaction()) {
-            m_error = m_db.lastError().text();
-            return false;
-        }
+        if (!m_db.transaction())
+            return unwritable(m_db.lastError());
         const QStringList statements = QString::fromLatin1(kMigrations[v]).split(QLatin1Char(';'), Qt::SkipEmptyParts);
         for (const QString &sql : statements) {
-            if (!exec(sql)) {
+            if (Done d = exec(sql); !d) {
                 m_db.rollback();
-                return false;
+                return d;
             }
         }
-        if (!exec(QStringLiteral("PRAGMA user_version=%1").arg(v + 1)) || !m_db.commit()) {
+        Done d = exec(QStringLiteral("PRAGMA user_version=%1").arg(v + 1));
+        if (d && !m_db.commit())
+            d = unwritable(m_db.lastError());
+        if (!d) {
             m_db.rollback();
-            return false;
+            return d;
         }
     }
-    return true;
+    return {};
 }
 
-qint64 ChatStore::createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt)
+ChatStore::Id ChatStore::createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("INSERT INTO conversations(title, model_path, system_prompt, created, updated) "
@@ -173,29 +187,27 @@ qint64 ChatStore::createConversation(const QString &title, const QString &modelP
     const QString t = now();
     for (const QVariant &v : {QVariant(nn(title)), QVariant(nn(modelPath)), QVariant(nn(systemPrompt)), QVariant(t), QVariant(t)})
         q.addBindValue(v);
-    if (!q.exec()) {
-        m_error = q.lastError().text();
-        return 0;
-    }
+    if (!q.exec())
+        return unwritable(q.lastError());
     return q.lastInsertId().toLongLong();
 }
 
-bool ChatStore::renameConversation(qint64 id, const QString &title)
+ChatStore::Done ChatStore::renameConversation(qint64 id, const QString &title)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("UPDATE conversations SET title = ?, updated = ? WHERE id = ?"));
     q.addBindValue(nn(title));
     q.addBindValue(now());
     q.addBindValue(id);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "conversation", id);
 }
 
-bool ChatStore::deleteConversation(qint64 id)
+ChatStore::Done ChatStore::deleteConversation(qint64 id)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("DELETE FROM conversations WHERE id = ?"));
     q.addBindValue(id);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "conversation", id);
 }
 
 QList<ChatStore::Conversation> ChatStore::conversations(const QString &search) const
@@ -236,26 +248,26 @@ ChatStore::Conversation ChatStore::conversation(qint64 id) const
             q.value(6).toString()};
 }
 
-bool ChatStore::setConversationModel(qint64 id, const QString &modelPath)
+ChatStore::Done ChatStore::setConversationModel(qint64 id, const QString &modelPath)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("UPDATE conversations SET model_path = ? WHERE id = ?"));
     q.addBindValue(nn(modelPath));
     q.addBindValue(id);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "conversation", id);
 }
 
-bool ChatStore::setConversationSettings(qint64 id, const QString &systemPrompt, const QString &settingsJson)
+ChatStore::Done ChatStore::setConversationSettings(qint64 id, const QString &systemPrompt, const QString &settingsJson)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("UPDATE conversations SET system_prompt = ?, settings = ? WHERE id = ?"));
     q.addBindValue(nn(systemPrompt));
     q.addBindValue(nn(settingsJson));
     q.addBindValue(id);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "conversation", id);
 }
 
-qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
+ChatStore::Id ChatStore::appendMessage(qint64 conversationId, const Message &m)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("INSERT INTO messages(conversation_id, role, content, reasoning, state, created) "
@@ -268,13 +280,16 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
     q.addBindValue(now());
     // The message and its images are one write: a savepoint works inside a transaction too.
     const bool withImages = !m.images.isEmpty();
-    if (withImages && !exec(QStringLiteral("SAVEPOINT message_with_images")))
-        return 0;
+    if (withImages)
+        if (Done d = exec(QStringLiteral("SAVEPOINT message_with_images")); !d)
+            return d.error();
     if (!q.exec()) {
-        m_error = q.lastError().text();
-        if (withImages)
+        const Error e = unwritable(q.lastError());
+        if (withImages) {
             exec(QStringLiteral("ROLLBACK TO message_with_images"));
-        return 0;
+            exec(QStringLiteral("RELEASE message_with_images"));
+        }
+        return e;
     }
     const qint64 id = q.lastInsertId().toLongLong();
     if (withImages) {
@@ -286,14 +301,14 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
             img.addBindValue(nn(m.images[i].mime));
             img.addBindValue(m.images[i].data.isNull() ? QByteArray("") : m.images[i].data);
             if (!img.exec()) {
-                m_error = img.lastError().text();
+                const Error e = unwritable(img.lastError());
                 exec(QStringLiteral("ROLLBACK TO message_with_images"));
                 exec(QStringLiteral("RELEASE message_with_images"));
-                return 0;
+                return e;
             }
         }
-        if (!exec(QStringLiteral("RELEASE message_with_images")))
-            return 0;
+        if (Done d = exec(QStringLiteral("RELEASE message_with_images")); !d)
+            return d.error();
     }
     QSqlQuery touch(m_db);
     touch.prepare(QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
@@ -303,8 +318,8 @@ qint64 ChatStore::appendMessage(qint64 conversationId, const Message &m)
     return id;
 }
 
-bool ChatStore::updateMessage(qint64 id, const QString &content, const QString &reasoning, const QString &state,
-                              const QString &stats)
+ChatStore::Done ChatStore::updateMessage(qint64 id, const QString &content, const QString &reasoning,
+                                         const QString &state, const QString &stats)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("UPDATE messages SET content = ?, reasoning = ?, state = ?, stats = ? WHERE id = ?"));
@@ -313,11 +328,7 @@ bool ChatStore::updateMessage(qint64 id, const QString &content, const QString &
     q.addBindValue(nn(state));
     q.addBindValue(nn(stats));
     q.addBindValue(id);
-    if (!q.exec()) {
-        m_error = q.lastError().text();
-        return false;
-    }
-    return q.numRowsAffected() == 1;
+    return oneRow(q, "message", id);
 }
 
 QList<ChatStore::Message> ChatStore::messages(qint64 conversationId) const
@@ -351,24 +362,26 @@ QList<ChatImage> ChatStore::images(qint64 messageId) const
     return out;
 }
 
-bool ChatStore::deleteMessage(qint64 messageId)
+ChatStore::Done ChatStore::deleteMessage(qint64 messageId)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"));
     q.addBindValue(messageId);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "message", messageId);
 }
 
-bool ChatStore::deleteMessagesAfter(qint64 conversationId, qint64 messageId)
+ChatStore::Done ChatStore::deleteMessagesAfter(qint64 conversationId, qint64 messageId)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("DELETE FROM messages WHERE conversation_id = ? AND id > ?"));
     q.addBindValue(conversationId);
     q.addBindValue(messageId);
-    return q.exec();
+    if (!q.exec())
+        return unwritable(q.lastError());
+    return {};
 }
 
-qint64 ChatStore::appendVersion(qint64 messageId, const Version &v)
+ChatStore::Id ChatStore::appendVersion(qint64 messageId, const Version &v)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("INSERT INTO message_versions(message_id, content, reasoning, state, stats, created) "
@@ -379,15 +392,13 @@ qint64 ChatStore::appendVersion(qint64 messageId, const Version &v)
     q.addBindValue(v.state.isEmpty() ? QStringLiteral("done") : v.state);
     q.addBindValue(nn(v.stats));
     q.addBindValue(now());
-    if (!q.exec()) {
-        m_error = q.lastError().text();
-        return 0;
-    }
+    if (!q.exec())
+        return unwritable(q.lastError());
     return q.lastInsertId().toLongLong();
 }
 
-bool ChatStore::updateVersion(qint64 versionId, const QString &content, const QString &reasoning,
-                              const QString &state, const QString &stats)
+ChatStore::Done ChatStore::updateVersion(qint64 versionId, const QString &content, const QString &reasoning,
+                                         const QString &state, const QString &stats)
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("UPDATE message_versions SET content = ?, reasoning = ?, state = ?, stats = ? WHERE id = ?"));
@@ -396,14 +407,16 @@ bool ChatStore::updateVersion(qint64 versionId, const QString &content, const QS
     q.addBindValue(nn(state));
     q.addBindValue(nn(stats));
     q.addBindValue(versionId);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "version", versionId);
 }
 
-bool ChatStore::setShownVersion(qint64 messageId, int index)
+ChatStore::Done ChatStore::setShownVersion(qint64 messageId, int index)
 {
     const auto all = versions(messageId);
     if (index < 0 || index >= all.size())
-        return false;
+        return Error{ErrorCode::InvalidArgument, "message " + std::to_string(messageId) + " has no version " +
+                                                     std::to_string(index) + " (" + std::to_string(all.size()) +
+                                                     " stored)"};
     const Version &v = all.at(index);
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral(
@@ -414,7 +427,7 @@ bool ChatStore::setShownVersion(qint64 messageId, int index)
     q.addBindValue(nn(v.stats));
     q.addBindValue(index);
     q.addBindValue(messageId);
-    return q.exec() && q.numRowsAffected() == 1;
+    return oneRow(q, "message", messageId);
 }
 
 QList<ChatStore::Version> ChatStore::versions(qint64 messageId) const
@@ -432,41 +445,37 @@ QList<ChatStore::Version> ChatStore::versions(qint64 messageId) const
     return out;
 }
 
-int ChatStore::markInterruptedAnswers()
+shoehorn::Result<int> ChatStore::markInterruptedAnswers()
 {
     if (m_readOnly)
         return 0;
     int changed = 0;
     for (const char *table : {"messages", "message_versions"}) {
         QSqlQuery q(m_db);
-        if (q.exec(QStringLiteral("UPDATE %1 SET state = 'stopped' WHERE state = 'streaming'").arg(QLatin1String(table))))
-            changed += q.numRowsAffected();
-        else
-            m_error = q.lastError().text();
+        if (!q.exec(QStringLiteral("UPDATE %1 SET state = 'stopped' WHERE state = 'streaming'").arg(QLatin1String(table))))
+            return unwritable(q.lastError());
+        changed += q.numRowsAffected();
     }
     return changed;
 }
 
-bool ChatStore::transaction()
+ChatStore::Done ChatStore::transaction()
 {
     if (m_db.transaction())
-        return true;
-    m_error = m_db.lastError().text();
-    return false;
+        return {};
+    return unwritable(m_db.lastError());
 }
 
-bool ChatStore::commit()
+ChatStore::Done ChatStore::commit()
 {
     if (m_db.commit())
-        return true;
-    m_error = m_db.lastError().text();
-    return false;
+        return {};
+    return unwritable(m_db.lastError());
 }
 
-bool ChatStore::rollback()
+ChatStore::Done ChatStore::rollback()
 {
     if (m_db.rollback())
-        return true;
-    m_error = m_db.lastError().text();
-    return false;
+        return {};
+    return unwritable(m_db.lastError());
 }

@@ -2,6 +2,7 @@
 
 #include "chatsession.h"
 #include "chattypes.h"
+#include "error.h"
 
 #include <QDateTime>
 #include <QList>
@@ -11,7 +12,8 @@
 // Conversations in SQLite (Qt SQL, QSQLITE) in WAL mode. A finished message is committed at
 // once; a streaming answer is written again (checkpointed) as it grows, so a crash loses at
 // most the text since the last checkpoint. The schema is versioned (PRAGMA user_version) and
-// migrated forward on open.
+// migrated forward on open. A call that can fail returns a Result: FileUnreadable or
+// FileUnwritable with SQLite's reason, InvalidArgument naming a row that is not there.
 class ChatStore
 {
 public:
@@ -52,54 +54,55 @@ public:
     ChatStore(const ChatStore &) = delete;
     ChatStore &operator=(const ChatStore &) = delete;
 
+    using Done = shoehorn::Result<void>;
+    using Id = shoehorn::Result<qint64>; // the new row's id
+
     // Opens (creating if needed) and migrates to `upToVersion` (tests open older schemas).
-    bool open(const QString &path, int upToVersion = kSchemaVersion);
+    Done open(const QString &path, int upToVersion = kSchemaVersion);
     void close();
-    QString lastError() const { return m_error; }
     int schemaVersion() const;
     // A database of a newer schema is opened read-only (PRAGMA query_only): never migrated down.
     bool readOnly() const { return m_readOnly; }
-    // Answers left 'streaming' by a crash become 'stopped' (what was checkpointed stays).
-    int markInterruptedAnswers();
+    // Answers left 'streaming' by a crash become 'stopped' (what was checkpointed stays): how many.
+    shoehorn::Result<int> markInterruptedAnswers();
     bool integrityOk() const;
     static QString defaultPath(); // QStandardPaths::AppDataLocation/chats.sqlite
 
-    qint64 createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt);
-    bool renameConversation(qint64 id, const QString &title);
-    bool deleteConversation(qint64 id);
-    bool setConversationModel(qint64 id, const QString &modelPath);
-    bool setConversationSettings(qint64 id, const QString &systemPrompt, const QString &settingsJson);
+    Id createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt);
+    Done renameConversation(qint64 id, const QString &title);
+    Done deleteConversation(qint64 id);
+    Done setConversationModel(qint64 id, const QString &modelPath);
+    Done setConversationSettings(qint64 id, const QString &systemPrompt, const QString &settingsJson);
     Conversation conversation(qint64 id) const;
     // Newest first; `search` matches titles and message text.
     QList<Conversation> conversations(const QString &search = {}) const;
 
-    qint64 appendMessage(qint64 conversationId, const Message &message);
+    Id appendMessage(qint64 conversationId, const Message &message);
     // Rewrites a message's text and state: the streaming checkpoint, and the final write.
-    bool updateMessage(qint64 messageId, const QString &content, const QString &reasoning, const QString &state,
+    Done updateMessage(qint64 messageId, const QString &content, const QString &reasoning, const QString &state,
                        const QString &stats = {});
-    bool deleteMessage(qint64 messageId);
+    Done deleteMessage(qint64 messageId);
     // Deletes every message of the conversation stored after `messageId` (edit and resend).
-    bool deleteMessagesAfter(qint64 conversationId, qint64 messageId);
+    Done deleteMessagesAfter(qint64 conversationId, qint64 messageId);
     QList<Message> messages(qint64 conversationId) const;
     QList<ChatImage> images(qint64 messageId) const;
 
     // Versions of a regenerated answer. The message row always holds the version shown.
-    qint64 appendVersion(qint64 messageId, const Version &version);
-    bool updateVersion(qint64 versionId, const QString &content, const QString &reasoning, const QString &state,
+    Id appendVersion(qint64 messageId, const Version &version);
+    Done updateVersion(qint64 versionId, const QString &content, const QString &reasoning, const QString &state,
                        const QString &stats = {});
-    bool setShownVersion(qint64 messageId, int index);
+    Done setShownVersion(qint64 messageId, int index);
     QList<Version> versions(qint64 messageId) const;
     // Several writes as one commit (regenerate, edit): all or nothing after a crash.
-    bool transaction();
-    bool commit();
-    bool rollback();
+    Done transaction();
+    Done commit();
+    Done rollback();
 
 private:
-    bool migrate(int upToVersion);
-    bool exec(const QString &sql);
+    Done migrate(int upToVersion);
+    Done exec(const QString &sql);
 
     QString m_connection;
     QSqlDatabase m_db;
-    QString m_error;
     bool m_readOnly = false;
 };

@@ -8,6 +8,14 @@
 #include <QFileInfo>
 
 using State = ChatModel::State;
+using Done = ChatStore::Done;
+
+namespace {
+QString reason(const shoehorn::Error &e)
+{
+    return QString::fromStdString(e.detail);
+}
+} // namespace
 
 ConversationRepository::ConversationRepository(QObject *parent) : QObject(parent) {}
 
@@ -15,16 +23,21 @@ bool ConversationRepository::open(const QString &path)
 {
     m_problem = {};
     m_problem.path = path;
-    m_open = m_store.open(path) && (m_store.readOnly() || m_store.integrityOk());
+    const Done opened = m_store.open(path);
+    m_open = opened && (m_store.readOnly() || m_store.integrityOk());
     if (m_open) {
         if (m_store.readOnly()) {
             m_problem.kind = HistoryProblem::Kind::ReadOnlyNewer;
-            m_problem.reason = m_store.lastError();
-        } else if (const int n = m_store.markInterruptedAnswers())
-            qInfo("%d answer(s) interrupted by a crash are marked stopped", n);
+            m_problem.reason = QStringLiteral("schema version %1 is newer than this Shoehorn's %2")
+                                   .arg(m_store.schemaVersion())
+                                   .arg(ChatStore::kSchemaVersion);
+        } else if (const auto n = m_store.markInterruptedAnswers(); n && *n)
+            qInfo("%d answer(s) interrupted by a crash are marked stopped", *n);
+        else if (!n)
+            qWarning("answers interrupted by a crash could not be marked stopped: %s", n.error().detail.c_str());
         return true;
     }
-    const QString why = m_store.lastError(); // empty: the integrity check failed
+    const QString why = opened ? QString() : reason(opened.error()); // empty: the integrity check failed
     m_store.close();
     return openFresh(path, why);
 }
@@ -45,42 +58,47 @@ bool ConversationRepository::openFresh(const QString &path, const QString &why)
     }
     for (const char *suffix : {"-wal", "-shm"})
         QFile::rename(path + QLatin1String(suffix), aside + QLatin1String(suffix));
-    m_open = m_store.open(path);
+    const Done fresh = m_store.open(path);
+    m_open = fresh.ok();
     m_problem.kind = m_open ? HistoryProblem::Kind::MovedAside : HistoryProblem::Kind::MovedAsideNoNew;
     m_problem.movedTo = aside;
     if (!m_open)
-        m_problem.newReason = m_store.lastError();
+        m_problem.newReason = reason(fresh.error());
     return m_open;
 }
 
-bool ConversationRepository::check(bool ok, Write what)
+bool ConversationRepository::check(const Done &done, Write what)
 {
-    if (!ok)
-        emit failed(what, m_store.lastError());
-    return ok;
+    if (!done)
+        emit failed(what, reason(done.error()));
+    return done.ok();
 }
 
-bool ConversationRepository::inTransaction(Write what, const std::function<bool()> &writes)
+bool ConversationRepository::inTransaction(Write what, const std::function<Done()> &writes)
 {
     if (!writable())
         return false; // read-only history: said once, when it was opened
-    if (!m_store.transaction())
-        return check(false, what);
-    if (writes() && m_store.commit())
+    if (const Done begun = m_store.transaction(); !begun)
+        return check(begun, what);
+    Done done = writes();
+    if (done)
+        done = m_store.commit();
+    if (done)
         return true;
-    const QString why = m_store.lastError();
     m_store.rollback();
-    emit failed(what, why);
-    return false;
+    return check(done, what);
 }
 
 qint64 ConversationRepository::createConversation(const QString &title, const QString &modelPath,
                                                   const QString &systemPrompt, const QString &settingsJson)
 {
     qint64 id = 0;
-    const bool ok = inTransaction(Write::NewChat, [&] {
-        id = m_store.createConversation(title, modelPath, systemPrompt);
-        return id && m_store.setConversationSettings(id, systemPrompt, settingsJson);
+    const bool ok = inTransaction(Write::NewChat, [&]() -> Done {
+        const auto created = m_store.createConversation(title, modelPath, systemPrompt);
+        if (!created)
+            return created.error();
+        id = *created;
+        return m_store.setConversationSettings(id, systemPrompt, settingsJson);
     });
     return ok ? id : 0; // rolled back: the id names nothing
 }
@@ -145,7 +163,7 @@ shoehorn::Result<qint64> ConversationRepository::importJson(const QByteArray &js
 {
     if (!writable())
         return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable,
-                               (m_problem.reason.isEmpty() ? m_store.lastError() : m_problem.reason).toStdString()};
+                               m_problem.reason.isEmpty() ? "the chat history is not open" : m_problem.reason.toStdString()};
     return ChatJson::importJson(json, m_store);
 }
 
@@ -157,9 +175,12 @@ qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::A
     ChatStore::Message m =
         ChatStore::message(conversationId, ChatModel::authorName(author), content, ChatModel::stateName(state));
     m.images = images;
-    const qint64 id = m_store.appendMessage(conversationId, m);
-    check(id != 0, author == ChatModel::Author::User ? Write::Question : Write::Answer);
-    return id;
+    const auto id = m_store.appendMessage(conversationId, m);
+    if (!id) {
+        check(id.error(), author == ChatModel::Author::User ? Write::Question : Write::Answer);
+        return 0;
+    }
+    return *id;
 }
 
 bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer)
@@ -168,9 +189,11 @@ bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, cons
         return false;
     const QString state = ChatModel::stateName(answer.state);
     const QString stats = ChatJson::statsToJson(answer);
-    return inTransaction(Write::Answer, [&] {
-        return m_store.updateMessage(messageId, answer.content, answer.reasoning, state, stats) &&
-               (!versionId || m_store.updateVersion(versionId, answer.content, answer.reasoning, state, stats));
+    return inTransaction(Write::Answer, [&]() -> Done {
+        const Done message = m_store.updateMessage(messageId, answer.content, answer.reasoning, state, stats);
+        if (!message || !versionId)
+            return message;
+        return m_store.updateVersion(versionId, answer.content, answer.reasoning, state, stats);
     });
 }
 
@@ -180,14 +203,19 @@ qint64 ConversationRepository::beginVersion(qint64 messageId, const ChatModel::V
     if (!m_open || !messageId)
         return 0;
     // All versions live in message_versions; the message row mirrors the one shown.
-    const bool ok = inTransaction(Write::NewVersion, [&] {
-        if (firstVersion &&
-            !m_store.appendVersion(messageId, {0, firstVersion->content, firstVersion->reasoning,
-                                               ChatModel::stateName(firstVersion->state),
-                                               ChatJson::statsToJson(*firstVersion)}))
-            return false;
-        id = m_store.appendVersion(messageId, {0, {}, {}, ChatModel::stateName(State::Streaming), {}});
-        return id && m_store.setShownVersion(messageId, shownIndex);
+    const bool ok = inTransaction(Write::NewVersion, [&]() -> Done {
+        if (firstVersion) {
+            const auto first = m_store.appendVersion(messageId, {0, firstVersion->content, firstVersion->reasoning,
+                                                                 ChatModel::stateName(firstVersion->state),
+                                                                 ChatJson::statsToJson(*firstVersion)});
+            if (!first)
+                return first.error();
+        }
+        const auto added = m_store.appendVersion(messageId, {0, {}, {}, ChatModel::stateName(State::Streaming), {}});
+        if (!added)
+            return added.error();
+        id = *added;
+        return m_store.setShownVersion(messageId, shownIndex);
     });
     return ok ? id : 0;
 }
@@ -196,9 +224,10 @@ bool ConversationRepository::editQuestion(qint64 conversationId, qint64 messageI
 {
     if (!m_open || !conversationId || !messageId)
         return false;
-    return inTransaction(Write::EditedQuestion, [&] {
-        return m_store.deleteMessagesAfter(conversationId, messageId) &&
-               m_store.updateMessage(messageId, text, {}, ChatModel::stateName(State::Done));
+    return inTransaction(Write::EditedQuestion, [&]() -> Done {
+        if (const Done dropped = m_store.deleteMessagesAfter(conversationId, messageId); !dropped)
+            return dropped;
+        return m_store.updateMessage(messageId, text, {}, ChatModel::stateName(State::Done));
     });
 }
 

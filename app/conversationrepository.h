@@ -87,8 +87,8 @@ signals:
     void failed(ConversationRepository::Write what, const QString &why);
 
 private:
-    bool check(bool ok, Write what);
-    bool inTransaction(Write what, const std::function<bool()> &writes);
+    bool check(const ChatStore::Done &done, Write what);
+    bool inTransaction(Write what, const std::function<ChatStore::Done()> &writes);
 
     bool openFresh(const QString &path, const QString &why);
 

@@ -76,4 +76,20 @@ private:
     std::variant<T, Error> m_v;
 };
 
+// Success, or an Error: for a call that gives nothing back but can fail.
+template <>
+class Result<void>
+{
+public:
+    Result() = default;
+    Result(Error error) : m_error(std::move(error)) {}
+
+    bool ok() const { return !m_error; }
+    explicit operator bool() const { return ok(); }
+    const Error &error() const { return m_error; }
+
+private:
+    Error m_error;
+};
+
 } // namespace shoehorn

@@ -18,15 +18,15 @@ int main(int argc, char **argv)
         return 1;
     const int checkpointMs = atoi(argv[2]);
     const auto existing = store.conversations();
-    const qint64 conv = existing.isEmpty() ? store.createConversation("crash test", "/m.gguf", "sys")
-                                           : existing.first().id;
+    const qint64 conv =
+        existing.isEmpty() ? store.createConversation("crash test", "/m.gguf", "sys").value() : existing.first().id;
     for (int turn = 0;; ++turn) {
         ChatStore::Message q = ChatStore::message(conv, "user", QStringLiteral("question %1").arg(turn), "done");
-        const qint64 qid = store.appendMessage(conv, q);
+        const qint64 qid = store.appendMessage(conv, q).value();
         std::printf("committed %lld %d\n", qid, int(q.content.size()));
         std::fflush(stdout);
         ChatStore::Message a = ChatStore::message(conv, "assistant", {}, "streaming");
-        const qint64 aid = store.appendMessage(conv, a);
+        const qint64 aid = store.appendMessage(conv, a).value();
         QString text;
         for (int chunk = 0; chunk < 20; ++chunk) {
             text += QStringLiteral("token%1 ").arg(chunk);

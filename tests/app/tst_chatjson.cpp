@@ -189,7 +189,8 @@ void TestChatJson::init()
     m_dbPath = m_dir.filePath(QString("chats-%1.sqlite").arg(QTest::currentTestFunction()));
     QFile::remove(m_dbPath);
     m_store = std::make_unique<ChatStore>();
-    QVERIFY2(m_store->open(m_dbPath), qPrintable(m_store->lastError()));
+    const ChatStore::Done opened = m_store->open(m_dbPath);
+    QVERIFY2(opened, opened ? "" : opened.error().detail.c_str());
 }
 
 void TestChatJson::cleanup()

@@ -8,6 +8,21 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+namespace {
+// A new row's id, 0 (with SQLite's reason printed) when the write failed.
+qint64 idOf(const ChatStore::Id &r)
+{
+    if (!r)
+        qWarning("write failed: %s", r.error().detail.c_str());
+    return r ? *r : 0;
+}
+
+const char *why(const ChatStore::Done &d)
+{
+    return d ? "" : d.error().detail.c_str();
+}
+} // namespace
+
 class TestChatStore : public QObject
 {
     Q_OBJECT
@@ -17,6 +32,7 @@ private slots:
     void conversationsAndMessages();
     void versionsAndSettings();
     void imagesStoredWithTheMessage();
+    void failedWritesSayWhy();
     void surviveKill();
 };
 
@@ -38,13 +54,14 @@ void TestChatStore::migratesFromEachOlderVersion()
         QVERIFY(old.open(path, from));
         QCOMPARE(old.schemaVersion(), from);
         if (from >= 1) {
-            conv = old.createConversation("kept", "/a.gguf", "sys");
+            conv = idOf(old.createConversation("kept", "/a.gguf", "sys"));
             QVERIFY(conv > 0);
-            QVERIFY2(old.appendMessage(conv, ChatStore::message(conv, "user", "hello", "done")) > 0, qPrintable(old.lastError()));
+            QVERIFY(idOf(old.appendMessage(conv, ChatStore::message(conv, "user", "hello", "done"))) > 0);
         }
     }
     ChatStore store;
-    QVERIFY2(store.open(path), qPrintable(store.lastError()));
+    const ChatStore::Done opened = store.open(path);
+    QVERIFY2(opened, why(opened));
     QCOMPARE(store.schemaVersion(), ChatStore::kSchemaVersion);
     QVERIFY(store.integrityOk());
     if (from >= 1) {
@@ -74,15 +91,16 @@ void TestChatStore::imagesStoredWithTheMessage()
     {
         ChatStore old;
         QVERIFY(old.open(path, 3)); // a database from before images
-        conv = old.createConversation("t", "/m.gguf", "");
-        QVERIFY(old.appendMessage(conv, ChatStore::message(conv, "user", "old", "done")) > 0);
+        conv = idOf(old.createConversation("t", "/m.gguf", ""));
+        QVERIFY(idOf(old.appendMessage(conv, ChatStore::message(conv, "user", "old", "done"))) > 0);
     }
     ChatStore s;
-    QVERIFY2(s.open(path), qPrintable(s.lastError()));
+    const ChatStore::Done opened = s.open(path);
+    QVERIFY2(opened, why(opened));
     ChatStore::Message m = ChatStore::message(conv, "user", "look", "done");
     m.images = {{big, "image/jpeg"}, {QByteArray("BMxx"), "image/bmp"}};
-    q = s.appendMessage(conv, m);
-    QVERIFY2(q > 0, qPrintable(s.lastError()));
+    q = idOf(s.appendMessage(conv, m));
+    QVERIFY(q > 0);
     const auto messages = s.messages(conv);
     QCOMPARE(messages.size(), 2);
     QVERIFY(messages[0].images.isEmpty());
@@ -92,7 +110,7 @@ void TestChatStore::imagesStoredWithTheMessage()
     QCOMPARE(messages[1].images[1].mime, QString("image/bmp"));
     // Inside a transaction too (edit and resend write several rows at once).
     QVERIFY(s.transaction());
-    QVERIFY(s.appendMessage(conv, m) > 0);
+    QVERIFY(idOf(s.appendMessage(conv, m)) > 0);
     QVERIFY(s.rollback());
     QCOMPARE(s.messages(conv).size(), 2);
     // Deleting the message deletes its images.
@@ -107,12 +125,12 @@ void TestChatStore::versionsAndSettings()
     QTemporaryDir dir;
     ChatStore s;
     QVERIFY(s.open(dir.filePath("c.sqlite")));
-    const qint64 conv = s.createConversation("t", "/m.gguf", "");
-    const qint64 q = s.appendMessage(conv, ChatStore::message(conv, "user", "q", "done"));
-    const qint64 a = s.appendMessage(conv, ChatStore::message(conv, "assistant", "v1", "done"));
+    const qint64 conv = idOf(s.createConversation("t", "/m.gguf", ""));
+    const qint64 q = idOf(s.appendMessage(conv, ChatStore::message(conv, "user", "q", "done")));
+    const qint64 a = idOf(s.appendMessage(conv, ChatStore::message(conv, "assistant", "v1", "done")));
     QVERIFY(s.transaction());
-    QVERIFY(s.appendVersion(a, {0, "v1", "", "done", R"({"generatedTokens":3})"}) > 0);
-    const qint64 v2 = s.appendVersion(a, {0, "", "", "streaming", ""});
+    QVERIFY(idOf(s.appendVersion(a, {0, "v1", "", "done", R"({"generatedTokens":3})"})) > 0);
+    const qint64 v2 = idOf(s.appendVersion(a, {0, "", "", "streaming", ""}));
     QVERIFY(s.setShownVersion(a, 1));
     QVERIFY(s.commit());
     QVERIFY(s.updateVersion(v2, "v2", "why", "done", R"({"generatedTokens":5})"));
@@ -146,10 +164,10 @@ void TestChatStore::conversationsAndMessages()
     QTemporaryDir dir;
     ChatStore s;
     QVERIFY(s.open(dir.filePath("c.sqlite")));
-    const qint64 a = s.createConversation("First chat", "/m.gguf", "");
-    const qint64 b = s.createConversation("Second chat", "/m.gguf", "");
-    QVERIFY(s.appendMessage(a, ChatStore::message(a, "user", "tell me about experts", "done")) > 0);
-    const qint64 ans = s.appendMessage(b, ChatStore::message(b, "assistant", "", "streaming"));
+    const qint64 a = idOf(s.createConversation("First chat", "/m.gguf", ""));
+    const qint64 b = idOf(s.createConversation("Second chat", "/m.gguf", ""));
+    QVERIFY(idOf(s.appendMessage(a, ChatStore::message(a, "user", "tell me about experts", "done"))) > 0);
+    const qint64 ans = idOf(s.appendMessage(b, ChatStore::message(b, "assistant", "", "streaming")));
     QVERIFY(s.updateMessage(ans, "partial", "thinking", "streaming"));
     QVERIFY(s.updateMessage(ans, "partial answer", "thinking", "stopped"));
     const auto msgs = s.messages(b);
@@ -165,6 +183,78 @@ void TestChatStore::conversationsAndMessages()
     QVERIFY(s.deleteConversation(b));
     QCOMPARE(s.messages(b).size(), 0); // cascade
     QVERIFY(!s.deleteConversation(b));
+}
+
+// A write that fails says why: SQLite's reason, or the row that is not there (these writes
+// used to return false with no reason, or the reason of an earlier failure).
+void TestChatStore::failedWritesSayWhy()
+{
+    using shoehorn::ErrorCode;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("c.sqlite");
+    qint64 conv = 0, msg = 0;
+    {
+        ChatStore s;
+        QVERIFY(s.open(path));
+        conv = idOf(s.createConversation("t", "/m.gguf", ""));
+        msg = idOf(s.appendMessage(conv, ChatStore::message(conv, "user", "q", "done")));
+        QVERIFY(conv > 0 && msg > 0);
+        const auto missing = [](const ChatStore::Done &d, const char *text) {
+            return !d && d.error().code == ErrorCode::InvalidArgument && d.error().detail == text;
+        };
+        QVERIFY(missing(s.renameConversation(999, "x"), "no conversation 999"));
+        QVERIFY(missing(s.deleteConversation(998), "no conversation 998"));
+        QVERIFY(missing(s.setConversationModel(997, "/m"), "no conversation 997"));
+        QVERIFY(missing(s.setConversationSettings(996, "", ""), "no conversation 996"));
+        QVERIFY(missing(s.updateMessage(995, "", "", "done"), "no message 995"));
+        QVERIFY(missing(s.deleteMessage(994), "no message 994"));
+        QVERIFY(missing(s.updateVersion(993, "", "", "done"), "no version 993"));
+        QVERIFY(missing(s.setShownVersion(msg, 2), qPrintable(QString("message %1 has no version 2 (0 stored)").arg(msg))));
+        // A message of a conversation that is not there: the foreign key, in SQLite's words.
+        const auto orphan = s.appendMessage(990, ChatStore::message(990, "user", "q", "done"));
+        QVERIFY(!orphan);
+        QCOMPARE(orphan.error().code, ErrorCode::FileUnwritable);
+        QVERIFY2(QString::fromStdString(orphan.error().detail).contains("FOREIGN KEY"), orphan.error().detail.c_str());
+        // A failed write with images leaves no transaction open behind it.
+        ChatStore::Message withImage = ChatStore::message(990, "user", "q", "done");
+        withImage.images = {{QByteArray("BMxx"), "image/bmp"}};
+        QVERIFY(!s.appendMessage(990, withImage));
+        const ChatStore::Done begun = s.transaction();
+        QVERIFY2(begun, why(begun));
+        QVERIFY(s.rollback());
+    }
+    // Written by a newer Shoehorn: opened read-only, and every write says SQLite refused it.
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "newer");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        QVERIFY(QSqlQuery(db).exec("PRAGMA user_version=99"));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("newer");
+    ChatStore s;
+    QVERIFY(s.open(path));
+    QVERIFY(s.readOnly());
+    const auto refused = s.createConversation("t", "/m.gguf", "");
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, ErrorCode::FileUnwritable);
+    QVERIFY2(QString::fromStdString(refused.error().detail).contains("readonly"), refused.error().detail.c_str());
+    const ChatStore::Done renamed = s.renameConversation(conv, "x");
+    QVERIFY(!renamed);
+    QCOMPARE(renamed.error().code, ErrorCode::FileUnwritable);
+    QVERIFY2(QString::fromStdString(renamed.error().detail).contains("readonly"), renamed.error().detail.c_str());
+    // Not a database at all: unreadable, in SQLite's words.
+    const QString junk = dir.filePath("junk.sqlite");
+    {
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray(4096, 'x'));
+    }
+    ChatStore j;
+    const ChatStore::Done notDb = j.open(junk);
+    QVERIFY(!notDb);
+    QCOMPARE(notDb.error().code, ErrorCode::FileUnreadable);
+    QVERIFY2(!notDb.error().detail.empty(), "no reason");
 }
 
 void TestChatStore::surviveKill()

@@ -28,6 +28,7 @@ private slots:
     void regenerateKeepsTheShownAnswer();
     void failedEditChangesNothing();
     void failedVersionChangesNothing();
+    void singleWritesSayWhy();
     void unopenedRepositoryWritesNothing();
     void unreadableHistoryIsMovedAside_data();
     void unreadableHistoryIsMovedAside();
@@ -85,6 +86,7 @@ void TestConversationRepository::newerSchemaOpensReadOnly()
     QVERIFY(r.open(m_path));
     QVERIFY(!r.writable());
     QCOMPARE(r.problem().kind, HistoryProblem::Kind::ReadOnlyNewer);
+    QCOMPARE(r.problem().reason, QString("schema version 99 is newer than this Shoehorn's %1").arg(ChatStore::kSchemaVersion));
     QCOMPARE(r.messages(c).size(), 1); // still readable
     QCOMPARE(r.appendMessage(c, Author::User, "more", State::Done), qint64(0));
     QCOMPARE(r.createConversation("new", {}, {}, {}), qint64(0));
@@ -220,6 +222,28 @@ void TestConversationRepository::failedVersionChangesNothing()
     QCOMPARE(r.beginVersion(a, &first, 1), qint64(0));
     QCOMPARE(failed.count(), 1);
     QVERIFY(r.store()->versions(a).isEmpty()); // both version rows rolled back
+}
+
+// A single write (not in a transaction) that fails says why: SQLite's reason, or the row that is
+// not there (these used to report an empty reason, or an earlier failure's).
+void TestConversationRepository::singleWritesSayWhy()
+{
+    ConversationRepository r;
+    QVERIFY(r.open(m_path));
+    const qint64 kept = r.createConversation("kept", {}, {}, {});
+    const qint64 gone = r.createConversation("gone", {}, {}, {});
+    QVERIFY(r.remove(gone));
+    QSignalSpy failed(&r, &ConversationRepository::failed);
+    QVERIFY(!r.rename(gone, "x"));
+    QVERIFY(!r.setModel(gone, "/m.gguf"));
+    QCOMPARE(failed.count(), 2);
+    QCOMPARE(failed.at(0).at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::ChatName);
+    QCOMPARE(failed.at(0).at(1).toString(), QString("no conversation %1").arg(gone));
+    QCOMPARE(failed.at(1).at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::ChatModel);
+    refuse("CREATE TRIGGER no_rename BEFORE UPDATE ON conversations BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+    QVERIFY(!r.rename(kept, "y"));
+    QCOMPARE(failed.count(), 3);
+    QVERIFY2(failed.at(2).at(1).toString().contains("disk says no"), qPrintable(failed.at(2).at(1).toString()));
 }
 
 void TestConversationRepository::unopenedRepositoryWritesNothing()

@@ -11,11 +11,12 @@ class TestError : public QObject
 private slots:
     void everyCodeHasASentence();
     void detailWins();
+    void resultOfNothing();
 };
 
 void TestError::everyCodeHasASentence()
 {
-    for (int c = int(ErrorCode::None); c <= int(ErrorCode::RemoteFailed); ++c) {
+    for (int c = int(ErrorCode::None); c <= int(ErrorCode::FileUnwritable); ++c) { // the last code
         const auto code = ErrorCode(c);
         const QString sentence = QString::fromUtf8(errorCodeSentence(code));
         QVERIFY2(sentence.endsWith('.') && sentence.size() > 8, errorCodeName(code));
@@ -29,6 +30,19 @@ void TestError::detailWins()
 {
     QCOMPARE(QString::fromStdString(errorMessage(Error{ErrorCode::DecodeFailed, "llama_decode returned -3"})),
              QStringLiteral("llama_decode returned -3"));
+}
+
+// Result<void>: success by default, a failure only with an Error that names one.
+void TestError::resultOfNothing()
+{
+    const Result<void> done;
+    QVERIFY(done.ok() && bool(done));
+    const Result<void> failed = Error{ErrorCode::FileUnwritable, "disk full"};
+    QVERIFY(!failed.ok() && !bool(failed));
+    QCOMPARE(failed.error().code, ErrorCode::FileUnwritable);
+    QCOMPARE(QString::fromStdString(failed.error().detail), QStringLiteral("disk full"));
+    const Result<void> none = Error{};
+    QVERIFY(none.ok()); // an Error of code None is no failure
 }
 
 QTEST_GUILESS_MAIN(TestError)

@@ -508,9 +508,9 @@ void TestMainWindow::chatListSearchRenameDelete()
     configure(lm);
     ChatStore *store = c.store();
     QVERIFY(store);
-    const qint64 a = store->createConversation("Planning the GPU", "/m.gguf", "");
+    const qint64 a = store->createConversation("Planning the GPU", "/m.gguf", "").value();
     store->appendMessage(a, ChatStore::message(a, "user", "how many experts fit?", "done"));
-    const qint64 b = store->createConversation("Recipes", "/m.gguf", "");
+    const qint64 b = store->createConversation("Recipes", "/m.gguf", "").value();
     store->appendMessage(b, ChatStore::message(b, "user", "soup", "done"));
     store->appendMessage(b, ChatStore::message(b, "assistant", "half an answer", "streaming")); // Shoehorn was killed
     MainWindow w(&cApp);
