@@ -21,8 +21,9 @@
 #    itself (tests/engine/decodeseam.h), so the loop's calls bind to the test's and nothing in
 #    the server or the engine carries a seam;
 #  - the sampler stays: upstream's common_sampler copies and sorts every logit each token (234 us
-#    for 152k logits against CandidateSampler's 36 us, docs/benchmarks.md): the chat path's
-#    parity with llama-bench (0.98) rests on it;
+#    for 152k logits against CandidateSampler's 36 us): measured again in the loop (2026-12-05,
+#    docs/benchmarks.md), the chat path is 0.989 x llama-bench tg with it, 0.927 with upstream's
+#    sampler, and no better with upstream's backend sampling;
 #  - the token ids stay: upstream's streamed chunks carry one id each but skip a token that ends
 #    inside a UTF-8 character, so only the final result's generated_tokens is complete.
 #  Readers polling below a second stay too: the chat's Stop is an atomic flag the reader sees
