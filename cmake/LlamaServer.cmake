@@ -17,11 +17,11 @@
 #  - the door: Host, Origin and API keys checked before any route, refusals counted;
 #  - readers polling below a second; no stream sessions.
 # Three were looked at to be replaced by upstream behaviour (2026-12-04); one went, two stay:
-#  - the decode hook (a test seam) went (2026-12-05): tst_chatsession defines llama_decode
+#  - the decode hook (a test seam) went (2026-12-04): tst_chatsession defines llama_decode
 #    itself (tests/engine/decodeseam.h), so the loop's calls bind to the test's and nothing in
 #    the server or the engine carries a seam;
 #  - the sampler stays: upstream's common_sampler copies and sorts every logit each token (234 us
-#    for 152k logits against CandidateSampler's 36 us): measured again in the loop (2026-12-05,
+#    for 152k logits against CandidateSampler's 36 us): measured again in the loop (2026-12-04,
 #    docs/benchmarks.md), the chat path is 0.989 x llama-bench tg with it, 0.927 with upstream's
 #    sampler, and no better with upstream's backend sampling;
 #  - the token ids stay: upstream's streamed chunks carry one id each but skip a token that ends
