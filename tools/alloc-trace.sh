@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Where a device's compute buffer peaks, as ggml's graph allocator placed it: for work on the
+# analytic planner's compute estimate (engine/internal/computeestimate.cpp) where it misses
+# llama.cpp's dry run (tests/engine/tst_plannervulkan.cpp's expected failures).
+#
+# Builds a copy of the pinned ggml-alloc.c that logs every allocation and free of the graph
+# allocator (buffer, tensor, op, size, offset, the buffer's high-water mark), preloads it into
+# `shoehorn-cli plan --exact` (llama.cpp's dry run: no weights read), and prints the tensors live
+# in DEVICE's buffer when its high-water mark was last raised, by offset: what the peak is made
+# of, and the holes between them that the allocator could not use.
+#
+# Usage: tools/alloc-trace.sh [BUILD_DIR] DEVICE MODEL.gguf [plan flags...]
+#   e.g. GGML_VK_VISIBLE_DEVICES=0 tools/alloc-trace.sh build Vulkan0 q3.gguf -ngl 20 -c 4096 -fa on
+# Needs gcc and python3; writes only under a temporary folder.
+set -euo pipefail
+build=build
+if [ $# -ge 1 ] && [ -f "$1/CMakeCache.txt" ]; then
+    build=$1
+    shift
+fi
+[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+device=$1
+shift
+
+src=$(sed -n 's/^ggml_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt")
+[ -f "$src/src/ggml-alloc.c" ] || { echo "no ggml source under '$src' (configure $build first)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python3 - "$src/src/ggml-alloc.c" "$work/ggml-alloc.c" <<'EOF'
+import sys
+s = open(sys.argv[1]).read()
+def patch(old, new):
+    global s
+    if s.count(old) != 1:
+        sys.exit("tools/alloc-trace.sh: ggml-alloc.c moved (anchor not found once):\n" + old)
+    s = s.replace(old, new)
+patch('#include "ggml-alloc.h"', '#include "ggml-alloc.h"\n#include <stdio.h>')
+patch('''        hn->buffer_id = buffer_id;
+        hn->addr = ggml_dyn_tallocr_alloc(alloc, size, node);
+''', '''        hn->buffer_id = buffer_id;
+        hn->addr = ggml_dyn_tallocr_alloc(alloc, size, node);
+        size_t high = 0;
+        for (int c = 0; c < alloc->n_chunks; c++) high += alloc->chunks[c]->max_size;
+        fprintf(stderr, "TRACE A %s %s %s %zu %zu %zu\\n", ggml_backend_buft_name(buft), node->name,
+                ggml_op_desc(node), size, hn->addr.offset, high);
+''')
+patch('''    ggml_dyn_tallocr_free_bytes(alloc, hn->addr, size);
+    hn->allocated = false;''', '''    ggml_dyn_tallocr_free_bytes(alloc, hn->addr, size);
+    fprintf(stderr, "TRACE F %s %s - %zu %zu 0\\n", ggml_backend_buft_name(buft), node->name, size, hn->addr.offset);
+    hn->allocated = false;''')
+open(sys.argv[2], "w").write(s)
+EOF
+gcc -O1 -fPIC -shared -I"$src/include" -I"$src/src" "$work/ggml-alloc.c" -o "$work/libtrace.so" \
+    -L"$build/bin" -lggml-base
+
+# Tensor names hold spaces ("cache_k_l5 (permuted)"): the fields are read from the right.
+LD_PRELOAD="$work/libtrace.so" "$build/bin/shoehorn-cli" plan "$@" --exact 2>"$work/trace.log" | grep -v '^TRACE' >&2
+python3 - "$work/trace.log" "$device" <<'EOF'
+import sys
+rows = []
+for line in open(sys.argv[1], errors="replace"):
+    if not line.startswith("TRACE "):
+        continue
+    f = line.rstrip("\n").split(" ")
+    kind, buf = f[1], f[2]
+    if buf != sys.argv[2]:
+        continue
+    size, off, high = int(f[-3]), int(f[-2]), int(f[-1])
+    op, name = f[-4], " ".join(f[3:-4])
+    rows.append((kind, name, op, size, off, high))
+if not rows:
+    sys.exit("no allocation in a buffer named '%s' (the names are ggml's buffer types, e.g. Vulkan0, CPU)" % sys.argv[2])
+mib = lambda b: b / 1048576
+# Each reservation starts the allocator again: keep the one whose high-water mark is highest.
+graphs, cur, last = [], [], 0
+for r in rows:
+    if r[0] == "A" and r[5] < last and cur:
+        graphs.append(cur)
+        cur = []
+    if r[0] == "A":
+        last = r[5]
+    cur.append(r)
+graphs.append(cur)
+best = max(graphs, key=lambda g: max(r[5] for r in g))
+peak = max(r[5] for r in best)
+live = {}
+for r in best:
+    kind, name, op, size, off, high = r
+    if kind == "F":
+        live.pop(off, None)
+        continue
+    live[off] = (size, op, name)
+    if high == peak:
+        break
+print("%s: peak %.2f MiB (%d graph reservation(s)), set by %s" % (sys.argv[2], mib(peak), len(graphs), name))
+print("| offset MiB | size MiB | op | tensor |\n|--:|--:|---|---|")
+end, used = 0, 0
+for off in sorted(live):
+    size, op, name = live[off]
+    if off > end:
+        print("| %.2f | %.2f | (hole) | |" % (mib(end), mib(off - end)))
+    print("| %.2f | %.2f | %s | %s |" % (mib(off), mib(size), op, name))
+    end, used = max(end, off + size), used + size
+print("live %.2f MiB, holes %.2f MiB" % (mib(used), mib(peak - used)))
+EOF
