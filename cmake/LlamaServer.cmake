@@ -2,13 +2,13 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Shoehorn's changes to upstream (32 anchored replacements; one of them
+# Shoehorn's changes to upstream (31 anchored replacements; one of them
 # applies to three route methods), each with its reason
 # where it is applied below:
 #  - the shared model: server_context::load_model_shared(params, model) creates the server's
 #    context on a model the application already loaded (the desktop chat and the API share one
 #    copy of the weights; turning the API on or off never reloads them), with the application's
-#    projector borrowed, and set_meta for an HTTP side opened on a running loop;
+#    projector borrowed;
 #  - the desktop chat's reserved slot (API tasks never take it; `serve` reserves none), its
 #    tasks marked, its Stop mid-prompt (an abortable decode), its own sampler, and its token ids
 #    kept in stream mode;
@@ -20,6 +20,9 @@
 #  - the decode hook (a test seam) went (2026-12-04): tst_chatsession defines llama_decode
 #    itself (tests/engine/decodeseam.h), so the loop's calls bind to the test's and nothing in
 #    the server or the engine carries a seam;
+#  - set_meta went too (2026-12-04): an HTTP side opened on a running loop calls upstream's
+#    update_meta; get_meta() reads only what load_model set, and Shoehorn's loop never sleeps
+#    (serverargs.cpp refuses --sleep-idle-seconds), which would load again;
 #  - the sampler stays: upstream's common_sampler copies and sorts every logit each token (234 us
 #    for 152k logits against CandidateSampler's 36 us): measured again in the loop (2026-12-04,
 #    docs/benchmarks.md), the chat path is 0.989 x llama-bench tg with it, 0.927 with upstream's
@@ -89,21 +92,6 @@ shoehorn_server_patch(_h server-context.h
     // target model), for the memory report of what was allocated
     llama_context * get_draft_context() const;
     llama_model * get_draft_model() const;
-")
-shoehorn_server_patch(_h server-context.h
-"    void update_meta(const server_context & ctx_server) {
-        this->meta = std::make_unique<server_context_meta>(ctx_server.get_meta());
-    }
-"
-"    void update_meta(const server_context & ctx_server) {
-        this->meta = std::make_unique<server_context_meta>(ctx_server.get_meta());
-    }
-
-    // shoehorn: the meta the loop's owner took before the loop started (get_meta() is not for
-    // other threads while it runs): an HTTP side opened later on a running loop uses this
-    void set_meta(const server_context_meta & m) {
-        this->meta = std::make_unique<server_context_meta>(m);
-    }
 ")
 file(READ "${_shoehorn_srv_in}/server-context.cpp" _cpp)
 shoehorn_server_patch(_cpp server-context.cpp

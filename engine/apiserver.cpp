@@ -201,7 +201,9 @@ Error ApiServer::open(const ApiServerOptions &options)
             return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
         }
         d.routes = std::make_unique<server_routes>(d.params, d.loop->server());
-        d.routes->set_meta(d.loop->meta());
+        // llama.cpp's get_meta() reads only what load_model set, and Shoehorn's loop never sleeps
+        // (which would load again): safe while the loop runs. is_ready is still false here.
+        d.routes->update_meta(d.loop->server());
         d.addRoutes();
         if (!d.http->start()) {
             d.routes.reset();

@@ -152,7 +152,7 @@ Result<std::shared_ptr<Loaded>> ModelRouter::Impl::acquire(std::string name, con
     internal::ServerLoop &loop = internal::Access::loop(*entry->session);
     entry->params = loop.params();
     entry->routes = std::make_unique<server_routes>(entry->params, loop.server());
-    entry->routes->set_meta(loop.meta());
+    entry->routes->update_meta(loop.server()); // as ApiServer::open: new routes, a loop that never sleeps
     std::lock_guard lock(mutex);
     current = entry;
     return entry;

@@ -75,7 +75,8 @@ public:
     server_context &server() { return m_server; }
     // The parameters the server was created with (the HTTP side copies them).
     const common_params &params() const { return m_params; }
-    // Taken before the loop started (llama.cpp's get_meta() is for the loop's owner only).
+    // Taken once, before the loop started: every chat turn reads it (get_meta() copies the chat
+    // templates each time).
     const server_context_meta &meta() const { return *m_meta; }
     llama_context *context() const;
     // Speculation's second context (null: none) and its draft model (null: none, or MTP).
