@@ -1,10 +1,10 @@
 #include "attachmentstrip.h"
 
+#include "asyncdialogs.h"
 #include "errortext.h"
 #include "visioncontroller.h"
 
 #include <QEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QImage>
@@ -52,11 +52,13 @@ AttachmentStrip::AttachmentStrip(VisionController *vision, QWidget *parent) : QW
     m_note->hide();
     outer->addLayout(row);
     outer->addWidget(m_note);
-    m_choose = [this](QWidget *p) {
-        return QFileDialog::getOpenFileNames(p, tr("Attach Images"), QString(),
-                                             tr("Images (*.png *.jpg *.jpeg *.bmp *.gif);;All files (*)"));
+    m_choose = [](QWidget *p, std::function<void(const QStringList &)> done) {
+        AsyncDialogs::openFiles(p, tr("Attach Images"), tr("Images (*.png *.jpg *.jpeg *.bmp *.gif);;All files (*)"),
+                                std::move(done));
     };
-    connect(m_attach, &QToolButton::clicked, this, [this] { addFiles(m_choose(this)); });
+    connect(m_attach, &QToolButton::clicked, this, [this] {
+        m_choose(this, [this](const QStringList &paths) { addFiles(paths); });
+    });
     connect(m_vision, &VisionController::visionChanged, this, &AttachmentStrip::updateNote);
     retranslate();
 }

@@ -23,7 +23,8 @@ class AttachmentStrip : public QWidget
 {
     Q_OBJECT
 public:
-    using FileChooser = std::function<QStringList(QWidget *parent)>;
+    // Calls back with the chosen files (none: cancelled); does not block.
+    using FileChooser = std::function<void(QWidget *parent, std::function<void(const QStringList &paths)> done)>;
     explicit AttachmentStrip(VisionController *vision, QWidget *parent = nullptr);
 
     const QList<ChatImage> &images() const { return m_images; }

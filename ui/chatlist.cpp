@@ -1,10 +1,10 @@
 #include "chatlist.h"
 
+#include "asyncdialogs.h"
 #include "chatcontroller.h"
 #include "conversationlist.h"
 
 #include <QHBoxLayout>
-#include <QInputDialog>
 #include <QLineEdit>
 #include <QListView>
 #include <QPushButton>
@@ -43,8 +43,8 @@ ChatList::ChatList(ChatController *controller, ConversationList *conversations, 
     layout->addLayout(buttons);
     setWidget(body);
 
-    m_askTitle = [this](const QString &current) {
-        return QInputDialog::getText(this, tr("Rename chat"), tr("Title"), QLineEdit::Normal, current);
+    m_askTitle = [this](const QString &current, std::function<void(const QString &)> done) {
+        AsyncDialogs::text(this, tr("Rename chat"), tr("Title"), current, std::move(done));
     };
     connect(m_search, &QLineEdit::textChanged, this, [this](const QString &t) {
         if (m_model)
@@ -93,9 +93,11 @@ void ChatList::renameCurrent()
     if (!id || !m_model)
         return;
     const int row = m_model->rowOf(id);
-    const QString title = m_askTitle(row >= 0 ? m_model->data(m_model->index(row)).toString() : QString()).trimmed();
-    if (!title.isEmpty())
-        m_controller->renameConversation(id, title);
+    m_askTitle(row >= 0 ? m_model->data(m_model->index(row)).toString() : QString(), [this, id](const QString &text) {
+        // The chat may be gone meanwhile: renaming an id that is not there is refused and said.
+        if (const QString title = text.trimmed(); !title.isEmpty())
+            m_controller->renameConversation(id, title);
+    });
 }
 
 void ChatList::deleteCurrent()

@@ -19,8 +19,9 @@ public:
     ChatList(ChatController *controller, ConversationList *conversations, QWidget *parent = nullptr);
     ConversationList *model() const { return m_model; }
     QListView *view() const { return m_view; }
-    // Test seam: how a new title is asked for (empty: cancelled).
-    void setTitleAsker(std::function<QString(const QString &current)> asker) { m_askTitle = std::move(asker); }
+    // Test seam: how a new title is asked for (calls back with it, only when accepted; does not block).
+    using TitleAsker = std::function<void(const QString &current, std::function<void(const QString &title)> done)>;
+    void setTitleAsker(TitleAsker asker) { m_askTitle = std::move(asker); }
 
 signals:
     // A stored chat was opened; it was held with this model.
@@ -40,5 +41,5 @@ private:
     ConversationList *m_model = nullptr;
     QLineEdit *m_search;
     QListView *m_view;
-    std::function<QString(const QString &)> m_askTitle;
+    TitleAsker m_askTitle;
 };

@@ -36,20 +36,23 @@ public:
     // Seams for tests: how errors are shown and how a file is chosen.
     using ErrorPresenter = std::function<void(const QString &title, const QString &text)>;
     void setErrorPresenter(ErrorPresenter presenter) { m_showError = std::move(presenter); }
-    using FileChooser = std::function<QString()>;
+    // Choosers answer through `done` (an empty path: cancelled); none blocks (AsyncDialogs).
+    using FileChooser = std::function<void(std::function<void(const QString &path)> done)>;
     void setFileChooser(FileChooser chooser) { m_chooseFile = std::move(chooser); }
     void setPresetChooser(FileChooser chooser) { m_choosePresets = std::move(chooser); }
+    void setChatChooser(FileChooser chooser) { m_chooseChat = std::move(chooser); } // Import Chat
     void setInfoPresenter(ErrorPresenter presenter) { m_showInfo = std::move(presenter); }
-    // Where to save an export: (suggested name, filter) -> path, empty to cancel.
-    using SaveChooser = std::function<QString(const QString &suggested, const QString &filter)>;
+    // Where to save an export: (suggested name, filter) -> the path, empty to cancel.
+    using SaveChooser = std::function<void(const QString &suggested, const QString &filter,
+                                           std::function<void(const QString &path)> done)>;
     void setSaveChooser(SaveChooser chooser) { m_chooseSave = std::move(chooser); }
     // The chat's model file is gone: the new path the user points to, empty to leave it.
     // Asks where the model went; calls back with the file (empty: the user cancelled). Without a
     // nested event loop: the window goes on meanwhile.
     using LocateChooser = std::function<void(const QString &missingPath, std::function<void(const QString &found)>)>;
     void setLocateChooser(LocateChooser chooser) { m_locate = std::move(chooser); }
-    // Asked when Stop has no effect for a while; true: quit. Test seam like the others.
-    using QuitAsker = std::function<bool(const QString &text)>;
+    // Asked when Stop has no effect for a while; `done(true)`: quit. Test seam like the others.
+    using QuitAsker = std::function<void(const QString &text, std::function<void(bool quit)> done)>;
     void setQuitAsker(QuitAsker asker) { m_askQuit = std::move(asker); }
     static constexpr int kStopGraceMs = 3000;
     ChatView *chatView() const { return m_view; }
@@ -126,6 +129,7 @@ private:
     ErrorPresenter m_showError;
     FileChooser m_chooseFile;
     FileChooser m_choosePresets;
+    FileChooser m_chooseChat;
     ErrorPresenter m_showInfo;
     SaveChooser m_chooseSave;
     LocateChooser m_locate;

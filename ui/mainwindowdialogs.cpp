@@ -2,9 +2,9 @@
 // Stop, which asks to quit when the answer does not stop.
 #include "mainwindow.h"
 
+#include "asyncdialogs.h"
 #include "chatcontroller.h"
 
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QPushButton>
@@ -12,18 +12,23 @@
 
 void MainWindow::installDialogs()
 {
-    m_showError = [this](const QString &title, const QString &text) { QMessageBox::warning(this, title, text); };
-    m_chooseFile = [this] {
-        return QFileDialog::getOpenFileName(this, tr("Open a GGUF model"), QString(),
-                                            tr("GGUF models (*.gguf);;All files (*)"));
+    using namespace AsyncDialogs;
+    m_showError = [this](const QString &title, const QString &text) { message(this, QMessageBox::Warning, title, text); };
+    m_showInfo = [this](const QString &title, const QString &text) {
+        message(this, QMessageBox::Information, title, text);
     };
-    m_showInfo = [this](const QString &title, const QString &text) { QMessageBox::information(this, title, text); };
-    m_choosePresets = [this] {
-        return QFileDialog::getOpenFileName(this, tr("Import llama-server presets"), QString(),
-                                            tr("Preset files (*.ini);;All files (*)"));
+    m_chooseFile = [this](PathDone done) {
+        openFile(this, tr("Open a GGUF model"), QString(), tr("GGUF models (*.gguf);;All files (*)"), std::move(done));
     };
-    m_chooseSave = [this](const QString &suggested, const QString &filter) {
-        return QFileDialog::getSaveFileName(this, tr("Export chat"), suggested, filter);
+    m_choosePresets = [this](PathDone done) {
+        openFile(this, tr("Import llama-server presets"), QString(), tr("Preset files (*.ini);;All files (*)"),
+                 std::move(done));
+    };
+    m_chooseChat = [this](PathDone done) {
+        openFile(this, tr("Import a chat"), QString(), tr("Shoehorn chats (*.json);;All files (*)"), std::move(done));
+    };
+    m_chooseSave = [this](const QString &suggested, const QString &filter, PathDone done) {
+        saveFile(this, tr("Export chat"), suggested, filter, std::move(done));
     };
     m_locate = [this](const QString &missing, std::function<void(const QString &)> done) {
         auto *box = new QMessageBox(QMessageBox::Question, tr("Model not found"),
@@ -34,21 +39,13 @@ void MainWindow::installDialogs()
         connect(box, &QMessageBox::finished, this, [this, box, locate, missing, done] {
             if (box->clickedButton() != locate)
                 return done(QString());
-            auto *files = new QFileDialog(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
-                                          tr("GGUF models (*.gguf);;All files (*)"));
-            files->setAttribute(Qt::WA_DeleteOnClose);
-            files->setFileMode(QFileDialog::ExistingFile);
-            connect(files, &QFileDialog::finished, this, [files, done](int result) {
-                done(result == QDialog::Accepted && !files->selectedFiles().isEmpty() ? files->selectedFiles().front()
-                                                                                      : QString());
-            });
-            files->open();
+            openFile(this, tr("Locate the model"), QFileInfo(missing).absolutePath(),
+                     tr("GGUF models (*.gguf);;All files (*)"), done);
         });
         box->open();
     };
-    m_askQuit = [this](const QString &text) {
-        return QMessageBox::question(this, tr("The answer does not stop"), text,
-                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+    m_askQuit = [this](const QString &text, std::function<void(bool)> done) {
+        ask(this, tr("The answer does not stop"), text, std::move(done));
     };
 }
 
@@ -63,8 +60,11 @@ void MainWindow::stopAnswer()
     QTimer::singleShot(kStopGraceMs, this, [this, before] {
         if (before != m_stopRequests || m_model->state() != LoadedModel::State::Generating)
             return;
-        if (m_askQuit(tr("The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for "
-                         "example a chat template that never finishes). Your chats are saved. Quit Shoehorn?")))
-            QCoreApplication::quit(); // main() does not wait for the stuck worker (2 s at most)
+        m_askQuit(tr("The answer does not stop: the model is busy where Shoehorn cannot interrupt it (for "
+                     "example a chat template that never finishes). Your chats are saved. Quit Shoehorn?"),
+                  [](bool quit) {
+                      if (quit)
+                          QCoreApplication::quit(); // main() does not wait for the stuck worker (2 s at most)
+                  });
     });
 }

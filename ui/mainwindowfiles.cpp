@@ -17,7 +17,6 @@
 #include "visioncontroller.h"
 
 #include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QMimeData>
 #include <QRegularExpression>
@@ -47,9 +46,10 @@ void MainWindow::exportChat()
     name.replace(QRegularExpression(QStringLiteral("[/\\\\:*?\"<>|]")), QStringLiteral("_"));
     if (name.isEmpty())
         name = tr("chat");
-    const QString path = m_chooseSave(name + QStringLiteral(".md"), tr("Markdown (*.md);;JSON (*.json)"));
-    if (!path.isEmpty())
-        exportChatTo(path);
+    m_chooseSave(name + QStringLiteral(".md"), tr("Markdown (*.md);;JSON (*.json)"), [this](const QString &path) {
+        if (!path.isEmpty())
+            exportChatTo(path);
+    });
 }
 
 bool MainWindow::exportChatTo(const QString &path)
@@ -67,10 +67,10 @@ bool MainWindow::exportChatTo(const QString &path)
 
 void MainWindow::importChat()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import a chat"), QString(),
-                                                      tr("Shoehorn chats (*.json);;All files (*)"));
-    if (!path.isEmpty())
-        importChatFile(path);
+    m_chooseChat([this](const QString &path) {
+        if (!path.isEmpty())
+            importChatFile(path);
+    });
 }
 
 bool MainWindow::importChatFile(const QString &path)
@@ -109,9 +109,10 @@ bool MainWindow::isModelFile(const QString &path)
 
 void MainWindow::openModelDialog()
 {
-    const QString path = m_chooseFile();
-    if (!path.isEmpty())
-        openModel(path);
+    m_chooseFile([this](const QString &path) {
+        if (!path.isEmpty())
+            openModel(path);
+    });
 }
 
 void MainWindow::openModel(const QString &path)
@@ -139,9 +140,10 @@ void MainWindow::openFiles(const QStringList &paths)
 
 void MainWindow::importPresets()
 {
-    const QString path = m_choosePresets();
-    if (!path.isEmpty())
-        importPresetFile(path);
+    m_choosePresets([this](const QString &path) {
+        if (!path.isEmpty())
+            importPresetFile(path);
+    });
 }
 
 void MainWindow::importPresetFile(const QString &path)

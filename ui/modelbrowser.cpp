@@ -1,12 +1,13 @@
 #include "modelbrowser.h"
 
+#include "asyncdialogs.h"
 #include "modellibrary.h"
 
 #include <QAction>
-#include <QFileDialog>
 #include <QHeaderView>
 #include <QTableView>
 #include <QMenu>
+#include <QPersistentModelIndex>
 #include <QPainter>
 #include <QPushButton>
 #include <QStyledItemDelegate>
@@ -80,11 +81,14 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
     buttons->addWidget(browse);
     buttons->addWidget(folder);
     layout->addLayout(buttons);
-    m_chooseFolder = [this] { return QFileDialog::getExistingDirectory(this, tr("Choose a folder with models")); };
+    m_chooseFolder = [this](AsyncDialogs::PathDone done) {
+        AsyncDialogs::chooseFolder(this, tr("Choose a folder with models"), std::move(done));
+    };
     connect(folder, &QPushButton::clicked, this, [this] {
-        const QString dir = m_chooseFolder();
-        if (!dir.isEmpty())
-            m_library->addFolder(dir);
+        m_chooseFolder([this](const QString &dir) {
+            if (!dir.isEmpty())
+                m_library->addFolder(dir);
+        });
     });
     setWidget(body);
 
@@ -95,10 +99,20 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
         const QModelIndex index = m_view->indexAt(pos);
         if (!index.isValid())
             return;
-        QMenu menu(this);
-        menu.addAction(tr("Open"), this, [this, index] { activate(index); });
-        menu.addAction(tr("Remove from list"), this, [this, row = index.row()] { m_library->remove(row); });
-        menu.exec(m_view->viewport()->mapToGlobal(pos));
+        // A popup, not exec(): no nested event loop. The list may change while it is open (a
+        // scan ends): the row is followed, and an entry that went is left alone.
+        auto *menu = new QMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        const QPersistentModelIndex entry(index);
+        menu->addAction(tr("Open"), this, [this, entry] {
+            if (entry.isValid())
+                activate(entry);
+        });
+        menu->addAction(tr("Remove from list"), this, [this, entry] {
+            if (entry.isValid())
+                m_library->remove(entry.row());
+        });
+        menu->popup(m_view->viewport()->mapToGlobal(pos));
     });
 }
 

@@ -14,8 +14,9 @@ class ModelBrowser : public QDockWidget
 public:
     ModelBrowser(ModelLibrary *library, QWidget *parent = nullptr);
     QTableView *view() const { return m_view; }
-    // Test seam: how a folder is chosen.
-    void setFolderChooser(std::function<QString()> chooser) { m_chooseFolder = std::move(chooser); }
+    // Test seam: how a folder is chosen (calls back with it, empty: cancelled; does not block).
+    using FolderChooser = std::function<void(std::function<void(const QString &dir)> done)>;
+    void setFolderChooser(FolderChooser chooser) { m_chooseFolder = std::move(chooser); }
 
 signals:
     void openRequested(const QString &path);
@@ -25,5 +26,5 @@ private:
     void activate(const QModelIndex &index);
     ModelLibrary *m_library;
     QTableView *m_view;
-    std::function<QString()> m_chooseFolder;
+    FolderChooser m_chooseFolder;
 };

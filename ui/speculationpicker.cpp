@@ -1,10 +1,12 @@
 #include "speculationpicker.h"
 
+#include "asyncdialogs.h"
+
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPointer>
 #include <QStandardItemModel>
 
 using namespace shoehorn;
@@ -28,9 +30,9 @@ SpeculationPicker::SpeculationPicker(QWidget *parent) : QWidget(parent)
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_combo, 1);
     row->addWidget(m_draft);
-    m_chooser = [this] {
-        return QFileDialog::getOpenFileName(this, tr("Draft model"), QFileInfo(m_draftPath).path(),
-                                            tr("GGUF models (*.gguf)"));
+    m_chooser = [this](AsyncDialogs::PathDone done) {
+        AsyncDialogs::openFile(this, tr("Draft model"), QFileInfo(m_draftPath).path(), tr("GGUF models (*.gguf)"),
+                               std::move(done));
     };
     connect(m_combo, &QComboBox::currentIndexChanged, this, &SpeculationPicker::chosen);
     showDraft();
@@ -90,15 +92,31 @@ void SpeculationPicker::chosen(int index)
     if (m_updating)
         return;
     if (index == DraftModel) {
-        const QString path = m_chooser ? m_chooser() : QString();
-        if (path.isEmpty()) { // cancelled: the choice before stays
+        // The choice before stays until a file is chosen (and when the dialog is cancelled).
+        {
             const QSignalBlocker block(m_combo);
             m_combo->setCurrentIndex(m_last);
-            return;
         }
-        m_draftPath = path;
+        if (m_chooser)
+            m_chooser([self = QPointer<SpeculationPicker>(this)](const QString &path) {
+                if (self && !path.isEmpty())
+                    self->takeDraft(path);
+            });
+        return;
     }
     m_last = Choice(index);
+    showDraft();
+    emit edited();
+}
+
+void SpeculationPicker::takeDraft(const QString &path)
+{
+    m_draftPath = path;
+    {
+        const QSignalBlocker block(m_combo);
+        m_combo->setCurrentIndex(DraftModel);
+    }
+    m_last = DraftModel;
     showDraft();
     emit edited();
 }

@@ -29,14 +29,17 @@ public:
     bool isAuto() const { return choice() == Auto; }
     Choice choice() const;
 
-    // Test seam: the file dialog that picks a draft model (returns the path, empty: cancelled).
-    void setFileChooser(std::function<QString()> chooser) { m_chooser = std::move(chooser); }
+    // Test seam: the file dialog that picks a draft model (calls back with the path, empty:
+    // cancelled; it does not block).
+    using FileChooser = std::function<void(std::function<void(const QString &path)> done)>;
+    void setFileChooser(FileChooser chooser) { m_chooser = std::move(chooser); }
 
 signals:
     void edited();
 
 private:
     void chosen(int index);
+    void takeDraft(const QString &path);
     void showDraft();
 
     QComboBox *m_combo = nullptr;
@@ -44,5 +47,5 @@ private:
     QString m_draftPath;
     Choice m_last = Off;
     bool m_updating = false;
-    std::function<QString()> m_chooser;
+    FileChooser m_chooser;
 };

@@ -1,21 +1,22 @@
 #include "visionmenu.h"
 
+#include "asyncdialogs.h"
 #include "loadedmodel.h"
 #include "errortext.h"
 #include "visioncontroller.h"
 
 #include <QActionGroup>
-#include <QFileDialog>
 #include <QFileInfo>
+#include <QPointer>
 
 VisionMenu::VisionMenu(LoadedModel *model, VisionController *vision, QWidget *parent)
     : QMenu(parent), m_model(model), m_vision(vision)
 {
     setObjectName(QStringLiteral("visionMenu"));
     setTitle(tr("&Vision Projector"));
-    m_choose = [](QWidget *p) {
-        return QFileDialog::getOpenFileName(p, tr("Choose a Vision Projector"), QString(),
-                                            tr("Vision projectors (mmproj*.gguf *.gguf)"));
+    m_choose = [](QWidget *p, AsyncDialogs::PathDone done) {
+        AsyncDialogs::openFile(p, tr("Choose a Vision Projector"), QString(),
+                               tr("Vision projectors (mmproj*.gguf *.gguf)"), std::move(done));
     };
     connect(this, &QMenu::aboutToShow, this, &VisionMenu::rebuild);
     connect(vision, &VisionController::factsReady, this, [this] {
@@ -82,9 +83,10 @@ void VisionMenu::rebuild()
     choice(tr("None"), ModelSettings::kNoProjector, s.projector == ModelSettings::kNoProjector, true);
     addSeparator();
     addAction(tr("Choose File…"), this, [this, vision] {
-        const QString path = m_choose(parentWidget());
-        if (!path.isEmpty())
-            vision->choose(path, m_model->modelSettings().projectorOffload);
+        m_choose(parentWidget(), [model = QPointer<LoadedModel>(m_model), vision](const QString &path) {
+            if (!path.isEmpty() && model)
+                vision->choose(path, model->modelSettings().projectorOffload);
+        });
     });
     QAction *cpu = addAction(tr("Keep the Projector on the CPU"));
     cpu->setObjectName(QStringLiteral("projectorOnCpu"));

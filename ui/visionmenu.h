@@ -14,7 +14,8 @@ class VisionMenu : public QMenu
 {
     Q_OBJECT
 public:
-    using FileChooser = std::function<QString(QWidget *parent)>;
+    // Calls back with the chosen file (empty: cancelled); does not block.
+    using FileChooser = std::function<void(QWidget *parent, std::function<void(const QString &path)> done)>;
     VisionMenu(LoadedModel *model, VisionController *vision, QWidget *parent = nullptr);
     void setFileChooser(FileChooser chooser) { m_choose = std::move(chooser); } // seam for tests
     void rebuild(); // what aboutToShow does (tests call it)

@@ -97,7 +97,7 @@ void TestAttachments::attachDropPasteAndSend()
     QSignalSpy changed(strip, &AttachmentStrip::imagesChanged);
     // The button (its file dialog is the seam).
     const QString a = writeFile("a.bmp", TestFixtures::bmpImage(64, 48, 1));
-    strip->setFileChooser([a](QWidget *) { return QStringList{a}; });
+    strip->setFileChooser([a](QWidget *, std::function<void(const QStringList &)> done) { done({a}); });
     strip->attachButton()->click();
     QTRY_COMPARE(strip->images().size(), 1); // read on a pool thread
     // Files dropped on the message box: images, not their paths as text.

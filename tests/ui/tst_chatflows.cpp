@@ -293,9 +293,9 @@ void TestChatFlows::exportAndImport()
     QVERIFY(sendAndWait(w, "export me"));
     QTemporaryDir dir;
     QString suggested;
-    w.window->setSaveChooser([&](const QString &name, const QString &) {
+    w.window->setSaveChooser([&](const QString &name, const QString &, std::function<void(const QString &)> done) {
         suggested = name;
-        return dir.filePath("chat.md");
+        done(dir.filePath("chat.md"));
     });
     w.window->exportChat();
     QCOMPARE(suggested, QString("export me.md"));

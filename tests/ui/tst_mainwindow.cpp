@@ -184,9 +184,9 @@ void TestMainWindow::stuckAnswerOffersToQuit()
     LoadedModel &lm = *cApp.model();
     MainWindow w(&cApp);
     QStringList asked;
-    w.setQuitAsker([&](const QString &text) {
+    w.setQuitAsker([&](const QString &text, std::function<void(bool)> done) {
         asked << text;
-        return false; // "No": keep waiting
+        done(false); // "No": keep waiting
     });
     w.show();
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
@@ -343,7 +343,7 @@ void TestMainWindow::openThroughFileDialogSeam()
     LoadedModel &lm = *cApp.model();
     configure(lm);
     MainWindow w(&cApp);
-    w.setFileChooser([] { return TestFixtures::instance().tinyLlama(); });
+    w.setFileChooser([](std::function<void(const QString &)> done) { done(TestFixtures::instance().tinyLlama()); });
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
@@ -479,7 +479,7 @@ void TestMainWindow::importPresetsFromIni()
         title = t;
         text = x;
     });
-    w.setPresetChooser([&] { return ini; });
+    w.setPresetChooser([&](std::function<void(const QString &)> done) { done(ini); });
     w.importPresets();
     QCOMPARE(title, QString("Presets imported"));
     QVERIFY2(text.contains("1 model"), qPrintable(text));
@@ -541,7 +541,7 @@ void TestMainWindow::chatListSearchRenameDelete()
     QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
     QVERIFY(w.findChild<QTextBrowser *>()->toPlainText().contains("half an answer"));
     // Rename through the seam, then delete.
-    chats->setTitleAsker([](const QString &) { return QStringLiteral("Soup recipes"); });
+    chats->setTitleAsker([](const QString &, std::function<void(const QString &)> done) { done("Soup recipes"); });
     QTest::mouseClick(chats->findChild<QPushButton *>("renameChatButton"), Qt::LeftButton);
     QCOMPARE(store->conversations("Soup recipes").size(), 1);
     QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);

@@ -73,7 +73,7 @@ void TestSpeculationPicker::draftModelThroughTheDialog()
     combo->setCurrentIndex(SpeculationPicker::NGram);
     QCOMPARE(edited.count(), 1);
     QString answer; // the dialog: cancelled first
-    picker.setFileChooser([&answer] { return answer; });
+    picker.setFileChooser([&answer](std::function<void(const QString &)> done) { done(answer); });
     combo->setCurrentIndex(SpeculationPicker::DraftModel);
     QCOMPARE(int(picker.choice()), int(SpeculationPicker::NGram));
     QCOMPARE(edited.count(), 1);

@@ -55,9 +55,9 @@ void TestTemplateSpin::init()
     m_window = new MainWindow(m_core);
     m_errors.clear();
     m_asked.clear();
-    m_window->setQuitAsker([this](const QString &text) {
+    m_window->setQuitAsker([this](const QString &text, std::function<void(bool)> done) {
         m_asked << text;
-        return false;
+        done(false);
     });
     m_window->setErrorPresenter([this](const QString &title, const QString &text) { m_errors << title + "\n" + text; });
     m_window->show();
