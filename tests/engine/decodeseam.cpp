@@ -1,29 +1,18 @@
 #include "decodeseam.h"
 
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
+
+// The link wraps llama_decode (tests/CMakeLists.txt: -Wl,--wrap=llama_decode): every call to it
+// from this program's own objects, the statically linked server loop and engine included, comes
+// here; __real_llama_decode is llama.cpp's. Calls inside libllama, libmtmd or llama-common (in a
+// shared build) are not wrapped: only what the loop itself decodes is seen.
+extern "C" int32_t __real_llama_decode(llama_context *ctx, llama_batch batch);
 
 namespace {
 
 std::mutex g_mutex;
 llama_context *g_ctx = nullptr;
 decodeseam::Hook g_hook;
-
-using DecodeFn = int32_t (*)(llama_context *, llama_batch);
-
-DecodeFn libllamaDecode()
-{
-    // The next definition after this program's: libllama's.
-    static const DecodeFn fn = reinterpret_cast<DecodeFn>(dlsym(RTLD_NEXT, "llama_decode"));
-    if (!fn) {
-        std::fprintf(stderr, "decodeseam: libllama's llama_decode not found: %s\n", dlerror());
-        std::abort();
-    }
-    return fn;
-}
 
 } // namespace
 
@@ -38,18 +27,18 @@ void set(llama_context *ctx, Hook hook)
 
 int32_t real(llama_context *ctx, llama_batch batch)
 {
-    return libllamaDecode()(ctx, batch);
+    return __real_llama_decode(ctx, batch);
 }
 
 } // namespace decodeseam
 
-extern "C" int32_t llama_decode(llama_context *ctx, llama_batch batch)
+extern "C" int32_t __wrap_llama_decode(llama_context *ctx, llama_batch batch)
 {
     decodeseam::Hook hook;
     {
         std::lock_guard lock(g_mutex);
         if (ctx == g_ctx)
-            hook = g_hook;
+            hook = g_hook; // called outside the lock: a hook may decode itself (real())
     }
     if (hook)
         if (const auto rc = hook(batch.n_tokens))

@@ -1,11 +1,11 @@
 #pragma once
 
 // A test seam over llama_decode that needs no hook in llama.cpp or the engine: a test program
-// that links decodeseam.cpp defines llama_decode itself, so every call in it (the server loop's
-// included, which is linked in statically) binds to that definition. It runs the test's hook for
-// the one context the test names and libllama's own llama_decode for everything else. Lets tests
-// prove what every documented return code turns into, which a real model cannot be made to
-// return on demand.
+// that links decodeseam.cpp with -Wl,--wrap=llama_decode (tests/CMakeLists.txt) sends every call
+// its own objects make (the statically linked server loop's included) through the seam, in a
+// shared or a static build alike. It runs the test's hook for the one context the test names and
+// llama.cpp's llama_decode for everything else. Lets tests prove what every documented return
+// code turns into, which a real model cannot be made to return on demand.
 #include <llama.h>
 
 #include <cstdint>
@@ -33,7 +33,7 @@ public:
     Scoped &operator=(const Scoped &) = delete;
 };
 
-// libllama's own llama_decode, for a hook that makes a real call of its own.
+// llama.cpp's own llama_decode, for a hook that makes a real call of its own.
 int32_t real(llama_context *ctx, llama_batch batch);
 
 } // namespace decodeseam
