@@ -18,7 +18,7 @@ if [ $# -ge 1 ] && [ -f "$1/CMakeCache.txt" ]; then
     build=$1
     shift
 fi
-[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
 device=$1
 shift
 
@@ -36,68 +36,80 @@ def patch(old, new):
         sys.exit("tools/alloc-trace.sh: ggml-alloc.c moved (anchor not found once):\n" + old)
     s = s.replace(old, new)
 patch('#include "ggml-alloc.h"', '#include "ggml-alloc.h"\n#include <stdio.h>')
+# A line per graph the allocator lays out, so that one graph's tensors are never mixed with another's.
+patch('''static void ggml_gallocr_alloc_graph_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids, const int * leaf_buffer_ids) {
+''', '''static void ggml_gallocr_alloc_graph_impl(ggml_gallocr_t galloc, struct ggml_cgraph * graph, const int * node_buffer_ids, const int * leaf_buffer_ids) {
+    fprintf(stderr, "TRACE G %p\\n", (void *) galloc);
+''')
 patch('''        hn->buffer_id = buffer_id;
         hn->addr = ggml_dyn_tallocr_alloc(alloc, size, node);
 ''', '''        hn->buffer_id = buffer_id;
         hn->addr = ggml_dyn_tallocr_alloc(alloc, size, node);
         size_t high = 0;
         for (int c = 0; c < alloc->n_chunks; c++) high += alloc->chunks[c]->max_size;
-        fprintf(stderr, "TRACE A %s %s %s %zu %zu %zu\\n", ggml_backend_buft_name(buft), node->name,
-                ggml_op_desc(node), size, hn->addr.offset, high);
+        fprintf(stderr, "TRACE A %p %s %s %s %zu %d %zu %zu\\n", (void *) galloc, ggml_backend_buft_name(buft),
+                node->name, ggml_op_desc(node), size, hn->addr.chunk, hn->addr.offset, high);
 ''')
 patch('''    ggml_dyn_tallocr_free_bytes(alloc, hn->addr, size);
     hn->allocated = false;''', '''    ggml_dyn_tallocr_free_bytes(alloc, hn->addr, size);
-    fprintf(stderr, "TRACE F %s %s - %zu %zu 0\\n", ggml_backend_buft_name(buft), node->name, size, hn->addr.offset);
+    fprintf(stderr, "TRACE F %p %s %s - %zu %d %zu 0\\n", (void *) galloc, ggml_backend_buft_name(buft), node->name,
+            size, hn->addr.chunk, hn->addr.offset);
     hn->allocated = false;''')
 open(sys.argv[2], "w").write(s)
 EOF
 gcc -O1 -fPIC -shared -I"$src/include" -I"$src/src" "$work/ggml-alloc.c" -o "$work/libtrace.so" \
     -L"$build/bin" -lggml-base
 
+# The plan goes to stderr beside the table; so do shoehorn-cli's own errors, and its exit status
+# is this script's.
+rc=0
+LD_PRELOAD="$work/libtrace.so" "$build/bin/shoehorn-cli" plan "$@" --exact 2>"$work/trace.log" >&2 || rc=$?
+grep -v '^TRACE ' "$work/trace.log" >&2 || true
+[ "$rc" = 0 ] || exit "$rc"
 # Tensor names hold spaces ("cache_k_l5 (permuted)"): the fields are read from the right.
-LD_PRELOAD="$work/libtrace.so" "$build/bin/shoehorn-cli" plan "$@" --exact 2>"$work/trace.log" | grep -v '^TRACE' >&2
 python3 - "$work/trace.log" "$device" <<'EOF'
 import sys
-rows = []
+graphs, cur = [], None  # one per graph laid out: (allocator, rows of DEVICE's buffer)
 for line in open(sys.argv[1], errors="replace"):
     if not line.startswith("TRACE "):
         continue
     f = line.rstrip("\n").split(" ")
-    kind, buf = f[1], f[2]
-    if buf != sys.argv[2]:
+    if f[1] == "G":
+        cur = (f[2], [])
+        graphs.append(cur)
         continue
-    size, off, high = int(f[-3]), int(f[-2]), int(f[-1])
-    op, name = f[-4], " ".join(f[3:-4])
-    rows.append((kind, name, op, size, off, high))
-if not rows:
+    if cur is None or f[2] != cur[0] or f[3] != sys.argv[2]:
+        continue
+    size, chunk, off, high = int(f[-4]), int(f[-3]), int(f[-2]), int(f[-1])
+    op, name = f[-5], " ".join(f[4:-5])
+    cur[1].append((f[1], name, op, size, (chunk, off), high))
+graphs = [g[1] for g in graphs if any(r[0] == "A" for r in g[1])]
+if not graphs:
     sys.exit("no allocation in a buffer named '%s' (the names are ggml's buffer types, e.g. Vulkan0, CPU)" % sys.argv[2])
 mib = lambda b: b / 1048576
-# Each reservation starts the allocator again: keep the one whose high-water mark is highest.
-graphs, cur, last = [], [], 0
-for r in rows:
-    if r[0] == "A" and r[5] < last and cur:
-        graphs.append(cur)
-        cur = []
-    if r[0] == "A":
-        last = r[5]
-    cur.append(r)
-graphs.append(cur)
 best = max(graphs, key=lambda g: max(r[5] for r in g))
 peak = max(r[5] for r in best)
 live = {}
 for r in best:
-    kind, name, op, size, off, high = r
+    kind, name, op, size, at, high = r
     if kind == "F":
-        live.pop(off, None)
+        live.pop(at, None)
         continue
-    live[off] = (size, op, name)
+    live[at] = (size, op, name)
     if high == peak:
         break
-print("%s: peak %.2f MiB (%d graph reservation(s)), set by %s" % (sys.argv[2], mib(peak), len(graphs), name))
+# (In-place reuse of a parent and the freed tail of a reused parent are not logged: a tensor
+# that took its parent's place shows under the parent's name.)
+print("%s: peak %.2f MiB (the largest of %d graph(s) laid out), set by %s" % (sys.argv[2], mib(peak), len(graphs), name))
 print("| offset MiB | size MiB | op | tensor |\n|--:|--:|---|---|")
-end, used = 0, 0
-for off in sorted(live):
-    size, op, name = live[off]
+end, used, chunk = 0, 0, None
+for at in sorted(live):
+    size, op, name = live[at]
+    if at[0] != chunk:
+        chunk, end = at[0], 0
+        if len({a[0] for a in live}) > 1:
+            print("| chunk %d | | | |" % chunk)
+    off = at[1]
     if off > end:
         print("| %.2f | %.2f | (hole) | |" % (mib(end), mib(off - end)))
     print("| %.2f | %.2f | %s | %s |" % (mib(off), mib(size), op, name))
