@@ -291,7 +291,7 @@ shoehorn::Result<qint64> importJson(const QByteArray &json, ChatStore &store)
     if (ChatStore::Done begun = store.transaction(); !begun)
         return begun.error();
     const auto fail = [&](const shoehorn::Error &e) -> shoehorn::Result<qint64> {
-        store.rollback();
+        (void) store.rollback(); // the failure that made it roll back is the one reported
         return e;
     };
     const auto created = store.createConversation(root.value("title").toString(), root.value("model").toString(),

@@ -285,10 +285,8 @@ ChatStore::Id ChatStore::appendMessage(qint64 conversationId, const Message &m)
             return d.error();
     if (!q.exec()) {
         const Error e = unwritable(q.lastError());
-        if (withImages) {
-            exec(QStringLiteral("ROLLBACK TO message_with_images"));
-            exec(QStringLiteral("RELEASE message_with_images"));
-        }
+        if (withImages)
+            abandonSavepoint();
         return e;
     }
     const qint64 id = q.lastInsertId().toLongLong();
@@ -302,13 +300,14 @@ ChatStore::Id ChatStore::appendMessage(qint64 conversationId, const Message &m)
             img.addBindValue(m.images[i].data.isNull() ? QByteArray("") : m.images[i].data);
             if (!img.exec()) {
                 const Error e = unwritable(img.lastError());
-                exec(QStringLiteral("ROLLBACK TO message_with_images"));
-                exec(QStringLiteral("RELEASE message_with_images"));
+                abandonSavepoint();
                 return e;
             }
         }
-        if (Done d = exec(QStringLiteral("RELEASE message_with_images")); !d)
+        if (Done d = exec(QStringLiteral("RELEASE message_with_images")); !d) {
+            abandonSavepoint(); // the release commits when no transaction is open (a full disk)
             return d.error();
+        }
     }
     QSqlQuery touch(m_db);
     touch.prepare(QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
@@ -316,6 +315,14 @@ ChatStore::Id ChatStore::appendMessage(qint64 conversationId, const Message &m)
     touch.addBindValue(conversationId);
     touch.exec();
     return id;
+}
+
+void ChatStore::abandonSavepoint()
+{
+    // Undone and ended, so that no transaction stays open; the write's own failure is the one
+    // reported, not these.
+    (void) exec(QStringLiteral("ROLLBACK TO message_with_images"));
+    (void) exec(QStringLiteral("RELEASE message_with_images"));
 }
 
 ChatStore::Done ChatStore::updateMessage(qint64 id, const QString &content, const QString &reasoning,

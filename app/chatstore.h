@@ -101,6 +101,7 @@ public:
 private:
     Done migrate(int upToVersion);
     Done exec(const QString &sql);
+    void abandonSavepoint(); // appendMessage's, after a failure
 
     QString m_connection;
     QSqlDatabase m_db;

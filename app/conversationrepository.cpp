@@ -85,7 +85,7 @@ bool ConversationRepository::inTransaction(Write what, const std::function<Done(
         done = m_store.commit();
     if (done)
         return true;
-    m_store.rollback();
+    (void) m_store.rollback(); // the failure that made it roll back is the one reported
     return check(done, what);
 }
 
@@ -161,9 +161,13 @@ bool ConversationRepository::setModel(qint64 conversationId, const QString &mode
 
 shoehorn::Result<qint64> ConversationRepository::importJson(const QByteArray &json)
 {
-    if (!writable())
-        return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable,
-                               m_problem.reason.isEmpty() ? "the chat history is not open" : m_problem.reason.toStdString()};
+    if (!writable()) {
+        // Why it is not writable: a new history that could not be made says why last.
+        const QString why = !m_problem.newReason.isEmpty() ? m_problem.newReason
+                            : !m_problem.reason.isEmpty()  ? m_problem.reason
+                                                           : QStringLiteral("the chat history is not open");
+        return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable, why.toStdString()};
+    }
     return ChatJson::importJson(json, m_store);
 }
 

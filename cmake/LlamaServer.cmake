@@ -2,9 +2,9 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Shoehorn's changes to upstream (31 anchored replacements; one of them
-# applies to three route methods), each with its reason
-# where it is applied below:
+# Shoehorn's changes to upstream (33 anchored replacements, counted as calls of
+# shoehorn_server_patch below: 34 before 2026-12-04; one is made for three route methods, one
+# matches three call sites), each with its reason where it is applied below:
 #  - the shared model: server_context::load_model_shared(params, model) creates the server's
 #    context on a model the application already loaded (the desktop chat and the API share one
 #    copy of the weights; turning the API on or off never reloads them), with the application's

@@ -191,7 +191,8 @@ std::optional<Error> timeChatPath(BenchRun &run, std::vector<double> &runs)
     size_t bytes = 0;
     StreamCallbacks cb;
     cb.onDelta = [&](std::string_view c, std::string_view rs) { bytes += c.size() + rs.size(); };
-    (*session)->generate({{"user", "Warm up.", {}}}, o, cb, run.cancel);
+    if (auto warm = (*session)->generate({{"user", "Warm up.", {}}}, o, cb, run.cancel); !warm)
+        return warm.error();
     while (!run.stop.done(runs) && !run.cancelled()) {
         (*session)->clearCache();
         auto res = (*session)->generate({{"user", "Tell me about memory on small GPUs.", {}}}, o, cb, run.cancel);

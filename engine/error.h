@@ -56,7 +56,7 @@ std::string errorMessage(const Error &error);
 
 // A value or an Error. C++20 has no std::expected; this is the small part of it we use.
 template <typename T>
-class Result
+class [[nodiscard]] Result
 {
 public:
     Result(T value) : m_v(std::move(value)) {}
@@ -78,7 +78,7 @@ private:
 
 // Success, or an Error: for a call that gives nothing back but can fail.
 template <>
-class Result<void>
+class [[nodiscard]] Result<void>
 {
 public:
     Result() = default;

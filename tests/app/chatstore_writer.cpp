@@ -14,29 +14,45 @@ int main(int argc, char **argv)
     if (argc < 3)
         return 2;
     ChatStore store;
-    if (!store.open(QString::fromLocal8Bit(argv[1])))
+    // A write that fails says why and ends the writer: it reports only what was written.
+    const auto failed = [](const shoehorn::Error &e) {
+        std::fprintf(stderr, "write failed: %s\n", e.detail.c_str());
         return 1;
+    };
+    if (auto opened = store.open(QString::fromLocal8Bit(argv[1])); !opened)
+        return failed(opened.error());
     const int checkpointMs = atoi(argv[2]);
     const auto existing = store.conversations();
-    const qint64 conv =
-        existing.isEmpty() ? store.createConversation("crash test", "/m.gguf", "sys").value() : existing.first().id;
+    qint64 conv = existing.isEmpty() ? 0 : existing.first().id;
+    if (!conv) {
+        const auto created = store.createConversation("crash test", "/m.gguf", "sys");
+        if (!created)
+            return failed(created.error());
+        conv = *created;
+    }
     for (int turn = 0;; ++turn) {
         ChatStore::Message q = ChatStore::message(conv, "user", QStringLiteral("question %1").arg(turn), "done");
-        const qint64 qid = store.appendMessage(conv, q).value();
-        std::printf("committed %lld %d\n", qid, int(q.content.size()));
+        const auto qid = store.appendMessage(conv, q);
+        if (!qid)
+            return failed(qid.error());
+        std::printf("committed %lld %d\n", *qid, int(q.content.size()));
         std::fflush(stdout);
         ChatStore::Message a = ChatStore::message(conv, "assistant", {}, "streaming");
-        const qint64 aid = store.appendMessage(conv, a).value();
+        const auto aid = store.appendMessage(conv, a);
+        if (!aid)
+            return failed(aid.error());
         QString text;
         for (int chunk = 0; chunk < 20; ++chunk) {
             text += QStringLiteral("token%1 ").arg(chunk);
-            store.updateMessage(aid, text, {}, "streaming");
-            std::printf("checkpoint %lld %d\n", aid, int(text.size()));
+            if (auto saved = store.updateMessage(*aid, text, {}, "streaming"); !saved)
+                return failed(saved.error());
+            std::printf("checkpoint %lld %d\n", *aid, int(text.size()));
             std::fflush(stdout);
             QThread::msleep(checkpointMs);
         }
-        store.updateMessage(aid, text, {}, "done");
-        std::printf("committed %lld %d\n", aid, int(text.size()));
+        if (auto saved = store.updateMessage(*aid, text, {}, "done"); !saved)
+            return failed(saved.error());
+        std::printf("committed %lld %d\n", *aid, int(text.size()));
         std::fflush(stdout);
     }
 }

@@ -508,11 +508,13 @@ void TestMainWindow::chatListSearchRenameDelete()
     configure(lm);
     ChatStore *store = c.store();
     QVERIFY(store);
-    const qint64 a = store->createConversation("Planning the GPU", "/m.gguf", "").value();
-    store->appendMessage(a, ChatStore::message(a, "user", "how many experts fit?", "done"));
-    const qint64 b = store->createConversation("Recipes", "/m.gguf", "").value();
-    store->appendMessage(b, ChatStore::message(b, "user", "soup", "done"));
-    store->appendMessage(b, ChatStore::message(b, "assistant", "half an answer", "streaming")); // Shoehorn was killed
+    const auto a = store->createConversation("Planning the GPU", "/m.gguf", "");
+    const auto b = store->createConversation("Recipes", "/m.gguf", "");
+    QVERIFY(a && b);
+    QVERIFY(store->appendMessage(*a, ChatStore::message(*a, "user", "how many experts fit?", "done")));
+    QVERIFY(store->appendMessage(*b, ChatStore::message(*b, "user", "soup", "done")));
+    // Shoehorn was killed mid-answer:
+    QVERIFY(store->appendMessage(*b, ChatStore::message(*b, "assistant", "half an answer", "streaming")));
     MainWindow w(&cApp);
     QString askedToLocate;
     w.setLocateChooser([&](const QString &missing, const std::function<void(const QString &)> &done) {
@@ -531,10 +533,10 @@ void TestMainWindow::chatListSearchRenameDelete()
     QCOMPARE(chats->model()->rowCount(), 1);
     search->clear();
     // Click opens a chat; the interrupted answer shows as stopped and stays in the history.
-    const int row = chats->model()->rowOf(b);
+    const int row = chats->model()->rowOf(*b);
     QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
                       chats->view()->visualRect(chats->model()->index(row)).center());
-    QCOMPARE(c.currentConversation(), b);
+    QCOMPARE(c.currentConversation(), *b);
     QCOMPARE(askedToLocate, QString("/m.gguf")); // the model moved: the user is offered to locate it
     QCOMPARE(c.chatModel()->rowCount(), 2);
     QVERIFY(w.findChild<QTextBrowser *>()->isVisible()); // the chat page is shown
