@@ -222,6 +222,19 @@ void TestChatStore::failedWritesSayWhy()
         const ChatStore::Done begun = s.transaction();
         QVERIFY2(begun, why(begun));
         QVERIFY(s.rollback());
+        // The same when the savepoint's RELEASE fails (it commits: a full disk; here a foreign key
+        // checked only at commit): nothing is kept and nothing stays open.
+        QSqlDatabase db = QSqlDatabase::database(QSqlDatabase::connectionNames().constFirst());
+        QVERIFY(QSqlQuery(db).exec("PRAGMA defer_foreign_keys = ON"));
+        const auto deferred = s.appendMessage(990, withImage);
+        QVERIFY(!deferred);
+        QVERIFY2(QString::fromStdString(deferred.error().detail).contains("FOREIGN KEY"), deferred.error().detail.c_str());
+        const ChatStore::Done again = s.transaction();
+        QVERIFY2(again, why(again));
+        QVERIFY(s.rollback());
+        QSqlQuery orphans(db);
+        QVERIFY(orphans.exec("SELECT COUNT(*) FROM messages WHERE conversation_id = 990") && orphans.next());
+        QCOMPARE(orphans.value(0).toInt(), 0);
     }
     // Written by a newer Shoehorn: opened read-only, and every write says SQLite refused it.
     {
