@@ -1444,14 +1444,6 @@
   <context>
     <name>OffloadPanel</name>
     <message>
-      <source>Lock</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Auto-fit keeps a locked value as it is.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Offload</source>
       <translation type="unfinished" />
     </message>
@@ -1477,86 +1469,6 @@
     </message>
     <message>
       <source>Auto-fit leaves this much of every GPU free.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>GPU layers</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Experts on CPU</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Keep the expert weights of the first N layers in RAM (--n-cpu-moe).</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Context</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>K</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>V</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>KV cache</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>q4_0 for K lowers answer quality noticeably; prefer q8_0.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>auto</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>on</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>off</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Flash attention</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Threads</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>micro-batch</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Batch</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>mmap</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>no mmap</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>mlock</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>mmap maps the file (its pages count as RAM); no mmap reads it into memory; mlock keeps it from being swapped out.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Loading</source>
       <translation type="unfinished" />
     </message>
     <message>
@@ -1623,19 +1535,7 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>CPU threads; auto: one per physical core (-t).</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>Find the placement and context that fit the machine planned for.</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>Speculative</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>GPU backend</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -1954,6 +1854,109 @@
     </message>
     <message>
       <source>%1 is in the list already.</source>
+      <translation type="unfinished" />
+    </message>
+  </context>
+  <context>
+    <name>SettingsForm</name>
+    <message>
+      <source>Lock</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Auto-fit keeps a locked value as it is.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU layers</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Experts on CPU</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Keep the expert weights of the first N layers in RAM (--n-cpu-moe).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Context</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>K</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>V</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>q4_0 for K lowers answer quality noticeably; prefer q8_0.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>auto</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>on</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>off</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>CPU threads; auto: one per physical core (-t).</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Threads</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Flash attention</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>micro-batch</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Batch</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>mmap</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>no mmap</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>mlock</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>mmap maps the file (its pages count as RAM); no mmap reads it into memory; mlock keeps it from being swapped out.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Loading</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Speculative</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>GPU backend</source>
       <translation type="unfinished" />
     </message>
   </context>

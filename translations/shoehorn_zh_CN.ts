@@ -1442,14 +1442,6 @@
   <context>
     <name>OffloadPanel</name>
     <message>
-      <source>Lock</source>
-      <translation>锁定</translation>
-    </message>
-    <message>
-      <source>Auto-fit keeps a locked value as it is.</source>
-      <translation>自动适配不会改动锁定的值。</translation>
-    </message>
-    <message>
       <source>Offload</source>
       <translation>分配</translation>
     </message>
@@ -1476,86 +1468,6 @@
     <message>
       <source>Auto-fit leaves this much of every GPU free.</source>
       <translation>自动适配会在每块 GPU 上留出这么多空闲显存。</translation>
-    </message>
-    <message>
-      <source>GPU layers</source>
-      <translation>GPU 层数</translation>
-    </message>
-    <message>
-      <source>Experts on CPU</source>
-      <translation>CPU 上的专家</translation>
-    </message>
-    <message>
-      <source>Keep the expert weights of the first N layers in RAM (--n-cpu-moe).</source>
-      <translation>把前 N 层的专家权重留在内存中（--n-cpu-moe）。</translation>
-    </message>
-    <message>
-      <source>Context</source>
-      <translation>上下文</translation>
-    </message>
-    <message>
-      <source>K</source>
-      <translation>K</translation>
-    </message>
-    <message>
-      <source>V</source>
-      <translation>V</translation>
-    </message>
-    <message>
-      <source>KV cache</source>
-      <translation>KV 缓存</translation>
-    </message>
-    <message>
-      <source>q4_0 for K lowers answer quality noticeably; prefer q8_0.</source>
-      <translation>K 使用 q4_0 会明显降低回答质量；建议用 q8_0。</translation>
-    </message>
-    <message>
-      <source>auto</source>
-      <translation>自动</translation>
-    </message>
-    <message>
-      <source>on</source>
-      <translation>开</translation>
-    </message>
-    <message>
-      <source>off</source>
-      <translation>关</translation>
-    </message>
-    <message>
-      <source>Flash attention</source>
-      <translation>Flash Attention</translation>
-    </message>
-    <message>
-      <source>Threads</source>
-      <translation>线程</translation>
-    </message>
-    <message>
-      <source>micro-batch</source>
-      <translation>微批</translation>
-    </message>
-    <message>
-      <source>Batch</source>
-      <translation>批大小</translation>
-    </message>
-    <message>
-      <source>mmap</source>
-      <translation>mmap</translation>
-    </message>
-    <message>
-      <source>no mmap</source>
-      <translation>不用 mmap</translation>
-    </message>
-    <message>
-      <source>mlock</source>
-      <translation>mlock</translation>
-    </message>
-    <message>
-      <source>mmap maps the file (its pages count as RAM); no mmap reads it into memory; mlock keeps it from being swapped out.</source>
-      <translation>mmap 映射文件（其页面计入内存）；不用 mmap 会把文件读入内存；mlock 防止被换出到交换分区。</translation>
-    </message>
-    <message>
-      <source>Loading</source>
-      <translation>加载方式</translation>
     </message>
     <message>
       <source>Auto-fit</source>
@@ -1620,20 +1532,8 @@
       <translation>余量</translation>
     </message>
     <message>
-      <source>CPU threads; auto: one per physical core (-t).</source>
-      <translation>CPU 线程数；自动：每个物理核心一个（-t）。</translation>
-    </message>
-    <message>
       <source>Find the placement and context that fit the machine planned for.</source>
       <translation>为所规划的机器找出放得下的分配方式和上下文长度。</translation>
-    </message>
-    <message>
-      <source>Speculative</source>
-      <translation>推测解码</translation>
-    </message>
-    <message>
-      <source>GPU backend</source>
-      <translation>GPU 后端</translation>
     </message>
   </context>
   <context>
@@ -1949,6 +1849,109 @@
     <message>
       <source>%1 is in the list already.</source>
       <translation>%1 已在列表中。</translation>
+    </message>
+  </context>
+  <context>
+    <name>SettingsForm</name>
+    <message>
+      <source>Lock</source>
+      <translation>锁定</translation>
+    </message>
+    <message>
+      <source>Auto-fit keeps a locked value as it is.</source>
+      <translation>自动适配不会改动锁定的值。</translation>
+    </message>
+    <message>
+      <source>GPU layers</source>
+      <translation>GPU 层数</translation>
+    </message>
+    <message>
+      <source>Experts on CPU</source>
+      <translation>CPU 上的专家</translation>
+    </message>
+    <message>
+      <source>Keep the expert weights of the first N layers in RAM (--n-cpu-moe).</source>
+      <translation>把前 N 层的专家权重留在内存中（--n-cpu-moe）。</translation>
+    </message>
+    <message>
+      <source>Context</source>
+      <translation>上下文</translation>
+    </message>
+    <message>
+      <source>K</source>
+      <translation>K</translation>
+    </message>
+    <message>
+      <source>V</source>
+      <translation>V</translation>
+    </message>
+    <message>
+      <source>KV cache</source>
+      <translation>KV 缓存</translation>
+    </message>
+    <message>
+      <source>q4_0 for K lowers answer quality noticeably; prefer q8_0.</source>
+      <translation>K 使用 q4_0 会明显降低回答质量；建议用 q8_0。</translation>
+    </message>
+    <message>
+      <source>auto</source>
+      <translation>自动</translation>
+    </message>
+    <message>
+      <source>on</source>
+      <translation>开</translation>
+    </message>
+    <message>
+      <source>off</source>
+      <translation>关</translation>
+    </message>
+    <message>
+      <source>CPU threads; auto: one per physical core (-t).</source>
+      <translation>CPU 线程数；自动：每个物理核心一个（-t）。</translation>
+    </message>
+    <message>
+      <source>Threads</source>
+      <translation>线程</translation>
+    </message>
+    <message>
+      <source>Flash attention</source>
+      <translation>Flash Attention</translation>
+    </message>
+    <message>
+      <source>micro-batch</source>
+      <translation>微批</translation>
+    </message>
+    <message>
+      <source>Batch</source>
+      <translation>批大小</translation>
+    </message>
+    <message>
+      <source>mmap</source>
+      <translation>mmap</translation>
+    </message>
+    <message>
+      <source>no mmap</source>
+      <translation>不用 mmap</translation>
+    </message>
+    <message>
+      <source>mlock</source>
+      <translation>mlock</translation>
+    </message>
+    <message>
+      <source>mmap maps the file (its pages count as RAM); no mmap reads it into memory; mlock keeps it from being swapped out.</source>
+      <translation>mmap 映射文件（其页面计入内存）；不用 mmap 会把文件读入内存；mlock 防止被换出到交换分区。</translation>
+    </message>
+    <message>
+      <source>Loading</source>
+      <translation>加载方式</translation>
+    </message>
+    <message>
+      <source>Speculative</source>
+      <translation>推测解码</translation>
+    </message>
+    <message>
+      <source>GPU backend</source>
+      <translation>GPU 后端</translation>
     </message>
   </context>
   <context>

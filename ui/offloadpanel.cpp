@@ -9,25 +9,16 @@
 #include "offloadtexts.h"
 #include "plansummary.h"
 #include "profiledialog.h"
-#include "backendpicker.h"
-#include "speculationpicker.h"
-#include "tuningdialog.h"
+#include "settingsform.h"
 #include "units.h"
 
 #include <QApplication>
-#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QFileInfo>
-#include <QFormLayout>
-#include <QGridLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QSlider>
 #include <QSpinBox>
-#include <QVBoxLayout>
 
 using namespace shoehorn;
 
@@ -49,15 +40,7 @@ OffloadPanel::OffloadPanel(OffloadController *offload, LoadedModel *model, Tunin
 
 void OffloadPanel::connectWidgets()
 {
-    for (QSlider *s : {m_gpuLayers, m_cpuMoe, m_context})
-        connect(s, &QSlider::valueChanged, this, &OffloadPanel::settingsEdited);
-    for (QComboBox *c : {m_typeK, m_typeV, m_flash, m_batch, m_ubatch, m_loadMode})
-        connect(c, &QComboBox::currentIndexChanged, this, &OffloadPanel::settingsEdited);
-    for (QCheckBox *c : {m_lockGpuLayers, m_lockCpuMoe, m_lockContext, m_lockKv})
-        connect(c, &QCheckBox::toggled, this, &OffloadPanel::settingsEdited);
-    connect(m_threads, &QSpinBox::valueChanged, this, &OffloadPanel::settingsEdited);
-    connect(m_speculation, &SpeculationPicker::edited, this, &OffloadPanel::settingsEdited);
-    connect(m_backend, &BackendPicker::edited, this, &OffloadPanel::settingsEdited);
+    connect(m_form, &SettingsForm::edited, this, &OffloadPanel::settingsEdited);
     connect(m_target, &QComboBox::currentIndexChanged, m_offload->targets(), &PlanTargets::setIndex);
     connect(m_vramBudget, &QSpinBox::valueChanged, m_offload->targets(), &PlanTargets::setVramBudgetMiB);
     connect(m_offload->targets(), &PlanTargets::targetChanged, this, &OffloadPanel::targetChanged);
@@ -126,19 +109,6 @@ bool OffloadPanel::exactCheckRunning() const
     return m_offload->exactCheckRunning();
 }
 
-uint32_t OffloadPanel::contextAt(int position) const
-{
-    return m_contextStops.isEmpty() ? 4096 : m_contextStops.value(std::clamp(position, 0, int(m_contextStops.size()) - 1));
-}
-
-int OffloadPanel::positionOfContext(uint32_t ctx) const
-{
-    for (int i = 0; i < m_contextStops.size(); ++i)
-        if (m_contextStops[i] >= ctx)
-            return i;
-    return int(m_contextStops.size()) - 1;
-}
-
 void OffloadPanel::setModelPath(const QString &path)
 {
     m_offload->setModelPath(path);
@@ -147,27 +117,8 @@ void OffloadPanel::setModelPath(const QString &path)
 void OffloadPanel::onModelChanged()
 {
     const auto &info = m_offload->info();
-    // Slider ranges follow the model: 0..layers+1 GPU layers, 0..layers expert layers, and a
-    // log-scale context from 512 to the trained length with stops at each power of two.
-    const int layers = info ? int(info->layerCount) : 0;
-    {
-        const QSignalBlocker blockA(m_gpuLayers), blockB(m_cpuMoe), blockC(m_context);
-        m_gpuLayers->setRange(0, layers + 1);
-        m_cpuMoe->setRange(0, layers);
-        m_contextStops.clear();
-        const uint32_t trained = info && info->contextLength ? info->contextLength : 131072;
-        for (uint32_t c = 512; c < trained; c *= 2)
-            m_contextStops << c;
-        m_contextStops << trained;
-        m_context->setRange(0, int(m_contextStops.size()) - 1);
-        m_context->setPageStep(1);
-    }
-    for (QWidget *w : m_moeRow)
-        w->setVisible(info && info->isMoe());
-    m_speculation->setModelHasMtp(info && info->mtpLayers > 0);
-    for (QWidget *w : std::initializer_list<QWidget *>{m_gpuLayers, m_cpuMoe, m_context, m_typeK, m_typeV, m_flash,
-                                                       m_threads, m_batch, m_ubatch, m_loadMode, m_loadButton,
-                                                       m_fitButton, m_speculation})
+    m_form->setModel(info ? &*info : nullptr);
+    for (QWidget *w : {static_cast<QWidget *>(m_loadButton), static_cast<QWidget *>(m_fitButton)})
         w->setEnabled(info.has_value());
     toWidgets(m_offload->settings());
     updateLabels();
@@ -175,49 +126,14 @@ void OffloadPanel::onModelChanged()
 
 ModelSettings OffloadPanel::fromWidgets() const
 {
-    ModelSettings s = m_offload->settings();
-    const auto &info = m_offload->info();
-    const int layers = info ? int(info->layerCount) : 0;
-    s.load.gpuLayers = m_gpuLayers->value() >= layers + 1 ? -1 : m_gpuLayers->value();
-    s.load.cpuMoeLayers = info && info->isMoe() ? m_cpuMoe->value() : 0;
-    s.load.loadMode = LoadMode(m_loadMode->currentIndex());
-    s.context.contextSize = contextAt(m_context->value());
-    s.context.typeK = m_typeK->currentText().toStdString();
-    s.context.typeV = m_typeV->currentText().toStdString();
-    s.context.flashAttention = FlashAttention(m_flash->currentIndex());
-    s.context.threads = m_threads->value();
-    s.context.batchSize = m_batch->currentText().toUInt();
-    s.context.ubatchSize = m_ubatch->currentText().toUInt();
-    s.context.speculation = m_speculation->settings();
-    s.speculationAuto = m_speculation->isAuto();
-    s.load.mtpLayers = s.context.speculation.mtp();
-    s.load.backend = m_backend->backend().toStdString();
-    s.locks = {m_lockGpuLayers->isChecked(), m_lockCpuMoe->isChecked(), m_lockContext->isChecked(),
-               m_lockKv->isChecked()};
-    return s;
+    return m_form->settings(m_offload->settings());
 }
 
 void OffloadPanel::toWidgets(const ModelSettings &s)
 {
     m_updating = true;
-    const auto &info = m_offload->info();
-    const int layers = info ? int(info->layerCount) : 0;
-    m_gpuLayers->setValue(s.load.gpuLayers < 0 ? layers + 1 : s.load.gpuLayers);
-    m_cpuMoe->setValue(s.load.cpuMoeLayers);
-    m_context->setValue(positionOfContext(s.context.contextSize ? s.context.contextSize : 4096));
-    m_typeK->setCurrentText(QString::fromStdString(s.context.typeK));
-    m_typeV->setCurrentText(QString::fromStdString(s.context.typeV));
-    m_flash->setCurrentIndex(int(s.context.flashAttention));
-    m_threads->setValue(s.context.threads);
-    m_batch->setCurrentText(QString::number(s.context.batchSize));
-    m_ubatch->setCurrentText(QString::number(s.context.ubatchSize));
-    m_loadMode->setCurrentIndex(int(s.load.loadMode));
-    m_speculation->setSettings(s.context.speculation, s.speculationAuto);
+    m_form->setSettings(s);
     showBackends(QString::fromStdString(s.load.backend));
-    m_lockGpuLayers->setChecked(s.locks.gpuLayers);
-    m_lockCpuMoe->setChecked(s.locks.cpuMoeLayers);
-    m_lockContext->setChecked(s.locks.contextSize);
-    m_lockKv->setChecked(s.locks.kvType);
     m_updating = false;
     showPlan();
 }
@@ -233,21 +149,13 @@ void OffloadPanel::showBackends(const QString &chosen)
     QList<BackendPicker::Choice> choices;
     for (const auto &c : m_offload->backendChoices())
         choices << BackendPicker::Choice{c.backend, c.devices};
-    m_backend->setBackend(chosen);
-    m_backend->setChoices(choices);
-    m_backend->setVisible(m_backend->hasChoice());
-    m_backendLabel->setVisible(m_backend->hasChoice());
+    m_form->setBackendChoices(chosen, choices);
 }
 
 void OffloadPanel::showPlan()
 {
     if (m_updating)
         return;
-    const ModelSettings s = m_offload->settings();
-    m_gpuLayersValue->setText(QStringLiteral("%1/%2").arg(m_gpuLayers->value()).arg(m_gpuLayers->maximum()));
-    m_cpuMoeValue->setText(QString::number(m_cpuMoe->value()));
-    m_contextValue->setText(contextText(s.context.contextSize));
-    m_kvWarning->setVisible(s.context.typeK == "q4_0");
     updateGauges();
     updateLabels();
     m_loadButton->setText(m_offload->isLoadedModel() ? tr("Reload") : tr("Load"));

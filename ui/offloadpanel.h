@@ -11,21 +11,18 @@ class TuningController;
 class OffloadController;
 class GaugeStack;
 class PlanSummary;
-class QCheckBox;
 class QComboBox;
-class BackendPicker;
-class SpeculationPicker;
-class QGridLayout;
 class QLabel;
 class QPushButton;
-class QSlider;
 class QSpinBox;
 class QVBoxLayout;
+class SettingsForm;
 struct ModelSummary;
 
-// See what fits before loading: sliders for llama.cpp's placement and context settings, a
-// memory gauge per GPU and for RAM that follows them live, Auto-fit, and Load/Reload. Widgets
-// and wiring only: OffloadController plans, fits, runs the dry run and remembers.
+// See what fits before loading: the machine to plan for, llama.cpp's settings (SettingsForm), a
+// memory gauge per GPU and for RAM that follows them live, the plan's summary, Auto-fit, and
+// Load/Reload. Widgets and wiring only: OffloadController plans, fits, runs the dry run and
+// remembers.
 class OffloadPanel : public QDockWidget
 {
     Q_OBJECT
@@ -68,8 +65,6 @@ protected:
 private:
     void buildUi();
     void buildTargetForm(QWidget *body, QVBoxLayout *outer);
-    QGridLayout *buildSettingsGrid(QWidget *body);
-    int addKvRows(QGridLayout *grid, QWidget *body, int row);
     void buildResultsAndButtons(QWidget *body, QVBoxLayout *outer);
     void buildButtons(QWidget *body, QVBoxLayout *outer);
     void connectWidgets();
@@ -83,41 +78,17 @@ private:
     void updateGauges();
     void updateLabels();
     void updateSummary();
-    uint32_t contextAt(int position) const;
-    int positionOfContext(uint32_t ctx) const;
 
     LoadedModel *m_model;
     TuningController *m_tuning;
     OffloadController *m_offload;
-    QList<uint32_t> m_contextStops;
     bool m_updating = false;
 
     QLabel *m_modelLabel = nullptr;
     QComboBox *m_target = nullptr;
     QSpinBox *m_vramBudget = nullptr;
     QSpinBox *m_margin = nullptr;
-    QSlider *m_gpuLayers = nullptr;
-    QLabel *m_gpuLayersValue = nullptr;
-    QCheckBox *m_lockGpuLayers = nullptr;
-    QSlider *m_cpuMoe = nullptr;
-    QLabel *m_cpuMoeValue = nullptr;
-    QCheckBox *m_lockCpuMoe = nullptr;
-    QList<QWidget *> m_moeRow;
-    QSlider *m_context = nullptr;
-    QLabel *m_contextValue = nullptr;
-    QCheckBox *m_lockContext = nullptr;
-    QComboBox *m_typeK = nullptr;
-    QComboBox *m_typeV = nullptr;
-    QCheckBox *m_lockKv = nullptr;
-    QLabel *m_kvWarning = nullptr;
-    QComboBox *m_flash = nullptr;
-    QSpinBox *m_threads = nullptr;
-    QComboBox *m_batch = nullptr;
-    QComboBox *m_ubatch = nullptr;
-    SpeculationPicker *m_speculation = nullptr;
-    BackendPicker *m_backend = nullptr;
-    QLabel *m_backendLabel = nullptr;
-    QComboBox *m_loadMode = nullptr;
+    SettingsForm *m_form = nullptr;
     GaugeStack *m_gaugeStack = nullptr;
     PlanSummary *m_summary = nullptr;
     QPushButton *m_fitButton = nullptr;
