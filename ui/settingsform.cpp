@@ -151,9 +151,10 @@ void SettingsForm::connectWidgets()
 
 void SettingsForm::onEdited()
 {
+    if (m_updating)
+        return; // setSettings shows the values once, at its end
     showValues();
-    if (!m_updating)
-        emit edited();
+    emit edited();
 }
 
 void SettingsForm::setModel(const ModelInfo *info)
