@@ -32,6 +32,7 @@ private slots:
     void unopenedRepositoryWritesNothing();
     void unreadableHistoryIsMovedAside_data();
     void unreadableHistoryIsMovedAside();
+    void noRoomForANewHistory();
     void newerSchemaOpensReadOnly();
     void interruptedAnswersAreMarkedStopped();
 };
@@ -67,6 +68,37 @@ void TestConversationRepository::unreadableHistoryIsMovedAside()
     QCOMPARE(old.readAll(), content);
     // The new history works.
     QVERIFY(r.createConversation("t", {}, {}, {}) > 0);
+    QFile::remove(old.fileName());
+}
+
+// The unreadable file is moved aside, and the new one cannot be made either: a folder where
+// SQLite's journal must go (works as root too, where permissions would not stop it). Nothing is
+// saved, and an import says why in SQLite's words, not just "not open".
+void TestConversationRepository::noRoomForANewHistory()
+{
+    const QByteArray content("these are not the chats you are looking for\n");
+    {
+        QFile f(m_path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    }
+    QVERIFY(QDir().mkpath(m_path + "-journal"));
+    ConversationRepository r;
+    QVERIFY(!r.open(m_path));
+    QVERIFY(!r.writable());
+    QCOMPARE(r.problem().kind, HistoryProblem::Kind::MovedAsideNoNew);
+    QVERIFY2(!r.problem().newReason.isEmpty(), "no reason for the new history");
+    QVERIFY(!r.problem().movedTo.isEmpty());
+    QFile old(r.problem().movedTo);
+    QVERIFY(old.open(QIODevice::ReadOnly));
+    QCOMPARE(old.readAll(), content); // kept, byte for byte
+    QCOMPARE(r.createConversation("t", {}, {}, {}), qint64(0));
+    const auto imported = r.importJson(R"({"title":"x","messages":[]})");
+    QVERIFY(!imported.ok());
+    QCOMPARE(imported.error().code, shoehorn::ErrorCode::FileUnwritable);
+    QCOMPARE(QString::fromStdString(imported.error().detail), r.problem().newReason);
+    qInfo("new history: %s", qPrintable(r.problem().newReason));
+    QDir(m_path + "-journal").removeRecursively();
     QFile::remove(old.fileName());
 }
 
