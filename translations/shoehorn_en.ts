@@ -2014,10 +2014,6 @@
       <translation type="unfinished" />
     </message>
     <message>
-      <source>%1 tok/s · context %2 / %3</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
       <source>The model is busy: auto-tune is running.</source>
       <translation type="unfinished" />
     </message>
@@ -2031,6 +2027,10 @@
     </message>
     <message>
       <source>%1 · %2 · context %3</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Last answer: %1 tok/s</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -2008,10 +2008,6 @@
       <translation>正在生成 · %1 tok/s</translation>
     </message>
     <message>
-      <source>%1 tok/s · context %2 / %3</source>
-      <translation>%1 tok/s · 上下文 %2 / %3</translation>
-    </message>
-    <message>
       <source>The model is busy: auto-tune is running.</source>
       <translation>模型正忙：正在自动调优。</translation>
     </message>
@@ -2026,6 +2022,10 @@
     <message>
       <source>%1 · %2 · context %3</source>
       <translation>%1 · %2 · 上下文 %3</translation>
+    </message>
+    <message>
+      <source>Last answer: %1 tok/s</source>
+      <translation>上次回答：%1 tok/s</translation>
     </message>
   </context>
   <context>

@@ -33,10 +33,8 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
     });
     connect(chat, &ChatController::answerFinished, this, [this](const shoehorn::GenerationStats &s) {
         setContext(s.contextUsed, s.contextSize);
-        m_stats->setText(tr("%1 tok/s · context %2 / %3")
-                             .arg(s.generationTokensPerSecond, 0, 'f', 1)
-                             .arg(s.contextUsed)
-                             .arg(s.contextSize));
+        // The context has its own bar beside this.
+        m_stats->setText(tr("Last answer: %1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1));
     });
     connect(model, &LoadedModel::modelLoaded, this, [this](const ModelSummary &summary) {
         m_stats->clear();
@@ -67,6 +65,7 @@ void StatusStrip::setContext(int used, int size)
 
 void StatusStrip::updateModel()
 {
+    m_context->setVisible(m_loaded->hasModel()); // an empty bar says nothing
     if (!m_loaded->hasModel()) {
         m_model->setText(tr("No model loaded"));
         return;

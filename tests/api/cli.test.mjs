@@ -229,6 +229,7 @@ test('the guides\' router line: --host 0.0.0.0 --api-key --metrics --parallel 2 
     } finally {
         s.proc.kill('SIGINT');
         await s.exited;
+        fs.rmSync(dir, { recursive: true, force: true }); // the preset and a copy of the model
     }
     fs.writeFileSync(ini, `version = 1\n[broken]\nmodel = ${MODEL}\nno-such-flag = 1\n`);
     const bad = await serve(['--models-preset', ini, '--port', '0']);
@@ -294,6 +295,7 @@ test('sampling: the model file\'s recommendation where the command line sets not
     } finally {
         s.proc.kill('SIGTERM');
         await s.exited;
+        fs.rmSync(dir, { recursive: true, force: true }); // the key file
     }
 });
 
