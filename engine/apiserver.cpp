@@ -3,6 +3,7 @@
 #include "guarded.h"
 #include "apiroutes.h"
 #include "httpside.h"
+#include "httpstop.h"
 
 #include "llamahandles.h"
 #include "llamaparams.h"
@@ -219,16 +220,13 @@ Error ApiServer::open(const ApiServerOptions &options)
 
 // Stop accepting, and end every open request (cmake/LlamaServer.cmake: should_stop sees the
 // flag within the reader's polling): streams end, waiting requests get no answer and their
-// readers cancel their tasks. The loop and its slots stay. Without the flag a client that stays
-// connected would hold the HTTP threads forever.
+// readers cancel their tasks; a client that is still connected after that is cut off
+// (internal/httpstop.h). The loop and its slots stay.
 void ApiServer::Impl::closeLocked()
 {
     if (!http)
         return;
-    http->shoehorn_stopping.store(true);
-    http->stop();
-    if (http->thread.joinable())
-        http->thread.join();
+    internal::stopHttp(*http);
     routes.reset();
     http.reset();
 }

@@ -3,6 +3,7 @@
 #include "apiroutes.h"
 #include "guarded.h"
 #include "httpside.h"
+#include "httpstop.h"
 
 #include <common.h>
 #include <server-common.h>
@@ -33,10 +34,7 @@ ApiUnavailableDoor::~ApiUnavailableDoor()
     Impl &d = *m_impl;
     if (!d.http)
         return;
-    d.http->shoehorn_stopping.store(true);
-    d.http->stop();
-    if (d.http->thread.joinable())
-        d.http->thread.join();
+    internal::stopHttp(*d.http);
 }
 
 Result<std::unique_ptr<ApiUnavailableDoor>> ApiUnavailableDoor::open(const ApiServerOptions &options,

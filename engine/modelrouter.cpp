@@ -3,6 +3,7 @@
 #include "apiroutes.h"
 #include "guarded.h"
 #include "httpside.h"
+#include "httpstop.h"
 #include "llamahandles.h"
 #include "serverloop.h"
 
@@ -294,10 +295,7 @@ void ModelRouter::close()
 {
     Impl &d = *m_impl;
     if (d.http) {
-        d.http->shoehorn_stopping.store(true);
-        d.http->stop();
-        if (d.http->thread.joinable())
-            d.http->thread.join();
+        internal::stopHttp(*d.http);
         d.http.reset();
     }
     std::lock_guard lock(d.mutex);

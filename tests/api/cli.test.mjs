@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { KEY, bmpDataUrl, checkServer, client, get, post, serveCli, stream } from './apitest.mjs';
@@ -177,6 +178,56 @@ test('a port in use gets a clear message and a free one', async () => {
     } finally {
         first.proc.kill('SIGINT');
         assert.equal((await first.exited).code, 0);
+    }
+});
+
+// What one client could do to the server before (an audit, 2026-12-04; cmake/LlamaFixes.cmake,
+// engine/internal/httpstop.h): a grammar nested too deep killed the process, a burst of silent
+// connections kept /health from answering, and one silent client kept SIGINT from ending it.
+test('hostile clients: deep grammars are refused, silent connections block nothing, SIGINT still stops', async () => {
+    const s = await serve([MODEL, '--port', '0', '--api-key', KEY]);
+    const silent = [];
+    try {
+        const ask = (grammar) => post(s.base, '/v1/chat/completions', JSON.stringify({
+            messages: [{ role: 'user', content: 'hi' }], max_tokens: 2, grammar }));
+        const nested = await ask('root ::= ' + '('.repeat(30000) + '"a"' + ')'.repeat(30000));
+        assert.equal(nested.status, 400, nested.text.slice(0, 300));
+        assert.match(nested.text, /failed to parse grammar/);
+        let chain = 'root ::= r0\n';
+        for (let i = 0; i < 100000; ++i) chain += `r${i} ::= r${i + 1}\n`;
+        const chained = await ask(chain + 'r100000 ::= "a"\n');
+        assert.equal(chained.status, 400, chained.text.slice(0, 300));
+        assert.equal((await ask('root ::= ("a" | "b")+')).status, 200); // a grammar still works
+        // Rounds of 30 connections that each send one byte and stay silent, one right after the
+        // other (a burst finds the pool's idle threads not yet woken): /health still answers.
+        const { port } = new URL(s.base);
+        const health = s.base.replace(/\/v1$/, '') + '/health';
+        for (let round = 0; round < 3; ++round) {
+            for (let i = 0; i < 30; ++i) {
+                const c = await new Promise((resolve, reject) => {
+                    const sock = net.connect(Number(port), '127.0.0.1', () => resolve(sock));
+                    sock.on('error', reject);
+                });
+                c.on('error', () => {});
+                c.write('G');
+                silent.push(c);
+            }
+            const t0 = performance.now();
+            const h = await fetch(health, { signal: AbortSignal.timeout(5000) }).catch((e) => ({ status: String(e) }));
+            assert.equal(h.status, 200, `round ${round}: /health with ${silent.length} silent connections`);
+            assert.ok(performance.now() - t0 < 2000, `/health took ${performance.now() - t0} ms`);
+            if (round < 2)
+                silent.splice(0).forEach((c) => c.destroy());
+            await new Promise((r) => setTimeout(r, 200));
+        }
+        const t1 = performance.now();
+        s.proc.kill('SIGINT');
+        const e = await Promise.race([s.exited, new Promise((r) => setTimeout(() => r({ code: 'still running' }), 10000))]);
+        assert.equal(e.code, 0, 'after SIGINT with silent clients: ' + s.out().slice(-1000));
+        assert.ok(performance.now() - t1 < 5000, `stopping took ${performance.now() - t1} ms`);
+    } finally {
+        for (const c of silent) c.destroy();
+        s.proc.kill('SIGKILL');
     }
 });
 

@@ -1,0 +1,132 @@
+// The API's door while no model is loaded (ApiUnavailableDoor), as a hostile client meets it:
+// llama.cpp's HTTP server with Shoehorn's fixes (cmake/LlamaFixes.cmake, engine/internal/httpstop).
+// Plain POSIX sockets: a burst of connections opened one right after the other, each sending one
+// byte and going silent, is what found the thread pool's race (a Node or Qt client is too slow).
+#include "apiunavailable.h"
+
+#include <QtTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace shoehorn;
+
+namespace {
+
+int connectTo(int port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(uint16_t(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
+        if (fd >= 0)
+            ::close(fd);
+        return -1;
+    }
+    timeval tv{5, 0}; // no read waits longer than this
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+// The status line of GET /health, or what went wrong.
+std::string health(int port)
+{
+    const int fd = connectTo(port);
+    if (fd < 0)
+        return "no connection";
+    const std::string req = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    std::string got;
+    if (::send(fd, req.data(), req.size(), 0) == ssize_t(req.size())) {
+        char buf[256];
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        got = n > 0 ? std::string(buf, size_t(n)) : std::string("no answer within 5 s");
+    }
+    ::close(fd);
+    return got.substr(0, got.find("\r\n"));
+}
+
+struct Silent {
+    std::vector<int> fds;
+    void open(int port, int n)
+    {
+        for (int i = 0; i < n; ++i)
+            if (const int fd = connectTo(port); fd >= 0 && ::send(fd, "G", 1, 0) == 1)
+                fds.push_back(fd);
+    }
+    void close()
+    {
+        for (int fd : fds)
+            ::close(fd);
+        fds.clear();
+    }
+    ~Silent() { close(); }
+};
+
+} // namespace
+
+class TestApiUnavailable : public QObject
+{
+    Q_OBJECT
+private slots:
+    void answersWhySilentClientsWait();
+    void closesWithSilentClients();
+};
+
+// 30 connections that sent a byte and went silent, three bursts in a row: /health still answers.
+void TestApiUnavailable::answersWhySilentClientsWait()
+{
+    ApiServerOptions o;
+    o.port = 0;
+    o.apiKeys = {"k"};
+    auto door = ApiUnavailableDoor::open(o, "the model is loading", 5);
+    QVERIFY2(door.ok(), door.ok() ? "" : door.error().detail.c_str());
+    const int port = (*door)->port();
+    Silent silent;
+    for (int round = 0; round < 3; ++round) {
+        silent.open(port, 30);
+        QCOMPARE(int(silent.fds.size()), 30);
+        const auto t0 = std::chrono::steady_clock::now();
+        QCOMPARE(QString::fromStdString(health(port)), QString("HTTP/1.1 503 Service Unavailable"));
+        QVERIFY(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+        silent.close();
+    }
+}
+
+// Closing the door (turning the API off, quitting) with silent clients connected ends in about
+// the 2 s grace, and the port is free again at once.
+void TestApiUnavailable::closesWithSilentClients()
+{
+    ApiServerOptions o;
+    o.port = 0;
+    o.apiKeys = {"k"};
+    auto door = ApiUnavailableDoor::open(o, "the model is loading", 5);
+    QVERIFY(door.ok());
+    o.port = (*door)->port();
+    Silent silent;
+    silent.open(o.port, 3);
+    QCOMPARE(int(silent.fds.size()), 3);
+    // Closed on a thread of its own, so that a close that hangs fails here instead of timing out.
+    auto closed = std::make_shared<std::promise<void>>();
+    std::thread([d = std::move(*door), closed]() mutable {
+        d.reset();
+        closed->set_value();
+    }).detach();
+    QVERIFY2(closed->get_future().wait_for(std::chrono::seconds(4)) == std::future_status::ready,
+             "closing the door with silent clients connected took more than 4 s");
+    auto again = ApiUnavailableDoor::open(o, "the model is loading", 5);
+    QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestApiUnavailable)
+#include "tst_apiunavailable.moc"
