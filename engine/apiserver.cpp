@@ -22,7 +22,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -81,6 +83,8 @@ Error ApiServer::checkOptions(const ApiServerOptions &o)
         return Error{ErrorCode::InvalidArgument, "--host: empty"};
     if (o.port < 0 || o.port > 65535)
         return Error{ErrorCode::InvalidArgument, "--port " + std::to_string(o.port) + ": must be 1-65535"};
+    if (Error e = checkHost(o.host))
+        return e;
     if (!isLoopback(o.host) && o.apiKeys.empty())
         return Error{ErrorCode::InvalidArgument,
                      "--host " + o.host + " is reachable from other machines: set an API key first"};
@@ -151,34 +155,90 @@ std::string ApiServer::generateKey()
     return key;
 }
 
+namespace {
+
+struct Resolved {
+    addrinfo *list = nullptr;
+    int status = 0; // getaddrinfo's
+    explicit Resolved(const std::string &host)
+    {
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_flags = AI_PASSIVE;
+        status = getaddrinfo(host.c_str(), "0", &hints, &list);
+    }
+    ~Resolved()
+    {
+        if (list)
+            freeaddrinfo(list);
+    }
+    Resolved(const Resolved &) = delete;
+    Resolved &operator=(const Resolved &) = delete;
+};
+
+// Whether one of the addresses binds on `port` (as cpp-httplib binds); errno of the last failure.
+bool bindsOn(const addrinfo *list, int port, int &error)
+{
+    error = 0;
+    for (const addrinfo *a = list; a; a = a->ai_next) {
+        sockaddr_storage addr{};
+        std::memcpy(&addr, a->ai_addr, std::min<size_t>(a->ai_addrlen, sizeof addr));
+        if (addr.ss_family == AF_INET)
+            reinterpret_cast<sockaddr_in &>(addr).sin_port = htons(uint16_t(port));
+        else if (addr.ss_family == AF_INET6)
+            reinterpret_cast<sockaddr_in6 &>(addr).sin6_port = htons(uint16_t(port));
+        else
+            continue;
+        const int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd < 0) {
+            error = errno;
+            continue;
+        }
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        const bool ok = ::bind(fd, reinterpret_cast<const sockaddr *>(&addr), a->ai_addrlen) == 0;
+        error = ok ? 0 : errno;
+        ::close(fd);
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+Error ApiServer::checkHost(const std::string &host)
+{
+    if (host.size() > 5 && host.compare(host.size() - 5, 5, ".sock") == 0)
+        return Error{ErrorCode::InvalidArgument, "--host " + host +
+                                                     ": Unix sockets are not served by Shoehorn; give an address "
+                                                     "(127.0.0.1) and a --port"};
+    const Resolved r(host);
+    if (r.status != 0 || !r.list)
+        return Error{ErrorCode::InvalidArgument, "--host " + host + ": not an address, nor a name this machine resolves (" +
+                                                     gai_strerror(r.status) + ")"};
+    int error = 0;
+    if (!bindsOn(r.list, 0, error) && error == EADDRNOTAVAIL)
+        return Error{ErrorCode::InvalidArgument, "--host " + host + ": not an address of this machine (" +
+                                                     std::strerror(error) + "); 127.0.0.1 is this machine only, "
+                                                     "0.0.0.0 every network"};
+    return {};
+}
+
 bool ApiServer::portFree(const std::string &host, int port)
 {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE;
-    addrinfo *list = nullptr;
-    const std::string service = std::to_string(port);
-    if (getaddrinfo(host.c_str(), service.c_str(), &hints, &list) != 0 || !list)
-        return false;
-    bool ok = false;
-    for (addrinfo *a = list; a && !ok; a = a->ai_next) {
-        const int fd = ::socket(a->ai_family, a->ai_socktype, a->ai_protocol);
-        if (fd < 0)
-            continue;
-        const int one = 1;
-        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one); // as cpp-httplib binds
-        ok = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0;
-        ::close(fd);
-    }
-    freeaddrinfo(list);
-    return ok;
+    const Resolved r(host);
+    int error = 0;
+    return r.status == 0 && bindsOn(r.list, port, error);
 }
 
 int ApiServer::freePortAfter(const std::string &host, int port)
 {
-    for (int p = port + 1; p <= std::min(65535, port + 200); ++p)
-        if (portFree(host, p))
+    const Resolved r(host); // once: a name is not looked up again for every port
+    int error = 0;
+    for (int p = port + 1; r.status == 0 && p <= std::min(65535, port + 200); ++p)
+        if (bindsOn(r.list, p, error))
             return p;
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 
 namespace shoehorn {
@@ -150,6 +151,124 @@ Error checkSupported(const common_params &p)
     return readCpuMoe(p, layers);
 }
 
+// The value after `flag` on the command line (the last one given), or "".
+std::string valueOf(const std::vector<std::string> &given, const std::string &flag)
+{
+    std::string value;
+    for (size_t i = 0; i + 1 < given.size(); ++i)
+        if (given[i] == flag)
+            value = given[i + 1];
+    return value;
+}
+
+bool has(const std::vector<std::string> &given, std::initializer_list<const char *> flags)
+{
+    return std::any_of(given.begin(), given.end(), [&](const std::string &a) {
+        return std::any_of(flags.begin(), flags.end(), [&](const char *f) { return a == f; });
+    });
+}
+
+// llama.cpp's parser says "error while handling argument "-ngl": stoi" for a value that is not a
+// number: the flag, the value and what was wrong instead.
+std::string clearerParseError(std::string said, const std::vector<std::string> &given)
+{
+    const std::string head = "error while handling argument \"";
+    const auto at = said.find(head);
+    const auto quote = at == std::string::npos ? std::string::npos : said.find('"', at + head.size());
+    if (quote == std::string::npos || said.compare(quote, 3, "\": ") != 0)
+        return said;
+    const std::string flag = said.substr(at + head.size(), quote - at - head.size());
+    const auto end = said.find('\n', quote);
+    const std::string why = said.substr(quote + 3, end == std::string::npos ? std::string::npos : end - quote - 3);
+    const std::string value = valueOf(given, flag);
+    if (why != "stoi" && why != "stof" && why != "stoul" && why != "stoull" && why != "stod")
+        return said;
+    // std::stoi says the same for "abc" and for a number past int's range.
+    const bool digits = !value.empty() && value.find_first_not_of("-0123456789", value[0] == '-' ? 1 : 0) == std::string::npos;
+    if (digits)
+        return flag + " " + value + ": out of range";
+    return flag + " " + value + ": not a number" + (why == "stoi" ? " (a whole number is wanted)" : "");
+}
+
+// A file llama.cpp's parser would read whole: a regular file of a sane size, or why not. (A fifo
+// blocked the parser, /dev/zero filled memory.)
+Error checkReadable(const std::string &flag, const std::string &path, uintmax_t maxBytes)
+{
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(st))
+        return Error{ErrorCode::InvalidArgument, flag + " " + path + ": no such file"};
+    if (!std::filesystem::is_regular_file(st))
+        return Error{ErrorCode::InvalidArgument, flag + " " + path + ": not a regular file"};
+    if (std::filesystem::file_size(path, ec) > maxBytes)
+        return Error{ErrorCode::InvalidArgument, flag + " " + path + ": larger than " + std::to_string(maxBytes / 1024) +
+                                                     " KiB; is it the right file?"};
+    return {};
+}
+
+// --api-key-file as llama.cpp reads it (one key per line, # starts a comment), checked first so
+// that a file with no key is refused: serve would otherwise run with no key at all.
+Error checkKeyFile(const std::string &path)
+{
+    if (Error e = checkReadable("--api-key-file", path, 64 * 1024))
+        return e;
+    std::ifstream in(path);
+    std::string line;
+    int n = 0, keys = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (line.empty() || line[0] == '#')
+            continue;
+        if (line.find_first_of(" \t\r,") != std::string::npos || line.find('\0') != std::string::npos)
+            return Error{ErrorCode::InvalidArgument, "--api-key-file " + path + ", line " + std::to_string(n) +
+                                                         ": a key with white space, a comma or a NUL in it"};
+        ++keys;
+    }
+    if (!keys)
+        return Error{ErrorCode::InvalidArgument, "--api-key-file " + path +
+                                                     " holds no key (one per line; lines starting with # are comments)"};
+    return {};
+}
+
+// Before llama.cpp's parser: the files it reads itself.
+Error checkFilesGiven(const std::vector<std::string> &given)
+{
+    std::string keyFile = valueOf(given, "--api-key-file");
+    if (keyFile.empty() && !has(given, {"--api-key-file"}))
+        if (const char *env = std::getenv("LLAMA_ARG_API_KEY_FILE"))
+            keyFile = env;
+    if (!keyFile.empty())
+        if (Error e = checkKeyFile(keyFile))
+            return e;
+    // A missing preset file is named when the presets are read (ServerArgs::presets).
+    if (const std::string preset = valueOf(given, "--models-preset"); !preset.empty() && std::filesystem::exists(preset))
+        if (Error e = checkReadable("--models-preset", preset, 16 * 1024 * 1024))
+            return e;
+    return {};
+}
+
+// Values llama.cpp's parser takes and that cannot work: refused with the flag's name.
+Error checkValues(const common_params &p, const std::vector<std::string> &given)
+{
+    const auto refuse = [](const std::string &what) { return Error{ErrorCode::InvalidArgument, what}; };
+    if (p.n_ctx < 0)
+        return refuse("-c " + std::to_string(p.n_ctx) + ": give 0 (the model's trained context) or a number of tokens");
+    if (p.n_batch < 1 || p.n_ubatch < 1)
+        return refuse((p.n_batch < 1 ? "-b " + std::to_string(p.n_batch) : "-ub " + std::to_string(p.n_ubatch)) +
+                      ": the batch must hold at least one token");
+    // llama.cpp reserves an output per slot in every micro-batch (and asserts it fits).
+    const int slots = p.n_parallel < 0 ? 4 : p.n_parallel;
+    const int ubatch = std::min(p.n_batch, p.n_ubatch);
+    if (ubatch < slots)
+        return refuse((p.n_batch < slots ? "-b " + std::to_string(p.n_batch) : "-ub " + std::to_string(p.n_ubatch)) +
+                      ": a batch holds one token of each slot at least, and there are " + std::to_string(slots) +
+                      " slots (--parallel " + std::to_string(slots) + "): give -b and -ub " + std::to_string(slots) +
+                      " or more, or fewer slots");
+    if (p.api_keys.empty() && has(given, {"--api-key"}))
+        return refuse("--api-key: empty (give a key, or leave --api-key out for a server without one)");
+    return {};
+}
+
 std::vector<char *> argvOf(std::vector<std::string> &args)
 {
     std::vector<char *> argv;
@@ -206,6 +325,8 @@ Result<ServerArgs> ServerArgs::parse(const std::vector<std::string> &given, cons
         g_helpNote = note;
         common_params_parse(int(args.size()), argv.data(), d->params, LLAMA_EXAMPLE_SERVER, printNote); // exits 0
     }
+    if (Error e = checkFilesGiven(given))
+        return e;
     bool ok = false;
     std::string said;
     {
@@ -220,8 +341,12 @@ Result<ServerArgs> ServerArgs::parse(const std::vector<std::string> &given, cons
             said = text;
     }
     if (!ok)
-        return Error{ErrorCode::InvalidArgument, trimmed(said.empty() ? "llama-server's argument parser refused the command line" : said)};
+        return Error{ErrorCode::InvalidArgument,
+                     trimmed(said.empty() ? "llama-server's argument parser refused the command line"
+                                          : clearerParseError(said, given))};
     if (Error e = checkSupported(d->params))
+        return e;
+    if (Error e = checkValues(d->params, given))
         return e;
     // llama-server's host-RAM prompt cache is on by default there (8 GiB) and off here: the memory
     // a user planned is the memory serve takes. Asked for by name, it is refused, not ignored.

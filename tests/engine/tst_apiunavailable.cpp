@@ -2,6 +2,7 @@
 // llama.cpp's HTTP server with Shoehorn's fixes (cmake/LlamaFixes.cmake, engine/internal/httpstop).
 // Plain POSIX sockets: a burst of connections opened one right after the other, each sending one
 // byte and going silent, is what found the thread pool's race (a Node or Qt client is too slow).
+#include "apiserver.h"
 #include "apiunavailable.h"
 
 #include <QtTest>
@@ -81,6 +82,8 @@ class TestApiUnavailable : public QObject
 private slots:
     void answersWhySilentClientsWait();
     void closesWithSilentClients();
+    void hosts_data();
+    void hosts();
 };
 
 // 30 connections that sent a byte and went silent, three bursts in a row: /health still answers.
@@ -126,6 +129,28 @@ void TestApiUnavailable::closesWithSilentClients()
              "closing the door with silent clients connected took more than 4 s");
     auto again = ApiUnavailableDoor::open(o, "the model is loading", 5);
     QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());
+}
+
+// What --host (and the API dialog's host) may be: this machine's, named clearly when not. A host
+// that did not resolve hung serve before: every port after the one in use was looked up again.
+void TestApiUnavailable::hosts_data()
+{
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<QString>("problem"); // empty: taken
+    QTest::newRow("loopback") << "127.0.0.1" << "";
+    QTest::newRow("localhost") << "localhost" << "";
+    QTest::newRow("every network") << "0.0.0.0" << "";
+    QTest::newRow("not this machine's") << "192.0.2.1" << "--host 192.0.2.1: not an address of this machine";
+    QTest::newRow("not an address") << "999.1.1.1" << "--host 999.1.1.1: not an address, nor a name this machine resolves";
+    QTest::newRow("Unix socket") << "/tmp/x.sock" << "--host /tmp/x.sock: Unix sockets are not served by Shoehorn";
+}
+
+void TestApiUnavailable::hosts()
+{
+    QFETCH(QString, host);
+    QFETCH(QString, problem);
+    const Error e = ApiServer::checkHost(host.toStdString());
+    QVERIFY2(QString::fromStdString(e.detail).startsWith(problem) && bool(e) == !problem.isEmpty(), e.detail.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestApiUnavailable)

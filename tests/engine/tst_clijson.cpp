@@ -81,6 +81,7 @@ private slots:
     void parityWithoutLlamaBench();
     void errorsSaySomething_data();
     void errorsSaySomething();
+    void lostOutputFails();
     void badFlagValues_data();
     void badFlagValues();
     void goodFlagValues_data();
@@ -262,6 +263,8 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("missing model") << QStringList{"info", missing} << QByteArray("error (file-not-found): " + missing.toUtf8());
     QTest::newRow("no model") << QStringList{"plan"} << QByteArray("plan needs a MODEL.gguf");
     QTest::newRow("unknown command") << QStringList{"frobnicate", missing} << QByteArray("unknown command frobnicate");
+    // Said as unknown, not as a command that lacks a model (an audit, 2026-12-04).
+    QTest::newRow("unknown command, no model") << QStringList{"help"} << QByteArray("unknown command help");
     QTest::newRow("unknown profile") << QStringList{"fit", m_odd, "--profile", "nope"}
                                      << QByteArray("unknown profile nope (known: gtx1060-6g");
     QTest::newRow("bad number") << QStringList{"bench", missing, "-ngl", "many"}
@@ -285,6 +288,19 @@ void TestCliJson::errorsSaySomething()
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains(message), r.err.constData());
     QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
+}
+
+// Output that could not be written fails the command (a full disk, a closed pipe under a script):
+// it ended 0 with the answer lost before.
+void TestCliJson::lostOutputFails()
+{
+    QProcess p;
+    p.setStandardOutputFile(QStringLiteral("/dev/full"));
+    p.start(QStringLiteral(SHOEHORN_CLI), {"info", m_odd, "--json"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 1);
+    const QByteArray err = p.readAllStandardError();
+    QVERIFY2(err.contains("error: the output could not be written (No space left on device)"), err.constData());
 }
 
 void TestCliJson::badFlagValues_data()

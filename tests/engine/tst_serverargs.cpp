@@ -15,7 +15,7 @@ Result<ServerArgs> parse(const QString &line)
 {
     std::vector<std::string> args;
     for (const QString &a : line.split(QLatin1Char(' '), Qt::SkipEmptyParts))
-        args.push_back(a.toStdString());
+        args.push_back(a == "''" ? std::string() : a.toStdString()); // '' : an empty argument
     return ServerArgs::parse(args);
 }
 
@@ -65,6 +65,14 @@ QString field(const ServerArgs &a, const QString &name)
 class TestServerArgs : public QObject
 {
     Q_OBJECT
+    QTemporaryDir m_dir;
+    QString file(const char *name, const QByteArray &content)
+    {
+        QFile f(m_dir.filePath(name));
+        if (f.open(QIODevice::WriteOnly))
+            f.write(content);
+        return f.fileName();
+    }
 private slots:
     void flags_data();
     void flags();
@@ -148,7 +156,11 @@ void TestServerArgs::refused_data()
     auto row = [](const char *name, const char *line, const char *m) { QTest::newRow(name) << QString(line) << QString(m); };
     // llama.cpp's own messages for what llama-server refuses too.
     row("unknown flag", "-m a.gguf --no-such-flag", "invalid argument: --no-such-flag");
-    row("bad value", "-m a.gguf -c lots", "error while handling argument \"-c\"");
+    // ... and where its words were "stoi" (an audit, 2026-12-04): the flag and the value.
+    row("bad value", "-m a.gguf -c lots", "-c lots: not a number (a whole number is wanted)");
+    row("bad number", "-m a.gguf -ngl abc", "-ngl abc: not a number");
+    row("number too large", "-m a.gguf --port 99999999999", "--port 99999999999: out of range");
+    row("bad float", "-m a.gguf --temp warm", "--temp warm: not a number");
     row("bad KV type", "-m a.gguf -ctk q9", "-ctk");
     // What Shoehorn does not take, named.
     row("-hf", "-hf someone/model", "-hf/-mu: Shoehorn does not download models");
@@ -165,6 +177,24 @@ void TestServerArgs::refused_data()
     row("--mcp-servers-config", "-m a.gguf --mcp-servers-config mcp.json", "--mcp-servers-config/--mcp-servers-json:");
     row("--cache-ram 100", "-m a.gguf --cache-ram 100", "--cache-ram: the host-RAM prompt cache is not kept");
     row("-cram -1", "-m a.gguf -cram -1", "only --cache-ram 0 is taken");
+    // Values llama.cpp takes that cannot work (an audit, 2026-12-04): -b below the slots aborted
+    // in llama_context, a key file without a key served with no key at all, a fifo blocked.
+    row("-c negative", "-m a.gguf -c -5", "-c -5: give 0 (the model's trained context) or a number of tokens");
+    row("-b 0", "-m a.gguf -b 0", "-b 0: the batch must hold at least one token");
+    row("-b below the slots", "-m a.gguf -b 2", "-b 2: a batch holds one token of each slot at least, and there are 4 slots");
+    row("-ub below the slots", "-m a.gguf -ub 1", "-ub 1: a batch holds one token of each slot at least");
+    row("-b below -np", "-m a.gguf -np 8 -b 4", "there are 8 slots (--parallel 8): give -b and -ub 8 or more");
+    row("--api-key empty", "-m a.gguf --api-key ''", "--api-key: empty");
+    const auto keys = [&](const char *name, const char *fileName, const QByteArray &content, const char *m) {
+        QTest::newRow(name) << QString("-m a.gguf --api-key-file " + file(fileName, content)) << QString(m);
+    };
+    keys("key file: empty", "empty", "", "holds no key (one per line; lines starting with # are comments)");
+    keys("key file: comments only", "comments", "# one\n#two\n", "holds no key");
+    keys("key file: white space", "spaces", "k1\n# c\nkey two\n", ", line 3: a key with white space, a comma or a NUL in it");
+    row("key file: a folder", "-m a.gguf --api-key-file /tmp", "--api-key-file /tmp: not a regular file");
+    row("key file: a device", "-m a.gguf --api-key-file /dev/zero", "--api-key-file /dev/zero: not a regular file");
+    row("key file: missing", "-m a.gguf --api-key-file /nonexistent/keys", "--api-key-file /nonexistent/keys: no such file");
+    row("preset: a device", "--models-preset /dev/zero", "--models-preset /dev/zero: not a regular file");
 }
 
 void TestServerArgs::refused()

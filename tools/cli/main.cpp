@@ -12,6 +12,9 @@
 #include "modelinfo.h"
 #include "projector.h"
 
+#include <fcntl.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -204,9 +207,15 @@ int cmdChat(const cli::Args &a)
     return 0;
 }
 
-} // namespace
+bool knownCommand(const std::string &cmd)
+{
+    for (const char *c : {"info", "check-file", "render-template", "chat", "plan", "fit", "bench", "parity", "tune"})
+        if (cmd == c)
+            return true;
+    return false;
+}
 
-int main(int argc, char **argv)
+int run(int argc, char **argv)
 {
     if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
         usage();
@@ -225,6 +234,11 @@ int main(int argc, char **argv)
         setenv("GGML_NO_BACKTRACE", "1", 1);
     if (cmd == "rpc-probe" && argc == 3) // the helper process of an RPC worker's probe (remote.h)
         return cli::cmdRpcProbe(argv[2]);
+    if (!knownCommand(cmd)) {
+        std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());
+        usage();
+        return 2;
+    }
     cli::Args args;
     std::string err = cli::parseArgs(argc, argv, 2, args);
     if (err.empty())
@@ -254,9 +268,29 @@ int main(int argc, char **argv)
         return cli::cmdBench(args);
     if (cmd == "parity")
         return cli::cmdParity(args);
-    if (cmd == "tune")
-        return cli::cmdTune(args);
-    std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());
-    usage();
-    return 2;
+    return cli::cmdTune(args); // knownCommand: the last one
+}
+
+} // namespace
+
+// What a command printed must have reached its output: a full disk or a closed pipe under a
+// script fails the command instead of ending 0 with the answer lost.
+int main(int argc, char **argv)
+{
+    // A closed standard stream would be the next file opened (a model, a key file): writes meant
+    // for it must not land there. It becomes /dev/null, and a closed output fails the command.
+    bool outputClosed = false;
+    for (int fd = 0; fd <= 2; ++fd)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            outputClosed = outputClosed || fd == 1;
+            if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+                return 2;
+        }
+    const int rc = run(argc, argv);
+    if (outputClosed || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        std::fprintf(stderr, "error: the output could not be written (%s)\n",
+                     outputClosed ? "standard output is closed" : std::strerror(errno));
+        return rc ? rc : 1;
+    }
+    return rc;
 }
