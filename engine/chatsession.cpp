@@ -113,6 +113,8 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
             return e;
         if (Error e = validate(model->info(), settings))
             return e;
+        if (Error e = validateMemory(model->info(), settings, targetFromHardware(probeHardware())))
+            return e;
         auto session = std::unique_ptr<ChatSession>(new ChatSession());
         Impl &d = *session->m_impl;
         auto templates = ChatTemplates::create(internal::llamaModel(*model));

@@ -11,6 +11,7 @@
 #include "backends.h"
 #include "planparts.h"
 #include "serverloop.h"
+#include "validate.h"
 
 #include <fit.h>
 #include <ggml-backend.h>
@@ -127,6 +128,8 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
         auto info = inspectModel(path);
         if (!info)
             return info.error();
+        if (Error e = validateMemory(*info, s.context, t))
+            return e;
         internal::initBackends();
         if (Error e = checkDevices(s.load))
             return e;

@@ -131,6 +131,23 @@ Error validate(const ModelInfo &m, const ContextSettings &c)
     return check("-ctv", c.typeV, m.headSizeV, "V");
 }
 
+Error validateMemory(const ModelInfo &m, const ContextSettings &c, const PlanTarget &t)
+{
+    PlanSettings s;
+    s.context = c;
+    const MemoryPlan plan = analyticPlan(m, s, t);
+    uint64_t kv = plan.ram.use.kv(), capacity = t.ramTotalBytes;
+    for (const DevicePlan &g : plan.gpus)
+        kv += g.use.kv();
+    for (const GpuInfo &g : t.gpus)
+        capacity += g.totalBytes;
+    if (capacity == 0 || kv <= capacity)
+        return {};
+    return invalid("-c " + std::to_string(plan.contextSize) + ": the KV cache alone needs " + formatBytes(kv) +
+                   ", more than this computer's memory (" + formatBytes(capacity) +
+                   " of RAM and GPU memory together); give a smaller context");
+}
+
 std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention)
 {
     return flashAttention == FlashAttention::Off && isQuantizedKvType(wantedV) ? "f16" : wantedV;

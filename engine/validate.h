@@ -1,6 +1,7 @@
 #pragma once
 
 #include "error.h"
+#include "hardware.h"
 #include "modelinfo.h"
 #include "planner.h"
 #include "settings.h"
@@ -29,6 +30,10 @@ Error validate(const PlanSettings &settings);
 // with block size 32 does not divide n_embd_head_k"). InvalidArgument naming the flag, the type,
 // the block size and the model's head size, or no error.
 Error validate(const ModelInfo &model, const ContextSettings &context);
+// A context whose KV cache alone is larger than all the memory `target` has (RAM and every GPU
+// together) cannot load: llama.cpp allocates the cache's bookkeeping per cell first (GiBs of RAM
+// for -c 2000000000) and fails after. InvalidArgument naming the context and both sizes, or none.
+Error validateMemory(const ModelInfo &model, const ContextSettings &context, const PlanTarget &target);
 // The block of values a KV cache type stores together (32 for the quantized ones, else 1).
 int kvTypeBlockSize(const std::string &type);
 

@@ -263,6 +263,12 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("missing model") << QStringList{"info", missing} << QByteArray("error (file-not-found): " + missing.toUtf8());
     QTest::newRow("no model") << QStringList{"plan"} << QByteArray("plan needs a MODEL.gguf");
     QTest::newRow("unknown command") << QStringList{"frobnicate", missing} << QByteArray("unknown command frobnicate");
+    // A context no memory holds: refused before llama.cpp fills the RAM with the cache's cells
+    // (chat took 17 GB in 73 s before; tune ended 1 with an empty table and no word).
+    const QByteArray beyond = "-c 2000000000: the KV cache alone needs";
+    QTest::newRow("chat -c beyond memory") << QStringList{"chat", m_odd, "-p", "hi", "-c", "2000000000"} << beyond;
+    QTest::newRow("exact plan -c beyond memory") << QStringList{"plan", m_odd, "--exact", "-c", "2000000000"} << beyond;
+    QTest::newRow("tune -c beyond memory") << QStringList{"tune", m_odd, "-p", "8", "-n", "4", "-c", "2000000000"} << beyond;
     // Said as unknown, not as a command that lacks a model (an audit, 2026-12-04).
     QTest::newRow("unknown command, no model") << QStringList{"help"} << QByteArray("unknown command help");
     QTest::newRow("unknown profile") << QStringList{"fit", m_odd, "--profile", "nope"}

@@ -5,6 +5,7 @@
 #include "clioutput.h"
 #include "hardware.h"
 #include "model.h"
+#include "validate.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +91,8 @@ int cmdTune(const Args &a)
     if (!draft)
         return fail(draft.error());
     r.base.draftModel = *draft;
+    if (Error e = validateMemory(*info, a.context, r.target))
+        return fail(e);
     AutoTuner tuner(*info, r);
     BenchMeasurer measure(a.model, r.promptTokens, r.generateTokens, r.stop);
     const TuneResult t = tuner.tune(std::ref(measure), nullptr, [](int done, int total) {
@@ -104,12 +107,19 @@ int cmdTune(const Args &a)
                     static_cast<int>(i) == t.best ? "best" : "",
                     m.candidate.lowerQuality ? " lower quality (q4_0 K)" : (m.ok ? "" : errorMessage(m.error).c_str()));
     }
+    if (t.best < 0) { // nothing to tell a story from
+        std::fprintf(stderr, "error: %s\n",
+                     t.measurements.empty()
+                         ? "no configuration fits this machine with these settings (plan shows what each needs)"
+                         : "no configuration could be measured (the reasons are in the table)");
+        return 1;
+    }
     std::printf("\n| step | configuration | tg t/s | speedup |\n| --- | --- | ---: | ---: |\n");
     for (const auto &s : tuner.story(std::ref(measure)))
         std::printf("| %s | %s | %.2f | %.2fx |\n", s.name.c_str(), s.measurement.candidate.label.c_str(),
                     s.measurement.generate.mean, s.speedup);
     std::printf("\nweights loaded %d time(s)\n", measure.loads());
-    return t.best >= 0 ? 0 : 1;
+    return 0;
 }
 
 } // namespace shoehorn::cli
