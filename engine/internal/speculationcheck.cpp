@@ -18,7 +18,10 @@ SpeculationOff draftProblem(const Model &model, const std::string &path)
 {
     auto draft = inspectModel(path);
     if (!draft)
-        return {Why::DraftUnreadable, path, "-md " + path + ": " + errorMessage(draft.error())};
+        // Where the detail is only the path (a file that is not there), the code says what.
+        return {Why::DraftUnreadable, path,
+                "-md " + path + ": " +
+                    (draft.error().detail == path ? errorCodeSentence(draft.error().code) : errorMessage(draft.error()))};
     const long target = long(model.info().vocabSize);
     const long other = long(draft->vocabSize);
     if (std::labs(target - other) > kVocabSizeTolerance)

@@ -269,6 +269,15 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("chat -c beyond memory") << QStringList{"chat", m_odd, "-p", "hi", "-c", "2000000000"} << beyond;
     QTest::newRow("exact plan -c beyond memory") << QStringList{"plan", m_odd, "--exact", "-c", "2000000000"} << beyond;
     QTest::newRow("tune -c beyond memory") << QStringList{"tune", m_odd, "-p", "8", "-n", "4", "-c", "2000000000"} << beyond;
+    // Which file is not a model, named (it said only "the file does not start with the GGUF magic").
+    const QString text = m_dir.filePath(QStringLiteral("notes.gguf"));
+    QFile notes(text);
+    if (notes.open(QIODevice::WriteOnly))
+        notes.write("not a model\n");
+    notes.close();
+    QTest::newRow("not a model, named") << QStringList{"info", text}
+                                        << QByteArray("error (not-gguf): " + text.toUtf8() + ": the file does not start");
+    QTest::newRow("plan: not a model, named") << QStringList{"plan", text} << QByteArray("error (not-gguf): " + text.toUtf8() + ": ");
     // Said as unknown, not as a command that lacks a model (an audit, 2026-12-04).
     QTest::newRow("unknown command, no model") << QStringList{"help"} << QByteArray("unknown command help");
     QTest::newRow("unknown profile") << QStringList{"fit", m_odd, "--profile", "nope"}

@@ -132,8 +132,10 @@ void TestSpeculation::offWithASentence_data()
     QTest::addColumn<QString>("draft"); // "missing", "text", "other-vocabulary" or empty
     QTest::addColumn<QString>("says");
     QTest::newRow("MTP on a model without an MTP layer") << "draft-mtp" << "" << "has no MTP layer";
-    QTest::newRow("a draft file that is not there") << "draft-simple" << "missing" << "-md ";
-    QTest::newRow("a draft file that is not a GGUF") << "draft-simple" << "text" << "-md ";
+    // What is wrong with the file, not only its name (it said "-md F: F" for a missing one).
+    QTest::newRow("a draft file that is not there") << "draft-simple" << "missing" << "missing.gguf: The file does not exist.";
+    QTest::newRow("a draft file that is not a GGUF") << "draft-simple" << "text"
+                                                     << "notes.gguf: the file does not start with the GGUF magic";
     QTest::newRow("a draft model of another vocabulary") << "draft-simple" << "other-vocabulary" << "vocabulary";
 }
 

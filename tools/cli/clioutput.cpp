@@ -87,6 +87,15 @@ int fail(const Error &e)
     return 1;
 }
 
+int failFor(const std::string &file, const Error &e)
+{
+    if (file.empty() || e.detail.find(file) != std::string::npos)
+        return fail(e);
+    const std::string what = e.detail.empty() ? errorCodeSentence(e.code) : e.detail;
+    std::fprintf(stderr, "error (%s): %s: %s\n", errorCodeName(e.code), file.c_str(), what.c_str());
+    return 1;
+}
+
 std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)
 {
     const std::string w = contextWarning(model, contextSize);

@@ -17,6 +17,9 @@ void printJson(const nlohmann::ordered_json &j);
 // Prints "error (code): text" to stderr and returns the exit status 1. The text is never
 // empty: an Error without detail gets its code's sentence.
 int fail(const Error &e);
+// fail() for an error about `file`: its path first where the message does not name it already
+// ("error (not-gguf): a.gguf: the file does not start with the GGUF magic").
+int failFor(const std::string &file, const Error &e);
 // Before chat and serve load a file: the isolated check (filecheck.h), unless --no-check. 0 when
 // the file may be loaded, else the exit code after printing why.
 int checkBeforeLoad(const std::string &path, bool enabled);

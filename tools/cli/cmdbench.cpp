@@ -77,7 +77,7 @@ int cmdTune(const Args &a)
         return rc;
     auto info = inspectModel(a.model);
     if (!info)
-        return fail(info.error());
+        return failFor(a.model, info.error());
     TuneRequest r;
     r.base.load = a.load;
     r.base.context = a.context;

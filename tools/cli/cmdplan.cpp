@@ -196,7 +196,7 @@ int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, P
 {
     auto inspected = inspectModel(a.model);
     if (!inspected)
-        return fail(inspected.error());
+        return failFor(a.model, inspected.error());
     info = std::move(*inspected);
     if (!targetFor(a, target))
         return 2;

@@ -26,6 +26,7 @@
 
 using namespace shoehorn;
 using shoehorn::cli::fail;
+using shoehorn::cli::failFor;
 
 namespace {
 
@@ -62,7 +63,7 @@ int cmdInfo(const cli::Args &a)
 {
     auto info = inspectModel(a.model);
     if (!info)
-        return fail(info.error());
+        return failFor(a.model, info.error());
     if (a.json) {
         std::printf("%s\n", modelInfoToJson(*info, a.tensors).c_str());
         return 0;
