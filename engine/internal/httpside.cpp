@@ -24,6 +24,18 @@ the Anthropic API (<code>/v1/messages</code>) and llama-server's own routes
 </body></html>
 )";
 
+// llama.cpp's request parsing throws std::runtime_error for what the client got wrong (a message
+// without a role, tools that are not an array, an image with no projector loaded), which
+// llama-server answers with 500: these are the client's, 400.
+bool isClientMistake(const std::string &message)
+{
+    for (const char *start : {"Failed to parse messages: ", "Failed to parse tools: ", "image input is not supported",
+                              "audio input is not supported"})
+        if (message.rfind(start, 0) == 0)
+            return true;
+    return false;
+}
+
 } // namespace
 
 void RequestLog::noteRequest()
@@ -99,8 +111,15 @@ server_http_context::handler_t wrapHandler(RequestLog &log, const server_http_co
             // field, so 400 says it better
             type = ERROR_TYPE_INVALID_REQUEST;
             message = std::string("the request body is not valid JSON for this route: ") + e.what();
+        } catch (const std::out_of_range &e) {
+            // A token id or index the request gave (/detokenize [999999999]): the client's, and
+            // the C++ library's words say nothing to it.
+            type = ERROR_TYPE_INVALID_REQUEST;
+            message = "a token id or an index in the request is out of range";
         } catch (const std::exception &e) {
             message = e.what();
+            if (isClientMistake(message))
+                type = ERROR_TYPE_INVALID_REQUEST;
         } catch (...) {
             message = "unknown error";
         }

@@ -198,6 +198,21 @@ test('hostile clients: deep grammars are refused, silent connections block nothi
         const chained = await ask(chain + 'r100000 ::= "a"\n');
         assert.equal(chained.status, 400, chained.text.slice(0, 300));
         assert.equal((await ask('root ::= ("a" | "b")+')).status, 200); // a grammar still works
+        // The client's mistakes are 400, not llama-server's 500 "server_error".
+        const mistakes = [
+            { messages: [{ content: 'hi' }] },
+            { messages: [{ role: 5, content: 'hi' }] },
+            { messages: [{ role: 'user', content: 'hi' }], tools: 'x' },
+            { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }] },
+        ];
+        for (const body of mistakes) {
+            const r = await post(s.base, '/v1/chat/completions', JSON.stringify(body));
+            assert.equal(r.status, 400, JSON.stringify(body) + ' ' + r.text.slice(0, 300));
+            assert.equal(JSON.parse(r.text).error.type, 'invalid_request_error');
+        }
+        const detok = await post(s.base.replace(/\/v1$/, ''), '/detokenize', JSON.stringify({ tokens: [999999999] }));
+        assert.equal(detok.status, 400, detok.text);
+        assert.match(JSON.parse(detok.text).error.message, /^a token id or an index in the request is out of range$/);
         // Rounds of 30 connections that each send one byte and stay silent, one right after the
         // other (a burst finds the pool's idle threads not yet woken): /health still answers.
         const { port } = new URL(s.base);
