@@ -83,8 +83,6 @@ Error ApiServer::checkOptions(const ApiServerOptions &o)
         return Error{ErrorCode::InvalidArgument, "--host: empty"};
     if (o.port < 0 || o.port > 65535)
         return Error{ErrorCode::InvalidArgument, "--port " + std::to_string(o.port) + ": must be 1-65535"};
-    if (Error e = checkHost(o.host))
-        return e;
     if (!isLoopback(o.host) && o.apiKeys.empty())
         return Error{ErrorCode::InvalidArgument,
                      "--host " + o.host + " is reachable from other machines: set an API key first"};
@@ -247,6 +245,8 @@ Error ApiServer::open(const ApiServerOptions &options)
 {
     return internal::guarded(ErrorCode::ServeFailed, [&]() -> Error {
         if (Error e = checkOptions(options))
+            return e;
+        if (Error e = checkHost(options.host))
             return e;
         std::lock_guard life(m_impl->lifecycle);
         Impl &d = *m_impl;

@@ -71,12 +71,13 @@ public:
     std::string baseUrl() const;
     ApiStatus status() const;     // any thread
 
-    // Checks without starting: a bad port, a host that is not this machine's (checkHost), a
+    // Checks without starting, at once (the window calls it on the GUI thread): a bad port, a
     // non-loopback host without a key, a key with white space or commas, an origin list entry
     // that is not an origin.
     static Error checkOptions(const ApiServerOptions &options);
-    // A host to bind: an address of this machine or a name that resolves to one (looked up once:
-    // a name needs the resolver), not a Unix socket path.
+    // A host to bind: an address of this machine or a name that resolves to one, not a Unix
+    // socket path. A name is looked up (the resolver may take seconds): not on the GUI thread;
+    // open() checks it.
     static Error checkHost(const std::string &host);
     // "a, b" -> {"a", "b"}: llama-server's --api-key takes a comma-separated list.
     static std::vector<std::string> splitKeys(const std::string &keys);

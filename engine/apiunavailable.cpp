@@ -43,6 +43,8 @@ Result<std::unique_ptr<ApiUnavailableDoor>> ApiUnavailableDoor::open(const ApiSe
     return internal::guarded(ErrorCode::ServeFailed, [&]() -> Result<std::unique_ptr<ApiUnavailableDoor>> {
         if (Error e = ApiServer::checkOptions(options))
             return e;
+        if (Error e = ApiServer::checkHost(options.host))
+            return e;
         auto door = std::unique_ptr<ApiUnavailableDoor>(new ApiUnavailableDoor());
         Impl &d = *door->m_impl;
         d.why = why;

@@ -266,6 +266,8 @@ Result<std::unique_ptr<ModelRouter>> ModelRouter::open(const ServerArgs &router,
         const ApiServerOptions options = router.http();
         if (Error e = ApiServer::checkOptions(options))
             return e;
+        if (Error e = ApiServer::checkHost(options.host))
+            return e;
         if (presets.empty())
             return Error{ErrorCode::InvalidArgument, "no models to serve"};
         auto r = std::unique_ptr<ModelRouter>(new ModelRouter());

@@ -268,6 +268,7 @@ void TestCliJson::errorsSaySomething_data()
     const QByteArray beyond = "-c 2000000000: the KV cache alone needs";
     QTest::newRow("chat -c beyond memory") << QStringList{"chat", m_odd, "-p", "hi", "-c", "2000000000"} << beyond;
     QTest::newRow("exact plan -c beyond memory") << QStringList{"plan", m_odd, "--exact", "-c", "2000000000"} << beyond;
+    QTest::newRow("serve -c beyond memory") << QStringList{"serve", m_odd, "-c", "2000000000", "--port", "0"} << beyond;
     QTest::newRow("tune -c beyond memory") << QStringList{"tune", m_odd, "-p", "8", "-n", "4", "-c", "2000000000"} << beyond;
     // Which file is not a model, named (it said only "the file does not start with the GGUF magic").
     const QString text = m_dir.filePath(QStringLiteral("notes.gguf"));

@@ -128,6 +128,10 @@ int cmdRpcWorker(int argc, char **argv)
         std::fprintf(stderr, "error: %s\n", devices.error().detail.c_str());
         return 2;
     }
+    if (const Error e = ApiServer::checkHost(o.host)) { // not "port in use" for a host that is not this machine's
+        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+        return 2;
+    }
     if (!ApiServer::portFree(o.host, o.port)) {
         const int free = ApiServer::freePortAfter(o.host, o.port);
         std::fprintf(stderr, "error: port %d on %s is in use by another program%s\n", o.port, o.host.c_str(),

@@ -88,12 +88,14 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
         return info.error();
     if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s))
         return e;
+    const PlanTarget target = targetFromHardware(probeHardware(), 0);
+    if (Error e = validateMemory(*info, s.context, target)) // before a fit that could only say "nothing fits"
+        return e;
     if (!a.fit().on) {
         if (Error e = validate(*info, s.context))
             return e;
         return s;
     }
-    const PlanTarget target = targetFromHardware(probeHardware(), 0);
     FitRequest r;
     r.settings = s;
     r.locks = FitLocks{a.gpuLayersGiven(), a.cpuMoeGiven(), a.contextGiven(), a.cacheTypesGiven(),
@@ -107,9 +109,9 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
     const FitResult f = autoFit(*info, r, target);
     if (f.outcome == FitOutcome::KvTypeUnusable)
         return Error{ErrorCode::InvalidArgument, f.invalidReason};
-    std::printf("%s\n", describeFit(*info, f, target).c_str());
-    if (!f.ok())
+    if (!f.ok()) // said once, as the error
         return Error{ErrorCode::OutOfMemory, describeFit(*info, f, target)};
+    std::printf("%s\n", describeFit(*info, f, target).c_str());
     return f.settings;
 }
 
@@ -260,6 +262,10 @@ int cmdServe(int argc, char **argv)
     const ServerArgs &a = *parsed;
     const ApiServerOptions o = a.http();
     if (const Error e = ApiServer::checkOptions(o)) {
+        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+        return 2;
+    }
+    if (const Error e = ApiServer::checkHost(o.host)) {
         std::fprintf(stderr, "error: %s\n", e.detail.c_str());
         return 2;
     }
