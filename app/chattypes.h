@@ -34,6 +34,7 @@ struct ModelSummary {
     shoehorn::MemoryPlan measured; // what llama.cpp actually allocated
     shoehorn::HeldMemory held;     // what the load took from the machine (plans count it as free)
     shoehorn::SpeculationOff speculationOff; // why speculative decoding is off although asked for
+    QString templateFallback; // why ChatML stands in for the model's chat template (llama.cpp's words)
 };
 
 // An image attached to a message: the file's own bytes (stored with the chat, never a path

@@ -176,6 +176,7 @@ ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &u
     s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(hw)));
     s.held = m_held;
     s.speculationOff = m_session->speculationOff();
+    s.templateFallback = QString::fromStdString(m_session->templateFallback());
     return s;
 }
 

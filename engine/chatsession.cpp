@@ -72,6 +72,7 @@ struct ChatSession::Impl {
     Result<std::unique_ptr<internal::ServerLoop>> startLoop();
 
     SpeculationOff speculationOff; // why speculative decoding is off although it was asked for
+    std::string templateFallback;  // why ChatML stands in for the file's template
 };
 
 // The loop with speculation as asked; where the model cannot speculate so (no MTP layer, a draft
@@ -121,6 +122,12 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         if (!templates)
             return templates.error();
         d.templates = std::move(*templates);
+        if (const std::string &why = d.templates.fallbackReason(); !why.empty()) {
+            // The chat renders with ChatML then: the loop (and the API) the same, not a refusal.
+            d.loopSettings.chatTemplate = ChatTemplates::fallbackTemplate();
+            // common_chat_templates_init logs the parser's words and throws a bare std::exception.
+            d.templateFallback = why == "std::exception" ? std::string("llama.cpp's Jinja engine refused it") : why;
+        }
         d.model = std::move(model);
         d.loopSettings.context = settings;
         d.loopSettings.slots.api = std::max(0, api.count);
@@ -145,6 +152,11 @@ ChatSession::ChatSession() : m_impl(std::make_unique<Impl>()) {}
 const std::string &ChatSession::speculationNote() const
 {
     return m_impl->speculationOff.sentence;
+}
+
+const std::string &ChatSession::templateFallback() const
+{
+    return m_impl->templateFallback;
 }
 
 const SpeculationOff &ChatSession::speculationOff() const

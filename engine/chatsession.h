@@ -138,6 +138,10 @@ public:
     // as asked or was not asked for. The session runs without it.
     const std::string &speculationNote() const;
     const SpeculationOff &speculationOff() const;
+    // Why ChatML stands in for the model's own chat template (llama.cpp's Jinja engine cannot
+    // read the file's: its reason); empty when the file's template is used. The chat and the API
+    // render with ChatML then, rather than the loop refusing to start.
+    const std::string &templateFallback() const;
 
 private:
     friend struct internal::Access;

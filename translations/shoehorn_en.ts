@@ -1201,6 +1201,10 @@
       <source>API: %1 (paused while auto-tune measures)</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>This model's chat template cannot be used (%1): chats use ChatML instead, which may not be the format the model was trained on.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

@@ -1200,6 +1200,10 @@
       <source>API: %1 (paused while auto-tune measures)</source>
       <translation>API：%1（自动调优测量期间暂停）</translation>
     </message>
+    <message>
+      <source>This model's chat template cannot be used (%1): chats use ChatML instead, which may not be the format the model was trained on.</source>
+      <translation>无法使用此模型的聊天模板（%1）：对话改用 ChatML，这可能不是模型训练时使用的格式。</translation>
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

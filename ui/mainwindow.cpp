@@ -133,6 +133,10 @@ void MainWindow::buildUi()
     buildDocks();
     m_status = new StatusStrip(m_model, m_controller, this);
     statusBar()->addWidget(m_status, 1);
+    // QStatusBar hides its widgets for a message only if they are visible then: a message from a
+    // load that ends before the window is shown was drawn over the model's name.
+    connect(statusBar(), &QStatusBar::messageChanged, m_status,
+            [this](const QString &message) { m_status->setVisible(message.isEmpty()); });
     // While the local API runs, where it is: one glance tells other tools can use the model.
     m_apiIndicator = new QLabel(this);
     m_apiIndicator->setObjectName(QStringLiteral("apiIndicator"));
@@ -296,6 +300,11 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
     if (const QString off = ErrorText::speculationOff(summary.speculationOff); !off.isEmpty())
         statusBar()->showMessage(off, 15000); // the chat runs, without speculation
+    if (!summary.templateFallback.isEmpty()) // the chat runs, in ChatML
+        statusBar()->showMessage(tr("This model's chat template cannot be used (%1): chats use ChatML instead, "
+                                    "which may not be the format the model was trained on.")
+                                     .arg(summary.templateFallback),
+                                 30000);
     if (const QString retry = m_loadStrip->takeRetry(); !retry.isEmpty()) {
         // Say that the model runs with safer settings than asked for, and why.
         statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(retry), 15000);

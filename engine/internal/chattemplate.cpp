@@ -46,10 +46,13 @@ Result<ChatTemplates> ChatTemplates::create(const llama_model *model)
     ChatTemplates t;
     try {
         t.m_templates = common_chat_templates_init(model, "");
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
         t.m_templates.reset();
+        t.m_fallbackReason = e.what();
     }
     if (!t.m_templates) {
+        if (t.m_fallbackReason.empty())
+            t.m_fallbackReason = "llama.cpp could not set it up";
         try {
             t.m_templates = common_chat_templates_init(model, kChatMlTemplate);
         } catch (const std::exception &e) {
@@ -59,6 +62,11 @@ Result<ChatTemplates> ChatTemplates::create(const llama_model *model)
     if (!t.m_templates)
         return Error{ErrorCode::TemplateFailed, "llama.cpp could not set up a chat template, not even ChatML"};
     return t;
+}
+
+const char *ChatTemplates::fallbackTemplate()
+{
+    return kChatMlTemplate;
 }
 
 bool ChatTemplates::supportsThinking() const

@@ -39,9 +39,15 @@ public:
     // The same without resolving the visible tags to tokens (the template sandbox's helper).
     Result<ChatPrompt> render(const std::vector<ChatMessage> &history, const GenerationOptions &options) const;
     bool supportsThinking() const;
+    // Why the model's own template could not be used, when ChatML stands in for it; empty when
+    // the file's template is used. fallbackTemplate(): what stands in (llama.cpp's
+    // --chat-template takes it as is).
+    const std::string &fallbackReason() const { return m_fallbackReason; }
+    static const char *fallbackTemplate();
 
 private:
     common_chat_templates_ptr m_templates;
+    std::string m_fallbackReason;
 };
 
 } // namespace shoehorn

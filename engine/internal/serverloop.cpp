@@ -190,6 +190,8 @@ common_params loopParams(const Model &model, const LoopSettings &s)
     if (p.model_alias.empty())
         p.model_alias = {s.alias.empty() ? std::filesystem::path(model.info().path).filename().string() : s.alias};
     applyModelSampling(llamaModel(model), p.sampling);
+    if (p.chat_template.empty())
+        p.chat_template = s.chatTemplate;
     return p;
 }
 

@@ -45,6 +45,9 @@ struct LoopSettings {
     // llama-server's command line (shoehorn-cli serve): every flag the loop has no setting of its
     // own for (sampling, templates, reasoning, timeouts...) comes from it. None: its defaults.
     std::optional<ServerArgs> server;
+    // Set: the template the loop uses where the file's own cannot be read (and no --chat-template
+    // was given); llama.cpp's server would refuse to start.
+    std::string chatTemplate;
 };
 
 // The llama_context_params the loop's context gets (the planner's dry run of it).

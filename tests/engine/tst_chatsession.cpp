@@ -44,6 +44,7 @@ private slots:
     void overflowTrimsOldestMessages();
     void singleMessageTooLong();
     void chatTemplateApplied();
+    void unreadableTemplateFallsBackToChatMl();
     void thinkingKeptApart_data();
     void thinkingKeptApart();
     void decodeResults_data();
@@ -287,6 +288,22 @@ void TestChatSession::chatTemplateApplied()
     QVERIFY(p.ok());
     QCOMPARE(QString::fromStdString(*p),
              QString("<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"));
+}
+
+// A template llama.cpp's Jinja engine cannot parse: the session starts, renders with ChatML and
+// says why (the loop refused to start before: "llama.cpp could not create the context").
+void TestChatSession::unreadableTemplateFallsBackToChatMl()
+{
+    auto model = load(TestFixtures::instance().withTemplate("broken-template.gguf", "{% if %}{{ messages }}"));
+    auto s = ChatSession::create(model, ContextSettings{});
+    QVERIFY2(s.ok(), s.ok() ? "" : s.error().detail.c_str());
+    QVERIFY2(!(*s)->templateFallback().empty(), "no reason given for ChatML");
+    auto p = (*s)->formatPrompt({{"user", "U", {}}}, seeded(1));
+    QVERIFY(p.ok());
+    QCOMPARE(QString::fromStdString(*p), QString("<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"));
+    auto r = (*s)->generate({{"user", "hi", {}}}, seeded(4));
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
+    QCOMPARE(r->stats.generatedTokens, 4);
 }
 
 void TestChatSession::thinkingKeptApart_data()

@@ -35,6 +35,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QUuid>
+#include <QStatusBar>
 #include <QtTest>
 
 class TestMainWindow : public QObject
@@ -48,6 +49,7 @@ private slots:
     void init();
     void initTestCase();
     void emptyStateTeaches();
+    void statusMessageCoversTheStrip();
     void dropModelThenChat();
     void dropBrokenFileShowsError();
     void openThroughFileDialogSeam();
@@ -273,6 +275,24 @@ void TestMainWindow::emptyStateTeaches()
     auto *send = w.findChild<QPushButton *>("sendButton");
     QVERIFY(!send->isEnabled());
     QVERIFY(!w.findChild<QProgressBar *>("contextBar")->isVisible()); // no model, no context to show
+}
+
+// A message shown before the window is (a model opened from the command line that loads at once,
+// with a note) was drawn over the model's name: QStatusBar hides its widgets only when they are
+// visible at that moment. The strip follows the message itself.
+void TestMainWindow::statusMessageCoversTheStrip()
+{
+    AppCore cApp;
+    MainWindow w(&cApp);
+    w.statusBar()->showMessage(QStringLiteral("shown before the window"), 5000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *label = w.findChild<QLabel *>("modelLabel");
+    QVERIFY(!label->isVisible());
+    w.statusBar()->clearMessage();
+    QVERIFY(label->isVisible());
+    w.statusBar()->showMessage(QStringLiteral("again"), 5000);
+    QVERIFY(!label->isVisible());
 }
 
 void TestMainWindow::dropModelThenChat()

@@ -157,6 +157,9 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
                 s->context.threads > 0 ? s->context.threads : physicalCoreCount(), specText.c_str());
     if (!(*session)->speculationNote().empty())
         std::fprintf(stderr, "note: %s\n", (*session)->speculationNote().c_str());
+    if (!(*session)->templateFallback().empty())
+        std::fprintf(stderr, "note: the model's chat template cannot be used (%s): ChatML stands in for it\n",
+                     (*session)->templateFallback().c_str());
     std::fflush(stdout);
     return session;
 }

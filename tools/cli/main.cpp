@@ -180,6 +180,9 @@ int cmdChat(const cli::Args &a)
         return fail(session.error());
     if (!(*session)->speculationNote().empty())
         std::fprintf(stderr, "note: %s\n", (*session)->speculationNote().c_str());
+    if (!(*session)->templateFallback().empty())
+        std::fprintf(stderr, "note: the model's chat template cannot be used (%s): ChatML stands in for it\n",
+                     (*session)->templateFallback().c_str());
     if (a.checkFile) // the template renders in the helper, under the check's limits
         (*session)->isolateTemplate(cli::selfPath());
     if (const int rc = cli::attachProjector(a.mmproj, a.mmprojOffload, a.load, a.context, **session))
