@@ -122,7 +122,9 @@ Result<std::unique_ptr<ChatSession>> ChatSession::create(std::shared_ptr<Model> 
         if (!templates)
             return templates.error();
         d.templates = std::move(*templates);
-        if (const std::string &why = d.templates.fallbackReason(); !why.empty()) {
+        // serve's --chat-template / --chat-template-file: the loop renders with the user's own.
+        const bool userTemplate = api.server && !internal::Access::params(*api.server).chat_template.empty();
+        if (const std::string &why = d.templates.fallbackReason(); !why.empty() && !userTemplate) {
             // The chat renders with ChatML then: the loop (and the API) the same, not a refusal.
             d.loopSettings.chatTemplate = ChatTemplates::fallbackTemplate();
             // common_chat_templates_init logs the parser's words and throws a bare std::exception.

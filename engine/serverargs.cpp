@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -184,7 +186,8 @@ std::string clearerParseError(std::string said, const std::vector<std::string> &
     if (why != "stoi" && why != "stof" && why != "stoul" && why != "stoull" && why != "stod")
         return said;
     // std::stoi says the same for "abc" and for a number past int's range.
-    const bool digits = !value.empty() && value.find_first_not_of("-0123456789", value[0] == '-' ? 1 : 0) == std::string::npos;
+    const size_t sign = !value.empty() && value[0] == '-' ? 1 : 0;
+    const bool digits = value.size() > sign && value.find_first_not_of("0123456789", sign) == std::string::npos;
     if (digits)
         return flag + " " + value + ": out of range";
     return flag + " " + value + ": not a number" + (why == "stoi" ? " (a whole number is wanted)" : "");
@@ -199,7 +202,9 @@ Error checkReadable(const std::string &flag, const std::string &path, uintmax_t 
     if (ec || !std::filesystem::exists(st))
         return Error{ErrorCode::InvalidArgument, flag + " " + path + ": no such file"};
     if (!std::filesystem::is_regular_file(st))
-        return Error{ErrorCode::InvalidArgument, flag + " " + path + ": not a regular file"};
+        return Error{ErrorCode::InvalidArgument, flag + " " + path + ": not a regular file (" +
+                                                     (std::filesystem::is_directory(st) ? "a folder" : "a pipe or a device") +
+                                                     "): give a file"};
     if (std::filesystem::file_size(path, ec) > maxBytes)
         return Error{ErrorCode::InvalidArgument, flag + " " + path + ": larger than " + std::to_string(maxBytes / 1024) +
                                                      " KiB; is it the right file?"};
@@ -213,12 +218,18 @@ Error checkKeyFile(const std::string &path)
     if (Error e = checkReadable("--api-key-file", path, 64 * 1024))
         return e;
     std::ifstream in(path);
+    if (!in)
+        return Error{ErrorCode::InvalidArgument, "--api-key-file " + path + ": cannot be read (" + std::strerror(errno) + ")"};
     std::string line;
     int n = 0, keys = 0;
     while (std::getline(in, line)) {
         ++n;
         if (line.empty() || line[0] == '#')
             continue;
+        if (line.back() == '\r') // llama.cpp would keep it in the key, which no client then sends
+            return Error{ErrorCode::InvalidArgument, "--api-key-file " + path + ", line " + std::to_string(n) +
+                                                         ": ends in a carriage return (a Windows text file?); save it "
+                                                         "with Unix line ends"};
         if (line.find_first_of(" \t\r,") != std::string::npos || line.find('\0') != std::string::npos)
             return Error{ErrorCode::InvalidArgument, "--api-key-file " + path + ", line " + std::to_string(n) +
                                                          ": a key with white space, a comma or a NUL in it"};
@@ -253,12 +264,13 @@ Error checkValues(const common_params &p, const std::vector<std::string> &given)
     const auto refuse = [](const std::string &what) { return Error{ErrorCode::InvalidArgument, what}; };
     if (p.n_ctx < 0)
         return refuse("-c " + std::to_string(p.n_ctx) + ": give 0 (the model's trained context) or a number of tokens");
-    if (p.n_batch < 1 || p.n_ubatch < 1)
+    // -ub 0 is llama.cpp's "as -b".
+    if (p.n_batch < 1 || p.n_ubatch < 0)
         return refuse((p.n_batch < 1 ? "-b " + std::to_string(p.n_batch) : "-ub " + std::to_string(p.n_ubatch)) +
                       ": the batch must hold at least one token");
     // llama.cpp reserves an output per slot in every micro-batch (and asserts it fits).
     const int slots = p.n_parallel < 0 ? 4 : p.n_parallel;
-    const int ubatch = std::min(p.n_batch, p.n_ubatch);
+    const int ubatch = p.n_ubatch == 0 ? p.n_batch : std::min(p.n_batch, p.n_ubatch);
     if (ubatch < slots)
         return refuse((p.n_batch < slots ? "-b " + std::to_string(p.n_batch) : "-ub " + std::to_string(p.n_ubatch)) +
                       ": a batch holds one token of each slot at least, and there are " + std::to_string(slots) +

@@ -143,9 +143,10 @@ Error validateMemory(const ModelInfo &m, const ContextSettings &c, const PlanTar
         capacity += g.totalBytes;
     if (capacity == 0 || kv <= capacity)
         return {};
-    return invalid("-c " + std::to_string(plan.contextSize) + ": the KV cache alone needs " + formatBytes(kv) +
-                   ", more than this computer's memory (" + formatBytes(capacity) +
-                   " of RAM and GPU memory together); give a smaller context");
+    // OutOfMemory, as llama.cpp's failure would have been: the app's ladder steps down from it.
+    return Error{ErrorCode::OutOfMemory, "-c " + std::to_string(plan.contextSize) + ": the KV cache alone needs " +
+                                             formatBytes(kv) + ", more than all the memory planned for (" +
+                                             formatBytes(capacity) + " of RAM and GPU memory together); give a smaller context"};
 }
 
 std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention)

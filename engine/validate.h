@@ -32,7 +32,7 @@ Error validate(const PlanSettings &settings);
 Error validate(const ModelInfo &model, const ContextSettings &context);
 // A context whose KV cache alone is larger than all the memory `target` has (RAM and every GPU
 // together) cannot load: llama.cpp allocates the cache's bookkeeping per cell first (GiBs of RAM
-// for -c 2000000000) and fails after. InvalidArgument naming the context and both sizes, or none.
+// for -c 2000000000) and fails after. OutOfMemory naming the context and both sizes, or none.
 Error validateMemory(const ModelInfo &model, const ContextSettings &context, const PlanTarget &target);
 // The block of values a KV cache type stores together (32 for the quantized ones, else 1).
 int kvTypeBlockSize(const std::string &type);

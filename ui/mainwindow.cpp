@@ -298,17 +298,18 @@ void MainWindow::onStateChanged(LoadedModel::State state)
 
 void MainWindow::onModelLoaded(const ModelSummary &summary)
 {
+    // What runs differently than asked, all of it: one message each would hide the one before.
+    QStringList said;
+    if (const QString retry = m_loadStrip->takeRetry(); !retry.isEmpty())
+        said << tr("Loaded after running out of memory: %1").arg(retry); // safer settings, and why
     if (const QString off = ErrorText::speculationOff(summary.speculationOff); !off.isEmpty())
-        statusBar()->showMessage(off, 15000); // the chat runs, without speculation
+        said << off; // the chat runs, without speculation
     if (!summary.templateFallback.isEmpty()) // the chat runs, in ChatML
-        statusBar()->showMessage(tr("This model's chat template cannot be used (%1): chats use ChatML instead, "
-                                    "which may not be the format the model was trained on.")
-                                     .arg(summary.templateFallback),
-                                 30000);
-    if (const QString retry = m_loadStrip->takeRetry(); !retry.isEmpty()) {
-        // Say that the model runs with safer settings than asked for, and why.
-        statusBar()->showMessage(tr("Loaded after running out of memory: %1").arg(retry), 15000);
-    }
+        said << tr("This model's chat template cannot be used (%1): chats use ChatML instead, "
+                   "which may not be the format the model was trained on.")
+                    .arg(summary.templateFallback);
+    if (!said.isEmpty())
+        statusBar()->showMessage(said.join(QLatin1Char(' ')), 15000 * int(said.size()));
     m_composer->input()->setFocus();
 }
 

@@ -23,6 +23,23 @@ int localPort(const sockaddr_storage &a)
     return -1;
 }
 
+// A connected TCP socket whose local port is `port`: a client of the server on that port (an
+// outgoing connection's local port is an ephemeral one, a resolver's UDP socket is no stream).
+bool isClientOf(int fd, int port)
+{
+    struct stat st{};
+    if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return false;
+    int type = 0;
+    socklen_t len = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM)
+        return false;
+    sockaddr_storage local{}, peer{};
+    socklen_t n = sizeof local, m = sizeof peer;
+    return getsockname(fd, reinterpret_cast<sockaddr *>(&local), &n) == 0 && localPort(local) == port &&
+           getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &m) == 0;
+}
+
 } // namespace
 
 std::vector<int> clientSockets(int port)
@@ -36,14 +53,7 @@ std::vector<int> clientSockets(int port)
         const long fd = std::strtol(e->d_name, &end, 10);
         if (end == e->d_name || *end || fd == dirfd(dir))
             continue;
-        struct stat st{};
-        if (fstat(int(fd), &st) != 0 || !S_ISSOCK(st.st_mode))
-            continue;
-        sockaddr_storage local{}, peer{};
-        socklen_t n = sizeof local, m = sizeof peer;
-        // A peer: a connection, not the listening socket (nor an outgoing one: its local port differs).
-        if (getsockname(int(fd), reinterpret_cast<sockaddr *>(&local), &n) == 0 && localPort(local) == port &&
-            getpeername(int(fd), reinterpret_cast<sockaddr *>(&peer), &m) == 0)
+        if (isClientOf(int(fd), port))
             found.push_back(int(fd));
     }
     closedir(dir);
@@ -59,9 +69,12 @@ void stopHttp(server_http_context &http, std::chrono::milliseconds grace)
     while (port > 0 && !clientSockets(port).empty() && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     // Only shut down: httplib's thread sees its read or write fail, and closes the socket itself.
+    // Each checked again right before: a connection that closed meanwhile may have left its
+    // number to another socket (an RPC client's, which must not be cut).
     if (port > 0)
         for (int fd : clientSockets(port))
-            ::shutdown(fd, SHUT_RDWR);
+            if (isClientOf(fd, port))
+                ::shutdown(fd, SHUT_RDWR);
     if (http.thread.joinable())
         http.thread.join();
 }

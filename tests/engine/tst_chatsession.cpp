@@ -1,5 +1,6 @@
 // Chat sessions on the tiny fixtures: determinism, streaming, stop/cancel, KV reuse, trimming.
 #include "chatsession.h"
+#include "serverargs.h"
 #include "decodeseam.h"
 #include "llamahandles.h" // the llama.cpp context
 #include "testfixtures.h"
@@ -304,6 +305,15 @@ void TestChatSession::unreadableTemplateFallsBackToChatMl()
     auto r = (*s)->generate({{"user", "hi", {}}}, seeded(4));
     QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
     QCOMPARE(r->stats.generatedTokens, 4);
+    s->reset();
+    // serve's --chat-template: the user's template is used, and nothing is said of ChatML.
+    auto args = ServerArgs::parse({"--chat-template", "chatml"});
+    QVERIFY(args.ok());
+    ApiSlotSettings api;
+    api.server = *args;
+    auto given = ChatSession::create(model, ContextSettings{}, api);
+    QVERIFY2(given.ok(), given.ok() ? "" : given.error().detail.c_str());
+    QVERIFY2((*given)->templateFallback().empty(), (*given)->templateFallback().c_str());
 }
 
 void TestChatSession::thinkingKeptApart_data()

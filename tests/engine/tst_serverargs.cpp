@@ -112,6 +112,10 @@ void TestServerArgs::flags_data()
     row("host and port", "-m a.gguf --host 0.0.0.0 --port 9000", "host", "0.0.0.0:9000");
     row("default host", "-m a.gguf", "host", "127.0.0.1:8080");
     row("two keys", "-m a.gguf --api-key k1,k2", "keys", "2");
+    // Taken, as llama-server takes them (a review of the checks above): -ub 0 is "as -b", one slot
+    // needs a batch of one.
+    row("-ub 0 is as -b", "-m a.gguf -ub 0", "parallel", "4");
+    row("one slot, a batch of one", "-m a.gguf -np 1 -b 1", "parallel", "1");
     row("no key", "-m a.gguf", "keys", "0");
     row("cors default: localhost, not *", "-m a.gguf", "cors", "localhost");
     row("--cors-origins", "-m a.gguf --cors-origins https://a.example", "cors", "https://a.example");
@@ -191,8 +195,10 @@ void TestServerArgs::refused_data()
     keys("key file: empty", "empty", "", "holds no key (one per line; lines starting with # are comments)");
     keys("key file: comments only", "comments", "# one\n#two\n", "holds no key");
     keys("key file: white space", "spaces", "k1\n# c\nkey two\n", ", line 3: a key with white space, a comma or a NUL in it");
-    row("key file: a folder", "-m a.gguf --api-key-file /tmp", "--api-key-file /tmp: not a regular file");
-    row("key file: a device", "-m a.gguf --api-key-file /dev/zero", "--api-key-file /dev/zero: not a regular file");
+    keys("key file: Windows line ends", "crlf", "k1\r\nk2\r\n", ", line 1: ends in a carriage return (a Windows text file?)");
+    row("a sign alone", "-m a.gguf -c -", "-c -: not a number");
+    row("key file: a folder", "-m a.gguf --api-key-file /tmp", "--api-key-file /tmp: not a regular file (a folder)");
+    row("key file: a device", "-m a.gguf --api-key-file /dev/zero", "--api-key-file /dev/zero: not a regular file (a pipe or a device)");
     row("key file: missing", "-m a.gguf --api-key-file /nonexistent/keys", "--api-key-file /nonexistent/keys: no such file");
     row("preset: a device", "--models-preset /dev/zero", "--models-preset /dev/zero: not a regular file");
 }

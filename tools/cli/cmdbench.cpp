@@ -91,8 +91,9 @@ int cmdTune(const Args &a)
     if (!draft)
         return fail(draft.error());
     r.base.draftModel = *draft;
-    if (Error e = validateMemory(*info, a.context, r.target))
-        return fail(e);
+    if (a.context.contextSize > 0) // 0: the tuner picks the context itself
+        if (Error e = validateMemory(*info, a.context, r.target))
+            return fail(e);
     AutoTuner tuner(*info, r);
     BenchMeasurer measure(a.model, r.promptTokens, r.generateTokens, r.stop);
     const TuneResult t = tuner.tune(std::ref(measure), nullptr, [](int done, int total) {

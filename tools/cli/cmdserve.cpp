@@ -89,8 +89,11 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
     if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s))
         return e;
     const PlanTarget target = targetFromHardware(probeHardware(), 0);
-    if (Error e = validateMemory(*info, s.context, target)) // before a fit that could only say "nothing fits"
-        return e;
+    // A context the user gave, before a fit that could only say "nothing fits" (without -c the fit
+    // chooses one of at most 32768 itself).
+    if (a.contextGiven() || !a.fit().on)
+        if (Error e = validateMemory(*info, s.context, target))
+            return e;
     if (!a.fit().on) {
         if (Error e = validate(*info, s.context))
             return e;

@@ -291,7 +291,9 @@ int main(int argc, char **argv)
                 return 2;
         }
     const int rc = run(argc, argv);
-    if (outputClosed || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    // serve and rpc-worker log to stdout while they run; their work is not their output.
+    const bool answersOnStdout = argc < 2 || (std::strcmp(argv[1], "serve") != 0 && std::strcmp(argv[1], "rpc-worker") != 0);
+    if (answersOnStdout && (outputClosed || std::fflush(stdout) != 0 || std::ferror(stdout))) {
         std::fprintf(stderr, "error: the output could not be written (%s)\n",
                      outputClosed ? "standard output is closed" : std::strerror(errno));
         return rc ? rc : 1;
