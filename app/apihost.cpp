@@ -83,18 +83,32 @@ Error ApiHost::start(const ApiServerOptions &options)
     if (Error e = ApiServer::checkOptions(options))
         return e;
     std::shared_ptr<ApiServer> s;
+    std::unique_ptr<ApiUnavailableDoor> old;
+    std::string why;
+    int retryAfter = 0;
     {
         std::lock_guard lock(m_mutex);
         s = m_server;
         m_wanted = options; // a session published meanwhile opens with these
         if (!s && !m_why.empty()) {
-            // Tuning: the door answers with the new options until the session comes back.
-            m_door.reset();
-            auto door = ApiUnavailableDoor::open(options, m_why, m_retryAfter);
-            if (!door)
-                m_wanted.reset();
-            return door ? Error{} : door.error();
+            old = std::move(m_door);
+            why = m_why;
+            retryAfter = m_retryAfter;
         }
+    }
+    if (!why.empty()) {
+        // Tuning: the door answers with the new options until the session comes back. Closed and
+        // opened outside the lock (closing waits for connections, opening may look a name up);
+        // kept, not dropped with the result as before.
+        old.reset();
+        auto door = ApiUnavailableDoor::open(options, why, retryAfter);
+        std::lock_guard lock(m_mutex);
+        if (!door) {
+            m_wanted.reset();
+            return door.error();
+        }
+        m_door = std::move(*door);
+        return {};
     }
     Error e = s ? s->open(options) : Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
     std::lock_guard lock(m_mutex);

@@ -59,6 +59,7 @@ private:
     }
 
 private slots:
+    void startWhileTuningAnswers503();
     void initTestCase() { isolateSettings(); }
     void needsALoadedModel();
     void servesTheLoadedModelWithoutReloading();
@@ -177,6 +178,28 @@ void TestApiController::apiOnAndOffWhileTheChatStreams()
 
 // Auto-tune inside the one engine (#30): while it measures, the chat's loop and context are gone
 // (never a benchmark context beside them), the weights are held once, and the API's address
+// The API turned on while a model is being tuned (no session published): its address answers 503
+// with the reason until the session comes back. The door was opened and dropped at once before.
+void TestApiController::startWhileTuningAnswers503()
+{
+    ApiHost host;
+    host.setUnavailable("auto-tune is measuring this model", 30); // not wanted yet: nothing opens
+    QVERIFY(!host.running());
+    shoehorn::ApiServerOptions o;
+    o.port = 0;
+    o.apiKeys = {"sk-test-key"};
+    const shoehorn::Error e = host.start(o);
+    QVERIFY2(!e, e.detail.c_str());
+    QVERIFY(host.running());
+    const auto st = host.status();
+    QVERIFY(st && !st->baseUrl.empty());
+    QByteArray body;
+    QCOMPARE(get(QString::fromStdString(st->baseUrl), "/health", &body), 503);
+    QVERIFY2(body.contains("auto-tune is measuring"), body.constData());
+    host.stop();
+    QVERIFY(!host.running());
+}
+
 // answers 503 with Retry-After and the reason; afterwards the same model serves again.
 void TestApiController::tuningIsAModeOfTheEngine()
 {
