@@ -17,9 +17,9 @@
 #  - the door: Host, Origin and API keys checked before any route, refusals counted;
 #  - readers polling below a second; no stream sessions.
 # Three were looked at to be replaced by upstream behaviour (2026-12-04); one went, two stay:
-#  - the decode hook (a test seam) went (2026-12-04): tst_chatsession defines llama_decode
-#    itself (tests/engine/decodeseam.h), so the loop's calls bind to the test's and nothing in
-#    the server or the engine carries a seam;
+#  - the decode hook (a test seam) went (2026-12-04): tst_chatsession links with
+#    -Wl,--wrap=llama_decode (tests/engine/decodeseam.h), so the loop's calls go through the
+#    test's seam and nothing in the server or the engine carries one;
 #  - set_meta went too (2026-12-04): an HTTP side opened on a running loop calls upstream's
 #    update_meta; get_meta() reads only what load_model set, and Shoehorn's loop never sleeps
 #    (serverargs.cpp refuses --sleep-idle-seconds), which would load again;
