@@ -21,20 +21,50 @@ namespace shoehorn {
 
 namespace {
 
+// Said when a loaded model's memory is free again: its last copy went, and its loop, context
+// and weights with it (which takes a while: the loop is joined, the weights freed).
+struct Teardown {
+    std::mutex mutex;
+    std::condition_variable done;
+    bool gone = false;
+};
+
 // The loaded model with the llama-server routes onto its loop. Requests hold a copy while they
-// run (a stream until its last chunk): the model goes when the last copy does.
+// run (a stream until its last chunk): the model goes when the last copy does (makeLoaded).
 struct Loaded {
     std::string name;
     std::unique_ptr<ChatSession> session;
     common_params params; // the routes refer to it
     std::unique_ptr<server_routes> routes;
+    std::shared_ptr<Teardown> teardown = std::make_shared<Teardown>();
     ~Loaded() { routes.reset(); } // before the session's loop goes
 };
+
+std::shared_ptr<Loaded> makeLoaded()
+{
+    auto *entry = new Loaded;
+    return std::shared_ptr<Loaded>(entry, [t = entry->teardown](Loaded *p) {
+        const std::string name = p->name;
+        delete p;
+        if (!name.empty()) {
+            std::printf("unloaded [%s]\n", name.c_str());
+            std::fflush(stdout);
+        }
+        {
+            std::lock_guard lock(t->mutex);
+            t->gone = true;
+        }
+        t->done.notify_all();
+    });
+}
 
 // A response that keeps its model loaded until httplib is done with it.
 struct LeasedResponse : server_http_res {
     server_http_res_ptr inner;
     std::shared_ptr<Loaded> lease;
+    // The response's reader talks to the model's loop when it goes: it goes first (the members'
+    // own order would free the model under it when this lease is the last).
+    ~LeasedResponse() override { inner.reset(); }
     void on_complete() override
     {
         if (inner)
@@ -100,20 +130,23 @@ struct ModelRouter::Impl {
         std::lock_guard lock(mutex);
         return current;
     }
-    // Takes the loaded model away from new requests and waits until the open ones have ended.
+    // Takes the loaded model away from new requests and waits until the open ones have ended
+    // and its memory is free (the next model may need it), not just until the last copy went.
     bool drain(const std::function<bool()> &stop)
     {
-        std::weak_ptr<Loaded> old;
+        std::shared_ptr<Loaded> old;
         {
             std::lock_guard lock(mutex);
-            old = current;
-            current.reset();
+            old.swap(current);
         }
-        while (!old.expired()) {
+        if (!old)
+            return true;
+        const std::shared_ptr<Teardown> t = old->teardown;
+        old.reset(); // here, outside the lock, when no request holds it
+        std::unique_lock lock(t->mutex);
+        while (!t->done.wait_for(lock, std::chrono::milliseconds(20), [&] { return t->gone; }))
             if (stop && stop())
                 return false;
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
         return true;
     }
     Result<std::shared_ptr<Loaded>> acquire(std::string name, const std::function<bool()> &stop);
@@ -147,7 +180,7 @@ Result<std::shared_ptr<Loaded>> ModelRouter::Impl::acquire(std::string name, con
     auto session = loader(*preset);
     if (!session)
         return Error{session.error().code, "model \"" + name + "\" could not be loaded: " + errorMessage(session.error())};
-    auto entry = std::make_shared<Loaded>();
+    auto entry = makeLoaded();
     entry->name = name;
     entry->session = std::move(*session);
     internal::ServerLoop &loop = internal::Access::loop(*entry->session);
@@ -300,8 +333,9 @@ void ModelRouter::close()
         internal::stopHttp(*d.http);
         d.http.reset();
     }
+    std::shared_ptr<Loaded> last;
     std::lock_guard lock(d.mutex);
-    d.current.reset();
+    last.swap(d.current); // freed after the lock (declared before it)
 }
 
 std::string ModelRouter::baseUrl() const

@@ -310,8 +310,8 @@ export async function checkServer(t, base, { slots = 2, keys = [KEY] } = {}) {
 }
 
 // Starts `shoehorn-cli serve` and waits for its URL. Resolves { proc, base, out() }.
-export function serveCli(cli, args, { waitUrl = true } = {}) {
-    const proc = spawn(cli, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function serveCli(cli, args, { waitUrl = true, env = {} } = {}) {
+    const proc = spawn(cli, ['serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     proc.stdout.on('data', (d) => { out += d; });
     proc.stderr.on('data', (d) => { out += d; });

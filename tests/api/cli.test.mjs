@@ -262,8 +262,9 @@ test('the guides\' router line: --host 0.0.0.0 --api-key --metrics --parallel 2 
     // [*] for every model; a relative path is found beside the file; a preset's sampling is its default.
     fs.writeFileSync(ini, `version = 1\n[*]\nc = 1024\n\n[tiny]\nmodel = ${MODEL}\ntemp = 0.3\n\n` +
                           `[second]\nmodel = second.gguf\nctx-size = 512\ntop-k = 7\n`);
+    // glibc fills freed memory: a model freed under a request that still uses it shows.
     const s = await serve(['--host', '0.0.0.0', '--api-key', KEY, '--metrics', '--parallel', '2', '-fit', 'on',
-        '-fitt', '768', '--models-preset', ini, '--port', '0']);
+        '-fitt', '768', '--models-preset', ini, '--port', '0'], { env: { MALLOC_PERTURB_: '165' } });
     try {
         assert.ok(s.base, s.out());
         assert.match(s.out(), /WARNING: --host 0\.0\.0\.0: other machines can reach this server/);
@@ -292,6 +293,36 @@ test('the guides\' router line: --host 0.0.0.0 --api-key --metrics --parallel 2 
         assert.equal((await post(s.base, '/models/load', JSON.stringify({ model: 'tiny' }))).status, 200);
         assert.deepEqual(await listed(), { second: 'unloaded', tiny: 'loaded' });
         assert.equal((await get(s.base, '/v1/models', null)).status, 401); // the router's key
+        // Another model asked for while a stream runs: the stream ends whole, then the switch;
+        // the first model is freed after its last response, not under it. Twice: unload too.
+        for (const next of ['second', null]) {
+            let first;
+            const started = new Promise((resolve) => { first = resolve; });
+            const long = (async () => {
+                const st = await client(s.base).chat.completions.create({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }],
+                    max_tokens: 400, stream: true, ignore_eos: true }); // 512 cells a slot
+                let n = 0, finish = null;
+                for await (const c of st) {
+                    if (c.choices?.[0]?.delta?.content && ++n === 1) first();
+                    finish = c.choices?.[0]?.finish_reason ?? finish;
+                }
+                return { n, finish };
+            })();
+            await started;
+            const switched = next ? stream(client(s.base), 'hi', 4, { model: next })
+                                  : post(s.base, '/models/unload', JSON.stringify({ model: 'tiny' }));
+            const [{ n, finish }, r] = await Promise.all([long, switched]);
+            assert.ok(n > 100 && finish === 'length', `the stream ended early: ${n} pieces, ${finish}\n${s.out()}`);
+            if (next)
+                assert.ok(r.times.length > 0, s.out());
+            else
+                assert.equal(r.status, 200, r.text);
+            assert.deepEqual(await listed(), { second: next ? 'loaded' : 'unloaded', tiny: 'unloaded' }, s.out());
+            // The next model loads once the first one's memory is free, not while it is freed.
+            assert.match(s.out(), next ? /unloaded \[tiny\]\nloading \[second\]\n[^]*$/ : /unloaded \[tiny\]\n$/);
+            if (next)
+                assert.equal((await post(s.base, '/models/load', JSON.stringify({ model: 'tiny' }))).status, 200);
+        }
     } finally {
         s.proc.kill('SIGINT');
         await s.exited;
