@@ -25,6 +25,13 @@ PACKAGES=(
 BACKPORTS=(mesa-vulkan-drivers)
 BACKPORTS_MIN=25
 
+# A minimal Debian has no sudo: say what to do instead of "sudo: command not found".
+need_sudo() {
+    [ $# -eq 0 ] || command -v sudo >/dev/null 2>&1 && return 0
+    echo "tools/dev.sh needs to install Debian packages: run it as root, or install sudo and be allowed to use it" >&2
+    exit 1
+}
+
 install_deps() {
     install_base
     install_backports
@@ -41,6 +48,7 @@ install_base() {
     echo "Installing: ${missing[*]}"
     local sudo=()
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    need_sudo "${sudo[@]}"
     "${sudo[@]}" apt-get update -qq
     # -q, not -qq: apt says how much it downloads ("Need to get ...") and shows its progress.
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
@@ -55,6 +63,7 @@ install_backports() {
     [ ${#need[@]} -eq 0 ] && return 0
     local sudo=() target=()
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    need_sudo "${sudo[@]}"
     if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
         if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
             echo "Adding Debian's bookworm-backports to apt's sources (/etc/apt/sources.list.d/bookworm-backports.list):"

@@ -45,9 +45,11 @@ else
         esac
     done < "$build/CMakeCache.txt"
 
-    # 2. Shared libraries of every program the build made.
+    # 2. Shared libraries of every program and backend module the build made (modules are not
+    #    executable: libggml-vulkan.so links the Vulkan loader).
     for exe in "$build"/bin/*; do
-        [ -x "$exe" ] && [ -f "$exe" ] || continue
+        [ -f "$exe" ] || continue
+        case "$exe" in *.so | *.so.*) ;; *) [ -x "$exe" ] || continue ;; esac
         file -b "$exe" | grep -q ELF || continue
         ldd "$exe" | awk '/=> \// {print $3} /^\t\/[^ ]+ \(/ {print $1}' | while read -r lib; do
             printf '%s\tlinked by %s\n' "$lib" "$(basename "$exe")"
@@ -56,9 +58,10 @@ else
 
     # 3. Commands run by tools/dev.sh, the build (npm pack, git clone, cpack's dpkg-shlibdeps and
     #    file, gzip for the web UI), the tests (packaging, screenshots, the API through node's openai
-    #    client, the web UI in chromium, the systemd unit) and the app (code highlighting).
+    #    client, the web UI in chromium, the systemd unit, the GGUF MIME type through xdg-mime, which
+    #    needs mimetype to read the type's magic) and the app (code highlighting).
     for cmd in npm node gzip chromium curl systemd-analyze git cmake ninja ccache c++ file dpkg-deb dpkg-shlibdeps apt-cache \
-               desktop-file-validate appstreamcli update-mime-database xdg-mime \
+               desktop-file-validate appstreamcli update-mime-database xdg-mime mimetype \
                xvfb-run xauth Xvfb xdotool import kate-syntax-highlighter qemu-x86_64 patchelf objdump readelf; do
         path=$(command -v "$cmd" || true)
         if [ -z "$path" ]; then

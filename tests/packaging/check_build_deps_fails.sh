@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The build dependency guard must fail, naming the package, when one that the build needs is
-# taken out of tools/dev.sh's list. One row per package: CMake config, program, app command.
+# taken out of tools/dev.sh's list. One row per package: CMake config, program, app command,
+# a command only a test runs.
 #   check_build_deps_fails.sh SOURCE_DIR BUILD_DIR
 set -uo pipefail
 src=$1
@@ -9,7 +10,7 @@ here=$(dirname "$0")
 status=0
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
-for pkg in libqt6opengl6-dev qt6-charts-dev ninja-build ccache libkf5syntaxhighlighting-tools; do
+for pkg in libqt6opengl6-dev qt6-charts-dev ninja-build ccache libkf5syntaxhighlighting-tools libfile-mimeinfo-perl; do
     list=$("$src/tools/dev.sh" packages | grep -vx "$pkg" | tr '\n' ' ')
     if out=$(SHOEHORN_DEPS_CACHE="$cache" SHOEHORN_DEPS_PACKAGES="$list" "$here/check_build_deps.sh" "$src" "$build" 2>&1); then
         echo "FAIL: without $pkg the guard passed"

@@ -55,6 +55,7 @@ for p in libqt6core6 libqt6gui6 libqt6widgets6 libqt6network6 libqt6sql6 libqt6s
     [[ $depends == *"$p"* ]] || fail "Depends lacks $p"
 done
 [[ $recommends == *libkf5syntaxhighlighting-tools* ]] || fail "Recommends lacks libkf5syntaxhighlighting-tools"
+[[ $recommends == *xdg-utils* ]] || fail "Recommends lacks xdg-utils (links in answers open through xdg-open)"
 # Every Depends entry must be a real Debian 12 package.
 for p in $(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g'); do
     apt-cache show "$p" > /dev/null 2>&1 || dpkg -s "$p" > /dev/null 2>&1 || fail "unknown package $p"
