@@ -26,6 +26,7 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
         old = std::exchange(m_server, server);
         door = std::move(m_door);
         m_why.clear();
+        m_returning = false;
         wanted = m_wanted;
     }
     door.reset(); // the 503 door of a tune gives its port back to the server
@@ -39,6 +40,24 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
     m_lastError = e;
     if (e)
         m_wanted.reset(); // off: the controller reports lastError(); a later model does not retry
+}
+
+void ApiHost::withdraw()
+{
+    std::shared_ptr<ApiServer> old;
+    {
+        std::lock_guard lock(m_mutex);
+        old = std::exchange(m_server, nullptr);
+        m_returning = true;
+    }
+    if (!old)
+        return;
+    // The same address when it comes back: "any free port" (0) becomes the port it has now.
+    const int bound = old->port();
+    old->close();
+    std::lock_guard lock(m_mutex);
+    if (m_wanted && m_wanted->port == 0 && bound > 0)
+        m_wanted->port = bound;
 }
 
 void ApiHost::setUnavailable(const std::string &why, int retryAfterSeconds)
@@ -90,6 +109,8 @@ Error ApiHost::start(const ApiServerOptions &options)
         std::lock_guard lock(m_mutex);
         s = m_server;
         m_wanted = options; // a session published meanwhile opens with these
+        if (!s && m_returning)
+            return {}; // opened when the server comes back (setServer), or said by lastError()
         if (!s && !m_why.empty()) {
             old = std::move(m_door);
             why = m_why;

@@ -31,6 +31,11 @@ public:
     void setApiSlots(int count);
     int apiSlots() const;
 
+    // Worker thread: the published server goes for a moment and comes back with setServer()
+    // (its session starts its loop again for a new projector). A start() meanwhile is kept for
+    // it, a stop() holds: the API is opened on it as wanted when it comes back.
+    void withdraw();
+
     // Auto-tune's turn (#30): the published server is withdrawn (its session goes next) and,
     // while the API is wanted, its address answers 503 with Retry-After and `why` until
     // setServer() publishes the next session's. Worker thread.
@@ -44,14 +49,16 @@ public:
     std::optional<shoehorn::ApiServerOptions> wanted() const;
     std::optional<shoehorn::ApiStatus> status() const;
     shoehorn::Error lastError() const;
+    // The published server (null: none, or withdrawn).
+    std::shared_ptr<shoehorn::ApiServer> server() const;
 
 private:
-    std::shared_ptr<shoehorn::ApiServer> server() const;
 
     mutable std::mutex m_mutex;
     std::shared_ptr<shoehorn::ApiServer> m_server;
     std::unique_ptr<shoehorn::ApiUnavailableDoor> m_door; // while the model is being tuned
     std::string m_why;
+    bool m_returning = false; // withdrawn, setServer() follows
     int m_retryAfter = 30;
     std::optional<shoehorn::ApiServerOptions> m_wanted;
     shoehorn::Error m_lastError;

@@ -206,12 +206,17 @@ void InferenceWorker::loadProjector(const QString &path, bool offload)
                 v.error = p.error();
         }
     }
-    // One copy, for the chat and the API: the loop starts again with it (the context, not the model).
+    // One copy, for the chat and the API: the loop starts again with it (the context, not the
+    // model). The API goes with the old loop and opens on the new one as it is wanted then.
+    if (m_api)
+        m_api->withdraw();
     if (Error e = m_session->setProjector(projector)) {
         v.error = e;
         projector.reset();
         m_session->setProjector(nullptr);
     }
+    if (m_api)
+        m_api->setServer(m_session->api());
     if (projector) {
         v.ready = true;
         v.precision = QString::fromStdString(projector->info().precision);

@@ -216,12 +216,11 @@ void ChatSession::isolateTemplate(const std::string &helper, const FileCheckLimi
 }
 
 // The server loop holds the projector from its start: a new one means a new loop (the context
-// and its KV cache again, not the model). An open HTTP side opens again on it.
+// and its KV cache again, not the model). An open HTTP side is closed with the old loop; the
+// caller opens it again if it still wants it (a snapshot taken here would reopen an API the
+// user stopped meanwhile, and refuse one started meanwhile).
 Error ChatSession::Impl::restartLoop()
 {
-    std::optional<ApiServerOptions> reopen;
-    if (api && api->isOpen())
-        reopen = api->options();
     internal::Access::detachApiServer(*api);
     loop.reset();
     cache.clear();
@@ -230,8 +229,6 @@ Error ChatSession::Impl::restartLoop()
         return started.error();
     loop = std::move(*started);
     internal::Access::attachApiServer(*api, *loop);
-    if (reopen)
-        return api->open(*reopen);
     return {};
 }
 

@@ -114,7 +114,8 @@ public:
 
     // Lets the session read images (the projector must belong to the same model); null: none.
     // A history with images and no projector is refused with NoProjector. The server loop is
-    // started again with it (the context and its cache, not the model): an open API reopens.
+    // started again with it (the context and its cache, not the model): an open API() is closed
+    // with the old loop, and may be opened again on the new one.
     Error setProjector(std::shared_ptr<Projector> projector);
     const std::shared_ptr<Projector> &projector() const;
 

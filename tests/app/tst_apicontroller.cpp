@@ -60,6 +60,7 @@ private:
 
 private slots:
     void startWhileTuningAnswers503();
+    void startAndStopWhileTheLoopRestarts();
     void initTestCase() { isolateSettings(); }
     void needsALoadedModel();
     void servesTheLoadedModelWithoutReloading();
@@ -198,6 +199,43 @@ void TestApiController::startWhileTuningAnswers503()
     QVERIFY2(body.contains("auto-tune is measuring"), body.constData());
     host.stop();
     QVERIFY(!host.running());
+}
+
+// A new projector starts the session's loop again (the worker withdraws the server, and
+// publishes it again after): a Stop meanwhile keeps the API off, a Start meanwhile opens it
+// on the new loop, not "load a model first".
+void TestApiController::startAndStopWhileTheLoopRestarts()
+{
+    InferenceSession session;
+    QVERIFY(load(session));
+    ApiController api(session.apiHost());
+    api.setConfig(anyPort());
+    api.setPollInterval(50);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    ApiHost &host = *session.apiHost();
+    const QString url = api.baseUrl();
+    const auto served = [&] { return get(url, "/health") == 200; };
+    QVERIFY(served());
+    // The worker's steps around ChatSession::setProjector, with the user's click between them.
+    const std::shared_ptr<shoehorn::ApiServer> published = host.server();
+    QVERIFY(published && published->isOpen());
+    host.withdraw();
+    QVERIFY(!published->isOpen()); // the old loop's HTTP side goes with it
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
+    host.setServer(published);
+    QVERIFY(!published->isOpen());
+    QVERIFY(!host.running());
+    host.withdraw();
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000); // kept, not "load a model first"
+    QVERIFY(!published->isOpen());
+    host.setServer(published);
+    QVERIFY(published->isOpen());
+    QTRY_VERIFY(get(api.baseUrl(), "/health") == 200);
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
 }
 
 // answers 503 with Retry-After and the reason; afterwards the same model serves again.

@@ -260,6 +260,16 @@ void TestVisionController::theLocalApiSeesImagesToo()
     QCOMPARE(ask({text}, &plain), 200);
     QCOMPARE(ask({image, text}, &seen), 200);
     QVERIFY2(seen >= plain + 12, qPrintable(QStringLiteral("%1 vs %2").arg(seen).arg(plain)));
+    // Another projector starts the loop again: the API, still on, serves pictures on the new one.
+    const QString f32 = TestFixtures::instance().projector("F32");
+    cApp.vision()->choose(f32, false);
+    QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->vision().path == f32 && cApp.vision()->canSeeImages(), 30000);
+    QCOMPARE(cApp.api()->state(), ApiController::State::On);
+    int again = 0;
+    QCOMPARE(ask({image, text}, &again), 200);
+    QCOMPARE(again, seen);
+    QCOMPARE(shoehorn::liveEngineObjects().serverContexts, 1);
+    cApp.vision()->choose(QString(), true); // automatic again, for the other tests
     cApp.api()->stop();
     QTRY_VERIFY_WITH_TIMEOUT(cApp.api()->state() == ApiController::State::Off, 30000);
 }
