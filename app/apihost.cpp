@@ -78,11 +78,16 @@ void ApiHost::setUnavailable(const std::string &why, int retryAfterSeconds)
     if (!wanted)
         return;
     auto door = ApiUnavailableDoor::open(*wanted, why, retryAfterSeconds);
-    std::lock_guard lock(m_mutex);
-    if (door)
-        m_door = std::move(*door);
-    else
-        m_lastError = door.error(); // still wanted: the next session opens the API again
+    std::unique_ptr<ApiUnavailableDoor> drop; // closed outside the lock (closing waits for clients)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!door)
+            m_lastError = door.error(); // still wanted: the next session opens the API again
+        else if (m_wanted && !m_server && !m_why.empty())
+            drop = std::exchange(m_door, std::move(*door));
+        else
+            drop = std::move(*door); // stopped, or the session came back, meanwhile
+    }
 }
 
 void ApiHost::setApiSlots(int count)
@@ -119,17 +124,26 @@ Error ApiHost::start(const ApiServerOptions &options)
     }
     if (!why.empty()) {
         // Tuning: the door answers with the new options until the session comes back. Closed and
-        // opened outside the lock (closing waits for connections, opening may look a name up);
-        // kept, not dropped with the result as before.
+        // opened outside the lock (closing waits for connections, opening may look a name up).
         old.reset();
         auto door = ApiUnavailableDoor::open(options, why, retryAfter);
-        std::lock_guard lock(m_mutex);
-        if (!door) {
-            m_wanted.reset();
-            return door.error();
+        std::unique_ptr<ApiUnavailableDoor> drop;
+        {
+            std::lock_guard lock(m_mutex);
+            s = m_server;
+            if (s || m_why.empty()) {
+                // The tuned session came back meanwhile: it may have failed to open beside this
+                // door. The door goes, and the session's server opens with these options below.
+                if (door)
+                    drop = std::move(*door);
+            } else if (!door) {
+                m_wanted.reset();
+                return door.error();
+            } else {
+                drop = std::exchange(m_door, std::move(*door));
+                return {};
+            }
         }
-        m_door = std::move(*door);
-        return {};
     }
     Error e = s ? s->open(options) : Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
     std::lock_guard lock(m_mutex);
@@ -138,6 +152,8 @@ Error ApiHost::start(const ApiServerOptions &options)
     m_lastError = e;
     if (e)
         m_wanted.reset();
+    else
+        m_wanted = options; // also where the session's own open failed beside a door meanwhile
     return e;
 }
 

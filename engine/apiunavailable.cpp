@@ -52,8 +52,10 @@ Result<std::unique_ptr<ApiUnavailableDoor>> ApiUnavailableDoor::open(const ApiSe
         d.retryAfter = std::max(1, retryAfterSeconds);
         d.http = std::make_unique<server_http_context>();
         internal::configureDoor(d.params, *d.http, options, d.log);
-        if (!d.http->init(d.params))
+        if (!d.http->init(d.params)) {
+            d.http.reset();
             return Error{ErrorCode::ServeFailed, "llama.cpp's HTTP server could not be set up"};
+        }
         const Impl *self = &d;
         const auto busy = [self](const server_http_req &) { return self->busy(); };
         // /health is public, as llama-server's is while it loads: 503 and the reason, uncounted.
@@ -62,9 +64,13 @@ Result<std::unique_ptr<ApiUnavailableDoor>> ApiUnavailableDoor::open(const ApiSe
         internal::addIndexRoutes(*d.http, d.params.ui);
         for (const internal::RouteSpec &r : internal::apiRouteTable())
             internal::addRoute(*d.http, r, internal::wrapHandler(d.log, *d.http, r.methodName(), r.path, busy));
-        if (!d.http->start())
+        if (!d.http->start()) {
+            // Not stopHttp(): it would cut the clients of whoever holds this port (in the app:
+            // the API server that opened there first).
+            d.http.reset();
             return Error{ErrorCode::AddressInUse, options.host + ":" + std::to_string(options.port) +
                                                       " cannot be bound (in use by another program?)"};
+        }
         d.http->is_ready.store(true);
         return door;
     });

@@ -82,6 +82,7 @@ class TestApiUnavailable : public QObject
 private slots:
     void answersWhySilentClientsWait();
     void closesWithSilentClients();
+    void aPortInUseIsLeftAlone();
     void hosts_data();
     void hosts();
 };
@@ -129,6 +130,32 @@ void TestApiUnavailable::closesWithSilentClients()
              "closing the door with silent clients connected took more than 4 s");
     auto again = ApiUnavailableDoor::open(o, "the model is loading", 5);
     QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());
+}
+
+// A door that cannot bind its port (the API server opened there first: a tune ending while the
+// user turns the API on) fails at once and leaves the connections of whoever has the port.
+void TestApiUnavailable::aPortInUseIsLeftAlone()
+{
+    ApiServerOptions o;
+    o.port = 0;
+    o.apiKeys = {"k"};
+    auto first = ApiUnavailableDoor::open(o, "the model is loading", 5);
+    QVERIFY(first.ok());
+    o.port = (*first)->port();
+    const int fd = connectTo(o.port); // the first one's client, between two requests
+    QVERIFY(fd >= 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto second = ApiUnavailableDoor::open(o, "the model is being tuned", 5);
+    QVERIFY(!second.ok());
+    QCOMPARE(second.error().code, ErrorCode::AddressInUse);
+    QVERIFY2(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1), "the failed door waited for other clients");
+    const std::string req = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    QCOMPARE(::send(fd, req.data(), req.size(), MSG_NOSIGNAL), ssize_t(req.size()));
+    char buf[256];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    ::close(fd);
+    const std::string got = n > 0 ? std::string(buf, size_t(n)) : std::string("the connection was cut");
+    QCOMPARE(QString::fromStdString(got.substr(0, got.find("\r\n"))), QString("HTTP/1.1 503 Service Unavailable"));
 }
 
 // What --host (and the API dialog's host) may be: this machine's, named clearly when not. A host
