@@ -13,7 +13,7 @@ InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *pare
 {
     registerShoehornMetaTypes();
     m_worker = worker ? worker.release() : new InferenceWorker;
-    m_worker->setCancelFlags({&m_cancelLoad, &m_cancelGeneration});
+    m_worker->setCancelFlags({&m_cancelLoad, &m_cancelGeneration, &m_noResume});
     m_worker->setApiHost(m_api);
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -40,6 +40,7 @@ bool InferenceSession::shutdown(int milliseconds)
 {
     m_cancelLoad = true;
     m_cancelGeneration = true;
+    m_noResume = true; // a tune ends without loading its model again
     m_thread.quit();
     return m_thread.wait(QDeadlineTimer(milliseconds));
 }
@@ -116,6 +117,8 @@ void InferenceSession::load(const QString &path, const LoadSettings &load, const
     }
     if (m_state == State::Generating || m_state == State::Tuning)
         m_cancelGeneration = true; // the queued load runs once the answer stops
+    if (m_state == State::Tuning)
+        m_noResume = true; // and the tuned model is not loaded again before it
     startLoad();
 }
 
@@ -196,6 +199,7 @@ bool InferenceSession::startTuning(const TuneRequest &request)
     if (m_state != State::Ready)
         return false;
     m_cancelGeneration = false;
+    m_noResume = false;
     setState(State::Tuning);
     QMetaObject::invokeMethod(m_worker, [w = m_worker, request] { w->autoTune(request); }, Qt::QueuedConnection);
     return true;

@@ -91,6 +91,7 @@ private:
     VisionSummary m_vision;
     std::atomic<bool> m_cancelLoad{false};
     std::atomic<bool> m_cancelGeneration{false};
+    std::atomic<bool> m_noResume{false};
     State m_state = State::NoModel;
     ModelSummary m_model;
     struct PendingLoad {

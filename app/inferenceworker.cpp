@@ -327,6 +327,14 @@ void InferenceWorker::autoTune(const TuneRequest &request)
     }
     report.result.cancelled = report.result.cancelled || generationCancelled();
     report.when = QDateTime::currentDateTime();
+    if (resumeCancelled()) {
+        // Quitting, or another model is next: loading this one again would only delay both.
+        model.reset();
+        if (m_api)
+            m_api->setServer(nullptr);
+        emit tuneFinished(report);
+        return;
+    }
     const Error resumed = resumeAfterTuning(std::move(model), load, context, projectorPath, projectorOffload);
     emit tuneFinished(report);
     if (resumed) { // the model is gone: said as a load that failed
@@ -360,8 +368,8 @@ Error InferenceWorker::resumeAfterTuning(std::shared_ptr<Model> model, const Loa
         return e;
     }
     if (!projector.isEmpty())
-        loadProjector(projector, projectorOffload); // says visionChanged as a choice in the menu does
-    if (m_api)
+        loadProjector(projector, projectorOffload); // says visionChanged and publishes the API's server, as a choice in the menu does
+    else if (m_api)
         m_api->setServer(m_session->api());
     return {};
 }

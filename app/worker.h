@@ -23,6 +23,9 @@ public:
     struct CancelFlags {
         const std::atomic<bool> *load = nullptr;
         const std::atomic<bool> *generation = nullptr; // also stops auto-tune
+        // The tuned model is not wanted back after auto-tune: the app quits, or another model
+        // was asked for meanwhile (its load is queued behind the tune).
+        const std::atomic<bool> *noResume = nullptr;
     };
     using QObject::QObject;
     void setCancelFlags(CancelFlags flags) { m_cancel = flags; }
@@ -83,6 +86,7 @@ signals:
 protected:
     bool loadCancelled() const { return m_cancel.load && m_cancel.load->load(); }
     bool generationCancelled() const { return m_cancel.generation && m_cancel.generation->load(); }
+    bool resumeCancelled() const { return m_cancel.noResume && m_cancel.noResume->load(); }
     CancelFlags m_cancel;
     std::shared_ptr<ApiHost> m_api;
 };

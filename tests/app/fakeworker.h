@@ -21,6 +21,8 @@ public:
     std::atomic<int> failAfter{-1}; // tokens, then a fatal decode error
     shoehorn::HeldMemory held;      // what a load reports (set before loading)
     std::atomic<bool> stuck{false}; // ignores Stop, as code inside llama.cpp would
+    std::atomic<int> tuneMs{0};     // a tune measures this long (or until cancelled), then loads its model again
+    std::atomic<int> resumes{0};    // tunes that loaded their model again
 
     void loadModel(const QString &path, const shoehorn::LoadSettings &load,
                    const shoehorn::ContextSettings &context) override
@@ -71,7 +73,14 @@ public:
         emit generationFinished(id, stats);
     }
 
-    void autoTune(const shoehorn::TuneRequest &) override { emit tuneFinished(TuneReport{}); }
+    void autoTune(const shoehorn::TuneRequest &) override
+    {
+        for (int waited = 0; waited < tuneMs && !generationCancelled(); waited += 5)
+            QThread::msleep(5);
+        if (tuneMs > 0 && !resumeCancelled())
+            ++resumes;
+        emit tuneFinished(TuneReport{});
+    }
 
     void exactPlan(quint64 id, const QString &, const shoehorn::PlanSettings &, const shoehorn::PlanTarget &) override
     {

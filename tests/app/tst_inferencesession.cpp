@@ -33,6 +33,7 @@ private slots:
     void failedLoadLeavesNoModel();
     void exactPlansCollapseToTheNewest();
     void shutdownHasADeadline();
+    void loadDuringTuningSkipsItsResume();
 };
 
 void TestInferenceSession::shutdownHasADeadline()
@@ -50,6 +51,31 @@ void TestInferenceSession::shutdownHasADeadline()
     t.start();
     QVERIFY(!f.session.shutdown(300));
     QVERIFY(t.elapsed() < 1000);
+}
+
+// Another model asked for while auto-tune measures (or quitting then): the tune stops and its
+// model is not loaded again first, which would only delay the next one.
+void TestInferenceSession::loadDuringTuningSkipsItsResume()
+{
+    Fixture f;
+    QVERIFY(loadModel(f.session, "/models/a.gguf"));
+    f.worker->tuneMs = 100000;
+    QSignalSpy tuned(&f.session, &InferenceSession::tuningFinished);
+    QSignalSpy loaded(&f.session, &InferenceSession::modelLoaded);
+    QVERIFY(f.session.startTuning({}));
+    f.session.cancelTuning(); // stopped by the user: the model comes back
+    QTRY_COMPARE(tuned.count(), 1);
+    QCOMPARE(f.worker->resumes.load(), 1);
+    QVERIFY(f.session.startTuning({}));
+    QTest::qWait(20);
+    f.session.load("/models/b.gguf", {}, {});
+    QTRY_COMPARE(tuned.count(), 2);
+    QTRY_COMPARE(loaded.count(), 1);
+    QCOMPARE(f.session.model().path, QString("/models/b.gguf"));
+    QCOMPARE(f.worker->resumes.load(), 1); // not for the second tune
+    QVERIFY(f.session.startTuning({}));
+    QVERIFY(f.session.shutdown(2000));
+    QCOMPARE(f.worker->resumes.load(), 1);
 }
 
 void TestInferenceSession::loadThenAnswer()
