@@ -2,16 +2,17 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Shoehorn's changes to upstream (33 anchored replacements, counted as calls of
-# shoehorn_server_patch below: 34 before 2026-12-04; one is made for three route methods, one
-# matches three call sites), each with its reason where it is applied below:
+# Shoehorn's changes to upstream (34 anchored replacements, counted as calls of
+# shoehorn_server_patch below: 34 before 2026-12-04, 33 after the decode hook went, 34 since the
+# chat's Stop is kept out of the API's pictures (2026-12-05); one is made for three route methods,
+# one matches three call sites), each with its reason where it is applied below:
 #  - the shared model: server_context::load_model_shared(params, model) creates the server's
 #    context on a model the application already loaded (the desktop chat and the API share one
 #    copy of the weights; turning the API on or off never reloads them), with the application's
 #    projector borrowed;
 #  - the desktop chat's reserved slot (API tasks never take it; `serve` reserves none), its
-#    tasks marked, its Stop mid-prompt (an abortable decode), its own sampler, and its token ids
-#    kept in stream mode;
+#    tasks marked, its Stop mid-prompt (an abortable decode, and an abortable encode of its own
+#    pictures only), its own sampler, and its token ids kept in stream mode;
 #  - the draft context's accessors (the memory report of what speculation allocated);
 #  - stopping ends every open request; a finished stream keeps its keep-alive connection;
 #  - the door: Host, Origin and API keys checked before any route, refusals counted;
@@ -247,6 +248,20 @@ shoehorn_server_patch(_cpp server-context.cpp
         }
         queue_tasks.yield_to_queue([&]() {
             ret = llama_decode(ctx_tgt, batch_view);
+")
+# The projector encodes every slot's pictures on the loop's thread; the chat's Stop may end only
+# its own (an API request's picture encoded at that moment would fail with it).
+shoehorn_server_patch(_cpp server-context.cpp
+"                        queue_tasks.yield_to_queue([&]() {
+                            res = process_mtmd_chunk(slot, slot.mbatch, cur_token_idx, n_tokens_out);
+                        });
+"
+"                        // shoehorn: the desktop chat's Stop reaches into its own pictures only
+                        shoehorn_abortable.store(slot.id == shoehorn_reserved_slot);
+                        queue_tasks.yield_to_queue([&]() {
+                            res = process_mtmd_chunk(slot, slot.mbatch, cur_token_idx, n_tokens_out);
+                        });
+                        shoehorn_abortable.store(false);
 ")
 shoehorn_server_patch(_cpp server-context.cpp
 "                // TODO: handle ret == 2 (abort) when we start aborting

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 namespace shoehorn {
 
@@ -61,6 +62,12 @@ struct ChatSession::Impl {
     std::unique_ptr<internal::ServerLoop> loop; // after the model and projector: goes before them
     std::shared_ptr<ApiServer> api;             // the HTTP side, closed before the loop goes
     internal::SlotCache cache;                  // what the desktop slot holds
+    // A Stop outlives its answer: the answer returns when the reader sees the flag, while the
+    // loop may still be inside the chat's own work (a picture's encoding, a batch's decode) until
+    // its next stopping point. The loop and the projector read this then (gated to the chat's
+    // own work), until the next answer starts.
+    std::atomic<bool> stopLatch{false};
+    void setCancel(const std::atomic<bool> *cancel);
 
     const llama_vocab *vocab() const { return internal::llamaVocab(*model); }
     Result<ChatPrompt> render(const std::vector<ChatMessage> &msgs, const GenerationOptions &options,
@@ -171,6 +178,17 @@ ChatSession::~ChatSession()
     // The HTTP side may outlive this (a status poll holds it): it lets go of the loop first.
     if (m_impl->api)
         internal::Access::detachApiServer(*m_impl->api);
+    if (m_impl->projector) // it may outlive this session: it forgets the flags kept here
+        internal::Access::setProjectorCancel(*m_impl->projector, nullptr);
+}
+
+// Where the loop's abort callback and the projector's encoder read the chat's Stop (null: none).
+void ChatSession::Impl::setCancel(const std::atomic<bool> *cancel)
+{
+    if (loop)
+        loop->setDesktopCancel(cancel);
+    if (projector)
+        internal::Access::setProjectorCancel(*projector, cancel, cancel && loop ? &loop->desktopWorkOnly() : nullptr);
 }
 
 int ChatSession::cachedTokens() const
@@ -222,6 +240,7 @@ void ChatSession::isolateTemplate(const std::string &helper, const FileCheckLimi
 Error ChatSession::Impl::restartLoop()
 {
     internal::Access::detachApiServer(*api);
+    setCancel(nullptr); // the gate is the old loop's
     loop.reset();
     cache.clear();
     auto started = startLoop();
@@ -237,6 +256,7 @@ Error ChatSession::setProjector(std::shared_ptr<Projector> projector)
     if (projector == m_impl->projector)
         return {};
     return internal::guarded(ErrorCode::ContextFailed, [&]() -> Error {
+        m_impl->setCancel(nullptr);
         m_impl->projector = std::move(projector);
         return m_impl->restartLoop();
     });
@@ -384,19 +404,24 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
         }
         if (!turn)
             return turn.error();
-        // The abort callback and the image encoder read the flag while the loop decodes this turn.
-        d.loop->setDesktopCancel(cancel);
-        if (d.projector)
-            internal::Access::setProjectorCancel(*d.projector, cancel);
+        // The abort callback and the image encoder read the flag while the loop decodes this turn,
+        // and the latch after it when it was stopped.
+        // A stopped answer's work may still be in the loop until its next stopping point; the
+        // latch stays up until it has ended (the new turn would wait for the loop anyway).
+        for (int waited = 0; d.stopLatch.load() && d.loop->desktopWorkOnly().load() && waited < 10000; ++waited)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        d.stopLatch.store(false);
+        d.setCancel(cancel);
         struct CancelReset {
             Impl &d;
+            const std::atomic<bool> *cancel;
             ~CancelReset()
             {
-                d.loop->setDesktopCancel(nullptr);
-                if (d.projector)
-                    internal::Access::setProjectorCancel(*d.projector, nullptr);
+                const bool stopped = cancel && cancel->load();
+                d.stopLatch.store(stopped);
+                d.setCancel(stopped ? &d.stopLatch : nullptr);
             }
-        } cancelReset{d};
+        } cancelReset{d, cancel};
         return internal::runTurn(*d.loop, d.vocab(), std::move(*turn), options, callbacks, cancel, t0, d.cache);
     });
 }

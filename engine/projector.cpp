@@ -40,6 +40,9 @@ struct Projector::Impl {
     // 2 cores); with 24 nodes a stop could also wait for the rest of a layer. Each stopping
     // point is a synchronisation on a GPU, so not every node.
     std::atomic<const std::atomic<bool> *> cancel{nullptr};
+    // The loop's: true while the picture being encoded is the desktop chat's (the encoder is
+    // shared with the API's slots, whose pictures the chat's Stop must not end).
+    std::atomic<const std::atomic<bool> *> gate{nullptr};
     uint32_t nodes = 0;
     static constexpr uint32_t kNodesPerCheck = 8;
     static bool evalCallback(ggml_tensor *t, bool ask, void *data);
@@ -51,6 +54,9 @@ bool Projector::Impl::evalCallback(ggml_tensor *, bool ask, void *data)
     if (ask)
         return ++d->nodes % kNodesPerCheck == 0; // "observe" this node: compute up to it, then ask below
     const std::atomic<bool> *flag = d->cancel.load(std::memory_order_relaxed);
+    const std::atomic<bool> *gate = d->gate.load(std::memory_order_relaxed);
+    if (gate && !gate->load(std::memory_order_relaxed))
+        return true;
     return !(flag && flag->load(std::memory_order_relaxed)); // false ends the graph here
 }
 
@@ -439,8 +445,10 @@ mtmd_context *internal::Access::projector(const Projector &p)
     return p.m_impl->ctx.get();
 }
 
-void internal::Access::setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel)
+void internal::Access::setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel,
+                                          const std::atomic<bool> *gate)
 {
+    p.m_impl->gate.store(gate);
     p.m_impl->cancel.store(cancel);
 }
 

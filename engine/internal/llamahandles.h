@@ -28,7 +28,9 @@ struct Access {
     static ServerLoop &loop(const ChatSession &s);
     static mtmd_context *projector(const Projector &p);
     // The flag that stops an image's encoding (null: none), read inside the encoder's graph.
-    static void setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel);
+    // `cancel` stops an encode only while `gate` is true (null: always).
+    static void setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel,
+                                   const std::atomic<bool> *gate = nullptr);
     // The HTTP side of a session's server loop: made with it, moved to a new loop when the loop
     // starts again (a new projector), and detached before the loop goes.
     static std::shared_ptr<ApiServer> makeApiServer(ServerLoop &loop);

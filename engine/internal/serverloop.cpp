@@ -286,11 +286,16 @@ ServerLoop::~ServerLoop()
         --g_liveServerContexts;
 }
 
+const std::atomic<bool> &ServerLoop::desktopWorkOnly() const
+{
+    return m_server.reserved_batch_abortable();
+}
+
 bool ServerLoop::abortCallback(void *data)
 {
     auto *self = static_cast<ServerLoop *>(data);
     const std::atomic<bool> *flag = self->m_cancel.load(std::memory_order_relaxed);
-    return flag && flag->load(std::memory_order_relaxed) && self->m_server.reserved_batch_abortable().load();
+    return flag && flag->load(std::memory_order_relaxed) && self->desktopWorkOnly().load();
 }
 
 llama_context *ServerLoop::context() const

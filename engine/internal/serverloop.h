@@ -92,6 +92,9 @@ public:
     // The desktop chat's Stop: read by the context's abort callback, which stops a decode only
     // while its batch holds the desktop's slot alone (null: none).
     void setDesktopCancel(const std::atomic<bool> *cancel) { m_cancel.store(cancel); }
+    // True while the loop decodes a batch of the desktop's slot alone, or encodes its pictures:
+    // where its Stop may end the work (the projector's encoder reads it too).
+    const std::atomic<bool> &desktopWorkOnly() const;
     // The tokens slot `id` holds in the KV cache (asks the loop: answered even mid-decode).
     int slotTokens(int id);
     // Whether the slots run speculative decoding (llama.cpp turns it off when the draft does not

@@ -12,6 +12,7 @@
 
 #include <QtTest>
 
+#include <deque>
 #include <thread>
 
 #include <llama-cpp.h>
@@ -56,7 +57,7 @@ std::vector<llama_token> referenceAnswer(const std::shared_ptr<Model> &model, co
     cp.n_ctx = 2048;
     cp.n_threads = cp.n_threads_batch = 2;
     llama_context_ptr ctx(llama_init_from_model(internal::llamaModel(*model), cp));
-    std::vector<mtmd::bitmap> bitmaps;
+    std::deque<mtmd::bitmap> bitmaps; // not movable: never relocated
     std::vector<const mtmd_bitmap *> raw;
     for (const auto &img : images) {
         auto w = mtmd_helper_bitmap_init_from_buf(mctx, reinterpret_cast<const unsigned char *>(img.bytes.data()),
@@ -149,6 +150,8 @@ private slots:
     void sameAnswerAsLlamaCppsHelper();
     void cachedTurnAnswersAsAFreshOne();
     void stopWhileAnImageIsEncoded();
+    void stopEndsOnlyTheChatsOwnPictures_data();
+    void stopEndsOnlyTheChatsOwnPictures();
     void imageWithoutProjectorIsRefused();
     void brokenImageLosesNothing();
 };
@@ -424,8 +427,8 @@ void TestProjector::cachedTurnAnswersAsAFreshOne()
 }
 
 // Five 1024x1024 pictures (1024 image tokens each): over a second of encoding on this CPU. Stop
-// while the third is encoded ends it within 200 ms, the session says Cancelled, and the next
-// answer works. (One graph node cannot be stopped: a single 2048x2048 picture's first attention
+// while the third is encoded ends it within 200 ms, the session says Cancelled, the encoder stops
+// too (the next answer does not wait for the rest of the picture), and the next answer works. (One graph node cannot be stopped: a single 2048x2048 picture's first attention
 // over 16384 patches is one node of about 1.5 s here, so the stop granularity is one node.)
 void TestProjector::stopWhileAnImageIsEncoded()
 {
@@ -477,11 +480,80 @@ void TestProjector::stopWhileAnImageIsEncoded()
     qInfo("stopped %lld ms after Stop; the five pictures took %lld ms", stopMs, imageMs);
     QVERIFY2(stopMs < 200, qPrintable(QStringLiteral("%1 ms after Stop (the pictures took %2 ms)").arg(stopMs).arg(imageMs)));
     QVERIFY(s->cachedTokens() < stopped->stats.promptTokens); // the text before the pictures, at most
+    // The encoder itself stopped (the loop raised the gate for the chat's picture), not only the
+    // answer: the loop is free for the next one at once, not after the rest of the picture.
+    QElapsedTimer next;
+    next.start();
+    auto quick = s->generate({{"user", "Hi.", {}}}, greedy(1));
+    const qint64 nextMs = next.elapsed();
+    QVERIFY2(quick.ok(), quick.ok() ? "" : quick.error().detail.c_str());
+    QVERIFY2(nextMs < imageMs / 10, qPrintable(QStringLiteral("the next answer came %1 ms after the stopped one; a picture takes %2 ms")
+                                                   .arg(nextMs).arg(imageMs / 5)));
+    s->clearCache();
     // The stopped encoding was not kept: the same pictures again are encoded and answered.
     auto again = s->generate({{"user", "Five.", {}, pictures(2)}}, seeded(1));
     QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());
     QCOMPARE(again->stats.stopReason, StopReason::MaxTokens);
     QCOMPARE(again->stats.promptTokens, full->stats.promptTokens);
+}
+
+// The projector is shared: the loop encodes the API's pictures with it too, and the chat's Stop
+// may end only the chat's own (the loop raises the gate while it encodes the desktop slot's:
+// cmake/LlamaServer.cmake; stopWhileAnImageIsEncoded is that side). Here the encoder directly,
+// through llama.cpp's own helper, with the Stop flag up.
+void TestProjector::stopEndsOnlyTheChatsOwnPictures_data()
+{
+    QTest::addColumn<int>("gate"); // -1: none (a projector outside the loop), 0: down, 1: up
+    QTest::addColumn<bool>("stopped");
+    QTest::newRow("the chat's picture") << 1 << true;
+    QTest::newRow("an API request's picture") << 0 << false;
+    QTest::newRow("no loop") << -1 << true;
+}
+
+void TestProjector::stopEndsOnlyTheChatsOwnPictures()
+{
+    QFETCH(int, gate);
+    QFETCH(bool, stopped);
+    auto model = load(TestFixtures::instance().tinyVision());
+    auto projector = projectorFor(model);
+    mtmd_context *mctx = internal::Access::projector(*projector);
+    // Two pictures of the same size: A, and B to leave other values in the encoder's buffers.
+    std::deque<mtmd::bitmap> bitmaps; // not movable: never relocated
+    std::deque<mtmd::input_chunks> tokenized;
+    std::vector<const mtmd_input_chunk *> pictures;
+    for (int seed : {1, 2}) {
+        const ImageData img = image(256, 256, seed);
+        bitmaps.emplace_back(mtmd_helper_bitmap_init_from_buf(mctx, reinterpret_cast<const unsigned char *>(img.bytes.data()),
+                                                              img.bytes.size(), false, mtmd_helper_init_opt_default())
+                                 .bitmap);
+        const mtmd_bitmap *raw = bitmaps.back().ptr.get();
+        QVERIFY(raw);
+        tokenized.emplace_back(mtmd_input_chunks_init());
+        const std::string prompt = std::string("Look: ") + Projector::marker();
+        const mtmd_input_text text{prompt.c_str(), prompt.size(), true, true};
+        QCOMPARE(mtmd_tokenize(mctx, tokenized.back().ptr.get(), &text, &raw, 1), 0);
+        mtmd_input_chunks *c = tokenized.back().ptr.get();
+        for (size_t i = 0; i < mtmd_input_chunks_size(c); ++i)
+            if (mtmd_input_chunk_get_type(mtmd_input_chunks_get(c, i)) == MTMD_INPUT_CHUNK_TYPE_IMAGE)
+                pictures.push_back(mtmd_input_chunks_get(c, i));
+    }
+    QCOMPARE(int(pictures.size()), 2);
+    // The encoder's eval callback ends a graph early without an error: what a stop leaves is
+    // embeddings that are not the picture's.
+    const size_t n = mtmd_input_chunk_get_n_tokens(pictures[0]) * size_t(llama_model_n_embd_inp(internal::llamaModel(*model)));
+    const auto encode = [&](const mtmd_input_chunk *picture) {
+        const int32_t r = mtmd_encode_chunk(mctx, picture);
+        const float *e = mtmd_get_output_embd(mctx);
+        return r == 0 && e ? std::vector<float>(e, e + n) : std::vector<float>();
+    };
+    const std::vector<float> whole = encode(pictures[0]);
+    QVERIFY(!whole.empty());
+    QVERIFY(encode(pictures[1]) != whole);
+    const std::atomic<bool> stop{true}, open{gate == 1};
+    internal::Access::setProjectorCancel(*projector, &stop, gate < 0 ? nullptr : &open);
+    const std::vector<float> withStop = encode(pictures[0]);
+    internal::Access::setProjectorCancel(*projector, nullptr);
+    QCOMPARE(withStop != whole, stopped);
 }
 
 void TestProjector::imageWithoutProjectorIsRefused()
