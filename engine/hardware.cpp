@@ -138,6 +138,7 @@ constexpr uint64_t kProfileDesktopReserve = 300 * MiB;
 HardwareInfo probeHardware()
 {
     internal::initBackends();
+    std::shared_lock registry(internal::deviceRegistry()); // from a pool thread: no device joins meanwhile
     HardwareInfo hw;
 #ifdef GGML_BACKEND_DL
     hw.backendModules = true;

@@ -295,6 +295,7 @@ Result<uint64_t> projectorMemory(const std::string &path, bool offload)
     if (!info)
         return info.error();
     internal::initBackends(offload); // the file check's helper plans it on the CPU: no GPU driver
+    std::shared_lock registry(internal::deviceRegistry()); // from a pool thread: no device joins meanwhile
     LogCapture capture;
     mtmd_context_params p = mtmd_context_params_default();
     p.use_gpu = offload;

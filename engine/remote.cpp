@@ -175,10 +175,9 @@ AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const s
             continue;
         }
         // As llama.cpp's --rpc does: the worker's registry joins ggml's, once per worker.
-        static std::mutex registering;
         static std::vector<ggml_backend_reg_t> registered;
         {
-            std::lock_guard lock(registering);
+            std::unique_lock lock(internal::deviceRegistry()); // no one lists the devices meanwhile
             if (std::find(registered.begin(), registered.end(), reg) == registered.end()) {
                 ggml_backend_register(reg);
                 registered.push_back(reg);

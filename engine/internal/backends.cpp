@@ -250,6 +250,12 @@ std::vector<BackendProblem> backendProblems()
     return loaded().problems;
 }
 
+std::shared_mutex &deviceRegistry()
+{
+    static std::shared_mutex m;
+    return m;
+}
+
 ggml_backend_dev_t cpuDevice()
 {
     loadCpu();

@@ -10,6 +10,7 @@
 
 #include <ggml-backend.h>
 
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ void *cpuProc(const char *name);
 // A function ggml-rpc exports through its registry (ggml_backend_rpc_add_server, ...); null when
 // this build or installation has no RPC backend.
 void *rpcProc(const char *name);
+// ggml's list of backends and devices is a plain vector: a remote machine's registry joining it
+// (attachRemotes, on the worker) takes this exclusively; work that lists the devices on another
+// thread (the hardware probe, a projector's dry run, from pool threads) takes it shared.
+std::shared_mutex &deviceRegistry();
+
 // Whether the CPU backend has a dot-product kernel for weights of this type (a type it can
 // multiply with).
 bool cpuMultiplies(ggml_type type);
