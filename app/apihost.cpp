@@ -21,6 +21,7 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
     std::optional<ApiServerOptions> wanted;
     std::shared_ptr<ApiServer> old;
     std::unique_ptr<ApiUnavailableDoor> door;
+    unsigned stops = 0;
     {
         std::lock_guard lock(m_mutex);
         old = std::exchange(m_server, server);
@@ -28,6 +29,7 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
         m_why.clear();
         m_returning = false;
         wanted = m_wanted;
+        stops = m_stops;
     }
     door.reset(); // the 503 door of a tune gives its port back to the server
     if (old && old != server)
@@ -36,7 +38,12 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
     if (!server || !wanted)
         return;
     const Error e = server->open(*wanted);
-    std::lock_guard lock(m_mutex);
+    std::unique_lock lock(m_mutex);
+    if (!e && (m_stops != stops || m_server != server)) {
+        lock.unlock();
+        server->close(); // stopped (or replaced) while it opened: Off holds
+        return;
+    }
     m_lastError = e;
     if (e)
         m_wanted.reset(); // off: the controller reports lastError(); a later model does not retry
@@ -83,10 +90,10 @@ void ApiHost::setUnavailable(const std::string &why, int retryAfterSeconds)
         std::lock_guard lock(m_mutex);
         if (!door)
             m_lastError = door.error(); // still wanted: the next session opens the API again
-        else if (m_wanted && !m_server && !m_why.empty())
-            drop = std::exchange(m_door, std::move(*door));
+        else if (m_wanted && !m_server && !m_why.empty() && !m_door)
+            m_door = std::move(*door);
         else
-            drop = std::move(*door); // stopped, or the session came back, meanwhile
+            drop = std::move(*door); // stopped, the session came back, or a start() opened one, meanwhile
     }
 }
 
@@ -110,9 +117,11 @@ Error ApiHost::start(const ApiServerOptions &options)
     std::unique_ptr<ApiUnavailableDoor> old;
     std::string why;
     int retryAfter = 0;
+    unsigned stops = 0;
     {
         std::lock_guard lock(m_mutex);
         s = m_server;
+        stops = m_stops;
         m_wanted = options; // a session published meanwhile opens with these
         if (!s && m_returning)
             return {}; // opened when the server comes back (setServer), or said by lastError()
@@ -131,6 +140,11 @@ Error ApiHost::start(const ApiServerOptions &options)
         {
             std::lock_guard lock(m_mutex);
             s = m_server;
+            if (m_stops != stops) {
+                if (door)
+                    drop = std::move(*door); // stopped meanwhile: Off holds
+                return {};
+            }
             if (s || m_why.empty()) {
                 // The tuned session came back meanwhile: it may have failed to open beside this
                 // door. The door goes, and the session's server opens with these options below.
@@ -146,7 +160,13 @@ Error ApiHost::start(const ApiServerOptions &options)
         }
     }
     Error e = s ? s->open(options) : Error{ErrorCode::NoModel, "load a model first: the API serves the model the chat uses"};
-    std::lock_guard lock(m_mutex);
+    std::unique_lock lock(m_mutex);
+    if (m_stops != stops) {
+        lock.unlock();
+        if (s && !e)
+            s->close(); // stopped while it opened: Off holds
+        return {};
+    }
     if (m_server != s && e.code == ErrorCode::NoModel)
         return {}; // a new model came meanwhile, and was opened with these options
     m_lastError = e;
@@ -166,6 +186,7 @@ void ApiHost::stop()
         s = m_server;
         door = std::move(m_door);
         m_wanted.reset();
+        ++m_stops;
     }
     door.reset();
     if (s)

@@ -59,6 +59,7 @@ private:
     std::unique_ptr<shoehorn::ApiUnavailableDoor> m_door; // while the model is being tuned
     std::string m_why;
     bool m_returning = false; // withdrawn, setServer() follows
+    unsigned m_stops = 0;     // stop() calls: an open that raced one is closed again
     int m_retryAfter = 30;
     std::optional<shoehorn::ApiServerOptions> m_wanted;
     shoehorn::Error m_lastError;

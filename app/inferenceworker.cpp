@@ -208,14 +208,15 @@ void InferenceWorker::loadProjector(const QString &path, bool offload)
     }
     // One copy, for the chat and the API: the loop starts again with it (the context, not the
     // model). The API goes with the old loop and opens on the new one as it is wanted then.
-    if (m_api)
+    const bool restarts = projector != m_session->projector(); // else the loop and the API stay
+    if (m_api && restarts)
         m_api->withdraw();
     if (Error e = m_session->setProjector(projector)) {
         v.error = e;
         projector.reset();
         m_session->setProjector(nullptr);
     }
-    if (m_api)
+    if (m_api && restarts)
         m_api->setServer(m_session->api());
     if (projector) {
         v.ready = true;
@@ -332,6 +333,8 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         model.reset();
         if (m_api)
             m_api->setServer(nullptr);
+        if (!projectorPath.isEmpty())
+            emit visionChanged(VisionSummary{}); // no pictures until the next model says otherwise
         emit tuneFinished(report);
         return;
     }

@@ -178,8 +178,8 @@ ChatSession::~ChatSession()
     // The HTTP side may outlive this (a status poll holds it): it lets go of the loop first.
     if (m_impl->api)
         internal::Access::detachApiServer(*m_impl->api);
-    if (m_impl->projector) // it may outlive this session: it forgets the flags kept here
-        internal::Access::setProjectorCancel(*m_impl->projector, nullptr);
+    // The loop's thread and the projector (which may outlive this) forget the latch kept here.
+    m_impl->setCancel(nullptr);
 }
 
 // Where the loop's abort callback and the projector's encoder read the chat's Stop (null: none).

@@ -105,6 +105,9 @@ struct ModelRouter::Impl {
     std::mutex switching; // one load or unload at a time
     mutable std::mutex mutex;
     std::shared_ptr<Loaded> current;
+    // The teardown of a model taken away whose wait was given up (the request ended): the next
+    // drain() waits for it still, so that no model loads while another is in memory.
+    std::shared_ptr<Teardown> pending;
 
     const ServerPreset *find(const std::string &name) const
     {
@@ -135,18 +138,26 @@ struct ModelRouter::Impl {
     bool drain(const std::function<bool()> &stop)
     {
         std::shared_ptr<Loaded> old;
+        std::shared_ptr<Teardown> t;
         {
             std::lock_guard lock(mutex);
             old.swap(current);
+            if (old)
+                pending = old->teardown;
+            t = pending;
         }
-        if (!old)
+        if (!t)
             return true;
-        const std::shared_ptr<Teardown> t = old->teardown;
         old.reset(); // here, outside the lock, when no request holds it
-        std::unique_lock lock(t->mutex);
-        while (!t->done.wait_for(lock, std::chrono::milliseconds(20), [&] { return t->gone; }))
-            if (stop && stop())
-                return false;
+        {
+            std::unique_lock wait(t->mutex);
+            while (!t->done.wait_for(wait, std::chrono::milliseconds(20), [&] { return t->gone; }))
+                if (stop && stop())
+                    return false;
+        }
+        std::lock_guard lock(mutex);
+        if (pending == t)
+            pending.reset();
         return true;
     }
     Result<std::shared_ptr<Loaded>> acquire(std::string name, const std::function<bool()> &stop);

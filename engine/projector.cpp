@@ -449,6 +449,13 @@ mtmd_context *internal::Access::projector(const Projector &p)
 void internal::Access::setProjectorCancel(const Projector &p, const std::atomic<bool> *cancel,
                                           const std::atomic<bool> *gate)
 {
+    // The encoder reads the flag, then the gate: taken away flag first, given gate first, so that
+    // it never sees a flag without its gate (which would stop any picture).
+    if (!cancel) {
+        p.m_impl->cancel.store(nullptr);
+        p.m_impl->gate.store(gate);
+        return;
+    }
     p.m_impl->gate.store(gate);
     p.m_impl->cancel.store(cancel);
 }

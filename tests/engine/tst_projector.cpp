@@ -487,8 +487,11 @@ void TestProjector::stopWhileAnImageIsEncoded()
     auto quick = s->generate({{"user", "Hi.", {}}}, greedy(1));
     const qint64 nextMs = next.elapsed();
     QVERIFY2(quick.ok(), quick.ok() ? "" : quick.error().detail.c_str());
-    QVERIFY2(nextMs < imageMs / 10, qPrintable(QStringLiteral("the next answer came %1 ms after the stopped one; a picture takes %2 ms")
-                                                   .arg(nextMs).arg(imageMs / 5)));
+    // Unstopped, the rest of the picture is most of one (about imageMs / 5); stopped, one stopping
+    // point's nodes and the next answer's own token.
+    QVERIFY2(nextMs < imageMs / 8, qPrintable(QStringLiteral("the next answer came %1 ms after the stopped one; at most %2 ms "
+                                                              "were expected (the five pictures took %3 ms)")
+                                                   .arg(nextMs).arg(imageMs / 8).arg(imageMs)));
     s->clearCache();
     // The stopped encoding was not kept: the same pictures again are encoded and answered.
     auto again = s->generate({{"user", "Five.", {}, pictures(2)}}, seeded(1));
