@@ -24,6 +24,15 @@ void closeFd(int &fd)
 constexpr size_t kMaxErr = 64 * 1024;
 
 // What the child does between vfork and exec, prepared by the parent.
+// AddressSanitizer maps terabytes of shadow memory at start, which RLIMIT_DATA counts: a helper
+// of a sanitized build (SHOEHORN_SANITIZE) could not start under a heap limit. It runs without
+// one there; the CPU and wall-clock limits stay.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 struct ChildSetup {
     char *const *argv;
     int in, out, err; // in < 0: no stdin
@@ -122,7 +131,7 @@ bool HelperProcess::start(const std::vector<std::string> &args, const Limits &li
                            rlimit{limits.heapBytes, limits.heapBytes},
                            rlimit{rlim_t(limits.cpuSeconds), rlim_t(limits.cpuSeconds + 1)},
                            rlimit{0, 0},
-                           limits.heapBytes > 0,
+                           limits.heapBytes > 0 && !kSanitized,
                            limits.cpuSeconds > 0,
                            &old};
     const pid_t pid = ::vfork();

@@ -8,6 +8,7 @@
 #include <QThread>
 
 #include <atomic>
+#include <memory>
 
 class FakeWorker : public Worker
 {
@@ -22,7 +23,8 @@ public:
     shoehorn::HeldMemory held;      // what a load reports (set before loading)
     std::atomic<bool> stuck{false}; // ignores Stop, as code inside llama.cpp would
     std::atomic<int> tuneMs{0};     // a tune measures this long (or until cancelled), then loads its model again
-    std::atomic<int> resumes{0};    // tunes that loaded their model again
+    // Tunes that loaded their model again; shared: the worker is deleted when its thread ends.
+    std::shared_ptr<std::atomic<int>> resumes = std::make_shared<std::atomic<int>>(0);
 
     void loadModel(const QString &path, const shoehorn::LoadSettings &load,
                    const shoehorn::ContextSettings &context) override
@@ -78,7 +80,7 @@ public:
         for (int waited = 0; waited < tuneMs && !generationCancelled(); waited += 5)
             QThread::msleep(5);
         if (tuneMs > 0 && !resumeCancelled())
-            ++resumes;
+            ++*resumes;
         emit tuneFinished(TuneReport{});
     }
 

@@ -65,17 +65,18 @@ void TestInferenceSession::loadDuringTuningSkipsItsResume()
     QVERIFY(f.session.startTuning({}));
     f.session.cancelTuning(); // stopped by the user: the model comes back
     QTRY_COMPARE(tuned.count(), 1);
-    QCOMPARE(f.worker->resumes.load(), 1);
+    const auto resumes = f.worker->resumes;
+    QCOMPARE(resumes->load(), 1);
     QVERIFY(f.session.startTuning({}));
     QTest::qWait(20);
     f.session.load("/models/b.gguf", {}, {});
     QTRY_COMPARE(tuned.count(), 2);
     QTRY_COMPARE(loaded.count(), 1);
     QCOMPARE(f.session.model().path, QString("/models/b.gguf"));
-    QCOMPARE(f.worker->resumes.load(), 1); // not for the second tune
+    QCOMPARE(resumes->load(), 1); // not for the second tune
     QVERIFY(f.session.startTuning({}));
-    QVERIFY(f.session.shutdown(2000));
-    QCOMPARE(f.worker->resumes.load(), 1);
+    QVERIFY(f.session.shutdown(2000)); // the worker is deleted with its thread
+    QCOMPARE(resumes->load(), 1);
 }
 
 void TestInferenceSession::loadThenAnswer()
