@@ -33,6 +33,14 @@ private:
         c.key = QStringLiteral("sk-test-key");
         return c;
     }
+    // On, on a free port with the test key, polled every 50 ms.
+    [[nodiscard]] static bool startOnAnyPort(ApiController &api)
+    {
+        api.setConfig(anyPort());
+        api.setPollInterval(50);
+        api.start();
+        return QTest::qWaitFor([&] { return api.state() == State::On; }, 20000);
+    }
     [[nodiscard]] static bool load(InferenceSession &s)
     {
         QSignalSpy loaded(&s, &InferenceSession::modelLoaded);
@@ -209,10 +217,7 @@ void TestApiController::startAndStopWhileTheLoopRestarts()
     InferenceSession session;
     QVERIFY(load(session));
     ApiController api(session.apiHost());
-    api.setConfig(anyPort());
-    api.setPollInterval(50);
-    api.start();
-    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    QVERIFY(startOnAnyPort(api));
     ApiHost &host = *session.apiHost();
     const QString url = api.baseUrl();
     const auto served = [&] { return get(url, "/health") == 200; };
@@ -244,10 +249,7 @@ void TestApiController::tuningIsAModeOfTheEngine()
     InferenceSession session;
     QVERIFY(load(session));
     ApiController api(session.apiHost());
-    api.setConfig(anyPort());
-    api.setPollInterval(50);
-    api.start();
-    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000);
+    QVERIFY(startOnAnyPort(api));
     const QString url = api.baseUrl();
     QCOMPARE(get(url, "/v1/models"), 200);
     QCOMPARE(shoehorn::liveEngineObjects().models, 1);
