@@ -222,6 +222,8 @@ void ApiController::poll()
     auto host = m_host;
     QtConcurrent::run([host] { return host->status(); }).then(this, [this](const std::optional<ApiStatus> &s) {
         m_polling = false;
+        if (m_state != State::On)
+            return; // stopped (and maybe started again) while it asked: not this answer's state
         if (!s) {
             // The worker withdrew the model: the restart on the next one is pending (still
             // wanted) or failed (no longer wanted, the reason in lastError()).

@@ -22,6 +22,7 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
     std::shared_ptr<ApiServer> old;
     std::unique_ptr<ApiUnavailableDoor> door;
     unsigned stops = 0;
+    std::lock_guard opening(m_opening); // a start() waiting for this server opens after this open
     {
         std::lock_guard lock(m_mutex);
         old = std::exchange(m_server, server);
@@ -31,6 +32,7 @@ void ApiHost::setServer(std::shared_ptr<ApiServer> server)
         wanted = m_wanted;
         stops = m_stops;
     }
+    m_changed.notify_all();
     door.reset(); // the 503 door of a tune gives its port back to the server
     if (old && old != server)
         old->close(); // its session goes next: its port is free at once
@@ -119,12 +121,24 @@ Error ApiHost::start(const ApiServerOptions &options)
     int retryAfter = 0;
     unsigned stops = 0;
     {
-        std::lock_guard lock(m_mutex);
-        s = m_server;
+        // A loop restarting for a new projector: the answer is the open's own (a port in use
+        // gets its free-port offer), so wait for it here, on the caller's pool thread.
+        std::unique_lock lock(m_mutex);
         stops = m_stops;
+        if (!m_server && m_returning &&
+            m_changed.wait_for(lock, kReturnWait, [&] { return !m_returning || m_stops != stops; }) &&
+            m_stops != stops)
+            return {}; // stopped meanwhile: Off holds
+    }
+    std::lock_guard opening(m_opening); // after setServer's own open, if it raced this
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stops != stops)
+            return {};
+        s = m_server;
         m_wanted = options; // a session published meanwhile opens with these
         if (!s && m_returning)
-            return {}; // opened when the server comes back (setServer), or said by lastError()
+            return {}; // still restarting: opened when it comes back, or said by lastError()
         if (!s && !m_why.empty()) {
             old = std::move(m_door);
             why = m_why;
@@ -188,6 +202,7 @@ void ApiHost::stop()
         m_wanted.reset();
         ++m_stops;
     }
+    m_changed.notify_all();
     door.reset();
     if (s)
         s->close();

@@ -3,6 +3,8 @@
 #include "apiserver.h"
 #include "apiunavailable.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,16 +34,19 @@ public:
     int apiSlots() const;
 
     // Worker thread: the published server goes for a moment and comes back with setServer()
-    // (its session starts its loop again for a new projector). A start() meanwhile is kept for
-    // it, a stop() holds: the API is opened on it as wanted when it comes back.
+    // (its session starts its loop again for a new projector). A start() meanwhile waits for it
+    // (up to kReturnWait) and answers with its own open; a stop() holds: the API is opened on it
+    // as wanted when it comes back.
     void withdraw();
+    static constexpr std::chrono::seconds kReturnWait{30};
 
     // Auto-tune's turn (#30): the published server is withdrawn (its session goes next) and,
     // while the API is wanted, its address answers 503 with Retry-After and `why` until
     // setServer() publishes the next session's. Worker thread.
     void setUnavailable(const std::string &why, int retryAfterSeconds);
 
-    // Opens (or reopens with new options) the published server; remembered as wanted.
+    // Opens (or reopens with new options) the published server; remembered as wanted. Not on
+    // the GUI thread: while the server is withdrawn it waits for it to come back.
     shoehorn::Error start(const shoehorn::ApiServerOptions &options);
     void stop();
     bool running() const;
@@ -54,7 +59,9 @@ public:
 
 private:
 
+    std::mutex m_opening; // held across setServer()'s and start()'s opens, never under m_mutex
     mutable std::mutex m_mutex;
+    std::condition_variable m_changed; // the server came back, or a stop()
     std::shared_ptr<shoehorn::ApiServer> m_server;
     std::unique_ptr<shoehorn::ApiUnavailableDoor> m_door; // while the model is being tuned
     std::string m_why;

@@ -37,6 +37,10 @@ private:
     [[nodiscard]] static bool startOnAnyPort(ApiController &api)
     {
         api.setConfig(anyPort());
+        return startAsConfigured(api);
+    }
+    [[nodiscard]] static bool startAsConfigured(ApiController &api)
+    {
         api.setPollInterval(50);
         api.start();
         return QTest::qWaitFor([&] { return api.state() == State::On; }, 20000);
@@ -234,13 +238,40 @@ void TestApiController::startAndStopWhileTheLoopRestarts()
     QVERIFY(!host.running());
     host.withdraw();
     api.start();
-    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000); // kept, not "load a model first"
+    QTest::qWait(300);
+    QCOMPARE(api.state(), State::Starting); // it waits for the loop: not On before it serves
     QVERIFY(!published->isOpen());
     host.setServer(published);
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), State::On, 20000); // not "load a model first"
     QVERIFY(published->isOpen());
     QTRY_VERIFY(get(api.baseUrl(), "/health") == 200);
     api.stop();
     QTRY_COMPARE(api.state(), State::Off);
+
+    // A Start while the loop restarts on a port another program took meanwhile: refused with
+    // the offer of a free port, as at any Start (not On first and a bare error later).
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost));
+    ApiConfig c = anyPort();
+    c.port = probe.serverPort();
+    probe.close();
+    api.setConfig(c);
+    QVERIFY(startAsConfigured(api));
+    host.withdraw();
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
+    QTcpServer taken;
+    QVERIFY(taken.listen(QHostAddress::LocalHost, quint16(c.port)));
+    QSignalSpy failed(&api, &ApiController::failed);
+    api.start();
+    QTest::qWait(100);
+    QCOMPARE(api.state(), State::Starting);
+    host.setServer(published);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::AddressInUse);
+    QVERIFY(failed.at(0).at(1).toInt() > c.port);
+    QCOMPARE(api.state(), State::Off);
+    QVERIFY(!published->isOpen());
 }
 
 // answers 503 with Retry-After and the reason; afterwards the same model serves again.
