@@ -98,6 +98,7 @@ struct ModelRouter::Impl {
     ServerArgs router;
     std::vector<ServerPreset> presets;
     Loader loader;
+    std::atomic<bool> closing{false}; // the loader's cancel
     common_params params; // the HTTP side's: outlives it
     std::unique_ptr<server_http_context> http;
     internal::RequestLog log;
@@ -188,7 +189,14 @@ Result<std::shared_ptr<Loaded>> ModelRouter::Impl::acquire(std::string name, con
         return Error{ErrorCode::Cancelled, "the request ended while the loaded model finished its requests"};
     std::printf("loading [%s]\n", name.c_str());
     std::fflush(stdout);
-    auto session = loader(*preset);
+    if (closing)
+        return Error{ErrorCode::Cancelled, "the server is stopping"};
+    auto session = loader(*preset, closing);
+    if (!session && closing) {
+        std::printf("loading [%s] stopped: the server is stopping\n", name.c_str());
+        std::fflush(stdout);
+        return Error{ErrorCode::Cancelled, "the server is stopping"};
+    }
     if (!session)
         return Error{session.error().code, "model \"" + name + "\" could not be loaded: " + errorMessage(session.error())};
     auto entry = makeLoaded();
@@ -340,6 +348,7 @@ Result<std::unique_ptr<ModelRouter>> ModelRouter::open(const ServerArgs &router,
 void ModelRouter::close()
 {
     Impl &d = *m_impl;
+    d.closing = true; // a load under way ends at llama's next progress call, not when it is done
     if (d.http) {
         internal::stopHttp(*d.http);
         d.http.reset();

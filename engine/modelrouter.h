@@ -5,6 +5,7 @@
 #include "error.h"
 #include "serverargs.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,7 +22,9 @@ namespace shoehorn {
 class ModelRouter
 {
 public:
-    using Loader = std::function<Result<std::unique_ptr<ChatSession>>(const ServerPreset &preset)>;
+    // `cancel` is raised by close(): a load still running then should end (Model::load's cancel).
+    using Loader = std::function<Result<std::unique_ptr<ChatSession>>(const ServerPreset &preset,
+                                                                      const std::atomic<bool> &cancel)>;
 
     // Binds the router's own --host, --port, keys and CORS (the presets' are not used for that).
     // Nothing is loaded yet.
@@ -31,7 +34,7 @@ public:
     ModelRouter(const ModelRouter &) = delete;
     ModelRouter &operator=(const ModelRouter &) = delete;
 
-    // Ends open requests, stops the HTTP side and unloads the model.
+    // Ends open requests, cancels a load under way, stops the HTTP side and unloads the model.
     void close();
     std::string baseUrl() const;
     ApiStatus status() const;

@@ -119,7 +119,8 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
 }
 
 // Plans, checks and loads one model as llama-server's arguments describe it.
-Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool checkFile)
+Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool checkFile,
+                                                 const std::atomic<bool> *cancel = nullptr)
 {
     auto s = chooseSettings(a);
     if (!s)
@@ -127,7 +128,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     if (checkFile)
         if (Error e = checkFileBeforeLoad(a.modelPath()))
             return e;
-    auto model = Model::load(a.modelPath(), s->load);
+    auto model = Model::load(a.modelPath(), s->load, {}, cancel);
     if (!model)
         return model.error();
     ApiSlotSettings slots;
@@ -230,7 +231,9 @@ int serveRouter(const ServerArgs &a, bool checkFile, sigset_t &stopSignals)
     std::string names;
     for (const auto &p : *presets)
         names += (names.empty() ? "" : ", ") + p.name;
-    auto router = ModelRouter::open(a, *presets, [checkFile](const ServerPreset &p) { return openSession(p.args, checkFile); });
+    auto router = ModelRouter::open(a, *presets, [checkFile](const ServerPreset &p, const std::atomic<bool> &cancel) {
+        return openSession(p.args, checkFile, &cancel);
+    });
     if (!router)
         return portInUse(a.http(), router.error());
     const ApiServerOptions o = a.http();
