@@ -129,8 +129,7 @@ Error verdictFromChild(int status, const std::string &out, const std::string &er
                        const FileCheckLimits &limits)
 {
     const std::string during = lastStage(err);
-    if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
+    if (const int sig = internal::deadlySignal(status, err)) {
         if (sig == SIGXCPU)
             return Error{ErrorCode::FileCheckFailed, file + ": " + during + " did not finish in " + std::to_string(limits.seconds) + " s"};
         const std::string line = abortLine(err);

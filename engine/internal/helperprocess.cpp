@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <utility>
+
 namespace shoehorn::internal {
 
 namespace {
@@ -21,7 +23,10 @@ void closeFd(int &fd)
     fd = -1;
 }
 
+// stderr kept: its start (what the helper was doing: "check: template") and its end (why it
+// stopped), so that a crash report as long as ASan's of a deep recursion keeps both.
 constexpr size_t kMaxErr = 64 * 1024;
+constexpr size_t kErrHead = 16 * 1024;
 
 // What the child does between vfork and exec, prepared by the parent.
 // AddressSanitizer maps terabytes of shadow memory at start, which RLIMIT_DATA counts: a helper
@@ -207,17 +212,33 @@ bool HelperProcess::pump(std::string &out, std::string &err, std::chrono::millis
         std::string &to = i == 0 ? out : err;
         to.append(buf, size_t(n));
         if (i == 1 && to.size() > kMaxErr)
-            to.erase(0, to.size() - kMaxErr);
+            to.erase(kErrHead, to.size() - kMaxErr);
     }
     return m_out >= 0 || m_err >= 0;
 }
 
 uint64_t processHeapBytes(int pid)
 {
+    if (kSanitized)
+        return 0;
     std::ifstream in("/proc/" + std::to_string(pid) + "/status");
     for (std::string line; std::getline(in, line);)
         if (line.rfind("VmData:", 0) == 0)
             return std::stoull(line.substr(7)) * 1024; // "VmData:   524288 kB"
+    return 0;
+}
+
+int deadlySignal(int status, const std::string &err)
+{
+    if (WIFSIGNALED(status))
+        return WTERMSIG(status);
+    if (!kSanitized || !WIFEXITED(status) || WEXITSTATUS(status) == 0)
+        return 0;
+    for (const auto &[report, sig] : {std::pair{"AddressSanitizer: stack-overflow", SIGSEGV},
+                                      std::pair{"AddressSanitizer: SEGV", SIGSEGV}, std::pair{"AddressSanitizer: BUS", SIGBUS},
+                                      std::pair{"AddressSanitizer: FPE", SIGFPE}})
+        if (err.find(report) != std::string::npos)
+            return sig;
     return 0;
 }
 

@@ -39,7 +39,7 @@ public:
     // Waits for the exit and returns the wait status.
     int wait();
 
-    // Reads what is ready on stdout and stderr (stderr kept to its last 64 KiB) for at most
+    // Reads what is ready on stdout and stderr (stderr kept to its first 16 KiB and its last 48 KiB) for at most
     // `timeout`. False when both are closed.
     bool pump(std::string &out, std::string &err, std::chrono::milliseconds timeout);
 
@@ -51,7 +51,12 @@ private:
     int m_err = -1;
 };
 
-// The helper's heap (VmData, what RLIMIT_DATA limits), from /proc; 0 if unknown.
+// The helper's heap (VmData, what RLIMIT_DATA limits), from /proc; 0 if unknown, and in a
+// sanitized build (no heap limit there, and ASan's shadow memory counts as data).
 uint64_t processHeapBytes(int pid);
+
+// The signal that ended a helper (wait status `status`, its stderr `err`), else 0. In a sanitized
+// build ASan catches SIGSEGV, SIGBUS and SIGFPE, reports and exits: its report names the signal.
+int deadlySignal(int status, const std::string &err);
 
 } // namespace shoehorn::internal

@@ -191,7 +191,7 @@ Error TemplateSandbox::failure(const char *during, bool timedOut)
         return Error{ErrorCode::TemplateFailed, what + " needed more than " + formatBytes(m_heapBytes) + " of memory"};
     if (timedOut)
         return Error{ErrorCode::TemplateFailed, what + " did not finish in " + std::to_string(m_seconds) + " s"};
-    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGSEGV || WTERMSIG(status) == SIGBUS))
+    if (const int sig = deadlySignal(status, m_err); sig == SIGSEGV || sig == SIGBUS)
         return Error{ErrorCode::TemplateFailed, "llama.cpp crashed while " + what + " (the template nests too deeply or calls itself)"};
     const std::string line = abortLine(m_err);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)

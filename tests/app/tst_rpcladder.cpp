@@ -12,6 +12,7 @@
 #include "planner.h"
 #include "remotemachines.h"
 #include "oomladder.h"
+#include "sanitized.h"
 #include "smallchat.h"
 #include "testsettings.h"
 
@@ -22,6 +23,7 @@
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 class TestRpcLadder : public QObject
@@ -44,6 +46,8 @@ private:
 
 void TestRpcLadder::initTestCase()
 {
+    if (kSanitizedBuild)
+        QSKIP("a sanitized build cannot start under the worker's address-space limit (ASan maps its shadow memory first)");
     isolateSettings();
     const QString bin = QCoreApplication::applicationDirPath();
     // Qwen3-30B-A3B's layer shapes, 2 layers, Q4_K: 772 MiB of weights on the device.
