@@ -1,10 +1,11 @@
 # ggml-rpc's client aborts the whole process when a worker stops answering (RPC_STATUS_ASSERT in
 # its dispatcher thread): a worker killed mid-answer would take the window down with it. Shoehorn
-# compiles a copy of ggml-rpc.cpp with one change: a failed send or receive marks the connection
-# failed (no abort), later commands on it are skipped, reads get zeros, and graph_compute returns
-# GGML_STATUS_FAILED, so llama_decode fails and the answer ends with an error.
-# shoehorn_rpc_failed_endpoint() names the worker for the message (engine/internal/rpcstate.h).
-# Two changes to transport.cpp go with it: no SIGPIPE, and a time limit on a silent worker.
+# compiles a copy of ggml-rpc.cpp with one change (and a leak mended, below): a failed send or
+# receive marks the connection failed (no abort), later commands on it are skipped, reads get
+# zeros, and graph_compute returns GGML_STATUS_FAILED, so llama_decode fails and the answer ends
+# with an error. shoehorn_rpc_failed_endpoint() names the worker for the message
+# (engine/internal/rpcstate.h). Two changes to transport.cpp go with it: no SIGPIPE, and a time
+# limit on a silent worker.
 # Included after llama.cpp's add_subdirectory (LlamaCpp.cmake); uses shoehorn_server_patch.
 
 set(_rpc_in "${LLAMA_CPP_DIR}/ggml/src/ggml-rpc")
@@ -104,6 +105,19 @@ shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
     if (std::strcmp(name, \"shoehorn_rpc_failed_endpoint\") == 0) {
         return (void *)shoehorn_rpc_failed_endpoint;
     }")
+
+# ggml's event_free leaves freeing the event to the backend (CUDA's deletes it); ggml-rpc's deleted
+# only its context: 16 bytes lost per event, every context on RPC devices (LeakSanitizer, 2026-12-05).
+shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
+"void rpc_dispatcher::event_free(ggml_backend_event_t event) {
+    rpc_event * ev = (rpc_event *)event->context;
+    delete ev;
+}"
+"void rpc_dispatcher::event_free(ggml_backend_event_t event) {
+    rpc_event * ev = (rpc_event *)event->context;
+    delete ev;
+    delete event;
+}")
 
 # Writing to a worker that closed its socket raises SIGPIPE, whose default ends the process: the
 # send says so with an error instead (MSG_NOSIGNAL), and the dispatcher above takes it from there.
