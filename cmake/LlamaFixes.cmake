@@ -1,5 +1,5 @@
-# Two fixes to code llama.cpp vendors or builds, for requests a hostile HTTP client can send (found
-# by an audit of `shoehorn-cli serve`, 2026-12-04). Each is a copy of the pinned file in the build
+# Three fixes to code llama.cpp vendors or builds, for requests a hostile HTTP client can send
+# (found by an audit of `shoehorn-cli serve`, 2026-12-04, and LeakSanitizer, 2026-12-05). Each is a copy of the pinned file in the build
 # tree with anchored replacements (shoehorn_server_patch: an anchor that moved stops the
 # configure), compiled in place of the original; the cached llama.cpp checkout stays pristine.
 # Included after llama.cpp's add_subdirectory (LlamaCpp.cmake); uses shoehorn_server_patch.
@@ -16,6 +16,9 @@
 #    8 threads of `serve` and the rest waited behind them: /health got no answer for the whole
 #    read timeout (an hour), no key needed. Now it adds one when the queued connections outnumber
 #    the idle threads.
+#  - common/sampling.cpp: a request whose "grammar" does not parse left the sampler chain
+#    common_sampler_init had made (88 bytes) behind when it threw "failed to parse grammar": a
+#    client could grow the server's memory by repeating one bad request. The chain is freed first.
 
 # --- the grammar parser's depth ---------------------------------------------------------------
 set(_grammar_in "${LLAMA_CPP_DIR}/src/llama-grammar.cpp")
@@ -91,4 +94,19 @@ list(TRANSFORM _httplib_sources REPLACE "^(.*/)?httplib\\.cpp$" "${_fixes_out}/h
 set_property(TARGET cpp-httplib PROPERTY SOURCES ${_httplib_sources})
 target_include_directories(cpp-httplib PRIVATE "${LLAMA_CPP_DIR}/vendor/cpp-httplib")
 
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_grammar_in}" "${_httplib_in}")
+# --- the sampler chain of a grammar that does not parse ----------------------------------------
+set(_sampling_in "${LLAMA_CPP_DIR}/common/sampling.cpp")
+file(READ "${_sampling_in}" _sampling)
+shoehorn_server_patch(_sampling sampling.cpp
+"    if (!grmr && !grammar_str.empty()) {
+        throw std::runtime_error(\"failed to parse grammar\");"
+"    if (!grmr && !grammar_str.empty()) {
+        llama_sampler_free(chain); // shoehorn: not left behind by a request's bad grammar
+        throw std::runtime_error(\"failed to parse grammar\");")
+file(CONFIGURE OUTPUT "${_fixes_out}/sampling.cpp" CONTENT "${_sampling}" @ONLY)
+get_target_property(_common_sources llama-common SOURCES)
+list(TRANSFORM _common_sources REPLACE "^(.*/)?sampling\\.cpp$" "${_fixes_out}/sampling.cpp")
+set_property(TARGET llama-common PROPERTY SOURCES ${_common_sources})
+target_include_directories(llama-common PRIVATE "${LLAMA_CPP_DIR}/common")
+
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_grammar_in}" "${_httplib_in}" "${_sampling_in}")
