@@ -192,6 +192,8 @@ void ApiController::start()
 
 void ApiController::started(const Error &error, int freePort, const QString &url)
 {
+    if (m_state != State::Starting)
+        return; // stopped while it started (ApiHost kept Off): this answer is no longer the state
     if (error) {
         setState(State::Off);
         emit failed(error, freePort);
@@ -223,7 +225,7 @@ void ApiController::poll()
     QtConcurrent::run([host] { return host->status(); }).then(this, [this](const std::optional<ApiStatus> &s) {
         m_polling = false;
         if (m_state != State::On)
-            return; // stopped (and maybe started again) while it asked: not this answer's state
+            return; // stopped while it asked: not this answer's state
         if (!s) {
             // The worker withdrew the model: the restart on the next one is pending (still
             // wanted) or failed (no longer wanted, the reason in lastError()).

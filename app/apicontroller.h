@@ -31,7 +31,8 @@ struct ApiConfig {
 
 // The local API seen from the GUI thread: start, stop, and a status poll once a second while
 // it runs. The HTTP side belongs to the loaded model's server loop (ApiHost); opening, closing
-// and asking for the slots take milliseconds and run on a pool thread. The API's slots are
+// and asking for the slots take milliseconds and run on a pool thread (a Start while a new
+// projector restarts the loop waits there for it, Starting meanwhile). The API's slots are
 // part of the model's context (ApiHost::setSlots): a change applies to the next load.
 class ApiController : public QObject
 {

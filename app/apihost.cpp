@@ -181,8 +181,6 @@ Error ApiHost::start(const ApiServerOptions &options)
             s->close(); // stopped while it opened: Off holds
         return {};
     }
-    if (m_server != s && e.code == ErrorCode::NoModel)
-        return {}; // a new model came meanwhile, and was opened with these options
     m_lastError = e;
     if (e)
         m_wanted.reset();

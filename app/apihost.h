@@ -12,9 +12,10 @@
 // Where the loaded model's server loop meets the local API. The worker (the model's one owner)
 // publishes the HTTP side of the session it loaded, and withdraws it before the session goes
 // (which detaches it: nothing here holds the model). The API controller opens and closes it.
-// Thread-safe: the worker thread, a pool thread (open, close and status take milliseconds) and
-// the GUI thread call in; the lock here is held only to read or swap the pointers, never
-// across an open, a close or a status query.
+// Thread-safe: the worker thread, a pool thread (open, close and status take milliseconds; a
+// start() during a loop restart waits for it) and the GUI thread call in. m_mutex is held only to
+// read or swap the pointers, never across an open, a close or a status query; m_opening orders
+// setServer()'s open and start()'s (the worker may wait for a user's open, seconds at most).
 class ApiHost
 {
 public:

@@ -248,6 +248,23 @@ void TestApiController::startAndStopWhileTheLoopRestarts()
     api.stop();
     QTRY_COMPARE(api.state(), State::Off);
 
+    // A Stop while that Start waits: Off holds, and the Start's late answer does not turn it On.
+    host.withdraw();
+    QSignalSpy states(&api, &ApiController::stateChanged);
+    QSignalSpy failedEarly(&api, &ApiController::failed);
+    api.start();
+    QTest::qWait(100);
+    QCOMPARE(api.state(), State::Starting);
+    api.stop();
+    QTRY_COMPARE(api.state(), State::Off);
+    QTest::qWait(300); // the waiting start's answer comes back meanwhile
+    QCOMPARE(api.state(), State::Off);
+    for (const auto &args : states)
+        QVERIFY(args.at(0).value<State>() != State::On);
+    QVERIFY(failedEarly.isEmpty());
+    host.setServer(published);
+    QVERIFY(!published->isOpen());
+
     // A Start while the loop restarts on a port another program took meanwhile: refused with
     // the offer of a free port, as at any Start (not On first and a bare error later).
     QTcpServer probe;
