@@ -187,10 +187,10 @@ Result<std::shared_ptr<Loaded>> ModelRouter::Impl::acquire(std::string name, con
         return now; // loaded by another request meanwhile
     if (!drain(stop))
         return Error{ErrorCode::Cancelled, "the request ended while the loaded model finished its requests"};
-    std::printf("loading [%s]\n", name.c_str());
-    std::fflush(stdout);
     if (closing)
         return Error{ErrorCode::Cancelled, "the server is stopping"};
+    std::printf("loading [%s]\n", name.c_str());
+    std::fflush(stdout);
     auto session = loader(*preset, closing);
     if (!session && closing) {
         std::printf("loading [%s] stopped: the server is stopping\n", name.c_str());
@@ -271,7 +271,9 @@ void ModelRouter::Impl::addRoutes()
             return internal::errorResponse("name the model: {\"model\": NAME}", ERROR_TYPE_INVALID_REQUEST);
         auto entry = acquire(name, req.should_stop);
         if (!entry)
-            return internal::errorResponse(entry.error().detail, ERROR_TYPE_INVALID_REQUEST);
+            return internal::errorResponse(entry.error().detail, entry.error().code == ErrorCode::Cancelled
+                                                                     ? ERROR_TYPE_UNAVAILABLE
+                                                                     : ERROR_TYPE_INVALID_REQUEST);
         auto res = std::make_unique<server_http_res>();
         res->data = safe_json_to_str({{"success", true}});
         return res;

@@ -22,8 +22,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// POST /v1/chat/completions for `model`; the whole answer, or what went wrong.
-std::string ask(int port, const std::string &model)
+// POST `path` with a chat request for `model`; the whole answer, or what went wrong.
+std::string ask(int port, const std::string &path, const std::string &model)
 {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -38,7 +38,7 @@ std::string ask(int port, const std::string &model)
     timeval tv{30, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     const std::string body = R"({"model": ")" + model + R"(", "messages": [{"role": "user", "content": "hi"}]})";
-    const std::string req = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    const std::string req = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                             "Content-Type: application/json\r\nContent-Length: " +
                             std::to_string(body.size()) + "\r\n\r\n" + body;
     std::string got;
@@ -62,14 +62,23 @@ class TestModelRouter : public QObject
 {
     Q_OBJECT
 private slots:
+    void stoppingCancelsALoadUnderWay_data();
     void stoppingCancelsALoadUnderWay();
 };
 
 // SIGINT while a model loads: close() raises the loader's cancel (Model::load checks it in
 // llama's progress callback) instead of waiting for the load to finish, and the request that
 // asked for the model is told why it got none.
+void TestModelRouter::stoppingCancelsALoadUnderWay_data()
+{
+    QTest::addColumn<QString>("path"); // the request that asks for the model
+    QTest::newRow("a chat request") << "/v1/chat/completions";
+    QTest::newRow("llama-server's /models/load") << "/models/load";
+}
+
 void TestModelRouter::stoppingCancelsALoadUnderWay()
 {
+    QFETCH(QString, path);
     auto args = ServerArgs::parse({"-m", TestFixtures::instance().tinyApi().toStdString(), "--port", "0"});
     QVERIFY2(args.ok(), args.ok() ? "" : args.error().detail.c_str());
     std::atomic<bool> entered{false}, sawCancel{false};
@@ -85,7 +94,7 @@ void TestModelRouter::stoppingCancelsALoadUnderWay()
     auto router = ModelRouter::open(*args, {ServerPreset{"slow", *args}}, slowLoad);
     QVERIFY2(router.ok(), router.ok() ? "" : router.error().detail.c_str());
     const int port = portOf((*router)->baseUrl());
-    auto answer = std::async(std::launch::async, [port] { return ask(port, "slow"); });
+    auto answer = std::async(std::launch::async, [port, p = path.toStdString()] { return ask(port, p, "slow"); });
     QTRY_VERIFY_WITH_TIMEOUT(entered.load(), 10000);
 
     const auto t0 = Clock::now();
