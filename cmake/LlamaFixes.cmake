@@ -18,7 +18,8 @@
 #    the idle threads.
 #  - common/sampling.cpp: a request whose "grammar" does not parse left the sampler chain
 #    common_sampler_init had made (88 bytes) behind when it threw "failed to parse grammar": a
-#    client could grow the server's memory by repeating one bad request. The chain is freed first.
+#    client could grow the server's memory by repeating one bad request. The chain is freed first
+#    (and, where a grammar refuses the prompt's prefill, the grammar sampler too).
 
 # --- the grammar parser's depth ---------------------------------------------------------------
 set(_grammar_in "${LLAMA_CPP_DIR}/src/llama-grammar.cpp")
@@ -103,6 +104,15 @@ shoehorn_server_patch(_sampling sampling.cpp
 "    if (!grmr && !grammar_str.empty()) {
         llama_sampler_free(chain); // shoehorn: not left behind by a request's bad grammar
         throw std::runtime_error(\"failed to parse grammar\");")
+# The same when the grammar refuses the prompt's generation prefix (a tool-call or output-format
+# grammar against the template's prefill): the grammar sampler and the chain are not in use yet.
+shoehorn_server_patch(_sampling sampling.cpp
+"                common_grammar_value(params.grammar).c_str(), params.generation_prompt.c_str());
+            throw e;"
+"                common_grammar_value(params.grammar).c_str(), params.generation_prompt.c_str());
+            llama_sampler_free(grmr); // shoehorn: neither is owned by anything yet
+            llama_sampler_free(chain);
+            throw e;")
 file(CONFIGURE OUTPUT "${_fixes_out}/sampling.cpp" CONTENT "${_sampling}" @ONLY)
 get_target_property(_common_sources llama-common SOURCES)
 list(TRANSFORM _common_sources REPLACE "^(.*/)?sampling\\.cpp$" "${_fixes_out}/sampling.cpp")
