@@ -6,11 +6,16 @@
 #include <ui-status.h> // SHOEHORN_UI_MISSING_REASON, written by cmake/WebUi.cmake
 #include <ui.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 namespace shoehorn::internal {
 
 namespace {
 
 constexpr size_t kMaxErrors = 10;
+constexpr size_t kMaxJsonDepth = 256;
 
 const char *kNoUiPage = R"(<!doctype html>
 <html><head><meta charset="utf-8"><title>Shoehorn local API</title></head>
@@ -34,6 +39,35 @@ bool isClientMistake(const std::string &message)
         if (message.rfind(start, 0) == 0)
             return true;
     return false;
+}
+
+// How deep a request body's JSON nests ([ and { outside strings), counted up to `limit` + 1.
+// llama.cpp turns a JSON schema into a grammar (response_format, tools) by recursing once per
+// level, in time that grows faster than the depth: a schema 1000 levels deep held an HTTP thread
+// for seconds, 30000 for minutes. No request a client means nests that deep.
+size_t jsonDepth(const std::string &body, size_t limit)
+{
+    size_t depth = 0, deepest = 0;
+    bool inString = false, escaped = false;
+    for (const char c : body) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > limit)
+                break;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
 }
 
 } // namespace
@@ -102,6 +136,9 @@ server_http_context::handler_t wrapHandler(RequestLog &log, const server_http_co
         std::string message;
         error_type type = ERROR_TYPE_SERVER;
         try {
+            if (jsonDepth(req.body, kMaxJsonDepth) > kMaxJsonDepth)
+                throw std::invalid_argument("the request's JSON nests more than " + std::to_string(kMaxJsonDepth) +
+                                            " levels deep");
             res = handler(req);
         } catch (const std::invalid_argument &e) {
             type = ERROR_TYPE_INVALID_REQUEST;

@@ -198,6 +198,19 @@ test('hostile clients: deep grammars are refused, silent connections block nothi
         const chained = await ask(chain + 'r100000 ::= "a"\n');
         assert.equal(chained.status, 400, chained.text.slice(0, 300));
         assert.equal((await ask('root ::= ("a" | "b")+')).status, 200); // a grammar still works
+        // A JSON schema nested 30000 deep held an HTTP thread for minutes in llama.cpp's
+        // schema-to-grammar conversion: past 256 levels the request is refused at once.
+        const nestedSchema = (depth) => '{"type":"object","properties":{"a":'.repeat(depth) + '{"type":"string"}' +
+                                        '},"required":["a"]}'.repeat(depth);
+        const schemaAsk = (depth) => post(s.base, '/v1/chat/completions', '{"messages":[{"role":"user","content":"hi"}],' +
+            '"max_tokens":2,"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":' + nestedSchema(depth) + '}}}');
+        const t30000 = performance.now();
+        const deepSchema = await Promise.race([schemaAsk(30000), new Promise((r) => setTimeout(() => r({
+            status: 'no answer within 10 s', text: '' }), 10000))]);
+        assert.equal(deepSchema.status, 400, deepSchema.text.slice(0, 300));
+        assert.match(JSON.parse(deepSchema.text).error.message, /nests more than 256 levels deep/);
+        assert.ok(performance.now() - t30000 < 2000, `a schema 30000 deep took ${performance.now() - t30000} ms`);
+        assert.equal((await schemaAsk(20)).status, 200); // a schema as deep as real ones still works
         // The client's mistakes are 400, not llama-server's 500 "server_error".
         const mistakes = [
             { messages: [{ content: 'hi' }] },
