@@ -11,6 +11,10 @@ inline constexpr bool kSanitizedBuild = true;
 inline constexpr bool kSanitizedBuild = false;
 #endif
 
+// How much longer a time limit of a test may be there: instrumented code runs two to three
+// times slower (a limit that is the behaviour under test stays as it is).
+inline constexpr int kSlowdown = kSanitizedBuild ? 3 : 1;
+
 #define SKIP_IF_HEAP_LIMIT_IS_OFF()                                                                               \
     do {                                                                                                           \
         if (kSanitizedBuild)                                                                                       \
