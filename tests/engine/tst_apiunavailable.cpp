@@ -4,11 +4,10 @@
 // byte and going silent, is what found the thread pool's race (a Node or Qt client is too slow).
 #include "apiserver.h"
 #include "apiunavailable.h"
+#include "loopbacksocket.h"
 
 #include <QtTest>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -23,27 +22,10 @@ using namespace shoehorn;
 
 namespace {
 
-int connectTo(int port)
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(uint16_t(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
-        if (fd >= 0)
-            ::close(fd);
-        return -1;
-    }
-    timeval tv{5, 0}; // no read waits longer than this
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    return fd;
-}
-
 // The status line of GET /health, or what went wrong.
 std::string health(int port)
 {
-    const int fd = connectTo(port);
+    const int fd = connectLoopback(port);
     if (fd < 0)
         return "no connection";
     const std::string req = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
@@ -62,7 +44,7 @@ struct Silent {
     void open(int port, int n)
     {
         for (int i = 0; i < n; ++i)
-            if (const int fd = connectTo(port); fd >= 0 && ::send(fd, "G", 1, 0) == 1)
+            if (const int fd = connectLoopback(port); fd >= 0 && ::send(fd, "G", 1, 0) == 1)
                 fds.push_back(fd);
     }
     void close()
@@ -142,7 +124,7 @@ void TestApiUnavailable::aPortInUseIsLeftAlone()
     auto first = ApiUnavailableDoor::open(o, "the model is loading", 5);
     QVERIFY(first.ok());
     o.port = (*first)->port();
-    const int fd = connectTo(o.port); // the first one's client, between two requests
+    const int fd = connectLoopback(o.port); // the first one's client, between two requests
     QVERIFY(fd >= 0);
     const auto t0 = std::chrono::steady_clock::now();
     auto second = ApiUnavailableDoor::open(o, "the model is being tuned", 5);

@@ -1,13 +1,12 @@
 // The router of `serve --models-preset` (ModelRouter) around its loader: what a load under way
 // does when the server stops. The loader here is the test's own (a real model loads in a few
 // milliseconds here; a 20 GB one takes a minute), so the load's length is the test's choice.
+#include "loopbacksocket.h"
 #include "modelrouter.h"
 #include "testfixtures.h"
 
 #include <QtTest>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,18 +24,9 @@ namespace {
 // POST `path` with a chat request for `model`; the whole answer, or what went wrong.
 std::string ask(int port, const std::string &path, const std::string &model)
 {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(uint16_t(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) != 0) {
-        if (fd >= 0)
-            ::close(fd);
+    const int fd = connectLoopback(port, 30);
+    if (fd < 0)
         return "no connection";
-    }
-    timeval tv{30, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     const std::string body = R"({"model": ")" + model + R"(", "messages": [{"role": "user", "content": "hi"}]})";
     const std::string req = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                             "Content-Type: application/json\r\nContent-Length: " +
