@@ -152,12 +152,12 @@ std::string cacheFolder()
     return xdg && *xdg ? std::string(xdg) + "/Shoehorn" : home ? std::string(home) + "/.cache/Shoehorn" : std::string();
 }
 
-Error checkFileBeforeLoad(const std::string &path)
+Error checkFileBeforeLoad(const std::string &path, const std::atomic<bool> *cancel)
 {
     const std::string self = selfPath();
     const std::string folder = cacheFolder();
     const std::string cache = folder.empty() ? folder : folder + "/checked-files";
-    auto verdict = checkFileIsolated(path, self, {}, cache);
+    auto verdict = checkFileIsolated(path, self, {}, cache, cancel);
     return verdict ? Error{} : verdict.error();
 }
 

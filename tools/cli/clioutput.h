@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+
 namespace shoehorn::cli {
 
 // Every JSON document the CLI prints goes through here: nlohmann escapes names and paths
@@ -24,7 +26,7 @@ int failFor(const std::string &file, const Error &e);
 // the file may be loaded, else the exit code after printing why.
 int checkBeforeLoad(const std::string &path, bool enabled);
 // The same, as an Error (none: the file may be loaded).
-Error checkFileBeforeLoad(const std::string &path);
+Error checkFileBeforeLoad(const std::string &path, const std::atomic<bool> *cancel = nullptr);
 // --mmproj FILE for a session: loaded (on the GPU unless --no-mmproj-offload or nothing is
 // offloaded) and handed to the session. 0, or the exit code after printing why. None: 0.
 int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,

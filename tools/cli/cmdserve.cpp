@@ -126,7 +126,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     if (!s)
         return s.error();
     if (checkFile)
-        if (Error e = checkFileBeforeLoad(a.modelPath()))
+        if (Error e = checkFileBeforeLoad(a.modelPath(), cancel))
             return e;
     auto model = Model::load(a.modelPath(), s->load, {}, cancel);
     if (!model)
