@@ -12,7 +12,10 @@ using namespace shoehorn;
 PlanTargets::PlanTargets(LoadedModel *model, HardwareMonitor *hardware, QObject *parent)
     : QObject(parent), m_model(model), m_hardware(hardware)
 {
+    connect(m_model, &LoadedModel::stateChanged, this, &PlanTargets::onStateChanged);
     connect(m_hardware, &HardwareMonitor::changed, this, [this](const HardwareInfo &info) {
+        if (m_loading && !m_atLoadStart)
+            m_atLoadStart = info; // the load began before the first probe: as close as there is
         emit freeMemoryChanged();
         // Not on every probe (free memory moves all the time): the first, and when the devices
         // change (a remote machine joined).
@@ -66,10 +69,12 @@ PlanTarget PlanTargets::current() const
             return t;
         }
     }
-    PlanTarget t = m_hardware->target(quint64(m_vramBudgetMiB) * MiB);
-    // What the loaded model holds is free for any plan: a load frees the old model first.
+    const HardwareInfo &hw = planned();
+    PlanTarget t = targetFromHardware(hw, quint64(m_vramBudgetMiB) * MiB);
+    // What the loaded model holds is free for any plan: a load frees the old model first. (During
+    // a load that is still the old model, against the probe from before the load.)
     if (m_model->hasModel())
-        addHeldMemory(t, m_model->model().held, m_hardware->current().process);
+        addHeldMemory(t, m_model->model().held, hw.process);
     // A remote machine's own limit (Remote Machines window): what its worker may really use.
     RemoteMachines::applyLimits(t, RemoteMachines::limits());
     t.name = tr("this computer").toStdString();
@@ -89,6 +94,25 @@ int PlanTargets::addCustomProfile(const HardwareProfile &profile)
 const HardwareInfo &PlanTargets::hardware() const
 {
     return m_hardware->current();
+}
+
+const HardwareInfo &PlanTargets::planned() const
+{
+    return m_atLoadStart ? *m_atLoadStart : m_hardware->current();
+}
+
+void PlanTargets::onStateChanged()
+{
+    const bool loading = m_model->state() == LoadedModel::State::Loading;
+    if (loading == std::exchange(m_loading, loading))
+        return;
+    m_atLoadStart.reset();
+    if (loading && m_hardware->hasProbed())
+        m_atLoadStart = m_hardware->current();
+    if (!loading) {
+        m_hardware->refresh(); // the machine after the load, the new model's memory counted as held
+        emit freeMemoryChanged();
+    }
 }
 
 quint64 PlanTargets::heldRamBytes() const

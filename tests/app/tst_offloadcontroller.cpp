@@ -42,6 +42,8 @@ private slots:
     QSettings().clear(); }
     void readsTheModelInTheBackground();
     void loadedModelDoesNotCountAgainstItself();
+    void aLoadDoesNotCountAgainstItself_data();
+    void aLoadDoesNotCountAgainstItself();
     void heldMemoryIsMeasuredOnARealLoad();
     void apiSlotsAreInTheOneContext();
     void draftModelIsPlanned();
@@ -116,6 +118,83 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     chatApp.hardware()->refresh();
     QTRY_VERIFY(probed.count() >= 1);
     QCOMPARE(c.targets()->current().ramAvailableBytes, 64 * GiB);
+}
+
+// While a load runs, the memory it takes is the plan's own: the panel plans against the machine
+// as it was when the load began (a real load of a 30B MoE took 12 GiB of the 23 available before
+// it ended, and the panel said "does not fit" for the model loading).
+void TestOffloadController::aLoadDoesNotCountAgainstItself_data()
+{
+    QTest::addColumn<bool>("reload");     // the first load, or a load replacing a loaded model
+    QTest::addColumn<bool>("probeFirst"); // the machine was probed before the load began
+    QTest::newRow("first load") << false << true;
+    QTest::newRow("reload") << true << true;
+    QTest::newRow("load before the first probe") << false << false;
+}
+
+void TestOffloadController::aLoadDoesNotCountAgainstItself()
+{
+    QFETCH(bool, reload);
+    QFETCH(bool, probeFirst);
+    // 64 GiB, 30 available with no model. A loaded model holds 20 (the process: 1 GiB before
+    // it, 21 with it); the load in progress has taken 16 of 20.
+    std::atomic<uint64_t> own{1}, available{30};
+    auto *worker = new FakeWorker;
+    worker->held.before = {1 * GiB, 0, true};
+    AppCore chatApp{std::unique_ptr<Worker>(worker)};
+    LoadedModel &lm = *chatApp.model();
+    HardwareMonitor hardware; // probed only when this test says
+    hardware.setProbe([&] { return machine(64, available, own); });
+    QSignalSpy probed(&hardware, &HardwareMonitor::changed);
+    auto probeAgain = [&] {
+        probed.clear();
+        hardware.refresh();
+        QTRY_VERIFY(probed.count() >= 1);
+    };
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    const QString path = TestFixtures::instance().qwen3_30b();
+    if (reload) {
+        lm.openModel(path);
+        QTRY_COMPARE(loaded.count(), 1);
+        own = 21;
+        available = 10;
+    }
+    if (probeFirst)
+        probeAgain();
+    OffloadController c(&lm, &hardware, chatApp.api(), chatApp.vision());
+    c.setModelPath(path);
+    QTRY_VERIFY(c.info().has_value());
+    ModelSettings s = c.settings();
+    s.load.gpuLayers = 0;
+    s.context.contextSize = 4096;
+    c.setSettings(s);
+    if (probeFirst)
+        QCOMPARE(c.targets()->current().ramAvailableBytes, 30 * GiB);
+
+    worker->loadMs = 60000; // until cancelled
+    c.loadOrReload();
+    QTRY_COMPARE(lm.state(), LoadedModel::State::Loading);
+    if (!probeFirst)
+        probeAgain(); // the first probe, as the load begins
+    // The old model is freed, 16 GiB of the new one are in.
+    own = 17;
+    available = 14;
+    probeAgain();
+    QCOMPARE(c.targets()->current().ramAvailableBytes, 30 * GiB);
+    QVERIFY2(c.plan().fits(), "the model being loaded shows as not fitting");
+
+    // Once a load ends the machine is probed again: the new model holds 20 GiB, as planned.
+    lm.cancelLoad();
+    QTRY_VERIFY(lm.state() != LoadedModel::State::Loading);
+    worker->loadMs = 0;
+    own = 21;
+    available = 10;
+    probed.clear();
+    c.loadOrReload();
+    QTRY_COMPARE(loaded.count(), reload ? 2 : 1);
+    QTRY_VERIFY(probed.count() >= 1);
+    QCOMPARE(c.targets()->current().ramAvailableBytes, 30 * GiB);
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(10000)); // no probe outlives the atomics
 }
 
 void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
