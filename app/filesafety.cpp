@@ -28,3 +28,17 @@ std::optional<shoehorn::Error> checkUntrustedFile(const QString &path, const std
         return verdict.error();
     return std::nullopt;
 }
+
+std::optional<shoehorn::SpeculationOff> checkDraftModel(shoehorn::SpeculationSettings &s, const std::atomic<bool> *cancel)
+{
+    if (s.draftModel.empty())
+        return std::nullopt;
+    const auto failed = checkUntrustedFile(QString::fromStdString(s.draftModel), cancel);
+    if (!failed)
+        return std::nullopt;
+    shoehorn::SpeculationOff off{shoehorn::SpeculationOff::Why::DraftUnreadable, s.draftModel,
+                                 "-md " + s.draftModel + ": " +
+                                     shoehorn::errorMessage(*failed)};
+    s = shoehorn::SpeculationSettings();
+    return off;
+}

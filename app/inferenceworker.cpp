@@ -102,11 +102,12 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
         emit loadFailed(*failed);
         return;
     }
-    const HardwareInfo hwBefore = probeHardware();
-
     PlanSettings settings;
     settings.load = load;
     settings.context = context;
+    m_draftRefused = checkDraftModel(settings.context.speculation, m_cancel.load);
+    const HardwareInfo hwBefore = probeHardware();
+
     std::optional<ModelInfo> info;
     for (;;) {
         auto r = tryLoad(path, settings);
@@ -146,6 +147,8 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     // The draft model's tensor table lays out what llama.cpp allocated for it (a header read).
     if (auto d = draftModelInfo(used.context.speculation)) // unreadable: the session said why
         used.draftModel = *d;
+    if (m_draftRefused) // loaded without it; the settings keep what was asked, as the session's do
+        used.context.speculation = context.speculation;
     if (m_api)
         m_api->setServer(m_session->api());
     emit modelLoaded(summary(path, used, hwAfter));
@@ -175,7 +178,7 @@ ModelSummary InferenceWorker::summary(const QString &path, const PlanSettings &u
     // The analytic plan only lays out llama.cpp's measured totals by kind.
     s.measured = measuredPlan(*m_session, analyticPlan(mi, used, targetFromHardware(hw)));
     s.held = m_held;
-    s.speculationOff = m_session->speculationOff();
+    s.speculationOff = m_draftRefused ? *m_draftRefused : m_session->speculationOff();
     s.templateFallback = QString::fromStdString(m_session->templateFallback());
     return s;
 }
@@ -389,6 +392,14 @@ void InferenceWorker::exactPlan(quint64 requestId, const QString &path, const Pl
         emit exactPlanFinished(c);
         return;
     }
+    // And its draft model: a dry run without it would not be the plan's.
+    if (const std::string &draft = settings.context.speculation.draftModel; !draft.empty())
+        if (auto failed = checkUntrustedFile(QString::fromStdString(draft))) {
+            c.error = *failed;
+            c.error.detail = "-md " + draft + ": " + failed->detail;
+            emit exactPlanFinished(c);
+            return;
+        }
     auto r = shoehorn::exactPlan(path.toStdString(), settings, target);
     c.ok = r.ok();
     if (r)

@@ -57,4 +57,6 @@ private:
     // The loaded model's one owner: its server loop, projector and weights, freed here.
     std::unique_ptr<shoehorn::ChatSession> m_session;
     shoehorn::HeldMemory m_held; // what the loaded model took from the machine
+    // Why the loaded model runs without its draft model: the draft failed the file check.
+    std::optional<shoehorn::SpeculationOff> m_draftRefused;
 };

@@ -20,6 +20,7 @@ private slots:
     void initTestCase() { isolateSettings(); }
     void malformedFileIsRefused_data();
     void malformedFileIsRefused();
+    void draftThatFailsTheCheckIsLeftOut();
 };
 
 void TestOpenPath::malformedFileIsRefused_data()
@@ -54,6 +55,52 @@ void TestOpenPath::malformedFileIsRefused()
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     lm.openModel(TestFixtures::instance().tinyLlama());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
+}
+
+// A draft model (-md) is read by llama.cpp in this process as the model is, so it passes the same
+// check. This one is readable by Shoehorn's own header reader and has the model's vocabulary, but
+// llama.cpp aborts on it (an assertion while building its graph): it is left out, the model loads
+// without speculation and says why, and llama.cpp's dry run of those settings names it.
+void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
+{
+    const QString assertion = "n_embd_head == n_rot";
+    QByteArray bytes;
+    for (const MalformedFile &f : dryRunFiles())
+        if (f.detail == assertion)
+            bytes = f.bytes;
+    QVERIFY(!bytes.isEmpty());
+    QTemporaryDir dir;
+    const QString draft = dir.filePath("draft.gguf");
+    QFile f(draft);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+    f.close();
+    AppCore cApp;
+    LoadedModel &lm = *cApp.model();
+    auto context = lm.contextSettings();
+    context.speculation.draftModel = draft.toStdString();
+    lm.setContextSettings(context);
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    const QString model = TestFixtures::instance().tinyMoe();
+    lm.openModel(model);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    const auto summary = loaded.at(0).at(0).value<ModelSummary>();
+    QCOMPARE(summary.speculationOff.why, shoehorn::SpeculationOff::Why::DraftUnreadable);
+    QCOMPARE(QString::fromStdString(summary.speculationOff.detail), draft);
+    QVERIFY2(QString::fromStdString(summary.speculationOff.sentence).contains(assertion),
+             summary.speculationOff.sentence.c_str());
+    QCOMPARE(QString::fromStdString(summary.context.speculation.draftModel), draft); // as asked
+
+    shoehorn::PlanSettings plan;
+    plan.load = summary.load;
+    plan.context = context;
+    QSignalSpy checked(&lm, &LoadedModel::exactPlanFinished);
+    lm.requestExactPlan(model, plan, shoehorn::PlanTarget{});
+    QTRY_COMPARE_WITH_TIMEOUT(checked.count(), 1, 30000);
+    const auto check = checked.at(0).at(0).value<ExactCheck>();
+    QVERIFY(!check.ok);
+    QCOMPARE(check.error.code, shoehorn::ErrorCode::FileCheckFailed);
+    QVERIFY2(QString::fromStdString(check.error.detail).startsWith("-md " + draft + ": "), check.error.detail.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestOpenPath)

@@ -55,6 +55,8 @@ private slots:
     void brokenProjector();
     void dryRunRefuses_data();
     void dryRunRefuses();
+    void draftModelIsChecked_data();
+    void draftModelIsChecked();
     void helperAbortsWithoutADebugger();
 };
 
@@ -194,6 +196,44 @@ void TestFileCheck::dryRunRefuses()
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         QVERIFY2(p.exitCode() == 1 && err.contains(detail), qPrintable(args.first() + ": " + err.right(600)));
     }
+}
+
+// A draft model (-md) is loaded by llama.cpp in the same process as the model: the CLI checks it
+// the same way and names it. (Unchecked, llama.cpp's assertion ended the whole process.)
+void TestFileCheck::draftModelIsChecked_data()
+{
+    QTest::addColumn<QStringList>("args"); // FILE: the draft model
+    QTest::newRow("chat") << QStringList{"chat", "MODEL", "-md", "FILE", "-p", "hi", "-n", "4"};
+    QTest::newRow("plan --exact") << QStringList{"plan", "MODEL", "-md", "FILE", "--exact"};
+    QTest::newRow("serve") << QStringList{"serve", "MODEL", "-md", "FILE", "--port", "0", "-c", "512"};
+}
+
+void TestFileCheck::draftModelIsChecked()
+{
+    QFETCH(QStringList, args);
+    const QString assertion = "n_embd_head == n_rot";
+    QByteArray bytes;
+    for (const MalformedFile &f : dryRunFiles())
+        if (f.detail == assertion)
+            bytes = f.bytes;
+    QVERIFY(!bytes.isEmpty());
+    const QString file = m_dir.filePath("draft.gguf");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+    f.close();
+    args.replaceInStrings(QRegularExpression("^MODEL$"), TestFixtures::instance().tinyMoe());
+    args.replaceInStrings(QRegularExpression("^FILE$"), file);
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CACHE_HOME", m_dir.filePath("cache"));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(SHOEHORN_CLI), args);
+    QVERIFY(p.waitForFinished(60000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(p.exitCode() == 1 && err.contains("-md " + file + ": ") && err.contains(assertion),
+             qPrintable(QString::number(p.exitCode()) + ": " + err.right(600)));
 }
 
 // ggml prints a backtrace when llama.cpp aborts, through gdb where gdb is installed (seconds:

@@ -136,11 +136,11 @@ std::string selfPath()
     return std::filesystem::read_symlink("/proc/self/exe", ec).string();
 }
 
-int checkBeforeLoad(const std::string &path, bool enabled)
+int checkBeforeLoad(bool enabled, const std::string &model, const std::string &mmproj, const std::string &draft)
 {
     if (!enabled)
         return 0;
-    if (Error e = checkFileBeforeLoad(path))
+    if (Error e = checkFilesBeforeLoad(model, mmproj, draft))
         return fail(e);
     return 0;
 }
@@ -159,6 +159,23 @@ Error checkFileBeforeLoad(const std::string &path, const std::atomic<bool> *canc
     const std::string cache = folder.empty() ? folder : folder + "/checked-files";
     auto verdict = checkFileIsolated(path, self, {}, cache, cancel);
     return verdict ? Error{} : verdict.error();
+}
+
+Error checkFilesBeforeLoad(const std::string &model, const std::string &mmproj, const std::string &draft,
+                           const std::atomic<bool> *cancel)
+{
+    if (!model.empty())
+        if (Error e = checkFileBeforeLoad(model, cancel))
+            return e;
+    for (const auto &[flag, path] : {std::pair{"--mmproj", &mmproj}, std::pair{"-md", &draft}}) {
+        if (path->empty())
+            continue;
+        if (Error e = checkFileBeforeLoad(*path, cancel)) {
+            e.detail = std::string(flag) + " " + *path + ": " + errorMessage(e);
+            return e;
+        }
+    }
+    return {};
 }
 
 int cmdCheckFile(const std::string &path)

@@ -22,11 +22,17 @@ int fail(const Error &e);
 // fail() for an error about `file`: its path first where the message does not name it already
 // ("error (not-gguf): a.gguf: the file does not start with the GGUF magic").
 int failFor(const std::string &file, const Error &e);
-// Before chat and serve load a file: the isolated check (filecheck.h), unless --no-check. 0 when
-// the file may be loaded, else the exit code after printing why.
-int checkBeforeLoad(const std::string &path, bool enabled);
-// The same, as an Error (none: the file may be loaded).
+// Before a command hands a file to llama.cpp in this process: the isolated check (filecheck.h).
+// Error{} when the file may be loaded.
 Error checkFileBeforeLoad(const std::string &path, const std::atomic<bool> *cancel = nullptr);
+// Every file a command loads: the model, then its projector (--mmproj) and draft model (-md),
+// each named by its flag where it fails; empty paths are skipped.
+Error checkFilesBeforeLoad(const std::string &model, const std::string &mmproj, const std::string &draft,
+                           const std::atomic<bool> *cancel = nullptr);
+// The same unless --no-check (`enabled` false): 0 when they may be loaded, else the exit code
+// after printing why.
+int checkBeforeLoad(bool enabled, const std::string &model, const std::string &mmproj = {},
+                    const std::string &draft = {});
 // --mmproj FILE for a session: loaded (on the GPU unless --no-mmproj-offload or nothing is
 // offloaded) and handed to the session. 0, or the exit code after printing why. None: 0.
 int attachProjector(const std::string &mmproj, bool offload, const LoadSettings &load, const ContextSettings &context,

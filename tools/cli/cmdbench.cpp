@@ -39,7 +39,7 @@ Result<BenchResult> ourBench(const Args &a, int reps)
 
 int cmdBench(const Args &a)
 {
-    if (const int rc = checkBeforeLoad(a.model, a.checkFile))
+    if (const int rc = checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel))
         return rc;
     auto r = ourBench(a, a.benchReps);
     if (!r)
@@ -73,7 +73,7 @@ int cmdBench(const Args &a)
 
 int cmdTune(const Args &a)
 {
-    if (const int rc = checkBeforeLoad(a.model, a.checkFile))
+    if (const int rc = checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel))
         return rc;
     auto info = inspectModel(a.model);
     if (!info)

@@ -164,7 +164,8 @@ ordered_json fitWarnings(const ModelInfo &m, const Args &a, const FitResult &f)
 
 } // namespace
 
-Error projectorInPlan(const std::string &mmproj, bool offload, const ModelInfo &model, PlanSettings &settings)
+Error projectorInPlan(const std::string &mmproj, bool offload, const ModelInfo &model, PlanSettings &settings,
+                      bool checkFile)
 {
     if (mmproj.empty())
         return {};
@@ -173,6 +174,9 @@ Error projectorInPlan(const std::string &mmproj, bool offload, const ModelInfo &
         return Error{proj.error().code, "--mmproj " + mmproj + ": " + errorMessage(proj.error())};
     if (Error e = checkProjectorMatches(*proj, model))
         return e;
+    if (checkFile) // the dry run below is llama.cpp's, in this process
+        if (Error e = checkFilesBeforeLoad({}, mmproj, {}))
+            return e;
     auto bytes = projectorMemory(mmproj, offload);
     if (!bytes)
         return bytes.error();
@@ -183,7 +187,7 @@ Error projectorInPlan(const std::string &mmproj, bool offload, const ModelInfo &
 
 int addProjector(const Args &a, const ModelInfo &model, PlanSettings &settings)
 {
-    if (Error e = projectorInPlan(a.mmproj, a.mmprojOffload, model, settings))
+    if (Error e = projectorInPlan(a.mmproj, a.mmprojOffload, model, settings, a.checkFile))
         return fail(e);
     return 0;
 }
@@ -229,11 +233,9 @@ int cmdPlan(const Args &a)
             std::fprintf(stderr, "error: --exact measures this machine's devices; it cannot plan for a profile\n");
             return 2;
         }
-        if (const int rc = checkBeforeLoad(a.model, a.checkFile)) // the dry run is llama.cpp's, in this process
+        // The dry run is llama.cpp's, in this process (the projector was checked above).
+        if (const int rc = checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel))
             return rc;
-        if (s.draftModel)
-            if (const int rc = checkBeforeLoad(s.context.speculation.draftModel, a.checkFile))
-                return rc;
         auto e = exactPlan(a.model, s, target);
         if (!e)
             return fail(e.error());

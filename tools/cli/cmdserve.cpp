@@ -33,7 +33,8 @@ const char *kHelpNote =
     "shoehorn-cli serve takes llama-server's arguments (above), read by llama.cpp's own parser. Shoehorn's\n"
     "differences:\n"
     "  MODEL.gguf            may come first, for -m MODEL.gguf\n"
-    "  --no-check            skip the isolated check of the file before it loads (Shoehorn's own flag)\n"
+    "  --no-check            skip the isolated check of the files (-m, --mmproj, -md) before they load\n"
+    "                        (Shoehorn's own flag)\n"
     "  -fit on (default)     Shoehorn's planner and auto-fit choose -ngl, --n-cpu-moe, -c and the KV type\n"
     "                        that were not given; -fitt is the MiB kept free on every GPU\n"
     "  --cors-origins        not given: only pages from this machine (localhost) may use the API; llama-server\n"
@@ -41,9 +42,10 @@ const char *kHelpNote =
     "                        loopback name (on a loopback --host) is refused with 403\n"
     "  --models-preset F     without -m: router mode, one model loaded at a time (--models-max is ignored)\n"
     "  -np N                 N slots, each with -c / N of the context (-kvu: one pool for all), as llama-server\n"
-    "  refused: -hf/-mu (no downloads), -md (draft models), --lora, --embedding/--rerank, --models-dir,\n"
+    "  refused: -hf/-mu (no downloads), --lora, --embedding/--rerank, --models-dir,\n"
     "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe),\n"
-    "           --sleep-idle-seconds (the model stays loaded), --ui-mcp-proxy (/cors-proxy answers 403)\n";
+    "           --sleep-idle-seconds (the model stays loaded), --ui-mcp-proxy (/cors-proxy answers 403),\n"
+    "           --tools and --mcp-servers-config/--mcp-servers-json (no tools run for clients)\n";
 
 // Shoehorn's own additions before llama-server's parser sees the line: a leading MODEL.gguf,
 // and --no-check. --rpc (and LLAMA_ARG_RPC) are taken out too: llama.cpp's parser connects to
@@ -75,7 +77,7 @@ std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, st
 }
 
 // The settings to load with: auto-fit for this machine (llama-server's -fit on), or the flags.
-Result<PlanSettings> chooseSettings(const ServerArgs &a)
+Result<PlanSettings> chooseSettings(const ServerArgs &a, bool checkFile)
 {
     PlanSettings s{a.load(), a.context(), a.parallel()};
     // llama-server's slots on Shoehorn's server loop: -np of them, no desktop chat.
@@ -86,7 +88,7 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
     auto info = inspectModel(a.modelPath());
     if (!info)
         return info.error();
-    if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s))
+    if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s, checkFile))
         return e;
     const PlanTarget target = targetFromHardware(probeHardware(), 0);
     // A context the user gave, before a fit that could only say "nothing fits" (without -c the fit
@@ -122,11 +124,11 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a)
 Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool checkFile,
                                                  const std::atomic<bool> *cancel = nullptr)
 {
-    auto s = chooseSettings(a);
+    auto s = chooseSettings(a, checkFile);
     if (!s)
         return s.error();
-    if (checkFile)
-        if (Error e = checkFileBeforeLoad(a.modelPath(), cancel))
+    if (checkFile) // the projector was checked before its dry run, in chooseSettings
+        if (Error e = checkFilesBeforeLoad(a.modelPath(), {}, s->context.speculation.draftModel, cancel))
             return e;
     auto model = Model::load(a.modelPath(), s->load, {}, cancel);
     if (!model)

@@ -158,7 +158,7 @@ int cmdChat(const cli::Args &a)
         return fail(images.error());
     if (Error e = checkProjectorArg(a))
         return fail(e);
-    if (const int rc = cli::checkBeforeLoad(a.model, a.checkFile))
+    if (const int rc = cli::checkBeforeLoad(a.checkFile, a.model, a.mmproj, a.context.speculation.draftModel))
         return rc;
     cli::MemoryReport memory(a);
     std::fprintf(stderr, "backends: %s\n", cli::backendsLine(probeHardware()).c_str());
