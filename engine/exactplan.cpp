@@ -171,6 +171,10 @@ Result<MemoryPlan> exactPlan(const std::string &path, const PlanSettings &s, con
             if (drafting) {
                 LoadSettings dl;
                 dl.loadMode = s.load.loadMode;
+                // On the model's devices, as the loop loads it (ServerLoop: the draft goes where
+                // the model went).
+                dl.devices = s.load.devices;
+                dl.backend = s.load.backend;
                 ModelParams dp(dl, static_cast<int>(s.draftModel->layerCount));
                 dp.get().no_alloc = true;
                 dp.get().load_mode = LLAMA_LOAD_MODE_NONE;
