@@ -418,7 +418,7 @@ ContextSettings ServerArgs::context() const
     ContextSettings c;
     c.contextSize = uint32_t(std::max(0, p.n_ctx));
     c.batchSize = uint32_t(std::max(1, p.n_batch));
-    c.ubatchSize = uint32_t(std::max(1, p.n_ubatch));
+    c.ubatchSize = p.n_ubatch == 0 ? c.batchSize : uint32_t(std::max(1, p.n_ubatch)); // 0: as -b, as llama.cpp
     c.typeK = ggml_type_name(p.cache_type_k);
     c.typeV = ggml_type_name(p.cache_type_v);
     c.flashAttention = p.flash_attn_type == LLAMA_FLASH_ATTN_TYPE_ENABLED    ? FlashAttention::On

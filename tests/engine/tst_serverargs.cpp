@@ -31,6 +31,7 @@ QString field(const ServerArgs &a, const QString &name)
         {"alias", QString::fromStdString(a.alias())},
         {"ctx", QString::number(c.contextSize)},
         {"ctxGiven", a.contextGiven() ? "yes" : "no"},
+        {"batch", QString("%1/%2").arg(c.batchSize).arg(c.ubatchSize)},
         {"kv", QString::fromStdString(c.typeK + "/" + c.typeV)},
         {"kvGiven", a.cacheTypesGiven() ? "yes" : "no"},
         {"fa", c.flashAttention == FlashAttention::On ? "on" : c.flashAttention == FlashAttention::Off ? "off" : "auto"},
@@ -114,7 +115,9 @@ void TestServerArgs::flags_data()
     row("two keys", "-m a.gguf --api-key k1,k2", "keys", "2");
     // Taken, as llama-server takes them (a review of the checks above): -ub 0 is "as -b", one slot
     // needs a batch of one.
-    row("-ub 0 is as -b", "-m a.gguf -ub 0", "parallel", "4");
+    row("-ub 0 is as -b", "-m a.gguf -ub 0", "batch", "2048/2048");
+    row("-b 8 -ub 0", "-m a.gguf -b 8 -ub 0", "batch", "8/8");
+    row("batch default", "-m a.gguf", "batch", "2048/512");
     row("one slot, a batch of one", "-m a.gguf -np 1 -b 1", "parallel", "1");
     row("no key", "-m a.gguf", "keys", "0");
     row("cors default: localhost, not *", "-m a.gguf", "cors", "localhost");
