@@ -348,7 +348,7 @@ Error ChatSession::Impl::tokenize(internal::SlotPrompt &turn, const std::vector<
 Result<internal::SlotPrompt> ChatSession::Impl::fitPrompt(const std::vector<ChatMessage> &history,
                                                           const GenerationOptions &options, const std::atomic<bool> *stop)
 {
-    const int nCtx = static_cast<int>(loop->contextSize());
+    const int nCtx = static_cast<int>(loop->slotContextSize());
     // Room the answer needs; the prompt is trimmed to leave it.
     const int reserve = options.maxTokens > 0 ? std::min(options.maxTokens, nCtx / 2) : std::min(512, nCtx / 4);
     for (const ChatMessage &m : history)

@@ -160,9 +160,9 @@ std::string contextWarning(const ModelInfo &m, uint32_t contextSize)
     if (trained == 0 || contextSize <= trained)
         return {};
     return "-c " + std::to_string(contextSize) + " is above the model's trained context of " +
-           std::to_string(trained) + " tokens: llama.cpp warns of a possible training context overflow and uses " +
-           std::to_string(contextSize) + " as given (answers past " + std::to_string(trained) +
-           " tokens may degrade); the Shoehorn app caps the context at " + std::to_string(trained) + ".";
+           std::to_string(trained) + " tokens: llama.cpp's server gives a conversation at most " +
+           std::to_string(trained) + " of them (the KV cache above that is allocated and unused); the Shoehorn app "
+           "caps the context at " + std::to_string(trained) + ".";
 }
 
 } // namespace shoehorn

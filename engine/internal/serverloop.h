@@ -87,6 +87,9 @@ public:
     llama_model *draftModel() const;
     const LoopSettings &settings() const { return m_settings; }
     uint32_t contextSize() const;
+    // What one slot may fill: llama.cpp's server caps each slot at the model's trained context
+    // (n_ctx_slot()), whatever the KV cache holds.
+    uint32_t slotContextSize() const { return uint32_t(std::max(0, m_meta->slot_n_ctx)); }
     mtmd_context *projector() const { return m_projector; }
 
     // The desktop chat's Stop: read by the context's abort callback, which stops a decode only

@@ -202,7 +202,7 @@ Result<GenerationResult> runTurn(ServerLoop &loop, const llama_vocab *vocab, Slo
     GenerationStats &st = result.stats;
     st.promptTokens = int(turn.tokens.size());
     st.trimmedMessages = turn.trimmed;
-    st.contextSize = int(loop.contextSize());
+    st.contextSize = int(loop.slotContextSize());
     server_tokens promptTokens = turn.tokens.clone();
     const std::string promptText = turn.prompt.text;
 

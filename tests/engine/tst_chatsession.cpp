@@ -279,6 +279,21 @@ void TestChatSession::singleMessageTooLong()
     QVERIFY(!r.ok());
     QCOMPARE(r.error().code, ErrorCode::PromptTooLong);
     QVERIFY(s->generate({{"user", "short", {}}}, seeded(4)).ok());
+
+    // A context above the model's trained one (2048): llama.cpp's server gives the slot 2048 of
+    // it, and the message is measured against that, in Shoehorn's words (llama.cpp's own said
+    // "exceeds the available context size (2048 tokens), try increasing it").
+    auto wide = session(model, 4096);
+    std::string longer;
+    for (int i = 0; i < 600; ++i) // 3000 tokens: above the slot, below the KV cache
+        longer += "word ";
+    r = wide->generate({{"user", longer, {}}}, seeded(8));
+    QVERIFY(!r.ok());
+    QCOMPARE(r.error().code, ErrorCode::PromptTooLong);
+    QVERIFY2(r.error().detail.find("the context holds 2048") != std::string::npos, r.error().detail.c_str());
+    r = wide->generate({{"user", "short", {}}}, seeded(4));
+    QVERIFY(r.ok());
+    QCOMPARE(r->stats.contextSize, 2048);
 }
 
 void TestChatSession::chatTemplateApplied()

@@ -442,10 +442,13 @@ void TestCliJson::contextAboveTrained_data()
     // The tiny model is trained for 2048 tokens.
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QByteArray>("warning"); // empty: none
-    const QByteArray overflow = "warning: -c 8192 is above the model's trained context of 2048 tokens: llama.cpp warns "
-                                "of a possible training context overflow and uses 8192 as given";
+    const QByteArray overflow = "warning: -c 8192 is above the model's trained context of 2048 tokens: llama.cpp's "
+                                "server gives a conversation at most 2048 of them";
     QTest::newRow("plan") << QStringList{"plan", "-c", "8192"} << overflow;
     QTest::newRow("plan within") << QStringList{"plan", "-c", "2048"} << QByteArray();
+    // Without -c: 4096, or the trained context where that is less (it warned of a -c not given).
+    QTest::newRow("plan without -c") << QStringList{"plan"} << QByteArray();
+    QTest::newRow("chat without -c") << QStringList{"chat", "-p", "Hi", "-n", "1", "-t", "2"} << QByteArray();
     QTest::newRow("fit locked") << QStringList{"fit", "-c", "8192", "--lock-ctx"} << overflow;
     QTest::newRow("fit") << QStringList{"fit", "-c", "8192"}
                          << QByteArray("warning: -c 8192 is above the model's trained context of 2048 tokens: fit "

@@ -161,9 +161,9 @@ void TestValidate::contextWarning_data()
     QTest::newRow("trained length (0)") << 2048u << 0u << "";
     QTest::newRow("unknown trained length") << 0u << 8192u << "";
     QTest::newRow("above") << 2048u << 8192u
-                           << "-c 8192 is above the model's trained context of 2048 tokens: llama.cpp warns of a "
-                              "possible training context overflow and uses 8192 as given (answers past 2048 tokens "
-                              "may degrade); the Shoehorn app caps the context at 2048.";
+                           << "-c 8192 is above the model's trained context of 2048 tokens: llama.cpp's server gives "
+                              "a conversation at most 2048 of them (the KV cache above that is allocated and unused); "
+                              "the Shoehorn app caps the context at 2048.";
 }
 
 void TestValidate::contextWarning()

@@ -14,6 +14,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -262,6 +263,11 @@ int run(int argc, char **argv)
     if (cmd == "render-template") // a chat session's template helper (ChatSession::isolateTemplate)
         return serveChatTemplates(args.model);
     cli::attachRpc(args.rpc); // --rpc: the workers' devices join this machine's
+    // Without -c a conversation gets 4096 tokens, or the model's trained context where that is
+    // less (llama.cpp's server caps a slot there: a larger KV cache would be allocated, unused).
+    if (!args.contextGiven)
+        if (auto info = inspectModel(args.model); info && info->contextLength > 0)
+            args.context.contextSize = std::min(args.context.contextSize, info->contextLength);
     if (cmd == "chat")
         return cmdChat(args);
     if (cmd == "plan")
