@@ -158,7 +158,7 @@ Error verdictFromChild(int status, const std::string &out, const std::string &er
         return {};
     const ErrorCode code = errorCodeFromName(j.value("code", std::string())).value_or(ErrorCode::LoadFailed);
     std::string detail = j.value("detail", std::string("the file check failed"));
-    if (detail.rfind(file, 0) != 0)
+    if (detail.find(file) == std::string::npos) // named once, not "a.gguf: /x/a.gguf: ..."
         detail = file + ": " + detail;
     return Error{code, detail};
 }

@@ -42,8 +42,8 @@ int kvTypeBlockSize(const std::string &type);
 std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttention);
 
 // A context above the model's trained length: one English sentence that says what llama.cpp
-// does with it (it warns of a "training context overflow" and uses the value as given) and
-// that the Shoehorn app caps it at the trained length. Empty when the context is within it or
+// does with it (its server gives a conversation at most the trained length; the KV cache above
+// that is allocated and unused) and that the Shoehorn app caps it at the trained length. Empty when the context is within it or
 // the model does not say its trained length. `contextSize` 0 means the trained length.
 std::string contextWarning(const ModelInfo &model, uint32_t contextSize);
 

@@ -100,7 +100,7 @@ Result<uint64_t> regularFileSize(const std::string &path)
     if (fd < 0) {
         const int err = errno;
         if (err == ENOENT || err == ENOTDIR)
-            return Error{ErrorCode::FileNotFound, path};
+            return Error{ErrorCode::FileNotFound, path + ": no such file"};
         if (err == ELOOP)
             return Error{ErrorCode::FileUnreadable, path + " is a symbolic link that loops back on itself"};
         if (err == EACCES || err == EPERM)

@@ -18,10 +18,11 @@ SpeculationOff draftProblem(const Model &model, const std::string &path)
 {
     auto draft = inspectModel(path);
     if (!draft)
-        // Where the detail is only the path (a file that is not there), the code says what.
+        // A file that is not there: the code's sentence (the detail only repeats the path).
         return {Why::DraftUnreadable, path,
                 "-md " + path + ": " +
-                    (draft.error().detail == path ? errorCodeSentence(draft.error().code) : errorMessage(draft.error()))};
+                    (draft.error().code == ErrorCode::FileNotFound ? errorCodeSentence(draft.error().code)
+                                                                   : errorMessage(draft.error()))};
     const long target = long(model.info().vocabSize);
     const long other = long(draft->vocabSize);
     if (std::labs(target - other) > kVocabSizeTolerance)

@@ -260,7 +260,8 @@ void TestCliJson::errorsSaySomething_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QByteArray>("message");
     const QString missing = QStringLiteral("/nonexistent/model.gguf");
-    QTest::newRow("missing model") << QStringList{"info", missing} << QByteArray("error (file-not-found): " + missing.toUtf8());
+    QTest::newRow("missing model") << QStringList{"info", missing}
+                                   << QByteArray("error (file-not-found): " + missing.toUtf8() + ": no such file");
     QTest::newRow("no model") << QStringList{"plan"} << QByteArray("plan needs a MODEL.gguf");
     QTest::newRow("unknown command") << QStringList{"frobnicate", missing} << QByteArray("unknown command frobnicate");
     // A context no memory holds: refused before llama.cpp fills the RAM with the cache's cells
@@ -291,6 +292,12 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("bad kv type") << QStringList{"chat", missing, "-ctk", "q9"} << QByteArray("-ctk takes f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1, not 'q9'");
     QTest::newRow("chat without prompt") << QStringList{"chat", missing} << QByteArray("chat needs -p TEXT");
     QTest::newRow("tune missing model") << QStringList{"tune", missing} << QByteArray("error (file-not-found)");
+    // Read before llama-bench runs (it came back as llama-bench's whole log), and the KV type
+    // the model cannot take named before the load (it was llama.cpp's "does not divide").
+    QTest::newRow("parity missing model") << QStringList{"parity", missing}
+                                          << QByteArray("error (file-not-found): " + missing.toUtf8() + ": no such file");
+    QTest::newRow("bench kv type of another block") << QStringList{"bench", m_odd, "-ctk", "q4_0", "-r", "1"}
+                                                    << QByteArray("-ctk q4_0 stores blocks of 32 values");
     QTest::newRow("parity rounds") << QStringList{"parity", missing, "--rounds", "0"}
                                    << QByteArray("--rounds takes a whole number from 1 to 1000, not '0'");
     addImageErrorRows();

@@ -37,9 +37,19 @@ Result<BenchResult> ourBench(const Args &a, int reps)
 
 } // namespace
 
+int readyToMeasure(const Args &a)
+{
+    auto info = inspectModel(a.model);
+    if (!info)
+        return failFor(a.model, info.error());
+    if (Error e = validate(*info, a.context))
+        return fail(e);
+    return checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel);
+}
+
 int cmdBench(const Args &a)
 {
-    if (const int rc = checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel))
+    if (const int rc = readyToMeasure(a))
         return rc;
     auto r = ourBench(a, a.benchReps);
     if (!r)
@@ -73,7 +83,7 @@ int cmdBench(const Args &a)
 
 int cmdTune(const Args &a)
 {
-    if (const int rc = checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel))
+    if (const int rc = readyToMeasure(a))
         return rc;
     auto info = inspectModel(a.model);
     if (!info)

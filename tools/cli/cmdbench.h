@@ -14,6 +14,10 @@ int cmdBench(const Args &args);
 int cmdParity(const Args &args);
 // shoehorn-cli tune: the fastest configuration that fits, measured, and the tuning story.
 int cmdTune(const Args &args);
+// What bench, tune and parity do before they load the model: read its header, refuse settings it
+// cannot take (a quantized KV cache its head size does not divide), and the isolated file check
+// unless --no-check. 0, or the exit code after printing why.
+int readyToMeasure(const Args &args);
 // "mean ± stddev", as llama-bench prints it.
 std::string statText(const Stats &s);
 

@@ -221,6 +221,9 @@ int cmdParity(const Args &a)
     const auto bin = findLlamaBench(a);
     if (!bin)
         return fail(bin.error());
+    // The model is read and checked here: llama-bench's failure would come back as its whole log.
+    if (const int rc = readyToMeasure(a))
+        return rc;
     // Both sides run as fresh processes, each round. Round 0 warms the page cache and the CPU
     // up and is not counted. After that the order alternates (ours first, then llama-bench
     // first) so that drift of the machine (heat, other load) hits both alike, and each round
