@@ -282,6 +282,13 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("plan: not a model, named") << QStringList{"plan", text} << QByteArray("error (not-gguf): " + text.toUtf8() + ": ");
     // Said as unknown, not as a command that lacks a model (an audit, 2026-12-04).
     QTest::newRow("unknown command, no model") << QStringList{"help"} << QByteArray("unknown command help");
+    // A what-if machine with flags about this one: refused (they were dropped without a word).
+    QTest::newRow("profile and budget") << QStringList{"fit", m_odd, "--profile", "gtx1060-6g", "--vram-budget", "10"}
+                                        << QByteArray("--profile and --vram-budget");
+    QTest::newRow("profile and device") << QStringList{"plan", m_odd, "--profile", "gtx1060-6g", "-dev", "Vulkan7"}
+                                        << QByteArray("-dev/--device picks among this computer's devices");
+    QTest::newRow("profile for tune") << QStringList{"tune", m_odd, "--profile", "gtx1060-6g"}
+                                      << QByteArray("tune runs on this computer");
     QTest::newRow("unknown profile") << QStringList{"fit", m_odd, "--profile", "nope"}
                                      << QByteArray("unknown profile nope (known: gtx1060-6g");
     QTest::newRow("bad number") << QStringList{"bench", missing, "-ngl", "many"}

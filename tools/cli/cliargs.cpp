@@ -330,6 +330,20 @@ std::string rangeText(const FloatRange &r)
 
 std::string checkForCommand(const std::string &command, Args &a)
 {
+    // A what-if machine is planned, never run, and brings its own GPU and memory: flags about
+    // this computer's devices would be dropped without a word.
+    if (!a.profile.empty()) {
+        if (command != "plan" && command != "fit")
+            return "--profile " + a.profile + ": " + command + " runs on this computer; a what-if machine is for plan "
+                   "and fit";
+        if (!a.vramBudgetMiB.empty())
+            return "--profile and --vram-budget: the profile is a machine with its own memory; give one of them";
+        if (!a.load.devices.empty() || !a.load.backend.empty())
+            return std::string(a.load.devices.empty() ? "--backend" : "-dev/--device") +
+                   " picks among this computer's devices; a --profile machine has one GPU of its own";
+        if (!a.rpc.empty())
+            return "--profile and --rpc: remote workers join this computer's devices, not a what-if machine's";
+    }
     if (command != "bench" && command != "parity" && command != "tune")
         return {};
     // llama-bench's -p N and -n N: prompt and generated tokens per test.
