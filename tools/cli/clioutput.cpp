@@ -178,6 +178,30 @@ Error checkFilesBeforeLoad(const std::string &model, const std::string &mmproj, 
     return {};
 }
 
+Result<std::string> dropFailedDraft(SpeculationSettings &s, const std::atomic<bool> *cancel)
+{
+    if (s.draftModel.empty())
+        return std::string();
+    Error e = checkFileBeforeLoad(s.draftModel, cancel);
+    if (e.code == ErrorCode::Cancelled)
+        return e;
+    if (!e)
+        return std::string();
+    const std::string note = "-md " + s.draftModel + ": " + errorMessage(e) + "; speculative decoding is off";
+    s = SpeculationSettings();
+    return note;
+}
+
+void printSessionNotes(const ChatSession &session, const std::string &draftNote)
+{
+    for (const std::string &note : {draftNote, session.speculationNote()})
+        if (!note.empty())
+            std::fprintf(stderr, "note: %s\n", note.c_str());
+    if (!session.templateFallback().empty())
+        std::fprintf(stderr, "note: the model's chat template cannot be used (%s): ChatML stands in for it\n",
+                     session.templateFallback().c_str());
+}
+
 int cmdCheckFile(const std::string &path)
 {
     const Error e = checkFileInProcess(path);

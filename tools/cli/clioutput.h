@@ -29,6 +29,13 @@ Error checkFileBeforeLoad(const std::string &path, const std::atomic<bool> *canc
 // each named by its flag where it fails; empty paths are skipped.
 Error checkFilesBeforeLoad(const std::string &model, const std::string &mmproj, const std::string &draft,
                            const std::atomic<bool> *cancel = nullptr);
+// A draft model (-md) that fails the check: chat and serve run without speculation (as with a
+// draft that is no GGUF) and the returned note says why ("-md F: ..."); `s` is then off. Empty
+// when there is no draft or it passed; an error only when `cancel` stopped the check.
+Result<std::string> dropFailedDraft(SpeculationSettings &s, const std::atomic<bool> *cancel = nullptr);
+// The notes on stderr after a session starts: the draft model left out (dropFailedDraft), why
+// speculation is off, and a chat template ChatML stands in for.
+void printSessionNotes(const ChatSession &session, const std::string &draftNote);
 // The same unless --no-check (`enabled` false): 0 when they may be loaded, else the exit code
 // after printing why.
 int checkBeforeLoad(bool enabled, const std::string &model, const std::string &mmproj = {},

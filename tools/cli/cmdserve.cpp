@@ -127,9 +127,15 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     auto s = chooseSettings(a, checkFile);
     if (!s)
         return s.error();
-    if (checkFile) // the projector was checked before its dry run, in chooseSettings
-        if (Error e = checkFilesBeforeLoad(a.modelPath(), {}, s->context.speculation.draftModel, cancel))
+    std::string draftNote;
+    if (checkFile) { // the projector was checked before its dry run, in chooseSettings
+        if (Error e = checkFilesBeforeLoad(a.modelPath(), {}, {}, cancel))
             return e;
+        auto note = dropFailedDraft(s->context.speculation, cancel);
+        if (!note)
+            return note.error();
+        draftNote = *note;
+    }
     auto model = Model::load(a.modelPath(), s->load, {}, cancel);
     if (!model)
         return model.error();
@@ -161,11 +167,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
                 s->load.gpuLayers, s->load.cpuMoeLayers, split.c_str(), ctx, layout.c_str(),
                 s->context.typeK.c_str(), s->context.typeV.c_str(), flashAttentionName(s->context.flashAttention),
                 s->context.threads > 0 ? s->context.threads : physicalCoreCount(), specText.c_str());
-    if (!(*session)->speculationNote().empty())
-        std::fprintf(stderr, "note: %s\n", (*session)->speculationNote().c_str());
-    if (!(*session)->templateFallback().empty())
-        std::fprintf(stderr, "note: the model's chat template cannot be used (%s): ChatML stands in for it\n",
-                     (*session)->templateFallback().c_str());
+    printSessionNotes(**session, draftNote);
     std::fflush(stdout);
     return session;
 }
@@ -285,6 +287,10 @@ int cmdServe(int argc, char **argv)
         return 2;
     }
     warnExposure(o);
+    // A port another program holds is said before a load of minutes, not after it (the open
+    // after the load still answers a program that takes the port meanwhile).
+    if (o.port != 0 && !ApiServer::portFree(o.host, o.port))
+        return portInUse(o, Error{ErrorCode::AddressInUse, o.host + ":" + std::to_string(o.port)});
 
     // SIGINT/SIGTERM wait for the main thread: blocked before any thread starts, so the
     // server's threads inherit the mask and the signal reaches sigwait below.

@@ -159,8 +159,12 @@ int cmdChat(const cli::Args &a)
         return fail(images.error());
     if (Error e = checkProjectorArg(a))
         return fail(e);
-    if (const int rc = cli::checkBeforeLoad(a.checkFile, a.model, a.mmproj, a.context.speculation.draftModel))
+    if (const int rc = cli::checkBeforeLoad(a.checkFile, a.model, a.mmproj))
         return rc;
+    ContextSettings context = a.context;
+    auto draftNote = a.checkFile ? cli::dropFailedDraft(context.speculation) : std::string();
+    if (!draftNote)
+        return fail(draftNote.error());
     cli::MemoryReport memory(a);
     std::fprintf(stderr, "backends: %s\n", cli::backendsLine(probeHardware()).c_str());
     const auto start = std::chrono::steady_clock::now();
@@ -176,17 +180,13 @@ int cmdChat(const cli::Args &a)
     if (!model)
         return fail(model.error());
     cli::warnAboutContext((*model)->info(), a.context.contextSize);
-    auto session = ChatSession::create(*model, a.context);
+    auto session = ChatSession::create(*model, context);
     if (!session)
         return fail(session.error());
-    if (!(*session)->speculationNote().empty())
-        std::fprintf(stderr, "note: %s\n", (*session)->speculationNote().c_str());
-    if (!(*session)->templateFallback().empty())
-        std::fprintf(stderr, "note: the model's chat template cannot be used (%s): ChatML stands in for it\n",
-                     (*session)->templateFallback().c_str());
+    cli::printSessionNotes(**session, *draftNote);
     if (a.checkFile) // the template renders in the helper, under the check's limits
         (*session)->isolateTemplate(cli::selfPath());
-    if (const int rc = cli::attachProjector(a.mmproj, a.mmprojOffload, a.load, a.context, **session))
+    if (const int rc = cli::attachProjector(a.mmproj, a.mmprojOffload, a.load, context, **session))
         return rc;
     memory.afterLoad(**session);
     std::vector<ChatMessage> history;
@@ -205,8 +205,8 @@ int cmdChat(const cli::Args &a)
                  s.promptTokens, s.reusedTokens, s.promptEvaluated, s.promptTokensPerSecond, s.generatedTokens,
                  s.generationTokensPerSecond, s.timeToFirstTokenMs, stopReasonName(s.stopReason), s.contextUsed,
                  s.contextSize, s.trimmedMessages ? " (trimmed)" : "");
-    if (a.context.speculation.on())
-        std::fprintf(stderr, "speculative (%s): %d drafted, %d accepted (%.0f %%)\n", a.context.speculation.running().c_str(),
+    if (context.speculation.on())
+        std::fprintf(stderr, "speculative (%s): %d drafted, %d accepted (%.0f %%)\n", context.speculation.running().c_str(),
                      s.draftTokens, s.draftAccepted, s.draftTokens > 0 ? 100.0 * s.draftAccepted / s.draftTokens : 0.0);
     memory.afterAnswer();
     return 0;
