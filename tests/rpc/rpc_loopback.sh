@@ -87,6 +87,14 @@ set +e
 rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q "port $port on 127.0.0.1 is in use" "$work/inuse.log" || { cat "$work/inuse.log"; fail "port in use: exit $rc"; }
+# ggml-rpc binds IPv4 only: ::1 said "serving" and then failed; localhost is 127.0.0.1.
+set +e
+"$cli" rpc-worker --host ::1 --port "$port" > "$work/ipv6.log" 2>&1
+rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "listens on an IPv4 address only" "$work/ipv6.log" || { cat "$work/ipv6.log"; fail "--host ::1: exit $rc"; }
+"$cli" rpc-worker --host localhost --port "$port" > "$work/localhost.log" 2>&1 || true
+grep -q "port $port on 127.0.0.1 is in use" "$work/localhost.log" || { cat "$work/localhost.log"; fail "--host localhost"; }
 
 echo "== 7. SIGTERM stops the worker with exit 0"
 kill -TERM "$worker"

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -76,9 +77,15 @@ int parseWorker(int argc, char **argv, RpcWorkerOptions &o)
             return 2;
         }
         const auto n = parseWholeNumber(*v);
-        if (f == "--host")
-            o.host = *v;
-        else if (f == "--device") {
+        in_addr ipv4{};
+        if (f == "--host" && (*v == "localhost" || ::inet_pton(AF_INET, v->c_str(), &ipv4) == 1))
+            o.host = *v == "localhost" ? "127.0.0.1" : *v;
+        else if (f == "--host") {
+            // ggml-rpc's server binds IPv4 addresses only (inet_addr): it said "serving", then failed.
+            std::fprintf(stderr, "error: --host %s: llama.cpp's RPC server listens on an IPv4 address only "
+                                 "(127.0.0.1, 0.0.0.0 or one of this machine's)\n", v->c_str());
+            return 2;
+        } else if (f == "--device") {
             for (size_t s = 0; s <= v->size();) {
                 const size_t comma = std::min(v->find(',', s), v->size());
                 if (comma > s)
