@@ -186,6 +186,15 @@ FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
     }
     out.settings = r.settings;
     out.plan = analyticPlan(m, r.settings, t);
+    PlanSettings lean = r.settings;
+    lean.context.contextSize = contexts.back();
+    if (!r.locks.gpuLayers)
+        lean.load.gpuLayers = 0;
+    out.leanest = analyticPlan(m, lean, t);
+    FitRequest noMargin = r;
+    noMargin.marginBytes = 0;
+    noMargin.deviceMarginBytes.clear();
+    out.marginBlocks = !fitsWithMargin(out.leanest, r) && fitsWithMargin(out.leanest, noMargin);
     return out;
 }
 
@@ -286,10 +295,17 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
         break;
     case FitOutcome::KvTypeUnusable:
         return f.invalidReason;
-    case FitOutcome::DoesNotFit:
-        std::snprintf(buf, sizeof buf, "The model does not fit in %s even with everything in RAM (%s needed%s).",
-                      t.name.c_str(), formatBytes(p.ram.use.total()).c_str(), ram.c_str());
+    case FitOutcome::DoesNotFit: {
+        // What the leanest try needed, where: the plan asked for would only say it is too big.
+        const MemoryPlan &l = f.leanest;
+        std::string lean = "RAM " + formatBytes(l.ram.use.total()) + " of " + formatBytes(l.ram.available);
+        for (const auto &g : l.gpus)
+            lean += ", " + g.name + " " + formatBytes(g.use.total()) + " of " + formatBytes(g.available);
+        std::snprintf(buf, sizeof buf, "The model does not fit in %s: with %d of %d layers on the GPUs and a %u "
+                      "context it needs %s%s.", t.name.c_str(), l.gpuLayers, layers, l.contextSize, lean.c_str(),
+                      f.marginBlocks ? "; only the margin kept free on the GPUs stands in the way: lower --margin" : "");
         break;
+    }
     }
     return buf;
 }

@@ -52,6 +52,10 @@ struct FitResult {
     bool reducedContext = false;  // the context was shrunk to fit
     bool quantizedKv = false;     // the KV cache was switched to q8_0 to fit
     std::string invalidReason;    // KvTypeUnusable: validate()'s sentence
+    // DoesNotFit: the leanest placement tried (every layer the locks allow in RAM, the smallest
+    // context) and whether only the GPUs' margins stood in its way (it fits their free memory).
+    MemoryPlan leanest;
+    bool marginBlocks = false;
     bool ok() const
     {
         return outcome != FitOutcome::DoesNotFit && outcome != FitOutcome::BlockedByLock &&

@@ -864,6 +864,10 @@
       <source>Speculative decoding takes %1 of GPU memory for its draft context; turned off, that goes to layers or context.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Nothing fits in %1 with the margin kept free on the GPU: lower the margin.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

@@ -864,6 +864,10 @@
       <source>Speculative decoding takes %1 of GPU memory for its draft context; turned off, that goes to layers or context.</source>
       <translation>推测解码的草稿上下文占用 %1 显存；关闭它，这部分可用于更多层或更长的上下文。</translation>
     </message>
+    <message>
+      <source>Nothing fits in %1 with the margin kept free on the GPU: lower the margin.</source>
+      <translation>在 GPU 上保留余量后，%1 放不下任何方案：请调低余量。</translation>
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

@@ -101,6 +101,8 @@ QString FitExplanation::fitText(const FitResult &f, const ModelInfo &info, const
     case FitOutcome::KvTypeUnusable:
         return unusableKv(info, f.settings.context);
     case FitOutcome::DoesNotFit:
+        if (f.marginBlocks)
+            return tr("Nothing fits in %1 with the margin kept free on the GPU: lower the margin.").arg(targetName);
         return tr("This model does not fit in %1, not even with everything in RAM.").arg(targetName);
     }
     return {};

@@ -211,6 +211,22 @@ void TestAutoFit::doesNotFit()
     QVERIFY(!f.ok());
     QCOMPARE(f.outcome, FitOutcome::DoesNotFit);
     QCOMPARE(f.blockingLock, FitLock::None);
+    // It says what the leanest try needed (every layer in RAM, the smallest context), not the
+    // plan asked for (it said "everything in RAM" beside a plan with every layer on the GPU).
+    QCOMPARE(f.leanest.gpuLayers, 0);
+    QVERIFY(!f.marginBlocks);
+    const std::string why = describeFit(m_q30, f, targetFromProfile(tiny));
+    QVERIFY2(why.find("with 0 of 49 layers on the GPUs and a 4096 context it needs RAM") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("margin") == std::string::npos, why.c_str());
+
+    // A margin larger than the card: RAM would hold it all, the GPU's margin does not let it.
+    FitRequest wide = request();
+    wide.marginBytes = 100 * GiB;
+    const FitResult m = autoFit(m_q30, wide, profile("gtx1060-6g"));
+    QCOMPARE(m.outcome, FitOutcome::DoesNotFit);
+    QVERIFY(m.marginBlocks);
+    const std::string margin = describeFit(m_q30, m, profile("gtx1060-6g"));
+    QVERIFY2(margin.find("lower --margin") != std::string::npos, margin.c_str());
 }
 
 // q8_0 KV on heads of 16: the cause is the type, not memory. Locked, auto-fit says so; unlocked,

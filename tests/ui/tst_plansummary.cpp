@@ -120,6 +120,12 @@ void TestPlanSummary::verdictAndVerification_data()
     QTest::newRow("locked") << gpu << 10240 << false << "locked"
                             << "Nothing fits while \"Context\" is locked. Unlock it and run Auto-fit again." << false
                             << "";
+    QTest::newRow("nothing fits") << gpu << 10240 << false << "no fit"
+                                  << "This model does not fit in this computer, not even with everything in RAM."
+                                  << false << "";
+    QTest::newRow("only the margin is in the way")
+        << gpu << 10240 << false << "no fit: margin"
+        << "Nothing fits in this computer with the margin kept free on the GPU: lower the margin." << false << "";
 }
 
 void TestPlanSummary::verdictAndVerification()
@@ -139,6 +145,10 @@ void TestPlanSummary::verdictAndVerification()
         fit = shoehorn::FitResult{};
         fit->outcome = shoehorn::FitOutcome::BlockedByLock;
         fit->blockingLock = shoehorn::FitLock::ContextSize;
+    } else if (check.startsWith("no fit")) {
+        fit = shoehorn::FitResult{};
+        fit->outcome = shoehorn::FitOutcome::DoesNotFit;
+        fit->marginBlocks = check.endsWith("margin");
     }
     FitExplanation::Input in;
     in.info = &info;
@@ -165,7 +175,7 @@ void TestPlanSummary::verdictAndVerification()
         QCOMPARE(g->overCapacity(), !d.fits());
         anyRed = anyRed || g->overCapacity();
     }
-    if (check != "locked") // Auto-fit's lock is about settings, not a device
+    if (check != "locked" && !check.startsWith("no fit")) // Auto-fit's verdicts are about settings
         QCOMPARE(anyRed, !fits);
     QVERIFY(!stack.findChild<GaugeBar *>(QStringLiteral("gauge%1").arg(plan.gpus.size() + 1)));
     // llama.cpp's dry run: 2 % more on the GPU, 1 % less in RAM than planned; loaded: 1 % more on
