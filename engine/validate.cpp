@@ -165,4 +165,14 @@ std::string contextWarning(const ModelInfo &m, uint32_t contextSize)
            "caps the context at " + std::to_string(trained) + ".";
 }
 
+std::string threadsWarning(const ContextSettings &c, unsigned cpuThreads)
+{
+    for (const auto &[flag, n] : {std::pair{"-t", c.threads}, std::pair{"-tb", c.threadsBatch}})
+        if (cpuThreads > 0 && n > 0 && unsigned(n) > cpuThreads)
+            return std::string(flag) + " " + std::to_string(n) + " is more than the " + std::to_string(cpuThreads) +
+                   " threads this CPU runs at once: llama.cpp's threads take turns and every step waits for the last "
+                   "of them (far slower than -t " + std::to_string(cpuThreads) + "; leave -t out for one per core)";
+    return {};
+}
+
 } // namespace shoehorn

@@ -24,6 +24,8 @@ private slots:
     void allowedTypeV();
     void contextWarning_data();
     void contextWarning();
+    void threadsWarning_data();
+    void threadsWarning();
 };
 
 void TestValidate::settings_data()
@@ -174,6 +176,32 @@ void TestValidate::contextWarning()
     ModelInfo m;
     m.contextLength = trained;
     QCOMPARE(QString::fromStdString(shoehorn::contextWarning(m, context)), warning);
+}
+
+void TestValidate::threadsWarning_data()
+{
+    QTest::addColumn<int>("threads");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<uint>("cpu");
+    QTest::addColumn<QString>("warning"); // its start; empty: none
+    QTest::newRow("auto") << 0 << 0 << 2u << "";
+    QTest::newRow("as many as the CPU runs") << 2 << 2 << 2u << "";
+    QTest::newRow("-t above") << 4 << 0 << 2u << "-t 4 is more than the 2 threads this CPU runs at once";
+    QTest::newRow("-tb above") << 2 << 16 << 8u << "-tb 16 is more than the 8 threads";
+    QTest::newRow("unknown CPU") << 64 << 64 << 0u << "";
+}
+
+void TestValidate::threadsWarning()
+{
+    QFETCH(int, threads);
+    QFETCH(int, batch);
+    QFETCH(uint, cpu);
+    QFETCH(QString, warning);
+    ContextSettings c;
+    c.threads = threads;
+    c.threadsBatch = batch;
+    const QString w = QString::fromStdString(shoehorn::threadsWarning(c, cpu));
+    QVERIFY2(warning.isEmpty() ? w.isEmpty() : w.startsWith(warning), qPrintable(w));
 }
 
 QTEST_GUILESS_MAIN(TestValidate)

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace shoehorn::cli {
@@ -287,6 +288,8 @@ int cmdServe(int argc, char **argv)
         return 2;
     }
     warnExposure(o);
+    if (const std::string w = threadsWarning(a.context(), std::thread::hardware_concurrency()); !w.empty())
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
     // A port another program holds is said before a load of minutes, not after it (the open
     // after the load still answers a program that takes the port meanwhile).
     if (o.port != 0 && !ApiServer::portFree(o.host, o.port))

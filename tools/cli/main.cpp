@@ -11,6 +11,7 @@
 #include "model.h"
 #include "modelinfo.h"
 #include "projector.h"
+#include "validate.h"
 
 #include <fcntl.h>
 
@@ -24,6 +25,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 using namespace shoehorn;
 using shoehorn::cli::fail;
@@ -263,6 +265,9 @@ int run(int argc, char **argv)
     if (cmd == "render-template") // a chat session's template helper (ChatSession::isolateTemplate)
         return serveChatTemplates(args.model);
     cli::attachRpc(args.rpc); // --rpc: the workers' devices join this machine's
+    if (cmd != "plan" && cmd != "fit")
+        if (const std::string w = threadsWarning(args.context, std::thread::hardware_concurrency()); !w.empty())
+            std::fprintf(stderr, "warning: %s\n", w.c_str());
     // Without -c a conversation gets 4096 tokens, or the model's trained context where that is
     // less (llama.cpp's server caps a slot there: a larger KV cache would be allocated, unused).
     if (!args.contextGiven)
