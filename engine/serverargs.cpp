@@ -268,6 +268,12 @@ Error checkValues(const common_params &p, const std::vector<std::string> &given)
     if (p.n_batch < 1 || p.n_ubatch < 0)
         return refuse((p.n_batch < 1 ? "-b " + std::to_string(p.n_batch) : "-ub " + std::to_string(p.n_ubatch)) +
                       ": the batch must hold at least one token");
+    // llama.cpp's sequences (LLAMA_MAX_SEQ, src/llama-cparams.h): more failed only after the
+    // model had loaded.
+    constexpr int kMaxSlots = 256;
+    if (p.n_parallel > kMaxSlots)
+        return refuse("-np " + std::to_string(p.n_parallel) + ": llama.cpp serves at most " +
+                      std::to_string(kMaxSlots) + " slots");
     // llama.cpp reserves an output per slot in every micro-batch (and asserts it fits).
     const int slots = p.n_parallel < 0 ? 4 : p.n_parallel;
     const int ubatch = p.n_ubatch == 0 ? p.n_batch : std::min(p.n_batch, p.n_ubatch);

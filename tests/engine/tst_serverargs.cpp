@@ -190,6 +190,7 @@ void TestServerArgs::refused_data()
     row("-b 0", "-m a.gguf -b 0", "-b 0: the batch must hold at least one token");
     row("-b below the slots", "-m a.gguf -b 2", "-b 2: a batch holds one token of each slot at least, and there are 4 slots");
     row("-ub below the slots", "-m a.gguf -ub 1", "-ub 1: a batch holds one token of each slot at least");
+    row("-np above llama.cpp's sequences", "-m a.gguf -np 300", "-np 300: llama.cpp serves at most 256 slots");
     row("-b below -np", "-m a.gguf -np 8 -b 4", "there are 8 slots (--parallel 8): give -b and -ub 8 or more");
     row("--api-key empty", "-m a.gguf --api-key ''", "--api-key: empty");
     const auto keys = [&](const char *name, const char *fileName, const QByteArray &content, const char *m) {
