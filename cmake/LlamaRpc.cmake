@@ -1,6 +1,6 @@
 # ggml-rpc's client aborts the whole process when a worker stops answering (RPC_STATUS_ASSERT in
 # its dispatcher thread): a worker killed mid-answer would take the window down with it. Shoehorn
-# compiles a copy of ggml-rpc.cpp with one change (and a leak mended, below): a failed send or
+# compiles a copy of ggml-rpc.cpp with one change (and a leak mended and a worker's free RAM, below): a failed send or
 # receive marks the connection failed (no abort), later commands on it are skipped, reads get
 # zeros, and graph_compute returns GGML_STATUS_FAILED, so llama_decode fails and the answer ends
 # with an error. shoehorn_rpc_failed_endpoint() names the worker for the message
@@ -118,6 +118,38 @@ shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
     delete ev;
     delete event;
 }")
+
+# A worker lending its RAM (no GPU, or --device CPU) reports what the kernel says is available:
+# ggml's CPU device says all of RAM is free ("ill-defined"), and the client plans with it (a
+# machine with 8 of 23.5 GiB available offered 23.5).
+shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
+"bool rpc_server::get_device_memory(const rpc_msg_get_device_memory_req & request, rpc_msg_get_device_memory_rsp & response) {
+"
+"static size_t shoehorn_available_ram(size_t fallback) {
+    FILE * f = fopen(\"/proc/meminfo\", \"r\");
+    if (!f) {
+        return fallback;
+    }
+    char line[256];
+    size_t kb = 0;
+    while (fgets(line, sizeof line, f) && sscanf(line, \"MemAvailable: %zu kB\", &kb) != 1) {
+    }
+    fclose(f);
+    return kb > 0 ? kb * 1024 : fallback;
+}
+
+bool rpc_server::get_device_memory(const rpc_msg_get_device_memory_req & request, rpc_msg_get_device_memory_rsp & response) {
+")
+shoehorn_server_patch(_rpc_cpp ggml-rpc.cpp
+"    ggml_backend_dev_memory(dev, &free, &total);
+    response.free_mem = free;
+"
+"    ggml_backend_dev_memory(dev, &free, &total);
+    if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU) {
+        free = std::min(free, shoehorn_available_ram(free));
+    }
+    response.free_mem = free;
+")
 
 # Writing to a worker that closed its socket raises SIGPIPE, whose default ends the process: the
 # send says so with an error instead (MSG_NOSIGNAL), and the dispatcher above takes it from there.

@@ -195,9 +195,13 @@ Result<std::vector<RemoteDevice>> rpcWorkerDevices(const RpcWorkerOptions &optio
 {
     internal::initBackends();
     std::vector<RemoteDevice> out;
-    const auto add = [&out](ggml_backend_dev_t dev) {
+    const uint64_t available = probeHardware().ramAvailableBytes;
+    const auto add = [&out, available](ggml_backend_dev_t dev) {
         size_t freeB = 0, totalB = 0;
         ggml_backend_dev_memory(dev, &freeB, &totalB);
+        // ggml's CPU device calls all of RAM free; the worker reports what is available (LlamaRpc.cmake).
+        if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU && available > 0)
+            freeB = std::min<size_t>(freeB, available);
         out.push_back({ggml_backend_dev_name(dev), ggml_backend_dev_description(dev), totalB, freeB});
     };
     for (const auto &name : options.devices) {

@@ -45,6 +45,13 @@ cat "$work/plan.err" "$work/plan.out"
 grep -Eq "^remote: 127\.0\.0\.1:$port \([0-9.]+ ms there and back\): RPC0 .* free of " "$work/plan.err" \
     || fail "the attached machine is not named"
 grep -Eq "^RPC0 +127\.0\.0\.1:$port +weights +[0-9.]+ [KM]iB" "$work/plan.out" || fail "RPC0 is not a device of the plan"
+# A worker lending its RAM offers what the kernel says is available, not all of it (ggml's CPU
+# device calls all of RAM free): the worker's own line and what the client hears.
+for said in "$(grep -Eo "^  CPU: .*free of .*" "$work/worker.log")" "$(grep -Eo "RPC0 .* free of .*" "$work/plan.err")"; do
+    free=$(echo "$said" | sed -E 's/.* ([0-9.]+ [KMG]iB) free of ([0-9.]+ [KMG]iB).*/\1/')
+    total=$(echo "$said" | sed -E 's/.* ([0-9.]+ [KMG]iB) free of ([0-9.]+ [KMG]iB).*/\2/')
+    [ "$free" != "$total" ] || fail "all of RAM offered as free: $said"
+done
 
 echo "== 3. chat at temperature 0: the same tokens with every layer on the RPC device as on the CPU alone"
 chat() { "$cli" chat "$work/moe.gguf" -p "Tell me about the sea" -n 24 --temp 0 -c 512 --no-check "$@" 2> "$work/chat.err"; }
