@@ -38,6 +38,7 @@ OffloadController::OffloadController(LoadedModel *model, HardwareMonitor *hardwa
     });
     connect(m_targets, &PlanTargets::targetChanged, this, [this] { replan(); });
     connect(m_model, &LoadedModel::modelLoaded, this, &OffloadController::onModelLoaded);
+    connect(m_model, &LoadedModel::loadFailed, this, [this] { replan(); });
     connect(m_api, &ApiController::stateChanged, this, [this] { replan(); });
     connect(m_vision, &VisionController::factsReady, this, [this] { replan(); });
     connect(m_model, &LoadedModel::modelSettingsChanged, this, &OffloadController::onControllerSettings);
@@ -214,6 +215,11 @@ void OffloadController::replan(bool checkAgain)
 void OffloadController::startExactCheck()
 {
     if (!m_info || !m_targets->isThisComputer())
+        return;
+    // While this model loads, the load measures what the dry run would, and the dry run would
+    // wait for it on the inference thread ("Checking..." for the whole load): it is asked again
+    // when the load ends (onModelLoaded and a failed load replan).
+    if (m_model->state() == LoadedModel::State::Loading && m_model->loadingPath() == m_path)
         return;
     m_exactRunning = true;
     m_model->requestExactPlan(m_path, planSettings(), m_targets->current());

@@ -14,6 +14,7 @@
 #include "testsettings.h"
 
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QThreadPool>
 #include <QtTest>
 
@@ -45,6 +46,7 @@ private slots:
     void aLoadDoesNotCountAgainstItself_data();
     void aLoadDoesNotCountAgainstItself();
     void heldMemoryIsMeasuredOnARealLoad();
+    void noDryRunBehindTheModelsLoad();
     void apiSlotsAreInTheOneContext();
     void draftModelIsPlanned();
     void cardSeenTwiceOffersItsBackends();
@@ -255,6 +257,34 @@ void TestOffloadController::heldMemoryIsMeasuredOnARealLoad()
     QCOMPARE(parts.plannedFile, 0ull);
     QVERIFY(parts.actualAnonymous >= weights / 10 * 9);
     qInfo("planned %llu anonymous, actual %llu", qulonglong(parts.plannedAnonymous), qulonglong(parts.actualAnonymous));
+}
+
+// The dry run of the model that is loading would wait for the load on the inference thread (the
+// panel said "Checking with llama.cpp's dry run..." for the whole load) and measure what the load
+// does: it runs once the load has ended, or failed.
+void TestOffloadController::noDryRunBehindTheModelsLoad()
+{
+    for (const bool fails : {false, true}) {
+        auto *worker = new FakeWorker;
+        worker->loadMs = 1500;
+        AppCore chatApp{std::unique_ptr<Worker>(worker)};
+        LoadedModel &lm = *chatApp.model();
+        OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
+        QTemporaryDir dir;
+        const QString path = fails ? dir.filePath("bad.gguf") : TestFixtures::instance().tinyMoe();
+        if (fails)
+            QVERIFY(QFile::copy(TestFixtures::instance().tinyMoe(), path)); // FakeWorker fails "bad" paths
+        c.setModelPath(path);
+        QTRY_VERIFY(c.info().has_value());
+        c.loadOrReload();
+        QTRY_COMPARE(lm.state(), LoadedModel::State::Loading);
+        QTest::qWait(1000); // past the check's 700 ms delay, within the load
+        QVERIFY(!c.exactCheckRunning());
+        QTRY_VERIFY(lm.state() != LoadedModel::State::Loading);
+        QTRY_COMPARE(worker->exactRuns.load(), 1); // after the load
+        QTest::qWait(1000);
+        QCOMPARE(worker->exactRuns.load(), 1);
+    }
 }
 
 // The local API's slots are part of the model's one context (a unified KV cache): the plan is
