@@ -150,6 +150,14 @@ std::optional<Error> checkDecodeHyperparameters(const GgufFile &g, const ModelIn
                                                  (firstThree == 0 ? " with the first three all 0" : ", more than the head size " +
                                                                                                        std::to_string(info.headSizeK))};
     }
+    // Attention weights and no heads: llama.cpp stops at the first one's shape ("check_tensor_dims"),
+    // after the model list and the plan showed "heads 0".
+    if (const auto heads = g.uint(a + "attention.head_count"); heads && *heads == 0)
+        for (int64_t i = 0; i < g.tensorCount(); ++i)
+            if (const ggml_tensor *t = g.tensor(i); t && std::string_view(ggml_get_name(t)).find(".attn_q.weight") !=
+                                                              std::string_view::npos)
+                return Error{ErrorCode::Corrupt, a + "attention.head_count is 0, and the model has attention weights (" +
+                                                     ggml_get_name(t) + ")"};
     // llama.cpp multiplies these in 32 bits: a product that wraps would pass its shape checks.
     if (uint64_t(info.headSizeK) * info.headCount > (1u << 24) || uint64_t(info.headSizeV) * info.headCount > (1u << 24))
         return Error{ErrorCode::Corrupt, a + "attention.key_length times head_count is absurdly large"};

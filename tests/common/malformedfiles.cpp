@@ -193,6 +193,8 @@ QList<MalformedFile> malformedFiles()
         "qwen3moe.expert_used_count is 9 but the model has 8 experts");
     row("experts over 1024", u32("qwen3moe.expert_count", 2000), corrupt,
         "qwen3moe.expert_count is 2000, more than llama.cpp's limit of 1024");
+    row("no attention heads", u32("qwen3moe.attention.head_count", 0), corrupt,
+        "qwen3moe.attention.head_count is 0, and the model has attention weights (blk.0.attn_q.weight)");
     const char *eps = "qwen3moe.attention.layer_norm_rms_epsilon";
     row("eps negative", f32(eps, -1e-6f), corrupt, "layer_norm_rms_epsilon is -1e-06");
     row("eps nan", f32(eps, std::nanf("")), corrupt, "layer_norm_rms_epsilon is nan");
