@@ -36,9 +36,11 @@ std::optional<shoehorn::SpeculationOff> checkDraftModel(shoehorn::SpeculationSet
     const auto failed = checkUntrustedFile(QString::fromStdString(s.draftModel), cancel);
     if (!failed)
         return std::nullopt;
-    shoehorn::SpeculationOff off{shoehorn::SpeculationOff::Why::DraftUnreadable, s.draftModel,
-                                 "-md " + s.draftModel + ": " +
-                                     shoehorn::errorMessage(*failed)};
+    if (failed->code == shoehorn::ErrorCode::Cancelled)
+        return std::nullopt; // the load sees the same flag and ends as cancelled
+    const std::string sentence = shoehorn::flaggedVerdict("-md", s.draftModel, *failed);
+    shoehorn::SpeculationOff off{shoehorn::SpeculationOff::Why::DraftFailedCheck, s.draftModel, sentence,
+                                 sentence.substr(s.draftModel.size() + 5)}; // after "-md PATH: "
     s = shoehorn::SpeculationSettings();
     return off;
 }

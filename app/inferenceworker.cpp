@@ -5,6 +5,7 @@
 
 #include "deltabatcher.h"
 #include "autotune.h"
+#include "filecheck.h"
 #include "hardware.h"
 #include "model.h"
 #include "filesafety.h"
@@ -396,7 +397,7 @@ void InferenceWorker::exactPlan(quint64 requestId, const QString &path, const Pl
     if (const std::string &draft = settings.context.speculation.draftModel; !draft.empty())
         if (auto failed = checkUntrustedFile(QString::fromStdString(draft))) {
             c.error = *failed;
-            c.error.detail = "-md " + draft + ": " + failed->detail;
+            c.error.detail = flaggedVerdict("-md", draft, *failed);
             emit exactPlanFinished(c);
             return;
         }

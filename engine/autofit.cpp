@@ -186,15 +186,24 @@ FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
     }
     out.settings = r.settings;
     out.plan = analyticPlan(m, r.settings, t);
+    // What the leanest try needed: every layer the locks allow in RAM, the smallest context, the
+    // q8_0 cache where it was tried.
     PlanSettings lean = r.settings;
     lean.context.contextSize = contexts.back();
     if (!r.locks.gpuLayers)
         lean.load.gpuLayers = 0;
+    if (!r.locks.kvType && lean.context.typeK == "f16" && kvTypeUsable(m, "q8_0")) {
+        lean.context.typeK = "q8_0";
+        lean.context.typeV = allowedTypeV("q8_0", lean.context.flashAttention);
+    }
     out.leanest = analyticPlan(m, lean, t);
-    FitRequest noMargin = r;
-    noMargin.marginBytes = 0;
-    noMargin.deviceMarginBytes.clear();
-    out.marginBlocks = !fitsWithMargin(out.leanest, r) && fitsWithMargin(out.leanest, noMargin);
+    // Whether the margins alone stand in the way: a fit exists without them.
+    if (r.marginBytes > 0 || !r.deviceMarginBytes.empty()) {
+        FitRequest noMargin = r;
+        noMargin.marginBytes = 0;
+        noMargin.deviceMarginBytes.clear();
+        out.marginBlocks = fitOnce(m, noMargin, t).ok();
+    }
     return out;
 }
 
@@ -303,7 +312,7 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
             lean += ", " + g.name + " " + formatBytes(g.use.total()) + " of " + formatBytes(g.available);
         std::snprintf(buf, sizeof buf, "The model does not fit in %s: with %d of %d layers on the GPUs and a %u "
                       "context it needs %s%s.", t.name.c_str(), l.gpuLayers, layers, l.contextSize, lean.c_str(),
-                      f.marginBlocks ? "; only the margin kept free on the GPUs stands in the way: lower --margin" : "");
+                      f.marginBlocks ? "; only the margin kept free on the GPUs stands in the way: lower it" : "");
         break;
     }
     }

@@ -65,10 +65,13 @@ struct StreamCallbacks {
 
 // Why speculative decoding is off although the settings asked for it.
 struct SpeculationOff {
-    enum class Why { None, NoMtpLayer, MtpNotLoaded, DraftUnreadable, DraftVocabulary, Refused };
+    // DraftFailedCheck: the helper's file check refused the draft model (set by the caller that
+    // ran it: the app's worker).
+    enum class Why { None, NoMtpLayer, MtpNotLoaded, DraftUnreadable, DraftVocabulary, Refused, DraftFailedCheck };
     Why why = Why::None;
     std::string detail;   // the draft file, or llama.cpp's words
     std::string sentence; // all of it in English, for the CLI and logs
+    std::string reason = {}; // DraftFailedCheck: the check's verdict
 };
 
 class ApiServer;

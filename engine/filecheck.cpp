@@ -158,7 +158,8 @@ Error verdictFromChild(int status, const std::string &out, const std::string &er
         return {};
     const ErrorCode code = errorCodeFromName(j.value("code", std::string())).value_or(ErrorCode::LoadFailed);
     std::string detail = j.value("detail", std::string("the file check failed"));
-    if (detail.find(file) == std::string::npos) // named once, not "a.gguf: /x/a.gguf: ..."
+    // Named once: not "a.gguf: /x/a.gguf: no such file".
+    if (detail.rfind(file, 0) != 0 && detail.find("/" + file + ":") == std::string::npos)
         detail = file + ": " + detail;
     return Error{code, detail};
 }
@@ -208,6 +209,17 @@ Error dryRun(const std::string &path)
 }
 
 } // namespace
+
+std::string flaggedVerdict(const std::string &flag, const std::string &path, const Error &verdict)
+{
+    std::string why = errorMessage(verdict);
+    for (const std::string &named : {path, fs::path(path).filename().string()})
+        if (why.rfind(named + ": ", 0) == 0) {
+            why.erase(0, named.size() + 2);
+            break;
+        }
+    return flag + " " + path + ": " + why;
+}
 
 Error checkFileInProcess(const std::string &path)
 {

@@ -28,6 +28,10 @@ struct FileCheckVerdict {
 // stage it enters on stderr ("check: template") so that a crash can be named by its stage.
 Error checkFileInProcess(const std::string &path);
 
+// The check's verdict on a file that a flag named ("-md", "--mmproj"): "-md /x/d.gguf: why", the
+// verdict's own "d.gguf: " dropped so the file is named once.
+std::string flaggedVerdict(const std::string &flag, const std::string &path, const Error &verdict);
+
 // What `shoehorn-cli render-template MODEL` runs: the helper process of a session's chat template
 // (ChatSession::isolateTemplate). Serves render requests on stdin/stdout until EOF; exit status.
 int serveChatTemplates(const std::string &modelPath);

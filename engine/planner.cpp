@@ -449,7 +449,8 @@ void addMtpContext(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, 
 }
 
 // A draft model (-md): loaded like llama-server loads it (every layer on the GPUs, the target's
-// load mode), with a context of the target's size: its plan, added to each device's draft parts.
+// load mode) on the target's devices (ServerLoop: the draft goes where the model went), with a
+// context of the target's size: its plan, added to each device's draft parts.
 void addDraftModel(MemoryPlan &plan, const PlanSettings &s, const PlanTarget &t)
 {
     if (!s.draftModel || s.context.speculation.draftModel.empty())
@@ -458,6 +459,8 @@ void addDraftModel(MemoryPlan &plan, const PlanSettings &s, const PlanTarget &t)
     ds.load = LoadSettings{};
     ds.load.gpuLayers = -1;
     ds.load.loadMode = s.load.loadMode;
+    ds.load.devices = s.load.devices;
+    ds.load.backend = s.load.backend;
     const MemoryPlan d = analyticPlan(*s.draftModel, ds, t);
     auto add = [](MemoryUse &to, const MemoryUse &from) {
         to.draftWeights += from.weights();

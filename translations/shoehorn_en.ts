@@ -725,6 +725,10 @@
       <source>the version shown</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Speculative decoding is off: the draft model %1 failed the safety check before loading (%2).</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -725,6 +725,10 @@
       <source>the version shown</source>
       <translation>显示的版本</translation>
     </message>
+    <message>
+      <source>Speculative decoding is off: the draft model %1 failed the safety check before loading (%2).</source>
+      <translation>推测解码已关闭：草稿模型 %1 在加载前未通过安全检查（%2）。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -121,6 +121,9 @@ QString ErrorText::speculationOff(const shoehorn::SpeculationOff &off)
                   "a draft model must come from the same family.").arg(detail);
     case Why::Refused:
         return tr("Speculative decoding is off: llama.cpp did not start it (%1).").arg(detail);
+    case Why::DraftFailedCheck:
+        return tr("Speculative decoding is off: the draft model %1 failed the safety check before loading (%2).")
+            .arg(detail, QString::fromStdString(off.reason));
     }
     return {};
 }

@@ -85,9 +85,12 @@ void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
     lm.openModel(model);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
     const auto summary = loaded.at(0).at(0).value<ModelSummary>();
-    QCOMPARE(summary.speculationOff.why, shoehorn::SpeculationOff::Why::DraftUnreadable);
+    QCOMPARE(summary.speculationOff.why, shoehorn::SpeculationOff::Why::DraftFailedCheck);
     QCOMPARE(QString::fromStdString(summary.speculationOff.detail), draft);
-    QVERIFY2(QString::fromStdString(summary.speculationOff.sentence).contains(assertion),
+    QVERIFY2(QString::fromStdString(summary.speculationOff.reason).contains(assertion),
+             summary.speculationOff.reason.c_str());
+    // Named once: "-md /x/draft.gguf: llama.cpp stopped ...", not "...: draft.gguf: llama.cpp ...".
+    QVERIFY2(summary.speculationOff.sentence.find(": draft.gguf: ") == std::string::npos,
              summary.speculationOff.sentence.c_str());
     QCOMPARE(QString::fromStdString(summary.context.speculation.draftModel), draft); // as asked
 
@@ -100,7 +103,8 @@ void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
     const auto check = checked.at(0).at(0).value<ExactCheck>();
     QVERIFY(!check.ok);
     QCOMPARE(check.error.code, shoehorn::ErrorCode::FileCheckFailed);
-    QVERIFY2(QString::fromStdString(check.error.detail).startsWith("-md " + draft + ": "), check.error.detail.c_str());
+    QVERIFY2(QString::fromStdString(check.error.detail).startsWith("-md " + draft + ": llama.cpp"),
+             check.error.detail.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestOpenPath)

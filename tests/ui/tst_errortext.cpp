@@ -46,6 +46,8 @@ private slots:
     void history_data();
     void history();
     void historyWrites();
+    void speculationOff_data();
+    void speculationOff();
 };
 
 void TestErrorText::enumeration()
@@ -201,6 +203,34 @@ void TestErrorText::historyWrites()
         seen.insert(text);
     }
     QCOMPARE(seen.size(), 11);
+}
+
+// Why speculation is off, in the chat's words: every reason its own sentence, the file named, and
+// a draft the safety check refused says so with the check's verdict (it read "cannot be read as a
+// GGUF model" for a file that is one).
+void TestErrorText::speculationOff_data()
+{
+    using Why = shoehorn::SpeculationOff::Why;
+    QTest::addColumn<int>("why");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("none") << int(Why::None) << "";
+    QTest::newRow("no MTP layer") << int(Why::NoMtpLayer) << "this model file has no MTP layer";
+    QTest::newRow("unreadable draft") << int(Why::DraftUnreadable) << "the draft model d.gguf cannot be read as a GGUF";
+    QTest::newRow("other vocabulary") << int(Why::DraftVocabulary) << "d.gguf has another vocabulary";
+    QTest::newRow("llama.cpp refused") << int(Why::Refused) << "llama.cpp did not start it (d.gguf)";
+    QTest::newRow("failed the check") << int(Why::DraftFailedCheck)
+                                      << "the draft model d.gguf failed the safety check before loading "
+                                         "(llama.cpp stopped: GGML_ASSERT(n_embd_head == n_rot))";
+}
+
+void TestErrorText::speculationOff()
+{
+    QFETCH(int, why);
+    QFETCH(QString, says);
+    shoehorn::SpeculationOff off{shoehorn::SpeculationOff::Why(why), "d.gguf", "(English)",
+                                 "llama.cpp stopped: GGML_ASSERT(n_embd_head == n_rot)"};
+    const QString text = ErrorText::speculationOff(off);
+    QVERIFY2(says.isEmpty() ? text.isEmpty() : text.contains(says), qPrintable(text));
 }
 
 QTEST_GUILESS_MAIN(TestErrorText)

@@ -171,7 +171,7 @@ Error checkFilesBeforeLoad(const std::string &model, const std::string &mmproj, 
         if (path->empty())
             continue;
         if (Error e = checkFileBeforeLoad(*path, cancel)) {
-            e.detail = std::string(flag) + " " + *path + ": " + errorMessage(e);
+            e.detail = flaggedVerdict(flag, *path, e);
             return e;
         }
     }
@@ -187,7 +187,7 @@ Result<std::string> dropFailedDraft(SpeculationSettings &s, const std::atomic<bo
         return e;
     if (!e)
         return std::string();
-    const std::string note = "-md " + s.draftModel + ": " + errorMessage(e) + "; speculative decoding is off";
+    const std::string note = flaggedVerdict("-md", s.draftModel, e) + "; speculative decoding is off";
     s = SpeculationSettings();
     return note;
 }
