@@ -399,7 +399,7 @@ Result<GenerationResult> ChatSession::generate(const std::vector<ChatMessage> &h
         if (!turn && turn.error().code == ErrorCode::Cancelled) {
             GenerationResult stopped; // Stop while the template rendered: nothing was written
             stopped.stats.stopReason = StopReason::Cancelled;
-            stopped.stats.contextSize = static_cast<int>(contextSize());
+            stopped.stats.contextSize = static_cast<int>(d.loop->slotContextSize());
             return stopped;
         }
         if (!turn)

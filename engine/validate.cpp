@@ -11,7 +11,6 @@ namespace {
 
 constexpr std::array kKvTypes{"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 constexpr int kMaxThreads = 512;  // GGML_MAX_N_THREADS
-constexpr int kMaxSequences = 256; // LLAMA_MAX_SEQ
 
 Error invalid(std::string detail)
 {
@@ -170,8 +169,10 @@ std::string threadsWarning(const ContextSettings &c, unsigned cpuThreads)
     for (const auto &[flag, n] : {std::pair{"-t", c.threads}, std::pair{"-tb", c.threadsBatch}})
         if (cpuThreads > 0 && n > 0 && unsigned(n) > cpuThreads)
             return std::string(flag) + " " + std::to_string(n) + " is more than the " + std::to_string(cpuThreads) +
-                   " threads this CPU runs at once: llama.cpp's threads take turns and every step waits for the last "
-                   "of them (far slower than -t " + std::to_string(cpuThreads) + "; leave -t out for one per core)";
+                   (cpuThreads == 1 ? " CPU thread" : " CPU threads") +
+                   " this process may use at once: llama.cpp's threads take turns and every step waits for the last "
+                   "of them (far slower than " + flag + " " + std::to_string(cpuThreads) + "; leave " + flag +
+                   " out for one per core)";
     return {};
 }
 

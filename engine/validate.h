@@ -16,6 +16,9 @@ std::string kvCacheTypeList();
 // A block-quantized type (q8_0, q4_0, iq4_nl, ...), as llama.cpp's ggml_is_quantized() says.
 bool isQuantizedKvType(const std::string &type);
 
+// The sequences (slots) one llama.cpp context takes: LLAMA_MAX_SEQ (src/llama-cparams.h).
+constexpr int kMaxSequences = 256;
+
 // Settings llama.cpp would refuse or misread, found before anything loads: an unknown KV cache
 // type, a quantized V cache without flash attention (llama.cpp: "quantized V cache requires
 // flash_attn"; a quantized K cache is fine without it), and counts out of their range. Returns
@@ -47,7 +50,8 @@ std::string allowedTypeV(const std::string &wantedV, FlashAttention flashAttenti
 // the model does not say its trained length. `contextSize` 0 means the trained length.
 std::string contextWarning(const ModelInfo &model, uint32_t contextSize);
 
-// More threads (-t, -tb) than the `cpuThreads` this computer runs at once: llama.cpp's threads
+// More threads (-t, -tb) than the `cpuThreads` this process may use at once (its CPUs, or its
+// affinity mask): llama.cpp's threads
 // then take turns on the cores and every step waits for the last of them (measured on two CPU
 // threads, a tiny model: -t 2 4147 tokens/s, -t 4 2.2, -t 8 0.7). One English sentence naming
 // the flag, or empty.

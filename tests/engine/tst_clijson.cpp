@@ -462,7 +462,7 @@ void TestCliJson::contextAboveTrained_data()
     QTest::newRow("plan within") << QStringList{"plan", "-c", "2048"} << QByteArray();
     // Without -c: 4096, or the trained context where that is less (it warned of a -c not given).
     QTest::newRow("plan without -c") << QStringList{"plan"} << QByteArray();
-    QTest::newRow("chat without -c") << QStringList{"chat", "-p", "Hi", "-n", "1", "-t", "2"} << QByteArray();
+    QTest::newRow("chat without -c") << QStringList{"chat", "-p", "Hi", "-n", "1"} << QByteArray();
     QTest::newRow("fit locked") << QStringList{"fit", "-c", "8192", "--lock-ctx"} << overflow;
     QTest::newRow("fit") << QStringList{"fit", "-c", "8192"}
                          << QByteArray("warning: -c 8192 is above the model's trained context of 2048 tokens: fit "

@@ -186,8 +186,9 @@ void TestValidate::threadsWarning_data()
     QTest::addColumn<QString>("warning"); // its start; empty: none
     QTest::newRow("auto") << 0 << 0 << 2u << "";
     QTest::newRow("as many as the CPU runs") << 2 << 2 << 2u << "";
-    QTest::newRow("-t above") << 4 << 0 << 2u << "-t 4 is more than the 2 threads this CPU runs at once";
-    QTest::newRow("-tb above") << 2 << 16 << 8u << "-tb 16 is more than the 8 threads";
+    QTest::newRow("-t above") << 4 << 0 << 2u << "-t 4 is more than the 2 CPU threads this process may use at once";
+    QTest::newRow("-tb above") << 2 << 16 << 8u << "-tb 16 is more than the 8 CPU threads";
+    QTest::newRow("one CPU") << 2 << 0 << 1u << "-t 2 is more than the 1 CPU thread this process";
     QTest::newRow("unknown CPU") << 64 << 64 << 0u << "";
 }
 

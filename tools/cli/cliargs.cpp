@@ -332,7 +332,7 @@ std::string checkForCommand(const std::string &command, Args &a)
 {
     // A what-if machine is planned, never run, and brings its own GPU and memory: flags about
     // this computer's devices would be dropped without a word.
-    if (!a.profile.empty()) {
+    if (!a.profile.empty() && command != "info") {
         if (command != "plan" && command != "fit")
             return "--profile " + a.profile + ": " + command + " runs on this computer; a what-if machine is for plan "
                    "and fit";

@@ -18,7 +18,7 @@ struct Args {
     bool mmprojOffload = true;       // --no-mmproj-offload keeps it on the CPU
     std::vector<std::string> images; // chat: --image F (repeatable)
     std::vector<std::string> rpc;    // --rpc host:port[,...]: RPC workers whose devices join this machine's
-    bool checkFile = true;           // chat/serve: check the file in a helper process first (--no-check)
+    bool checkFile = true;           // check the model, --mmproj and -md in a helper process first (--no-check)
     bool json = false;
     bool progress = false; // chat: load progress on stderr
     bool tensors = false;

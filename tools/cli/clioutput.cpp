@@ -5,9 +5,12 @@
 #include "filecheck.h"
 #include "validate.h"
 
+#include <sched.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 namespace shoehorn::cli {
 
@@ -200,6 +203,21 @@ void printSessionNotes(const ChatSession &session, const std::string &draftNote)
     if (!session.templateFallback().empty())
         std::fprintf(stderr, "note: the model's chat template cannot be used (%s): ChatML stands in for it\n",
                      session.templateFallback().c_str());
+}
+
+unsigned usableCpuThreads()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return unsigned(CPU_COUNT(&set));
+    return std::thread::hardware_concurrency();
+}
+
+void warnAboutThreads(const ContextSettings &context)
+{
+    if (const std::string w = threadsWarning(context, usableCpuThreads()); !w.empty())
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
 int cmdCheckFile(const std::string &path)

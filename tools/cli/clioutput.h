@@ -47,6 +47,12 @@ int attachProjector(const std::string &mmproj, bool offload, const LoadSettings 
 Error projectorForSession(const std::string &mmproj, bool offload, const LoadSettings &load,
                           const ContextSettings &context, ChatSession &session);
 
+// The CPU threads this process may run on (its affinity: taskset, a container's cpuset), for
+// threadsWarning(); std::thread::hardware_concurrency() where the mask cannot be read.
+unsigned usableCpuThreads();
+// Prints threadsWarning() for these settings on this machine, if there is one.
+void warnAboutThreads(const ContextSettings &context);
+
 // This program's own path (the helper processes run it).
 std::string selfPath();
 // Where the CLI keeps what it caches ($XDG_CACHE_HOME/Shoehorn or ~/.cache/Shoehorn); empty

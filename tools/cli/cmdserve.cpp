@@ -17,6 +17,7 @@
 #include "validate.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
@@ -288,12 +289,17 @@ int cmdServe(int argc, char **argv)
         return 2;
     }
     warnExposure(o);
-    if (const std::string w = threadsWarning(a.context(), std::thread::hardware_concurrency()); !w.empty())
-        std::fprintf(stderr, "warning: %s\n", w.c_str());
+    warnAboutThreads(a.context());
     // A port another program holds is said before a load of minutes, not after it (the open
     // after the load still answers a program that takes the port meanwhile).
-    if (o.port != 0 && !ApiServer::portFree(o.host, o.port))
+    if (o.port != 0 && !ApiServer::portFree(o.host, o.port)) {
+        if (o.port < 1024 && ::geteuid() != 0) { // EACCES, not another program
+            std::fprintf(stderr, "error: --port %d: ports below 1024 are for root; give one from 1024 up (llama-server's "
+                                 "default is 8080)\n", o.port);
+            return 2;
+        }
         return portInUse(o, Error{ErrorCode::AddressInUse, o.host + ":" + std::to_string(o.port)});
+    }
 
     // SIGINT/SIGTERM wait for the main thread: blocked before any thread starts, so the
     // server's threads inherit the mask and the signal reaches sigwait below.

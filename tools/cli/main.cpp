@@ -11,7 +11,6 @@
 #include "model.h"
 #include "modelinfo.h"
 #include "projector.h"
-#include "validate.h"
 
 #include <fcntl.h>
 
@@ -25,7 +24,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
 using namespace shoehorn;
 using shoehorn::cli::fail;
@@ -167,7 +165,7 @@ int cmdChat(const cli::Args &a)
     auto draftNote = a.checkFile ? cli::dropFailedDraft(context.speculation) : std::string();
     if (!draftNote)
         return fail(draftNote.error());
-    cli::MemoryReport memory(a);
+    cli::MemoryReport memory(a, context);
     std::fprintf(stderr, "backends: %s\n", cli::backendsLine(probeHardware()).c_str());
     const auto start = std::chrono::steady_clock::now();
     int shown = -1;
@@ -266,8 +264,7 @@ int run(int argc, char **argv)
         return serveChatTemplates(args.model);
     cli::attachRpc(args.rpc); // --rpc: the workers' devices join this machine's
     if (cmd != "plan" && cmd != "fit")
-        if (const std::string w = threadsWarning(args.context, std::thread::hardware_concurrency()); !w.empty())
-            std::fprintf(stderr, "warning: %s\n", w.c_str());
+        cli::warnAboutThreads(args.context);
     // Without -c a conversation gets 4096 tokens, or the model's trained context where that is
     // less (llama.cpp's server caps a slot there: a larger KV cache would be allocated, unused).
     if (!args.contextGiven)

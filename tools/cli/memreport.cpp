@@ -41,7 +41,7 @@ void printDraft(const std::string &where, const MemoryUse &plan, const MemoryUse
 
 } // namespace
 
-MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
+MemoryReport::MemoryReport(const Args &a, const ContextSettings &context) : m_on(a.memoryReport)
 {
     if (!m_on)
         return;
@@ -49,10 +49,10 @@ MemoryReport::MemoryReport(const Args &a) : m_on(a.memoryReport)
     if (info) {
         PlanSettings s;
         s.load = a.load;
-        s.context = a.context;
+        s.context = context;
         s.parallel = a.parallel;
         s.serverLoop = true; // chat runs the model on Shoehorn's server loop, with its one slot
-        if (auto d = draftModelInfo(a.context.speculation)) // unreadable: the chat says why
+        if (auto d = draftModelInfo(context.speculation)) // unreadable: the chat says why
             s.draftModel = *d;
         m_plan = analyticPlan(*info, s, targetFromHardware(probeHardware()));
     }

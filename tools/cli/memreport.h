@@ -16,7 +16,9 @@ namespace shoehorn::cli {
 class MemoryReport
 {
 public:
-    explicit MemoryReport(const Args &a); // plans, then reads the process before the load
+    // Plans `context` (what chat runs with: a draft that failed the check is dropped), then reads
+    // the process before the load.
+    MemoryReport(const Args &a, const ContextSettings &context);
     void afterLoad(const ChatSession &session);
     void afterAnswer() const; // prints the comparison
 
