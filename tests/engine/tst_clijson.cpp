@@ -298,6 +298,8 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("bad output") << QStringList{"bench", missing, "-o", "xml"} << QByteArray("-o takes md, json or csv");
     QTest::newRow("bad kv type") << QStringList{"chat", missing, "-ctk", "q9"} << QByteArray("-ctk takes f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1, not 'q9'");
     QTest::newRow("chat without prompt") << QStringList{"chat", missing} << QByteArray("chat needs -p TEXT");
+    QTest::newRow("empty stop string") << QStringList{"chat", missing, "-p", "hi", "--reverse-prompt", ""}
+                                       << QByteArray("--reverse-prompt takes the text that ends the answer");
     QTest::newRow("tune missing model") << QStringList{"tune", missing} << QByteArray("error (file-not-found)");
     // Read before llama-bench runs (it came back as llama-bench's whole log), and the KV type
     // the model cannot take named before the load (it was llama.cpp's "does not divide").

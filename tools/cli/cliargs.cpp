@@ -184,8 +184,13 @@ bool parseGenerationFlag(const std::string &f, Cursor &c, Args &a)
     else if (f == "--repeat-penalty") a.generation.sampling.repeatPenalty = readFloat(c, {0, 100, true, "1: off"});
     else if (f == "--presence-penalty") a.generation.sampling.presencePenalty = readFloat(c, {-2, 2, false, "0: off"});
     else if (f == "--seed" || f == "-s") a.generation.sampling.seed = static_cast<uint32_t>(readLong(c, kSeed));
-    else if (f == "--reverse-prompt") a.generation.stop.push_back(c.next());
-    else return false;
+    else if (f == "--reverse-prompt") {
+        // An empty stop string matches at once: the answer would end before its first token.
+        if (const std::string s = c.next(); !s.empty())
+            a.generation.stop.push_back(s);
+        else if (c.error.empty())
+            c.fail("--reverse-prompt takes the text that ends the answer, not an empty string");
+    } else return false;
     return true;
 }
 

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 
@@ -106,10 +108,13 @@ int cmdTune(const Args &a)
             return fail(e);
     AutoTuner tuner(*info, r);
     BenchMeasurer measure(a.model, r.promptTokens, r.generateTokens, r.stop);
-    const TuneResult t = tuner.tune(std::ref(measure), nullptr, [](int done, int total) {
-        std::fprintf(stderr, "\rmeasured %d (grid %d)", done, total);
+    // One line rewritten on a terminal; one line per measurement into a file or a pipe.
+    const bool terminal = ::isatty(STDERR_FILENO);
+    const TuneResult t = tuner.tune(std::ref(measure), nullptr, [terminal](int done, int total) {
+        std::fprintf(stderr, terminal ? "\rmeasured %d (grid %d)" : "measured %d (grid %d)\n", done, total);
     });
-    std::fprintf(stderr, "\n");
+    if (terminal)
+        std::fprintf(stderr, "\n");
     std::printf("| configuration | pp t/s | tg t/s | |\n| --- | ---: | ---: | --- |\n");
     for (size_t i = 0; i < t.measurements.size(); ++i) {
         const auto &m = t.measurements[i];
