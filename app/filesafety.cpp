@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include <algorithm>
+
 QString fileSafetyHelper()
 {
     const QString helper = QCoreApplication::applicationDirPath() + QStringLiteral("/shoehorn-cli");
@@ -39,8 +41,9 @@ std::optional<shoehorn::SpeculationOff> checkDraftModel(shoehorn::SpeculationSet
     if (failed->code == shoehorn::ErrorCode::Cancelled)
         return std::nullopt; // the load sees the same flag and ends as cancelled
     const std::string sentence = shoehorn::flaggedVerdict("-md", s.draftModel, *failed);
+    const size_t named = std::string("-md ").size() + s.draftModel.size() + 2; // "-md PATH: "
     shoehorn::SpeculationOff off{shoehorn::SpeculationOff::Why::DraftFailedCheck, s.draftModel, sentence,
-                                 sentence.substr(s.draftModel.size() + 5)}; // after "-md PATH: "
+                                 sentence.substr(std::min(named, sentence.size()))};
     s = shoehorn::SpeculationSettings();
     return off;
 }

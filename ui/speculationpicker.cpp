@@ -26,10 +26,13 @@ SpeculationPicker::SpeculationPicker(QWidget *parent) : QWidget(parent)
                            "slower on a slow bus. The answer is the same."));
     m_draft = new QLabel(this);
     m_draft->setObjectName(QStringLiteral("draftModel"));
+    // The file's name takes the room beside the list and no more: a long name widened the whole
+    // panel (a scroll bar under it); the full path is the tooltip.
+    m_draft->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_combo, 1);
-    row->addWidget(m_draft);
+    row->addWidget(m_draft, 1);
     m_chooser = [this](AsyncDialogs::PathDone done) {
         AsyncDialogs::openFile(this, tr("Draft model"), QFileInfo(m_draftPath).path(), tr("GGUF models (*.gguf)"),
                                std::move(done));

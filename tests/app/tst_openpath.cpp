@@ -87,7 +87,8 @@ void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
     const auto summary = loaded.at(0).at(0).value<ModelSummary>();
     QCOMPARE(summary.speculationOff.why, shoehorn::SpeculationOff::Why::DraftFailedCheck);
     QCOMPARE(QString::fromStdString(summary.speculationOff.detail), draft);
-    QVERIFY2(QString::fromStdString(summary.speculationOff.reason).contains(assertion),
+    QVERIFY2(QString::fromStdString(summary.speculationOff.reason).startsWith("llama.cpp ") &&
+                 QString::fromStdString(summary.speculationOff.reason).contains(assertion),
              summary.speculationOff.reason.c_str());
     // Named once: "-md /x/draft.gguf: llama.cpp stopped ...", not "...: draft.gguf: llama.cpp ...".
     QVERIFY2(summary.speculationOff.sentence.find(": draft.gguf: ") == std::string::npos,
