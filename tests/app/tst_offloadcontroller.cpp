@@ -37,6 +37,20 @@ private:
         return hw;
     }
 
+    // The 30B shape (18 GiB of RAM) with every layer on the CPU and 4096 cells: its plan depends
+    // on the machine's RAM alone. False if the header was not read.
+    static bool planOnTheCpu(OffloadController &c, const QString &path)
+    {
+        c.setModelPath(path);
+        if (!QTest::qWaitFor([&] { return c.info().has_value(); }, 10000))
+            return false;
+        ModelSettings s = c.settings();
+        s.load.gpuLayers = 0;
+        s.context.contextSize = 4096;
+        c.setSettings(s);
+        return true;
+    }
+
 private slots:
     void initTestCase() { isolateSettings(); }
     void init() { AppSettings::waitForWrites(); // a write still pending from the last test lands first
@@ -89,12 +103,7 @@ void TestOffloadController::loadedModelDoesNotCountAgainstItself()
     QTRY_VERIFY(probed.count() >= 1);
     OffloadController c(&lm, chatApp.hardware(), chatApp.api(), chatApp.vision());
     const QString path = TestFixtures::instance().qwen3_30b();
-    c.setModelPath(path);
-    QTRY_VERIFY(c.info().has_value());
-    ModelSettings s = c.settings();
-    s.load.gpuLayers = 0;
-    s.context.contextSize = 4096;
-    c.setSettings(s);
+    QVERIFY(planOnTheCpu(c, path));
     QCOMPARE(c.targets()->current().ramAvailableBytes, 4 * GiB);
     QVERIFY(!c.plan().fits()); // not loaded: 4 GiB is all there is
 
@@ -164,12 +173,7 @@ void TestOffloadController::aLoadDoesNotCountAgainstItself()
     if (probeFirst)
         probeAgain();
     OffloadController c(&lm, &hardware, chatApp.api(), chatApp.vision());
-    c.setModelPath(path);
-    QTRY_VERIFY(c.info().has_value());
-    ModelSettings s = c.settings();
-    s.load.gpuLayers = 0;
-    s.context.contextSize = 4096;
-    c.setSettings(s);
+    QVERIFY(planOnTheCpu(c, path));
     if (probeFirst)
         QCOMPARE(c.targets()->current().ramAvailableBytes, 30 * GiB);
 

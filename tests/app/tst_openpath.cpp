@@ -39,10 +39,7 @@ void TestOpenPath::malformedFileIsRefused()
     QFETCH(QString, detail);
     QTemporaryDir dir;
     const QString path = dir.filePath("downloaded.gguf");
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-    f.close();
+    QVERIFY(writeBytes(path, bytes));
     AppCore cApp;
     LoadedModel &lm = *cApp.model();
     QSignalSpy failed(&lm, &LoadedModel::loadFailed);
@@ -64,17 +61,9 @@ void TestOpenPath::malformedFileIsRefused()
 void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
 {
     const QString assertion = "n_embd_head == n_rot";
-    QByteArray bytes;
-    for (const MalformedFile &f : dryRunFiles())
-        if (f.detail == assertion)
-            bytes = f.bytes;
-    QVERIFY(!bytes.isEmpty());
     QTemporaryDir dir;
     const QString draft = dir.filePath("draft.gguf");
-    QFile f(draft);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(bytes);
-    f.close();
+    QVERIFY(writeDryRunFile(assertion, draft));
     AppCore cApp;
     LoadedModel &lm = *cApp.model();
     auto context = lm.contextSettings();

@@ -167,6 +167,20 @@ QByteArray readAll(const QString &path)
     return f.readAll();
 }
 
+bool writeBytes(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+bool writeDryRunFile(const QString &detail, const QString &path)
+{
+    for (const MalformedFile &f : dryRunFiles())
+        if (f.detail == detail)
+            return writeBytes(path, f.bytes);
+    return false;
+}
+
 QList<MalformedFile> malformedFiles()
 {
     QList<MalformedFile> files;

@@ -21,3 +21,8 @@ QList<MalformedFile> malformedFiles();
 // building their compute graph: the first-open check's dry run (in its helper) refuses them.
 QList<MalformedFile> dryRunFiles();
 QByteArray readAll(const QString &path); // a test's file, whole (qFatal if it cannot)
+// Writes `bytes` as the file `path` (replacing it); false if it cannot.
+bool writeBytes(const QString &path, const QByteArray &bytes);
+// The dry-run file whose message names `detail` (an assertion of llama.cpp's), written to `path`:
+// a file llama.cpp aborts on that Shoehorn's own reader accepts. False if there is none.
+bool writeDryRunFile(const QString &detail, const QString &path);

@@ -218,16 +218,8 @@ void TestFileCheck::draftModelIsChecked()
     QFETCH(QStringList, args);
     QFETCH(QString, said);
     const QString assertion = "n_embd_head == n_rot";
-    QByteArray bytes;
-    for (const MalformedFile &f : dryRunFiles())
-        if (f.detail == assertion)
-            bytes = f.bytes;
-    QVERIFY(!bytes.isEmpty());
     const QString file = m_dir.filePath("draft.gguf");
-    QFile f(file);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(bytes);
-    f.close();
+    QVERIFY(writeDryRunFile(assertion, file));
     args.replaceInStrings(QRegularExpression("^MODEL$"), TestFixtures::instance().tinyMoe());
     args.replaceInStrings(QRegularExpression("^FILE$"), file);
     QProcess p;
