@@ -152,6 +152,11 @@ PlanSettings OffloadController::planSettings() const
         s.projectorBytes = f->bytes(s.projectorOnGpu);
     }
     // A draft model the speculation setting names: its weights, KV and compute once it is read.
+    // One the file check refused at this model's load is not loaded (the chat said so): not planned.
+    const SpeculationOff &off = m_model->model().speculationOff;
+    if (isLoadedModel() && off.why == SpeculationOff::Why::DraftFailedCheck &&
+        off.detail == s.context.speculation.draftModel)
+        s.context.speculation = SpeculationSettings();
     if (QString::fromStdString(s.context.speculation.draftModel) == m_draftPath)
         s.draftModel = m_draft;
     return s;
@@ -246,6 +251,7 @@ void OffloadController::autoFit()
         ModelSettings out = m_settings;
         out.load = f.settings.load;
         out.context = f.settings.context;
+        out.context.speculation = m_settings.context.speculation; // the user's choice (the plan may leave a draft out)
         if (out.load.gpuLayers > int(m_info->layerCount))
             out.load.gpuLayers = -1; // every layer and the output: llama.cpp's -ngl 99
         setSettings(out);

@@ -5,6 +5,7 @@
 #include "chatcontroller.h"
 #include "loadedmodel.h"
 #include "malformedfiles.h"
+#include "offloadcontroller.h"
 #include "testfixtures.h"
 #include "testsettings.h"
 
@@ -83,6 +84,12 @@ void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
     QVERIFY2(summary.speculationOff.sentence.find(": draft.gguf: ") == std::string::npos,
              summary.speculationOff.sentence.c_str());
     QCOMPARE(QString::fromStdString(summary.context.speculation.draftModel), draft); // as asked
+    // The offload panel plans what runs (no draft: the gauges against the load read -55 % with it),
+    // and the setting stays the user's.
+    OffloadController &panel = *cApp.offload();
+    QTRY_VERIFY(panel.info().has_value() && panel.modelPath() == model);
+    QVERIFY(panel.planSettings().context.speculation.draftModel.empty());
+    QCOMPARE(QString::fromStdString(lm.modelSettings().context.speculation.draftModel), draft);
 
     shoehorn::PlanSettings plan;
     plan.load = summary.load;
