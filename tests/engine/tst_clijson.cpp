@@ -82,6 +82,7 @@ private slots:
     void errorsSaySomething_data();
     void errorsSaySomething();
     void lostOutputFails();
+    void helpAfterTheCommand();
     void badFlagValues_data();
     void badFlagValues();
     void goodFlagValues_data();
@@ -320,6 +321,16 @@ void TestCliJson::errorsSaySomething()
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains(message), r.err.constData());
     QVERIFY2(everyErrorSaysSomething(r.err), r.err.constData());
+}
+
+// `shoehorn-cli plan --help` answers with the usage (it was "unknown option --help", exit 2).
+void TestCliJson::helpAfterTheCommand()
+{
+    for (const QStringList &args : {QStringList{"plan", "--help"}, QStringList{"chat", "-h"},
+                                    QStringList{"bench", m_odd, "-p", "8", "--help"}}) {
+        const CliRun r = runCli(args);
+        QVERIFY2(r.exitCode == 0 && r.out.contains("usage: shoehorn-cli COMMAND"), qPrintable(args.join(' ') + ": " + r.err));
+    }
 }
 
 // Output that could not be written fails the command (a full disk, a closed pipe under a script):

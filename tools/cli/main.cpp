@@ -244,6 +244,13 @@ int run(int argc, char **argv)
         usage();
         return 2;
     }
+    // `shoehorn-cli plan --help` is a question, not a bad flag ("unknown option --help" before);
+    // -h only right after the command (elsewhere it could be a value, as in -p -h).
+    for (int i = 2; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--help") || (i == 2 && !std::strcmp(argv[i], "-h"))) {
+            usage();
+            return 0;
+        }
     cli::Args args;
     std::string err = cli::parseArgs(argc, argv, 2, args);
     if (err.empty())
