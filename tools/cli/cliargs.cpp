@@ -333,6 +333,13 @@ std::string rangeText(const FloatRange &r)
     return r.note ? std::string(buf) + " (" + r.note + ")" : std::string(buf);
 }
 
+Result<ModelInfo> readHeader(const Args &a)
+{
+    if (a.header)
+        return *a.header;
+    return inspectModel(a.model);
+}
+
 std::string checkForCommand(const std::string &command, Args &a)
 {
     // A what-if machine is planned, never run, and brings its own GPU and memory: flags about

@@ -47,7 +47,13 @@ struct Args {
     GenerationOptions generation;
     std::vector<std::string> positional;
     std::vector<std::string> raw; // the arguments as given, after the command name
+    // The model's header as run() read it once (for the default context): the commands take it
+    // from here instead of parsing the file again (70 ms of `plan`'s 310 on the 30B shape).
+    std::optional<ModelInfo> header;
 };
+
+// The model's header: the one run() read, else read now.
+Result<ModelInfo> readHeader(const Args &a);
 
 // What a numeric flag takes, for parsing and for the message when a value is outside it.
 struct IntRange {

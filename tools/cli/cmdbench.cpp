@@ -41,7 +41,7 @@ Result<BenchResult> ourBench(const Args &a, int reps)
 
 int readyToMeasure(const Args &a)
 {
-    auto info = inspectModel(a.model);
+    auto info = readHeader(a);
     if (!info)
         return failFor(a.model, info.error());
     if (Error e = validate(*info, a.context))
@@ -87,7 +87,7 @@ int cmdTune(const Args &a)
 {
     if (const int rc = readyToMeasure(a))
         return rc;
-    auto info = inspectModel(a.model);
+    auto info = readHeader(a);
     if (!info)
         return failFor(a.model, info.error());
     TuneRequest r;

@@ -198,7 +198,7 @@ namespace {
 // the settings the flags give. 0 when all is there, else the exit code (the reason is printed).
 int prepare(const Args &a, std::optional<ModelInfo> &info, PlanTarget &target, PlanSettings &settings)
 {
-    auto inspected = inspectModel(a.model);
+    auto inspected = readHeader(a);
     if (!inspected)
         return failFor(a.model, inspected.error());
     info = std::move(*inspected);

@@ -274,9 +274,11 @@ int run(int argc, char **argv)
         cli::warnAboutThreads(args.context);
     // Without -c a conversation gets 4096 tokens, or the model's trained context where that is
     // less (llama.cpp's server caps a slot there: a larger KV cache would be allocated, unused).
-    if (!args.contextGiven)
-        if (auto info = inspectModel(args.model); info && info->contextLength > 0)
+    if (auto info = inspectModel(args.model)) {
+        if (!args.contextGiven && info->contextLength > 0)
             args.context.contextSize = std::min(args.context.contextSize, info->contextLength);
+        args.header = std::move(*info);
+    }
     if (cmd == "chat")
         return cmdChat(args);
     if (cmd == "plan")
