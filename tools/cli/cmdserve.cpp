@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace shoehorn::cli {
