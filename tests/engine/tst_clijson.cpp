@@ -83,6 +83,8 @@ private slots:
     void errorsSaySomething();
     void lostOutputFails();
     void helpAfterTheCommand();
+    void flagsTheCommandDoesNotUse_data();
+    void flagsTheCommandDoesNotUse();
     void badFlagValues_data();
     void badFlagValues();
     void goodFlagValues_data();
@@ -310,6 +312,14 @@ void TestCliJson::errorsSaySomething_data()
                                                     << QByteArray("-ctk q4_0 stores blocks of 32 values");
     QTest::newRow("parity rounds") << QStringList{"parity", missing, "--rounds", "0"}
                                    << QByteArray("--rounds takes a whole number from 1 to 1000, not '0'");
+    // A second model, or a value that lost its quotes (the answer was to "two" alone).
+    QTest::newRow("two models") << QStringList{"info", m_odd, m_odd}
+                                << QByteArray("error: info takes one model; '" + m_odd.toUtf8() + "' is one argument too many");
+    QTest::newRow("value without quotes") << QStringList{"chat", m_odd, "-p", "two", "words"}
+                                          << QByteArray("error: chat takes one model; 'words' is one argument too many "
+                                                        "(a value with spaces needs quotes: -p \"two words\")");
+    QTest::newRow("-m and a positional") << QStringList{"plan", "-m", m_odd, "words"}
+                                         << QByteArray("error: plan takes one model; 'words' is one argument too many");
     addImageErrorRows();
 }
 
@@ -331,6 +341,49 @@ void TestCliJson::helpAfterTheCommand()
         const CliRun r = runCli(args);
         QVERIFY2(r.exitCode == 0 && r.out.contains("usage: shoehorn-cli COMMAND"), qPrintable(args.join(' ') + ": " + r.err));
     }
+}
+
+void TestCliJson::flagsTheCommandDoesNotUse_data()
+{
+    // A flag the command does not read is named with the commands that do (it was dropped
+    // without a word: `bench --image` measured no image); the command still runs.
+    QTest::addColumn<QStringList>("args"); // the model goes after the command
+    QTest::addColumn<QByteArray>("note");  // empty: no note
+    QTest::newRow("plan --temp") << QStringList{"plan", "-c", "512", "--temp", "0.5"}
+                                 << QByteArray("note: plan does not use --temp (chat's): it changes nothing here");
+    QTest::newRow("bench --image --json")
+        << QStringList{"bench", "-p", "8", "-n", "2", "-r", "1", "--image", "x.png", "--json"}
+        << QByteArray("note: bench does not use --image (chat's), --json (info, plan and fit): they change nothing here");
+    QTest::newRow("info -ngl, twice") << QStringList{"info", "-ngl", "2", "--n-gpu-layers", "2", "-ngl", "3"}
+                                      << QByteArray("note: info does not use -ngl (chat, plan, fit, bench, parity and "
+                                                    "tune), --n-gpu-layers (chat, plan, fit, bench, parity and tune): "
+                                                    "they change nothing here");
+    QTest::newRow("fit --exact") << QStringList{"fit", "--exact", "--lock-ctx", "-c", "512"}
+                                 << QByteArray("note: fit does not use --exact (plan's)");
+    QTest::newRow("plan --lock-kv -r") << QStringList{"plan", "--lock-kv", "-r", "2"}
+                                       << QByteArray("--lock-kv (fit's), -r (bench and parity)");
+    // What each command reads stays quiet.
+    QTest::newRow("plan with a chat's load flags")
+        << QStringList{"plan", "-ngl", "2", "-c", "512", "-ctk", "q8_0", "-fa", "on", "-t", "1", "--no-check", "-np", "2", "--json"}
+        << QByteArray();
+    QTest::newRow("fit's own") << QStringList{"fit", "--lock-ctx", "-c", "512", "--margin", "0", "--vram-budget", "0", "--json"}
+                               << QByteArray();
+    QTest::newRow("info's own") << QStringList{"info", "--json", "--tensors"} << QByteArray();
+    QTest::newRow("bench's own") << QStringList{"bench", "-p", "8", "-n", "2", "-r", "1", "-o", "json", "-t", "1"}
+                                 << QByteArray();
+}
+
+void TestCliJson::flagsTheCommandDoesNotUse()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QByteArray, note);
+    args.insert(1, m_odd);
+    const CliRun r = runCli(args);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    if (note.isEmpty())
+        QVERIFY2(!r.err.contains("does not use"), r.err.constData());
+    else
+        QVERIFY2(r.err.contains(note), r.err.constData());
 }
 
 // Output that could not be written fails the command (a full disk, a closed pipe under a script):

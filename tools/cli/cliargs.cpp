@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 namespace shoehorn::cli {
 
@@ -269,6 +271,7 @@ std::string parseEach(Cursor &c, Args &a)
             parsePromptFlag(f, c, a) || parseCommandFlag(f, c, a) || parseModelFlag(f, c, a)) {
             if (!c.error.empty())
                 return c.error;
+            a.given.push_back(f);
         } else if (!f.empty() && f[0] == '-' && f.size() > 1) {
             return "unknown option " + f;
         } else {
@@ -307,7 +310,53 @@ std::string finish(Args &a)
     return {};
 }
 
+// The commands that read a flag. The load and context flags (and --rpc, --no-check, -m) are
+// every loading command's: `plan` takes a chat's command line as it is.
+std::vector<std::string_view> commandsReading(std::string_view f)
+{
+    using Names = std::vector<std::string_view>;
+    static const std::vector<std::pair<Names, Names>> kTable = {
+        {{"--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty", "--seed", "-s",
+          "--reverse-prompt", "-sys", "--system-prompt", "--no-think", "--image", "--progress", "--memory-report"},
+         {"chat"}},
+        {{"-p", "--prompt", "-n", "--n-predict"}, {"chat", "bench", "parity", "tune"}},
+        {{"--mmproj", "-mm", "--no-mmproj-offload"}, {"chat", "plan", "fit"}},
+        {{"-r", "--repetitions"}, {"bench", "parity"}},
+        {{"-o", "--output"}, {"bench"}},
+        {{"--rounds", "--llama-bench"}, {"parity"}},
+        {{"--json"}, {"info", "plan", "fit"}},
+        {{"--tensors"}, {"info"}},
+        {{"--exact"}, {"plan"}},
+        {{"--lock-ngl", "--lock-ncmoe", "--lock-ctx", "--lock-kv"}, {"fit"}},
+        {{"--margin"}, {"fit", "tune"}},
+        {{"-np", "--parallel", "--profile"}, {"plan", "fit"}},
+        {{"--vram-budget"}, {"plan", "fit", "tune"}},
+        {{"-m", "--model"}, {"info", "chat", "plan", "fit", "bench", "parity", "tune"}},
+    };
+    for (const auto &[flags, commands] : kTable)
+        if (std::find(flags.begin(), flags.end(), f) != flags.end())
+            return commands;
+    return {"chat", "plan", "fit", "bench", "parity", "tune"};
+}
+
 } // namespace
+
+std::vector<std::string> unusedFlags(const std::string &command, const Args &a)
+{
+    std::vector<std::string> out;
+    for (const std::string &f : a.given) {
+        const auto readers = commandsReading(f);
+        if (std::find(readers.begin(), readers.end(), command) != readers.end())
+            continue;
+        std::string text = f + " (";
+        for (size_t i = 0; i < readers.size(); ++i)
+            text.append(i == 0 ? "" : i + 1 == readers.size() ? " and " : ", ").append(readers[i]);
+        text += readers.size() == 1 ? "'s)" : ")";
+        if (std::find(out.begin(), out.end(), text) == out.end())
+            out.push_back(std::move(text));
+    }
+    return out;
+}
 
 std::optional<long long> parseWholeNumber(const std::string &s)
 {
@@ -342,6 +391,10 @@ Result<ModelInfo> readHeader(const Args &a)
 
 std::string checkForCommand(const std::string &command, Args &a)
 {
+    // `chat m.gguf -p two words` would answer "two" and drop "words" without a word.
+    if (a.positional.size() > 1)
+        return command + " takes one model; '" + a.positional[1] + "' is one argument too many (a value with "
+               "spaces needs quotes: -p \"two words\")";
     // A what-if machine is planned, never run, and brings its own GPU and memory: flags about
     // this computer's devices would be dropped without a word.
     if (!a.profile.empty() && command != "info") {

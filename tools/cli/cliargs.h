@@ -46,6 +46,7 @@ struct Args {
     ContextSettings context;
     GenerationOptions generation;
     std::vector<std::string> positional;
+    std::vector<std::string> given; // the flags given, as typed, in order
     std::vector<std::string> raw; // the arguments as given, after the command name
     // The model's header as run() read it once (for the default context): the commands take it
     // from here instead of parsing the file again (70 ms of `plan`'s 310 on the 30B shape).
@@ -83,8 +84,12 @@ std::string parseArgs(int argc, char **argv, int first, Args &out);
 PlanTarget machineTarget(const Args &a);
 // Auto-fit's margins from --margin.
 void applyMargins(const Args &a, FitRequest &r);
-// What only `command` needs: bench, parity and tune take -p and -n as token counts.
+// What only `command` needs: one model (a second positional is a value that lost its flag or
+// its quotes), and bench, parity and tune take -p and -n as token counts.
 std::string checkForCommand(const std::string &command, Args &a);
+// The flags given that `command` does not read, each with the commands that do, e.g.
+// "--image (chat's)": a flag that changes nothing is said, not dropped without a word.
+std::vector<std::string> unusedFlags(const std::string &command, const Args &a);
 const char *commonFlagsHelp();
 
 } // namespace shoehorn::cli

@@ -97,8 +97,13 @@ std::string commandFailure(const std::string &what, const std::string &command, 
 Result<BenchResult> ourBenchProcess(const Args &a, int reps)
 {
     std::string cmd = shellQuote(selfDirectory() + "/shoehorn-cli") + " bench";
-    for (const auto &arg : a.raw)
-        cmd.append(" ").append(shellQuote(arg));
+    for (size_t i = 0; i < a.raw.size(); ++i) {
+        if (a.raw[i] == "--rounds" || a.raw[i] == "--llama-bench") { // parity's own, with their values
+            ++i;
+            continue;
+        }
+        cmd.append(" ").append(shellQuote(a.raw[i]));
+    }
     cmd.append(" -r ").append(std::to_string(reps)).append(" -o json");
     const CommandOutput out = runCommand(cmd);
     const auto j = nlohmann::json::parse(out.out, nullptr, false);

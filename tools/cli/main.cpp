@@ -212,6 +212,19 @@ int cmdChat(const cli::Args &a)
     return 0;
 }
 
+// Flags the command does not read (bench --image, plan --temp) change nothing: said, not dropped.
+void noteUnusedFlags(const std::string &cmd, const cli::Args &args)
+{
+    const auto unused = cli::unusedFlags(cmd, args);
+    if (unused.empty())
+        return;
+    std::string list;
+    for (size_t i = 0; i < unused.size(); ++i)
+        list += (i ? ", " : "") + unused[i];
+    std::fprintf(stderr, "note: %s does not use %s: %s nothing here\n", cmd.c_str(), list.c_str(),
+                 unused.size() == 1 ? "it changes" : "they change");
+}
+
 bool knownCommand(const std::string &cmd)
 {
     for (const char *c : {"info", "check-file", "render-template", "chat", "plan", "fit", "bench", "parity", "tune"})
@@ -263,6 +276,8 @@ int run(int argc, char **argv)
         std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
         return 2;
     }
+    if (cmd != "check-file" && cmd != "render-template") // helpers: their parents build the line
+        noteUnusedFlags(cmd, args);
     if (cmd == "info")
         return cmdInfo(args);
     if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
