@@ -1971,6 +1971,13 @@
       <source>GPU backend</source>
       <translation type="unfinished" />
     </message>
+    <message numerus="yes">
+      <source>More threads than the %n CPU thread(s) this computer runs at once: llama.cpp's threads take turns, and every token waits for the last of them (many times slower). Leave it on auto for one per core.</source>
+      <translation>
+        <numerusform>More threads than the %n CPU thread this computer runs at once: llama.cpp's threads take turns, and every token waits for the last of them (many times slower). Leave it on auto for one per core.</numerusform>
+        <numerusform>More threads than the %n CPU threads this computer runs at once: llama.cpp's threads take turns, and every token waits for the last of them (many times slower). Leave it on auto for one per core.</numerusform>
+      </translation>
+    </message>
   </context>
   <context>
     <name>SpeculationPicker</name>

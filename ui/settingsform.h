@@ -74,6 +74,7 @@ private:
     QLabel *m_kvWarning = nullptr;
     QComboBox *m_flash = nullptr;
     QSpinBox *m_threads = nullptr;
+    QLabel *m_threadsWarning = nullptr;
     QComboBox *m_batch = nullptr;
     QComboBox *m_ubatch = nullptr;
     QComboBox *m_loadMode = nullptr;

@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QThread>
 #include <QtTest>
 
 using namespace shoehorn;
@@ -23,6 +24,8 @@ private slots:
     void readsBackWhatItShows();
     void onlyUserEditsAreAnnounced();
     void kvWarningForQ4K();
+    void threadsWarningAboveTheCpus_data();
+    void threadsWarningAboveTheCpus();
 
 private:
     static ModelInfo model(uint32_t layers, uint32_t experts, uint32_t trained)
@@ -154,6 +157,40 @@ void TestSettingsForm::kvWarningForQ4K()
     s.context.typeK = "f16";
     form.setSettings(s);
     QVERIFY(!warning->isVisible());
+}
+
+void TestSettingsForm::threadsWarningAboveTheCpus_data()
+{
+    QTest::addColumn<int>("overCpus"); // the threads asked for, past the CPU threads (0: auto)
+    QTest::addColumn<bool>("warned");
+    QTest::newRow("auto") << -1 << false;
+    QTest::newRow("as many as the CPUs") << 0 << false;
+    QTest::newRow("one more") << 1 << true;
+    QTest::newRow("four times") << 3 << true;
+}
+
+// More threads than the CPUs run at once are many times slower: said under the box, as the
+// CLI says it; auto and up to the CPU count say nothing.
+void TestSettingsForm::threadsWarningAboveTheCpus()
+{
+    QFETCH(int, overCpus);
+    QFETCH(bool, warned);
+    SettingsForm form;
+    form.show();
+    const ModelInfo m = model(8, 0, 8192);
+    form.setModel(&m);
+    const int cpus = QThread::idealThreadCount();
+    const int threads = overCpus < 0 ? 0 : overCpus == 3 ? 4 * cpus : cpus + overCpus;
+    auto *warning = form.findChild<QLabel *>("threadsWarning");
+    QVERIFY(!warning->isVisible());
+    form.findChild<QSpinBox *>("threads")->setValue(threads);
+    QCOMPARE(warning->isVisible(), warned);
+    if (warned)
+        QVERIFY2(warning->text().contains(QString::number(cpus) + " CPU thread"), qPrintable(warning->text()));
+    ModelSettings s;
+    s.context.threads = threads;
+    form.setSettings(s); // a model's saved settings show the same
+    QCOMPARE(warning->isVisible(), warned);
 }
 
 QTEST_MAIN(TestSettingsForm)
