@@ -24,6 +24,8 @@ private slots:
     void languageSettingOverridesSystem();
     void mainWindowInChinese();
     void chineseWindowFitsSmallScreen();
+    void otherLanguagesReadEnglishPlurals_data();
+    void otherLanguagesReadEnglishPlurals();
 };
 
 void TestTranslations::languageSettingOverridesSystem()
@@ -85,6 +87,30 @@ void TestTranslations::chineseWindowFitsSmallScreen()
     QCOMPARE(w.findChild<QPushButton *>("autoFitButton")->text(), QString::fromUtf8("自动适配"));
     const QString problem = SmallScreen::check(w, *cApp.model());
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
+}
+
+void TestTranslations::otherLanguagesReadEnglishPlurals_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::newRow("C") << "C";
+    QTest::newRow("de_DE") << "de_DE";
+    QTest::newRow("fr_FR") << "fr_FR";
+    QTest::newRow("en_GB") << "en_GB";
+}
+
+// A language Shoehorn has no catalogue for reads English with its plurals ("4 layer(s)" before),
+// also after another language was installed in this process.
+void TestTranslations::otherLanguagesReadEnglishPlurals()
+{
+    QFETCH(QString, language);
+    qputenv("SHOEHORN_LANG", "zh_CN");
+    installTranslations(*qApp);
+    qputenv("SHOEHORN_LANG", language.toUtf8());
+    installTranslations(*qApp);
+    QCOMPARE(QCoreApplication::translate("OffloadPanel", "%n layer(s)", "", 1), QString("1 layer"));
+    QCOMPARE(QCoreApplication::translate("OffloadPanel", "%n layer(s)", "", 4), QString("4 layers"));
+    QCOMPARE(QCoreApplication::translate("Composer", "Send"), QString("Send"));
+    qunsetenv("SHOEHORN_LANG");
 }
 
 QTEST_MAIN(TestTranslations)
