@@ -204,6 +204,10 @@ Error checkValues(const common_params &p, const std::vector<std::string> &given)
                       ": a batch holds one token of each slot at least, and there are " + std::to_string(slots) +
                       " slots (--parallel " + std::to_string(slots) + "): give -b and -ub " + std::to_string(slots) +
                       " or more, or fewer slots");
+    // llama-server serves a model given and drops the preset without a word.
+    if (!p.model.path.empty() && !p.models_preset.empty())
+        return refuse("--models-preset " + p.models_preset + " and the model " + p.model.path +
+                      ": a model given is served alone and the preset's models never load; give one of them");
     if (p.api_keys.empty() && has(given, {"--api-key"}))
         return refuse("--api-key: empty (give a key, or leave --api-key out for a server without one)");
     return {};

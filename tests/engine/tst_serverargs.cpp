@@ -205,6 +205,8 @@ void TestServerArgs::refused_data()
     row("key file: a device", "-m a.gguf --api-key-file /dev/zero", "--api-key-file /dev/zero: not a regular file (a pipe or a device)");
     row("key file: missing", "-m a.gguf --api-key-file /nonexistent/keys", "--api-key-file /nonexistent/keys: no such file");
     row("preset: a device", "--models-preset /dev/zero", "--models-preset /dev/zero: not a regular file");
+    row("preset and a model", "-m a.gguf --models-preset p.ini",
+        "--models-preset p.ini and the model a.gguf: a model given is served alone");
 }
 
 void TestServerArgs::refused()
