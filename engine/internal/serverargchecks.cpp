@@ -204,10 +204,13 @@ Error checkValues(const common_params &p, const std::vector<std::string> &given)
                       ": a batch holds one token of each slot at least, and there are " + std::to_string(slots) +
                       " slots (--parallel " + std::to_string(slots) + "): give -b and -ub " + std::to_string(slots) +
                       " or more, or fewer slots");
-    // llama-server serves a model given and drops the preset without a word.
-    if (!p.model.path.empty() && !p.models_preset.empty())
+    // llama-server serves a model given and drops the preset without a word. Only a preset on
+    // the command line: a preset's own sections name their models, and llama.cpp's parser reads
+    // LLAMA_ARG_MODELS_PRESET into each of them again.
+    if (!p.model.path.empty() && has(given, {"--models-preset"}))
         return refuse("--models-preset " + p.models_preset + " and the model " + p.model.path +
-                      ": a model given is served alone and the preset's models never load; give one of them");
+                      ": llama-server would serve the model alone and never load the preset's models; give -m or "
+                      "--models-preset, not both");
     if (p.api_keys.empty() && has(given, {"--api-key"}))
         return refuse("--api-key: empty (give a key, or leave --api-key out for a server without one)");
     return {};

@@ -273,6 +273,10 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("chat -c beyond memory") << QStringList{"chat", m_odd, "-p", "hi", "-c", "2000000000"} << beyond;
     QTest::newRow("exact plan -c beyond memory") << QStringList{"plan", m_odd, "--exact", "-c", "2000000000"} << beyond;
     QTest::newRow("serve -c beyond memory") << QStringList{"serve", m_odd, "-c", "2000000000", "--port", "0"} << beyond;
+    // The service's ExecStart passes ${SHOEHORN_MODEL} as one word, empty for a preset: it was
+    // "invalid argument: " (nothing named), the preset never read.
+    QTest::newRow("serve: empty model word, preset") << QStringList{"serve", "", "--models-preset", missing, "--port", "0"}
+                                                     << QByteArray("preset file does not exist: " + missing.toUtf8());
     QTest::newRow("tune -c beyond memory") << QStringList{"tune", m_odd, "-p", "8", "-n", "4", "-c", "2000000000"} << beyond;
     // Which file is not a model, named (it said only "the file does not start with the GGUF magic").
     const QString text = m_dir.filePath(QStringLiteral("notes.gguf"));

@@ -206,7 +206,7 @@ void TestServerArgs::refused_data()
     row("key file: missing", "-m a.gguf --api-key-file /nonexistent/keys", "--api-key-file /nonexistent/keys: no such file");
     row("preset: a device", "--models-preset /dev/zero", "--models-preset /dev/zero: not a regular file");
     row("preset and a model", "-m a.gguf --models-preset p.ini",
-        "--models-preset p.ini and the model a.gguf: a model given is served alone");
+        "--models-preset p.ini and the model a.gguf: llama-server would serve the model alone");
 }
 
 void TestServerArgs::refused()
@@ -250,6 +250,15 @@ void TestServerArgs::presetsCascadeAndFindModelsBesideTheFile()
     QCOMPARE(field(second, "ctx"), QString("512"));
     QCOMPARE(field(second, "temp"), QString("0.5"));
     QCOMPARE(field(second, "topK"), QString("7"));
+
+    // The file named by llama.cpp's environment variable instead: the same two models (the
+    // parser reads the variable into each section's line, beside the section's model).
+    qputenv("LLAMA_ARG_MODELS_PRESET", QByteArray::fromStdString(ini));
+    auto fromEnv = parse("-np 2");
+    auto envPresets = fromEnv.ok() ? fromEnv->presets() : Result<std::vector<ServerPreset>>(fromEnv.error());
+    qunsetenv("LLAMA_ARG_MODELS_PRESET");
+    QVERIFY2(envPresets.ok(), envPresets ? "" : envPresets.error().detail.c_str());
+    QCOMPARE(envPresets->size(), size_t(2));
 
     // A key llama-server does not know: the file and the section are named.
     std::ofstream(ini) << "version = 1\n[broken]\nmodel = /a.gguf\nno-such-flag = 1\n";

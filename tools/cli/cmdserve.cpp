@@ -41,15 +41,16 @@ const char *kHelpNote =
     "  --cors-origins        not given: only pages from this machine (localhost) may use the API; llama-server\n"
     "                        allows every site (*). A request from another site or with a Host that is not a\n"
     "                        loopback name (on a loopback --host) is refused with 403\n"
-    "  --models-preset F     without -m: router mode, one model loaded at a time (--models-max is ignored)\n"
+    "  --models-preset F     without -m: router mode, one model loaded at a time (--models-max is ignored);\n"
+    "                        with -m refused (llama-server serves the model and ignores the preset)\n"
     "  -np N                 N slots, each with -c / N of the context (-kvu: one pool for all), as llama-server\n"
     "  refused: -hf/-mu (no downloads), --lora, --embedding/--rerank, --models-dir,\n"
     "           --ssl-*, --path, -ot/--n-cpu-ffn (Shoehorn places tensors with -ngl and --n-cpu-moe),\n"
     "           --sleep-idle-seconds (the model stays loaded), --ui-mcp-proxy (/cors-proxy answers 403),\n"
     "           --tools and --mcp-servers-config/--mcp-servers-json (no tools run for clients)\n";
 
-// Shoehorn's own additions before llama-server's parser sees the line: a leading MODEL.gguf,
-// and --no-check. --rpc (and LLAMA_ARG_RPC) are taken out too: llama.cpp's parser connects to
+// Shoehorn's own additions before llama-server's parser sees the line: a leading MODEL.gguf
+// (or an empty word there), and --no-check. --rpc (and LLAMA_ARG_RPC) are taken out too: llama.cpp's parser connects to
 // the workers itself and aborts the process when one is not there; attachRpc() probes each in
 // a helper first.
 std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, std::string &rpc)
@@ -69,7 +70,10 @@ std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, st
             rpc = argv[++i];
             continue;
         }
-        if (i == 0 && !a.empty() && a[0] != '-') {
+        // The service's ExecStart passes ${SHOEHORN_MODEL} as one word, empty for a preset.
+        if (i == 0 && a.empty())
+            continue;
+        if (i == 0 && a[0] != '-') {
             out.push_back("-m");
         }
         out.push_back(a);
