@@ -265,7 +265,7 @@ void SettingsForm::showValues()
     m_contextValue->setText(contextText(contextAt(m_context->value())));
     m_kvWarning->setVisible(m_typeK->currentText() == QLatin1String("q4_0"));
     const int cpus = QThread::idealThreadCount();
-    m_threadsWarning->setVisible(m_threads->value() > cpus);
+    m_threadsWarning->setVisible(m_threads->isEnabledTo(this) && m_threads->value() > cpus); // not without a model
     m_threadsWarning->setText(tr("More threads than the %n CPU thread(s) this computer runs at once: llama.cpp's "
                                  "threads take turns, and every token waits for the last of them (many times "
                                  "slower). Leave it on auto for one per core.", nullptr, cpus));

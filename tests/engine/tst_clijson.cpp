@@ -318,10 +318,12 @@ void TestCliJson::errorsSaySomething_data()
                                    << QByteArray("--rounds takes a whole number from 1 to 1000, not '0'");
     // A second model, or a value that lost its quotes (the answer was to "two" alone).
     QTest::newRow("two models") << QStringList{"info", m_odd, m_odd}
-                                << QByteArray("error: info takes one model; '" + m_odd.toUtf8() + "' is one argument too many");
+                                << QByteArray("error: info takes one model; '" + m_odd.toUtf8() + "' is one argument too many\n");
     QTest::newRow("value without quotes") << QStringList{"chat", m_odd, "-p", "two", "words"}
-                                          << QByteArray("error: chat takes one model; 'words' is one argument too many "
-                                                        "(a value with spaces needs quotes: -p \"two words\")");
+                                          << QByteArray("error: chat takes one model; 'words' is one argument too many: "
+                                                        "after -p two, a value with spaces needs quotes (-p \"two words\")");
+    QTest::newRow("tune: a margin per device") << QStringList{"tune", m_odd, "--margin", "100,200"}
+                                               << QByteArray("error: tune takes one --margin, kept free on every device");
     QTest::newRow("-m and a positional") << QStringList{"plan", "-m", m_odd, "words"}
                                          << QByteArray("error: plan takes one model; 'words' is one argument too many");
     addImageErrorRows();
@@ -357,15 +359,14 @@ void TestCliJson::flagsTheCommandDoesNotUse_data()
                                  << QByteArray("note: plan does not use --temp (chat's): it changes nothing here");
     QTest::newRow("bench --image --json")
         << QStringList{"bench", "-p", "8", "-n", "2", "-r", "1", "--image", "x.png", "--json"}
-        << QByteArray("note: bench does not use --image (chat's), --json (info, plan and fit): they change nothing here");
+        << QByteArray("note: bench does not use --image (chat's); --json (info, plan and fit): they change nothing here");
     QTest::newRow("info -ngl, twice") << QStringList{"info", "-ngl", "2", "--n-gpu-layers", "2", "-ngl", "3"}
-                                      << QByteArray("note: info does not use -ngl (chat, plan, fit, bench, parity and "
-                                                    "tune), --n-gpu-layers (chat, plan, fit, bench, parity and tune): "
-                                                    "they change nothing here");
+                                      << QByteArray("note: info does not use -ngl, --n-gpu-layers (chat, plan, fit, "
+                                                    "bench, parity and tune): they change nothing here");
     QTest::newRow("fit --exact") << QStringList{"fit", "--exact", "--lock-ctx", "-c", "512"}
                                  << QByteArray("note: fit does not use --exact (plan's)");
     QTest::newRow("plan --lock-kv -r") << QStringList{"plan", "--lock-kv", "-r", "2"}
-                                       << QByteArray("--lock-kv (fit's), -r (bench and parity)");
+                                       << QByteArray("--lock-kv (fit's); -r (bench and parity)");
     // What each command reads stays quiet.
     QTest::newRow("plan with a chat's load flags")
         << QStringList{"plan", "-ngl", "2", "-c", "512", "-ctk", "q8_0", "-fa", "on", "-t", "1", "--no-check", "-np", "2", "--json"}
@@ -375,6 +376,13 @@ void TestCliJson::flagsTheCommandDoesNotUse_data()
     QTest::newRow("info's own") << QStringList{"info", "--json", "--tensors"} << QByteArray();
     QTest::newRow("bench's own") << QStringList{"bench", "-p", "8", "-n", "2", "-r", "1", "-o", "json", "-t", "1"}
                                  << QByteArray();
+    QTest::newRow("parity's own") << QStringList{"parity", "-p", "8", "-n", "2", "-r", "1", "--rounds", "1", "-t", "1"}
+                                  << QByteArray();
+    QTest::newRow("tune's own") << QStringList{"tune", "-p", "8", "-n", "2", "--margin", "0", "--vram-budget", "0", "-t", "1"}
+                                << QByteArray();
+    QTest::newRow("chat's own") << QStringList{"chat", "-p", "hi", "-n", "2", "--temp", "0", "--seed", "1", "-sys", "s",
+                                               "--no-think", "--reverse-prompt", "zz", "--progress", "-t", "1"}
+                                << QByteArray();
 }
 
 void TestCliJson::flagsTheCommandDoesNotUse()

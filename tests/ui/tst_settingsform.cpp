@@ -191,6 +191,8 @@ void TestSettingsForm::threadsWarningAboveTheCpus()
     s.context.threads = threads;
     form.setSettings(s); // a model's saved settings show the same
     QCOMPARE(warning->isVisible(), warned);
+    form.setModel(nullptr); // no model: nothing to warn about in a form that cannot be edited
+    QVERIFY(!warning->isVisible());
 }
 
 QTEST_MAIN(TestSettingsForm)

@@ -25,6 +25,7 @@ struct Cursor {
     std::string flag;
     std::string value;
     std::string error;
+    int valueAt = -1; // where the last value taken stands in argv
 
     void fail(std::string why)
     {
@@ -38,6 +39,7 @@ struct Cursor {
             return {};
         }
         value = argv[++i];
+        valueAt = i;
         return value;
     }
 };
@@ -275,6 +277,8 @@ std::string parseEach(Cursor &c, Args &a)
         } else if (!f.empty() && f[0] == '-' && f.size() > 1) {
             return "unknown option " + f;
         } else {
+            if (c.valueAt == c.i - 1)
+                a.afterValue.emplace_back(f, std::string(c.argv[c.i - 2]) + " " + c.argv[c.i - 1]);
             a.positional.push_back(f);
         }
     }
@@ -341,21 +345,37 @@ std::vector<std::string_view> commandsReading(std::string_view f)
 
 } // namespace
 
-std::vector<std::string> unusedFlags(const std::string &command, const Args &a)
+std::string unusedFlagsNote(const std::string &command, const Args &a)
 {
-    std::vector<std::string> out;
+    // Flags that share their readers go in one group: "-ngl, --n-gpu-layers (chat, ...)".
+    std::vector<std::pair<std::vector<std::string_view>, std::vector<std::string>>> groups;
+    size_t count = 0;
     for (const std::string &f : a.given) {
         const auto readers = commandsReading(f);
         if (std::find(readers.begin(), readers.end(), command) != readers.end())
             continue;
-        std::string text = f + " (";
-        for (size_t i = 0; i < readers.size(); ++i)
-            text.append(i == 0 ? "" : i + 1 == readers.size() ? " and " : ", ").append(readers[i]);
-        text += readers.size() == 1 ? "'s)" : ")";
-        if (std::find(out.begin(), out.end(), text) == out.end())
-            out.push_back(std::move(text));
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto &x) { return x.first == readers; });
+        if (g == groups.end())
+            g = groups.insert(groups.end(), {readers, {}});
+        if (std::find(g->second.begin(), g->second.end(), f) == g->second.end()) {
+            g->second.push_back(f);
+            ++count;
+        }
     }
-    return out;
+    if (groups.empty())
+        return {};
+    std::string list;
+    for (const auto &[readers, flags] : groups) {
+        list += list.empty() ? "" : "; ";
+        for (size_t i = 0; i < flags.size(); ++i)
+            list.append(i ? ", " : "").append(flags[i]);
+        list += " (";
+        for (size_t i = 0; i < readers.size(); ++i)
+            list.append(i == 0 ? "" : i + 1 == readers.size() ? " and " : ", ").append(readers[i]);
+        list += readers.size() == 1 ? "'s)" : ")";
+    }
+    return "note: " + command + " does not use " + list + ": " + (count == 1 ? "it changes" : "they change") +
+           " nothing here";
 }
 
 std::optional<long long> parseWholeNumber(const std::string &s)
@@ -392,9 +412,20 @@ Result<ModelInfo> readHeader(const Args &a)
 std::string checkForCommand(const std::string &command, Args &a)
 {
     // `chat m.gguf -p two words` would answer "two" and drop "words" without a word.
-    if (a.positional.size() > 1)
-        return command + " takes one model; '" + a.positional[1] + "' is one argument too many (a value with "
-               "spaces needs quotes: -p \"two words\")";
+    if (a.positional.size() > 1) {
+        const std::string &extra = a.positional[1];
+        std::string why = command + " takes one model; '" + extra + "' is one argument too many";
+        const auto after = std::find_if(a.afterValue.begin(), a.afterValue.end(),
+                                        [&](const auto &p) { return p.first == extra; });
+        if (after == a.afterValue.end())
+            return why;
+        const std::string &flagValue = after->second;
+        const size_t space = flagValue.find(' ');
+        return why + ": after " + flagValue + ", a value with spaces needs quotes (" + flagValue.substr(0, space) +
+               " \"" + flagValue.substr(space + 1) + " " + extra + "\")";
+    }
+    if (command == "tune" && !a.deviceMarginMiB.empty())
+        return "tune takes one --margin, kept free on every device, not one per device";
     // A what-if machine is planned, never run, and brings its own GPU and memory: flags about
     // this computer's devices would be dropped without a word.
     if (!a.profile.empty() && command != "info") {

@@ -215,14 +215,8 @@ int cmdChat(const cli::Args &a)
 // Flags the command does not read (bench --image, plan --temp) change nothing: said, not dropped.
 void noteUnusedFlags(const std::string &cmd, const cli::Args &args)
 {
-    const auto unused = cli::unusedFlags(cmd, args);
-    if (unused.empty())
-        return;
-    std::string list;
-    for (size_t i = 0; i < unused.size(); ++i)
-        list += (i ? ", " : "") + unused[i];
-    std::fprintf(stderr, "note: %s does not use %s: %s nothing here\n", cmd.c_str(), list.c_str(),
-                 unused.size() == 1 ? "it changes" : "they change");
+    if (const std::string note = cli::unusedFlagsNote(cmd, args); !note.empty())
+        std::fprintf(stderr, "%s\n", note.c_str());
 }
 
 bool knownCommand(const std::string &cmd)
