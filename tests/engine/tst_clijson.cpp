@@ -79,6 +79,7 @@ private slots:
     void parityRuns();
     void parityNamesWhatItNeeds();
     void parityWithoutLlamaBench();
+    void parityGivesLlamaBenchTheSameLoad();
     void errorsSaySomething_data();
     void errorsSaySomething();
     void lostOutputFails();
@@ -256,6 +257,31 @@ void TestCliJson::parityWithoutLlamaBench()
     QVERIFY2(r.err.contains(m_dir.filePath(QStringLiteral("bin/llama-bench")).toUtf8()), r.err.constData());
     QVERIFY2(r.err.contains(m_dir.filePath(QStringLiteral("empty/llama-bench")).toUtf8()), r.err.constData());
     QVERIFY2(r.err.contains("tools/dev.sh") && r.err.contains("--llama-bench PATH"), r.err.constData());
+}
+
+// llama-bench loads as our side does (devices, their split, mlock: they reached only ours), and
+// what it cannot take is said. A stand-in llama-bench records its command line.
+void TestCliJson::parityGivesLlamaBenchTheSameLoad()
+{
+    const QString bench = m_dir.filePath(QStringLiteral("fake-llama-bench"));
+    const QString args = m_dir.filePath(QStringLiteral("fake-llama-bench.args"));
+    QFile script(bench);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(("#!/bin/sh\necho \"$@\" >> '" + args + "'\n"
+                  "echo '[{\"n_prompt\":8,\"n_gen\":0,\"avg_ts\":100},{\"n_prompt\":0,\"n_gen\":4,\"avg_ts\":50}]'\n")
+                     .toUtf8());
+    script.close();
+    QVERIFY(script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const CliRun r = runCli({"parity", m_odd, "-p", "8", "-n", "4", "-r", "1", "--rounds", "1", "-t", "1", "--llama-bench",
+                             bench, "--mlock", "-dev", "none", "-c", "512", "-tb", "1"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile recorded(args);
+    QVERIFY(recorded.open(QIODevice::ReadOnly));
+    const QByteArray line = recorded.readAll();
+    QCOMPARE(line.count('\n'), 2); // the warm-up round and one counted
+    for (const char *flag : {" -dev none ", " -lm mmap+mlock ", " -t 1 ", " -p 8 -n 4 -r 1 "})
+        QVERIFY2(line.contains(flag), qPrintable(QString(flag) + " not in: " + line));
+    QVERIFY2(r.err.contains("note: llama-bench has no -c, -tb ("), r.err.constData());
 }
 
 void TestCliJson::errorsSaySomething_data()

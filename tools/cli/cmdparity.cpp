@@ -163,23 +163,46 @@ Result<std::string> findLlamaBench(const Args &a)
                             "or pass --llama-bench PATH"};
 }
 
+// llama-bench's lists are separated by '/'.
+template <typename T>
+std::string slashList(const std::vector<T> &values)
+{
+    std::ostringstream out;
+    for (size_t i = 0; i < values.size(); ++i)
+        out << (i ? "/" : "") << values[i];
+    return out.str();
+}
+
+// Where the weights go and how they load, in llama-bench's words: the same placement as ours.
+std::string loadFlags(const Args &a)
+{
+    std::ostringstream f;
+    f << " -ngl " << (a.load.gpuLayers < 0 ? 99 : a.load.gpuLayers) << " -ncmoe " << a.load.cpuMoeLayers;
+    if (!a.rpc.empty()) { // the same RPC workers (llama-bench connects to them itself), before -dev names them
+        std::string list;
+        for (const auto &e : a.rpc)
+            list += (list.empty() ? "" : ",") + e;
+        f << " --rpc " << shellQuote(list);
+    }
+    if (a.load.mainGpu != 0)
+        f << " -mg " << a.load.mainGpu;
+    if (!a.load.tensorSplit.empty())
+        f << " -ts " << slashList(a.load.tensorSplit);
+    if (!a.load.devices.empty())
+        f << " -dev " << shellQuote(slashList(a.load.devices));
+    f << " -lm " << (a.load.loadMode == LoadMode::NoMmap ? "none" : a.load.loadMode == LoadMode::Mlock ? "mmap+mlock" : "mmap");
+    return f.str();
+}
+
 // Runs llama.cpp's own llama-bench with the same settings and reads its JSON.
 Result<LlamaBench> llamaBench(const std::string &bin, const Args &a, int reps)
 {
     std::ostringstream cmd;
     cmd << shellQuote(bin) << " -m " << shellQuote(a.model) << " -p " << a.benchPrompt << " -n " << a.benchGenerate
-        << " -r " << reps << " -ngl " << (a.load.gpuLayers < 0 ? 99 : a.load.gpuLayers) << " -ncmoe "
-        << a.load.cpuMoeLayers << " -b " << a.context.batchSize << " -ub " << a.context.ubatchSize << " -ctk "
-        << a.context.typeK << " -ctv " << a.context.typeV << " -fa "
+        << " -r " << reps << loadFlags(a) << " -b " << a.context.batchSize << " -ub " << a.context.ubatchSize
+        << " -ctk " << a.context.typeK << " -ctv " << a.context.typeV << " -fa "
         << (a.context.flashAttention == FlashAttention::Off ? 0 : 1) << " -t "
-        << (a.context.threads > 0 ? a.context.threads : physicalCoreCount())
-        << (a.load.loadMode == LoadMode::NoMmap ? " -mmp 0" : "") << " -o json";
-    if (!a.rpc.empty()) { // the same RPC workers (llama-bench connects to them itself)
-        std::string list;
-        for (const auto &e : a.rpc)
-            list += (list.empty() ? "" : ",") + e;
-        cmd << " --rpc " << shellQuote(list);
-    }
+        << (a.context.threads > 0 ? a.context.threads : physicalCoreCount()) << " -o json";
     const CommandOutput out = runCommand(cmd.str());
     const auto j = nlohmann::json::parse(out.out, nullptr, false);
     if (!j.is_array())
@@ -221,11 +244,32 @@ void add(Series &s, double ours, double ref)
 
 } // namespace
 
+// Flags given that only our side can take: the two sides differ there, which is said.
+void noteOnlyOurs(const Args &a)
+{
+    static const std::vector<std::string> kOnlyOurs = {
+        "-c", "--ctx-size", "-tb", "--threads-batch", "--backend", "--spec-type", "-md", "--model-draft",
+        "--spec-draft-model", "--spec-draft-n-max", "--spec-draft-n-min", "--spec-ngram-simple-size-n"};
+    std::vector<std::string> named;
+    std::string list;
+    for (const std::string &f : a.given)
+        if (std::find(kOnlyOurs.begin(), kOnlyOurs.end(), f) != kOnlyOurs.end() &&
+            std::find(named.begin(), named.end(), f) == named.end()) {
+            named.push_back(f);
+            list += (list.empty() ? "" : ", ") + f;
+        }
+    if (!list.empty())
+        std::fprintf(stderr, "note: llama-bench has no %s (its context is -p + -n tokens, one thread count, no "
+                             "speculation, devices only by name): only Shoehorn's side runs with them, so the two "
+                             "sides differ there\n", list.c_str());
+}
+
 int cmdParity(const Args &a)
 {
     const auto bin = findLlamaBench(a);
     if (!bin)
         return fail(bin.error());
+    noteOnlyOurs(a);
     // The model is read and checked here: llama-bench's failure would come back as its whole log.
     if (const int rc = readyToMeasure(a))
         return rc;
