@@ -244,9 +244,9 @@ int ApiServer::freePortAfter(const std::string &host, int port)
 Error ApiServer::open(const ApiServerOptions &options)
 {
     return internal::guarded(ErrorCode::ServeFailed, [&]() -> Error {
-        if (Error e = checkOptions(options))
+        if (Error e = checkHost(options.host)) // an address this machine lacks first, as serve says it
             return e;
-        if (Error e = checkHost(options.host))
+        if (Error e = checkOptions(options))
             return e;
         std::lock_guard life(m_impl->lifecycle);
         Impl &d = *m_impl;

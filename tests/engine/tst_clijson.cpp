@@ -301,6 +301,9 @@ void TestCliJson::errorsSaySomething_data()
     QTest::newRow("serve -c beyond memory") << QStringList{"serve", m_odd, "-c", "2000000000", "--port", "0"} << beyond;
     // The service's ExecStart passes ${SHOEHORN_MODEL} as one word, empty for a preset: it was
     // "invalid argument: " (nothing named), the preset never read.
+    // An address of another machine, without a key: the address is what is wrong (the key was named).
+    QTest::newRow("serve: another machine's address") << QStringList{"serve", m_odd, "--host", "192.0.2.1", "--port", "0"}
+                                                      << QByteArray("error: --host 192.0.2.1: not an address of this machine");
     QTest::newRow("serve: empty model word, preset") << QStringList{"serve", "", "--models-preset", missing, "--port", "0"}
                                                      << QByteArray("preset file does not exist: " + missing.toUtf8());
     QTest::newRow("tune -c beyond memory") << QStringList{"tune", m_odd, "-p", "8", "-n", "4", "-c", "2000000000"} << beyond;
@@ -488,6 +491,7 @@ void TestCliJson::badFlagValues_data()
     row("tune", "-p", "-5", "a whole number of prompt tokens from 1 to 1048576 for tune");
     row("parity", "-p", "hello", "a whole number of prompt tokens from 1 to 1048576 for parity");
     row("bench", "-n", "-1", "a whole number of generated tokens from 1 to 1048576 for bench");
+    row("bench", "-n", "0", "a whole number of generated tokens from 1 to 1048576 for bench");
     const char *kv = "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1";
     row("plan", "-ctk", "q9", kv);
     row("chat", "-ctv", "Q8_0", kv);

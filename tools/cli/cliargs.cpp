@@ -179,7 +179,9 @@ bool parseContextFlag(const std::string &f, Cursor &c, Args &a)
 bool parseGenerationFlag(const std::string &f, Cursor &c, Args &a)
 {
     if (f == "-n" || f == "--n-predict") {
-        a.generation.maxTokens = readInt(c, kMaxTokens);
+        // Any whole number here; what each command takes is checked by checkForCommand()
+        // (chat's range, or bench's token counts: 0 said in chat's words to bench before).
+        a.generation.maxTokens = readInt(c, {-kIntMax, kIntMax});
         a.benchGenerate = a.generation.maxTokens;
     } else if (f == "--temp") a.generation.sampling.temperature = readFloat(c, {0, 100, false, "0: greedy"});
     else if (f == "--top-k") a.generation.sampling.topK = readInt(c, {0, kIntMax, "0: off"});
@@ -424,6 +426,8 @@ std::string checkForCommand(const std::string &command, Args &a)
         return why + ": after " + flagValue + ", a value with spaces needs quotes (" + flagValue.substr(0, space) +
                " \"" + flagValue.substr(space + 1) + " " + extra + "\")";
     }
+    if (command == "chat" && !inRange(a.generation.maxTokens, kMaxTokens))
+        return "-n takes a whole number " + rangeText(kMaxTokens) + ", not '" + std::to_string(a.generation.maxTokens) + "'";
     if (command == "tune" && !a.deviceMarginMiB.empty())
         return "tune takes one --margin, kept free on every device, not one per device";
     // A what-if machine is planned, never run, and brings its own GPU and memory: flags about

@@ -279,11 +279,12 @@ int cmdServe(int argc, char **argv)
     }
     const ServerArgs &a = *parsed;
     const ApiServerOptions o = a.http();
-    if (const Error e = ApiServer::checkOptions(o)) {
+    // An address this machine does not have is said before what serving on it would need.
+    if (const Error e = ApiServer::checkHost(o.host)) {
         std::fprintf(stderr, "error: %s\n", e.detail.c_str());
         return 2;
     }
-    if (const Error e = ApiServer::checkHost(o.host)) {
+    if (const Error e = ApiServer::checkOptions(o)) {
         std::fprintf(stderr, "error: %s\n", e.detail.c_str());
         return 2;
     }
