@@ -52,6 +52,7 @@ void InferenceSession::connectWorker()
     connect(m_worker, &Worker::loadRetrying, this, &InferenceSession::loadRetrying);
     connect(m_worker, &Worker::modelLoaded, this, &InferenceSession::onLoaded);
     connect(m_worker, &Worker::loadFailed, this, &InferenceSession::onLoadFailed);
+    connect(m_worker, &Worker::loadRefused, this, &InferenceSession::onLoadRefused);
     // Results of an earlier request (an answer stopped by a model switch) are dropped.
     connect(m_worker, &Worker::delta, this, [this](quint64 id, const QString &content, const QString &reasoning) {
         if (id == m_requestId)
@@ -173,6 +174,17 @@ void InferenceSession::onLoadFailed(const Error &error)
     // The worker dropped the previous model before loading.
     m_model = ModelSummary{};
     setState(State::NoModel);
+    emit loadFailed(error);
+}
+
+void InferenceSession::onLoadRefused(const Error &error)
+{
+    if (m_pending) {
+        startLoad();
+        return;
+    }
+    // Refused before the worker dropped anything: the model loaded before is still there.
+    setState(hasModel() ? State::Ready : State::NoModel);
     emit loadFailed(error);
 }
 

@@ -83,6 +83,7 @@ private:
     void startLoad();
     void onLoaded(const ModelSummary &summary);
     void onLoadFailed(const shoehorn::Error &error);
+    void onLoadRefused(const shoehorn::Error &error);
     void connectWorker();
 
     QThread m_thread;

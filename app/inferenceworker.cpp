@@ -88,6 +88,12 @@ Error InferenceWorker::startSession(std::shared_ptr<Model> model, const ContextS
 
 void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, const ContextSettings &context)
 {
+    // The new file is checked before the old model goes: one that fails (not a GGUF, one
+    // llama.cpp would crash on) leaves the loaded model, and the API serving it, as they were.
+    if (auto failed = checkUntrustedFile(path, m_cancel.load)) {
+        emit loadRefused(*failed);
+        return;
+    }
     // Free the old model first: two large models rarely fit at once. The session is its one
     // owner: the API's HTTP side is withdrawn and closed, the loop ends, then the weights go.
     if (m_api)
@@ -99,10 +105,6 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     // the memory noted before the next load is not inflated by freed pages still resident.
     ::malloc_trim(0);
     m_held = {};
-    if (auto failed = checkUntrustedFile(path, m_cancel.load)) {
-        emit loadFailed(*failed);
-        return;
-    }
     PlanSettings settings;
     settings.load = load;
     settings.context = context;

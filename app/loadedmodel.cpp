@@ -11,7 +11,7 @@ LoadedModel::LoadedModel(InferenceSession *session, QObject *parent)
     connect(m_session, &InferenceSession::loadProgress, this, &LoadedModel::loadProgress);
     connect(m_session, &InferenceSession::loadRetrying, this, &LoadedModel::loadRetrying);
     connect(m_session, &InferenceSession::modelLoaded, this, &LoadedModel::onLoaded);
-    connect(m_session, &InferenceSession::loadFailed, this, &LoadedModel::loadFailed);
+    connect(m_session, &InferenceSession::loadFailed, this, &LoadedModel::onLoadFailed);
     connect(m_session, &InferenceSession::exactPlanFinished, this, &LoadedModel::exactPlanFinished);
 }
 
@@ -57,6 +57,8 @@ void LoadedModel::reload()
 
 void LoadedModel::openModel(const QString &path)
 {
+    m_settingsBefore = m_settings;
+    m_ownSamplingBefore = m_ownSampling;
     // The worker caps the context at the trained length, so the first-open rule needs no GGUF here.
     ModelSettings s = AppSettings::forModel(path, m_settings, model().path);
     m_ownSampling = s.generation;
@@ -90,6 +92,15 @@ void LoadedModel::requestExactPlan(const QString &path, const shoehorn::PlanSett
                                    const shoehorn::PlanTarget &target)
 {
     m_session->requestExactPlan(path, settings, target);
+}
+
+void LoadedModel::onLoadFailed(const shoehorn::Error &error)
+{
+    if (hasModel()) { // refused before anything was dropped: the loaded model's settings again
+        m_ownSampling = m_ownSamplingBefore;
+        applySettings(m_settingsBefore);
+    }
+    emit loadFailed(error);
 }
 
 void LoadedModel::onLoaded(const ModelSummary &summary)

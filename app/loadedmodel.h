@@ -72,18 +72,24 @@ signals:
     void loadRetrying(const shoehorn::OomRetry &retry);
     // After the settings have become what the load kept (out-of-memory retries change them).
     void modelLoaded(const ModelSummary &summary);
+    // After the settings are the loaded model's again where one is still loaded (a file that
+    // failed its check drops nothing).
     void loadFailed(const shoehorn::Error &error);
     void exactPlanFinished(const ExactCheck &check);
 
 private:
     void applySettings(const ModelSettings &s);
     void onLoaded(const ModelSummary &summary);
+    void onLoadFailed(const shoehorn::Error &error);
 
     InferenceSession *m_session;
     ModelSettings m_settings;
     std::optional<shoehorn::GenerationOptions> m_chatSampling;
     // The loaded model's own sampling (what is remembered for its file) while a chat's are used.
     shoehorn::GenerationOptions m_ownSampling;
+    // What the loaded model ran with before an open asked for another's settings.
+    ModelSettings m_settingsBefore;
+    shoehorn::GenerationOptions m_ownSamplingBefore;
     QString m_loadingPath;
     SpeculationResolver m_autoSpeculation;
 };

@@ -71,6 +71,9 @@ signals:
     void loadRetrying(const shoehorn::OomRetry &retry);
     void modelLoaded(const ModelSummary &summary);
     void loadFailed(const shoehorn::Error &error);
+    // The file failed its check (or the check was cancelled) before anything was dropped: the
+    // model loaded before, if any, is still loaded and serving.
+    void loadRefused(const shoehorn::Error &error);
     void prefillProgress(quint64 requestId, int done, int total);
     // Before an image of the prompt is encoded: its number (1-based) of `count`.
     void imageProgress(quint64 requestId, int number, int count);

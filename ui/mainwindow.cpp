@@ -316,6 +316,8 @@ void MainWindow::onModelLoaded(const ModelSummary &summary)
 void MainWindow::onLoadFailed(const shoehorn::Error &error)
 {
     m_status->updateModel();
+    if (m_model->hasModel()) // the file was refused and the loaded model stays: the panel shows it again
+        m_offload->setModelPath(m_model->model().path);
     if (error.code == shoehorn::ErrorCode::Cancelled) {
         statusBar()->showMessage(tr("Loading cancelled."), 4000);
         return;

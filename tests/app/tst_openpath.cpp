@@ -1,6 +1,8 @@
 // Every kind of malformed GGUF through the app's open path (ChatController on the real worker):
 // the load fails with the inspector's code and the message that names the field, no crash, no
 // hang, nothing loaded; the same controller then opens a good file.
+#include "apicontroller.h"
+#include "apihost.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "loadedmodel.h"
@@ -8,6 +10,9 @@
 #include "offloadcontroller.h"
 #include "testfixtures.h"
 #include "testsettings.h"
+
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 
 #include <QFile>
 #include <QSignalSpy>
@@ -22,6 +27,7 @@ private slots:
     void malformedFileIsRefused_data();
     void malformedFileIsRefused();
     void draftThatFailsTheCheckIsLeftOut();
+    void aRefusedFileKeepsTheLoadedModel();
 };
 
 void TestOpenPath::malformedFileIsRefused_data()
@@ -102,6 +108,53 @@ void TestOpenPath::draftThatFailsTheCheckIsLeftOut()
     QCOMPARE(check.error.code, shoehorn::ErrorCode::FileCheckFailed);
     QVERIFY2(QString::fromStdString(check.error.detail).startsWith("-md " + draft + ": llama.cpp"),
              check.error.detail.c_str());
+}
+
+// A file that fails the check is refused before anything is dropped: the model loaded before
+// stays, with its own settings, and the local API keeps serving it (the old model was unloaded
+// first, and the window still said the API was on while nothing answered).
+void TestOpenPath::aRefusedFileKeepsTheLoadedModel()
+{
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.gguf");
+    QVERIFY(writeBytes(bad, "hello\n"));
+    AppCore cApp;
+    LoadedModel &lm = *cApp.model();
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    const QString good = TestFixtures::instance().tinyApi();
+    lm.openModel(good);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+    ModelSettings own = lm.modelSettings();
+    own.context.contextSize = 1024; // the bad file's open asks for other settings (the defaults)
+    lm.setModelSettings(own);
+    ApiController &api = *cApp.api();
+    ApiConfig config;
+    config.port = 0;
+    config.key = QStringLiteral("sk-test-key");
+    api.setConfig(config);
+    api.start();
+    QTRY_COMPARE_WITH_TIMEOUT(api.state(), ApiController::State::On, 20000);
+
+    QSignalSpy failed(&lm, &LoadedModel::loadFailed);
+    lm.openModel(bad);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::NotGguf);
+    QCOMPARE(lm.state(), LoadedModel::State::Ready);
+    QVERIFY(lm.hasModel());
+    QCOMPARE(lm.model().path, good);
+    QCOMPARE(lm.modelSettings().context.contextSize, 1024u);
+    QCOMPARE(loaded.count(), 1); // nothing loaded again
+    QVERIFY(cApp.session()->apiHost()->running());
+    QNetworkAccessManager net;
+    QNetworkRequest request(QUrl(api.baseUrl() + "/v1/models"));
+    request.setRawHeader("Authorization", "Bearer sk-test-key");
+    QNetworkReply *reply = net.get(request);
+    QTRY_VERIFY_WITH_TIMEOUT(reply->isFinished(), 10000);
+    QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+    QVERIFY2(reply->readAll().contains("tiny-api.gguf"), "the API lists another model");
+    delete reply;
+    api.stop();
+    QTRY_COMPARE(api.state(), ApiController::State::Off);
 }
 
 QTEST_GUILESS_MAIN(TestOpenPath)
