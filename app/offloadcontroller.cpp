@@ -11,6 +11,7 @@
 #include "validate.h"
 #include "visioncontroller.h"
 
+#include <utility>
 
 using namespace shoehorn;
 
@@ -36,7 +37,10 @@ OffloadController::OffloadController(LoadedModel *model, HardwareMonitor *hardwa
         if (m_targets->isThisComputer())
             replan(false);
     });
-    connect(m_targets, &PlanTargets::targetChanged, this, [this] { replan(); });
+    connect(m_targets, &PlanTargets::targetChanged, this, [this] {
+        m_lastFit.reset(); // Auto-fit's words were about the machine before
+        replan();
+    });
     connect(m_model, &LoadedModel::modelLoaded, this, &OffloadController::onModelLoaded);
     connect(m_model, &LoadedModel::loadFailed, this, [this] { replan(); });
     connect(m_api, &ApiController::stateChanged, this, [this] { replan(); });
@@ -124,6 +128,16 @@ void OffloadController::setSettings(const ModelSettings &s)
         ModelSettingsStore::save(m_path, s);
     m_updating = false;
     replan();
+}
+
+void OffloadController::setMarginMiB(int mib)
+{
+    if (mib == m_marginMiB)
+        return;
+    m_marginMiB = mib;
+    // Auto-fit's last words were about the margin before ("lower the margin" stayed after it was).
+    if (std::exchange(m_lastFit, std::nullopt))
+        emit planChanged();
 }
 
 void OffloadController::onControllerSettings()

@@ -85,7 +85,7 @@ public:
     RamParts ramParts() const;
     // The machine planned for (this computer or a profile): its own object, handed to the panel.
     PlanTargets *targets() const { return m_targets; }
-    void setMarginMiB(int mib) { m_marginMiB = mib; }
+    void setMarginMiB(int mib);
 
     ModelSettings settings() const { return m_settings; }
     void setSettings(const ModelSettings &settings); // the user edited them

@@ -17,6 +17,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QSpinBox>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QtTest>
@@ -34,6 +35,7 @@ private slots:
     void verdictAndVerification();
     void whatIfSaysNothingOfThisComputer();
     void detailsOneClickAway();
+    void autoFitsWordsGoWithItsInputs();
 };
 
 void TestPlanSummary::init()
@@ -259,6 +261,33 @@ void TestPlanSummary::detailsOneClickAway()
     QVERIFY(panel.findChild<QLabel *>("hardwareLabel")->isVisible());
     QTest::mouseClick(panel.findChild<QWidget *>("planDetailsButton"), Qt::LeftButton);
     QVERIFY(!explanation->isVisible());
+}
+
+// What Auto-fit said holds for the margin and the machine it was given: a margin changed back, or
+// another machine in "Plan for", takes its words away ("lower the margin" stayed, and followed
+// the panel to this computer).
+void TestPlanSummary::autoFitsWordsGoWithItsInputs()
+{
+    AppCore cApp;
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
+    panel.show();
+    QVERIFY(open(panel, TestFixtures::instance().tinyApi()));
+    selectProfile(panel, "gtx1060-6g");
+    auto *margin = panel.findChild<QSpinBox *>("fitMargin");
+    const QString blocked = "Nothing fits in GTX 1060 6 GB + 32 GB RAM with the margin kept free on the GPU";
+    margin->setValue(9999);
+    panel.autoFit();
+    QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
+    margin->setValue(1024);
+    QVERIFY2(!panel.verdict().startsWith("Nothing fits"), qPrintable(panel.verdict()));
+    margin->setValue(9999);
+    panel.autoFit();
+    QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
+    auto *target = panel.findChild<QComboBox *>("planFor");
+    target->setCurrentIndex(0); // this computer
+    QVERIFY2(!panel.verdict().contains("Nothing fits"), qPrintable(panel.verdict()));
 }
 
 QTEST_MAIN(TestPlanSummary)
