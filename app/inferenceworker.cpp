@@ -328,8 +328,10 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         };
         report.result = tuner.tune(measure, m_cancel.generation,
                                    [&](int n, int total) { emit tuneProgress(n, total, QString()); });
-        if (!report.result.cancelled && !generationCancelled())
-            report.story = tuner.story(measure, m_cancel.generation);
+        const TuneResult &t = report.result;
+        if (!t.cancelled && !generationCancelled())
+            report.story = tuner.story(measure, m_cancel.generation,
+                                       t.best >= 0 ? &t.measurements[size_t(t.best)].candidate : nullptr);
         model = bench.takeModel();
     }
     report.result.cancelled = report.result.cancelled || generationCancelled();

@@ -360,7 +360,8 @@ void AutoTuner::tuneSpeculation(TuneResult &r, TuneMeasurement &best,
         best = *fastest; // else the best stays the one measured like every other (raw generation)
 }
 
-std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atomic<bool> *cancel) const
+std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atomic<bool> *cancel,
+                                       const TuneCandidate *best) const
 {
     std::vector<TuneStep> steps;
     const PlanSettings place = placement();
@@ -371,17 +372,19 @@ std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atom
     s.context.typeK = s.context.typeV = "f16";
     s.context.flashAttention = FlashAttention::Off;
     s.context.threads = std::max(1, cores / 2); // the untuned default of the guides: few threads
-    auto add = [&](const std::string &name, const PlanSettings &settings) {
+    auto add = [&](const std::string &name, const TuneCandidate &c) {
         if (cancel && cancel->load())
             return;
+        if (!steps.empty() && steps.back().measurement.candidate.label == c.label)
+            return; // the step changes nothing here
         TuneStep step;
         step.name = name;
-        step.measurement = measure(candidate(settings));
+        step.measurement = measure(c);
         const double base = steps.empty() ? step.measurement.generate.mean : steps.front().measurement.generate.mean;
         step.speedup = base > 0 ? step.measurement.generate.mean / base : 1.0;
         steps.push_back(step);
     };
-    add("baseline", s);
+    add("baseline", candidate(s));
     // + GPU layers: as many whole layers as fit with f16 KV and no expert placement.
     PlanSettings gpu = s;
     for (int n = place.load.gpuLayers; n >= 0; --n) {
@@ -389,25 +392,27 @@ std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atom
         if (fits(gpu))
             break;
     }
-    add("GPU layers", gpu);
+    add("GPU layers", candidate(gpu));
     // + q8_0 KV (with flash attention, which a quantized V cache needs).
     PlanSettings q8 = gpu;
     if (m_model.headSizeK % 32 == 0 && m_model.headSizeV % 32 == 0) {
         q8.context.typeK = q8.context.typeV = "q8_0";
         q8.context.flashAttention = FlashAttention::On;
     }
-    add("q8_0 KV", q8);
+    add("q8_0 KV", candidate(q8));
     // + more layers: auto-fit's placement (experts to RAM before whole layers).
     PlanSettings more = q8;
     more.load = place.load;
     if (!fits(more))
         more = q8;
-    add("more layers", more);
+    add("more layers", candidate(more));
     // + flash attention and all physical cores.
     PlanSettings full = more;
     full.context.flashAttention = FlashAttention::On;
     full.context.threads = cores;
-    add("flash attention + threads", full);
+    add("flash attention + threads", candidate(full));
+    if (best)
+        add("best", *best);
     return steps;
 }
 

@@ -92,8 +92,11 @@ public:
     // Every configuration of grid(): the reference the coordinate search is tested against.
     TuneResult sweep(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr) const;
     // The seed recipe's table: baseline, + GPU layers, + q8_0 KV, + more layers, + flash
-    // attention and threads, each measured.
-    std::vector<TuneStep> story(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr) const;
+    // attention and threads, each measured; a step that changes nothing on this machine (no GPU
+    // layers fit, a head size q8_0 does not divide) is left out. It ends with `best` (tune()'s
+    // fastest, named "best") where that is not the last step's configuration.
+    std::vector<TuneStep> story(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr,
+                                const TuneCandidate *best = nullptr) const;
 
     static std::string label(const PlanSettings &s);
 

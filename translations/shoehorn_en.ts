@@ -2186,6 +2186,10 @@
       <source>does not fit: </source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>= the best found (Apply best)</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>VisionMenu</name>

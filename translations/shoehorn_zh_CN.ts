@@ -2178,6 +2178,10 @@
       <source>does not fit: </source>
       <translation>放不下：</translation>
     </message>
+    <message>
+      <source>= the best found (Apply best)</source>
+      <translation>= 找到的最佳配置（应用最佳配置）</translation>
+    </message>
   </context>
   <context>
     <name>VisionMenu</name>

@@ -38,6 +38,8 @@ TuningDialog::TuningDialog(LoadedModel *model, TuningController *tuning, QWidget
     m_table->setColumnCount(4);
     m_table->setHorizontalHeaderLabels({tr("Configuration"), tr("Prompt t/s"), tr("Generation t/s"), tr("Note")});
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    for (int column = 1; column < 4; ++column) // "33120.0 ± 210.4" whole (it was cut)
+        m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -59,7 +61,11 @@ TuningDialog::TuningDialog(LoadedModel *model, TuningController *tuning, QWidget
     m_story->setObjectName(QStringLiteral("tuneStory"));
     m_story->setColumnCount(4);
     m_story->setHorizontalHeaderLabels({tr("Step"), tr("Configuration"), tr("Generation t/s"), tr("Speed-up")});
+    // The step's name whole (it was cut: "+ more layers (experts in …"); the configuration takes the rest.
+    m_story->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_story->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_story->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    m_story->horizontalHeader()->setSectionResizeMode(3, QHeaderView::ResizeToContents);
     m_story->verticalHeader()->hide();
     m_story->setEditTriggers(QAbstractItemView::NoEditTriggers);
     layout->addWidget(m_story, 2);
@@ -136,6 +142,7 @@ QString TuningDialog::stepName(const std::string &name) const
     if (name == "q8_0 KV") return tr("+ q8_0 KV cache");
     if (name == "more layers") return tr("+ more layers (experts in RAM)");
     if (name == "flash attention + threads") return tr("+ flash attention and threads");
+    if (name == "best") return tr("= the best found (Apply best)");
     return QString::fromStdString(name);
 }
 
@@ -177,8 +184,11 @@ void TuningDialog::setReport(const TuneReport &report)
             label->setFont(f);
         }
         m_table->setItem(i, 0, label);
-        m_table->setItem(i, 1, new QTableWidgetItem(QStringLiteral("%1 ± %2").arg(m.prompt.mean, 0, 'f', 1)
-                                                        .arg(m.prompt.stddev, 0, 'f', 1)));
+        // A chat-path trial (speculation) measures generation only: no "0.0 ± 0.0" for its prompt.
+        m_table->setItem(i, 1, new QTableWidgetItem(m.candidate.chatPath ? QStringLiteral("—")
+                                                                         : QStringLiteral("%1 ± %2")
+                                                                               .arg(m.prompt.mean, 0, 'f', 1)
+                                                                               .arg(m.prompt.stddev, 0, 'f', 1)));
         m_table->setItem(i, 2, new QTableWidgetItem(QStringLiteral("%1 ± %2").arg(m.generate.mean, 0, 'f', 1)
                                                         .arg(m.generate.stddev, 0, 'f', 1)));
         m_table->setItem(i, 3, new QTableWidgetItem(note));

@@ -46,6 +46,7 @@ private slots:
     void realMeasurementsOnFixture();
     void cancelLeavesModelUsable();
     void tuningStory();
+    void storyLeavesOutWhatChangesNothing();
     void speculationAxis_data();
     void speculationAxis();
     void speculationOnRandomWeights();
@@ -199,6 +200,37 @@ void TestAutoTune::tuningStory()
     for (const auto &s : steps)
         std::printf("%-28s %-70s %6.1f t/s  x%.2f\n", s.name.c_str(), s.measurement.candidate.label.c_str(),
                     s.measurement.generate.mean, s.speedup);
+}
+
+// On a machine without a GPU, "+ GPU layers" and "+ more layers" change nothing: they are not
+// rows that repeat the row above (the dialog showed four rows of one configuration). The story
+// ends with the tuned best where that is another configuration.
+void TestAutoTune::storyLeavesOutWhatChangesNothing()
+{
+    auto info = inspectModel(TestFixtures::instance().qwen3_30b().toStdString());
+    TuneRequest r;
+    r.base.context.contextSize = 4096;
+    r.target = cpuTarget();
+    r.target.ramAvailableBytes = r.target.ramTotalBytes = 32 * GiB; // the 30B shape takes 18
+    AutoTuner tuner(*info, r);
+    const TuneResult tuned = tuner.tune(synthetic);
+    QVERIFY(tuned.best >= 0);
+    TuneCandidate other = tuned.measurements[size_t(tuned.best)].candidate;
+    other.settings.context.ubatchSize = 256; // synthetic: 2 % faster
+    other.label = AutoTuner::label(other.settings);
+    const auto steps = tuner.story(synthetic, nullptr, &other);
+    QStringList names;
+    for (size_t i = 0; i < steps.size(); ++i) {
+        names << QString::fromStdString(steps[i].name);
+        if (i > 0)
+            QVERIFY2(steps[i].measurement.candidate.label != steps[i - 1].measurement.candidate.label,
+                     steps[i].name.c_str());
+    }
+    QCOMPARE(names, QStringList({"baseline", "q8_0 KV", "flash attention + threads", "best"}));
+    QCOMPARE(steps.back().measurement.candidate.label, other.label);
+    // The best that is the last step already is not a row of its own.
+    const auto same = tuner.story(synthetic, nullptr, &steps[2].measurement.candidate);
+    QCOMPARE(same.size(), size_t(3));
 }
 
 // Speculation as an axis (#29), with a stand-in for timing: the chat path is a little slower

@@ -65,14 +65,29 @@ void TestTuningDialog::runShowApply()
     const int rows = int(r.result.measurements.size());
     QVERIFY(rows >= 2);
     QCOMPARE(dialog.resultsTable()->rowCount(), rows);
+    int chatPathRows = 0; // speculation is measured on the chat path: generation only
+    for (int i = 0; i < rows; ++i)
+        if (r.result.measurements[size_t(i)].candidate.chatPath) {
+            ++chatPathRows;
+            QCOMPARE(dialog.resultsTable()->item(i, 1)->text(), QString("—"));
+        }
+    QVERIFY(chatPathRows > 0);
     QVERIFY(dialog.resultsTable()->item(r.result.best, 0)->font().bold());
     QVERIFY(dialog.resultsTable()->item(r.result.best, 3)->text().contains("best"));
     const auto sets = dialog.barSets();
     QCOMPARE(sets.size(), 2);
     QCOMPARE(sets[0]->count(), rows);
     QVERIFY(sets[1]->isBarSelected(r.result.best)); // the best bar is highlighted
-    QCOMPARE(dialog.storyTable()->rowCount(), 5);
-    QCOMPARE(dialog.storyTable()->item(0, 3)->text(), QString("×1.00"));
+    // The story: a row per step that changes the configuration here (no GPU on this machine: no
+    // "+ GPU layers" row repeating the baseline), ending with the best found.
+    QTableWidget *story = dialog.storyTable();
+    QCOMPARE(story->rowCount(), int(r.story.size()));
+    QVERIFY(story->rowCount() >= 2);
+    QCOMPARE(story->item(0, 3)->text(), QString("×1.00"));
+    for (int row = 1; row < story->rowCount(); ++row)
+        QVERIFY2(story->item(row, 1)->text() != story->item(row - 1, 1)->text(), qPrintable(story->item(row, 0)->text()));
+    QCOMPARE(story->item(story->rowCount() - 1, 1)->text(),
+             QString::fromStdString(r.result.measurements[size_t(r.result.best)].candidate.label));
 
     // Apply best: the controller takes the settings and reloads with them.
     const auto best = r.result.measurements[size_t(r.result.best)].candidate.settings;
