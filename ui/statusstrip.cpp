@@ -7,6 +7,8 @@
 #include <QLabel>
 #include <QProgressBar>
 
+#include <utility>
+
 StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *parent)
     : QWidget(parent), m_loaded(model), m_model(new QLabel(this)), m_stats(new QLabel(this)),
       m_context(new QProgressBar(this))
@@ -28,13 +30,14 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
 
     connect(chat, &ChatController::prefillProgress, this, &StatusStrip::onPrefill);
     connect(chat, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
-        m_stats->setText(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
+        showBusy(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
         setContext(used, size);
     });
     connect(chat, &ChatController::answerFinished, this, [this](const shoehorn::GenerationStats &s) {
         setContext(s.contextUsed, s.contextSize);
         // The context has its own bar beside this.
         m_stats->setText(tr("Last answer: %1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1));
+        m_busy = false;
     });
     connect(model, &LoadedModel::modelLoaded, this, [this](const ModelSummary &summary) {
         m_stats->clear();
@@ -43,9 +46,12 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
     });
     connect(model, &LoadedModel::stateChanged, this, [this](LoadedModel::State state) {
         if (state == LoadedModel::State::Tuning)
-            m_stats->setText(tr("The model is busy: auto-tune is running."));
+            showBusy(tr("The model is busy: auto-tune is running."));
         else if (state == LoadedModel::State::Generating)
-            m_stats->setText(PromptProgress::starting()); // at once, before the template is even applied
+            showBusy(PromptProgress::starting()); // at once, before the template is even applied
+        else if ((state == LoadedModel::State::Ready || state == LoadedModel::State::NoModel) &&
+                 std::exchange(m_busy, false))
+            m_stats->clear(); // "Reading the prompt…" stayed after a failed answer, "busy" after a tune
         updateModel();
     });
     updateModel();
@@ -53,7 +59,13 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
 
 void StatusStrip::onPrefill(int done, int total)
 {
-    m_stats->setText(m_prompt.update(done, total));
+    showBusy(m_prompt.update(done, total));
+}
+
+void StatusStrip::showBusy(const QString &text)
+{
+    m_stats->setText(text);
+    m_busy = true;
 }
 
 void StatusStrip::setContext(int used, int size)

@@ -21,10 +21,15 @@ public:
 private:
     void onPrefill(int done, int total);
     void setContext(int used, int size);
+    void showBusy(const QString &text);
+
 
     LoadedModel *m_loaded;
     QLabel *m_model;
     QLabel *m_stats;
     QProgressBar *m_context;
     PromptProgress m_prompt;
+    // m_stats says what the model is busy with (reading the prompt, writing, tuning): cleared
+    // when it is ready again without an answer's figures (a failed answer, a tune).
+    bool m_busy = false;
 };
