@@ -68,7 +68,7 @@ QStringList ApiController::exposures(const ApiConfig &config)
 {
     QStringList out;
     const QString host = config.host.trimmed();
-    if (!ApiServer::isLoopback(host.toStdString()))
+    if (!host.isEmpty() && !ApiServer::isLoopback(host.toStdString())) // empty: refused at Start, open to none
         out << tr("other computers that reach %1 can use the API (with the key)").arg(host);
     if (ApiServer::splitKeys(config.corsOrigins.toStdString()) == std::vector<std::string>{"*"} ||
         config.corsOrigins.contains(QLatin1Char('*')))

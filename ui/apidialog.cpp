@@ -53,6 +53,7 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
     connect(m_toggle, &QPushButton::clicked, this, &ApiDialog::toggle);
     row->addWidget(m_toggle);
     m_message = new QLabel;
+    m_message->setObjectName(QStringLiteral("apiMessage"));
     m_message->setWordWrap(true);
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     row->addWidget(m_message, 1);
@@ -111,6 +112,7 @@ QWidget *ApiDialog::buildSettings()
     m_settingsBox = box;
     auto *form = new QFormLayout(box);
     m_host = new QLineEdit(c.host);
+    m_host->setObjectName(QStringLiteral("apiHost"));
     m_host->setToolTip(tr("127.0.0.1: only this computer. 0.0.0.0: every network this computer is on "
                           "(needs an API key)."));
     form->addRow(tr("Host:"), m_host);
@@ -248,6 +250,11 @@ void ApiDialog::toggle()
         return;
     }
     const ApiConfig c = configFromFields();
+    if (c.host.trimmed().isEmpty()) { // it read "can be reached from other computers" (llama.cpp: "--host: empty")
+        m_message->setText(tr("Enter the address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for "
+                              "every network."));
+        return;
+    }
     if (ApiController::needsKey(c)) {
         m_message->setText(tr("%1 can be reached from other computers: it needs an API key (untick No key).").arg(c.host));
         return;
