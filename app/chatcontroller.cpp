@@ -128,11 +128,16 @@ int ChatController::appendAnswerRow()
     return row;
 }
 
+QString ChatController::autoTitle(const QString &firstText)
+{
+    return firstText.left(60).simplified();
+}
+
 void ChatController::ensureConversation(const QString &firstText)
 {
     if (!m_repo->isOpen() || m_conversation != 0)
         return;
-    m_conversation = m_repo->createConversation(firstText.left(60).simplified(), m_model->model().path,
+    m_conversation = m_repo->createConversation(autoTitle(firstText), m_model->model().path,
                                                 m_systemPrompt, ChatJson::optionsToJson(generationOptions()));
     if (m_conversation) {
         m_model->setChatSampling(generationOptions()); // the chat keeps them from now on
@@ -177,10 +182,15 @@ bool ChatController::editAndResend(int row, const QString &text)
         m_chat->message(row).author != Author::User)
         return false;
     const qint64 storeId = m_chat->message(row).storeId;
+    const QString before = m_chat->message(row).content;
     m_chat->truncate(row + 1);
     m_chat->setContent(row, trimmed);
     const auto history = m_chat->history(m_systemPrompt);
     m_repo->editQuestion(m_conversation, storeId, trimmed);
+    // The title made from the first question follows its edit (the list and an export kept the old
+    // words); a title the user gave stays.
+    if (row == 0 && m_conversation && conversationTitle() == autoTitle(before))
+        renameConversation(m_conversation, autoTitle(trimmed));
     startAnswer(appendAnswerRow(), history);
     return true;
 }
@@ -301,11 +311,12 @@ void ChatController::checkpoint()
         m_repo->saveAnswer(m_answerMessage, m_answerVersion, m_chat->message(m_answerRow));
 }
 
-void ChatController::endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats)
+void ChatController::endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats,
+                               const shoehorn::Error &error)
 {
     if (m_answerRow < 0)
         return;
-    m_chat->finish(m_answerRow, state, stats);
+    m_chat->finish(m_answerRow, state, stats, error);
     if (m_answerMessage) {
         checkpoint(); // a failed answer keeps what was written before the failure
         m_answerMessage = 0;
@@ -324,6 +335,6 @@ void ChatController::onFinished(const shoehorn::GenerationStats &stats)
 
 void ChatController::onFailed(const shoehorn::Error &error)
 {
-    endAnswer(ChatModel::State::Failed, nullptr);
+    endAnswer(ChatModel::State::Failed, nullptr, error);
     emit generationFailed(error);
 }

@@ -91,10 +91,11 @@ private:
     void onDelta(const QString &content, const QString &reasoning);
     void onFinished(const shoehorn::GenerationStats &stats);
     void onFailed(const shoehorn::Error &error);
-    void endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats);
+    void endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats, const shoehorn::Error &error = {});
     void startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history);
     int appendAnswerRow(); // an empty streaming answer, in the chat and the store
     void ensureConversation(const QString &firstText);
+    static QString autoTitle(const QString &firstText); // a new chat's title, from its first question
     void storeChatSettings();
     void checkpoint();
 

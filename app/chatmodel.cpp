@@ -135,12 +135,13 @@ void ChatModel::setNote(int row, const QString &note)
     emit dataChanged(index(row), index(row), {NoteRole});
 }
 
-void ChatModel::finish(int row, State state, const shoehorn::GenerationStats *stats)
+void ChatModel::finish(int row, State state, const shoehorn::GenerationStats *stats, const shoehorn::Error &error)
 {
     if (row < 0 || row >= m_messages.size())
         return;
     Message &m = m_messages[row];
     m.state = state;
+    m.error = error;
     m.note.clear();
     QList<int> roles{StateRole, StatsRole, NoteRole};
     if (m.reasoningMs < 0 && !m.reasoning.isEmpty() && m_thinking.isValid()) {

@@ -40,6 +40,7 @@ public:
         bool hasStats = false;
         shoehorn::GenerationStats stats;
         qint64 reasoningMs = -1;
+        shoehorn::Error error; // why a Failed answer failed (this session only: not stored)
     };
     struct Message : Version {
         Author author = Author::User;
@@ -69,7 +70,7 @@ public:
     static State stateFromStored(const QString &name);
     int appendMessage(const Message &message);
     void appendText(int row, const QString &content, const QString &reasoning);
-    void finish(int row, State state, const shoehorn::GenerationStats *stats);
+    void finish(int row, State state, const shoehorn::GenerationStats *stats, const shoehorn::Error &error = {});
     // Keeps what is shown as a version and starts an empty streaming one (regenerate).
     void beginNewVersion(int row);
     void setCurrentVersion(int row, int version);

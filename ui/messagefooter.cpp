@@ -1,5 +1,6 @@
 #include "messagefooter.h"
 
+#include "errortext.h"
 #include "messagewriter.h"
 
 #include <QTextCursor>
@@ -9,8 +10,9 @@ QStringList MessageFooter::status(const ChatModel::Message &m)
     QStringList parts;
     if (m.state == ChatModel::State::Stopped)
         parts << tr("Stopped");
-    else if (m.state == ChatModel::State::Failed)
-        parts << tr("Failed");
+    else if (m.state == ChatModel::State::Failed) // with why, while this session knows it (the box closed)
+        parts << (m.error ? tr("Failed: %1").arg(ErrorText::message(m.error).section(QLatin1Char('\n'), 0, 0))
+                          : tr("Failed"));
     if (!m.hasStats || m.author != ChatModel::Author::Assistant)
         return parts;
     const auto &s = m.stats;

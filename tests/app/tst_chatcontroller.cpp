@@ -52,6 +52,7 @@ private slots:
     void secondTurnReusesCache();
     void destroyWhileGenerating();
     void chatsAreStoredAndReopened();
+    void titleFollowsTheFirstQuestionsEdit();
 };
 
 void TestChatController::init()
@@ -184,6 +185,7 @@ void TestChatController::fatalDecodeIsAnError()
     QCOMPARE(finished.count(), 0);
     QCOMPARE(failed.first().first().value<shoehorn::Error>().code, shoehorn::ErrorCode::DecodeFailed);
     QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Failed);
+    QCOMPARE(c.chatModel()->message(1).error.code, shoehorn::ErrorCode::DecodeFailed); // the footer says why
     QCOMPARE(c.chatModel()->message(1).content, QString("w0 w1 w2 ")); // what came before stays
     QCOMPARE(c.store()->messages(c.currentConversation()).at(1).state, QString("failed"));
     QCOMPARE(lm.state(), State::Ready);
@@ -297,6 +299,29 @@ void TestChatController::chatsAreStoredAndReopened()
     QVERIFY(again.deleteConversation(conversation));
     QCOMPARE(again.chatModel()->rowCount(), 0);
     QVERIFY(again.store()->conversations().isEmpty());
+}
+
+// A chat's title is made from its first question; editing that question made the title (the
+// list, an export's file name and heading) stale. A title the user gave stays.
+void TestChatController::titleFollowsTheFirstQuestionsEdit()
+{
+    FakeChat f;
+    f.worker->tokens = 2;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QVERIFY(c.send(QStringLiteral("Hello, who are you?")));
+    QTRY_COMPARE(finished.count(), 1);
+    QCOMPARE(c.conversationTitle(), QString("Hello, who are you?"));
+    QSignalSpy listed(&c, &ChatController::conversationsChanged);
+    QVERIFY(c.editAndResend(0, QStringLiteral("Tell me a story")));
+    QTRY_COMPARE(finished.count(), 2);
+    QCOMPARE(c.conversationTitle(), QString("Tell me a story"));
+    QVERIFY(listed.count() >= 1);
+    QVERIFY(c.renameConversation(c.currentConversation(), QStringLiteral("Stories")));
+    QVERIFY(c.editAndResend(0, QStringLiteral("Tell me another")));
+    QTRY_COMPARE(finished.count(), 3);
+    QCOMPARE(c.conversationTitle(), QString("Stories"));
 }
 
 QTEST_GUILESS_MAIN(TestChatController)

@@ -1,5 +1,6 @@
 // The status line under a message (MessageFooter::status): how it ended and its statistics,
 // speculative decoding's drafted and accepted tokens among them.
+#include "errortext.h"
 #include "messagefooter.h"
 #include "translations.h"
 
@@ -19,6 +20,8 @@ private slots:
     }
     void status_data();
     void status();
+    void failedSaysWhy_data();
+    void failedSaysWhy();
 };
 
 void TestMessageFooter::status_data()
@@ -67,6 +70,28 @@ void TestMessageFooter::status()
     m.stats.draftTokens = drafted;
     m.stats.draftAccepted = accepted;
     m.stats.trimmedMessages = trimmed;
+    QCOMPARE(MessageFooter::status(m).join(" · "), says);
+}
+
+void TestMessageFooter::failedSaysWhy_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("reason unknown (a stored chat)") << int(ErrorCode::None) << "Failed";
+    QTest::newRow("no projector") << int(ErrorCode::NoProjector)
+                                  << "Failed: This model cannot see images: no vision projector (mmproj) is paired with it.";
+    QTest::newRow("out of memory") << int(ErrorCode::OutOfMemory) << "Failed: " + ErrorText::message({ErrorCode::OutOfMemory, {}})
+                                                                               .section('\n', 0, 0);
+}
+
+// A failed answer says why while this session knows it: once the message box was closed the
+// chat said only "Failed" (found using the window). The sentence, not the engine's details.
+void TestMessageFooter::failedSaysWhy()
+{
+    QFETCH(int, code);
+    QFETCH(QString, says);
+    ChatModel::Message m = ChatModel::make(ChatModel::Author::Assistant, "partial", ChatModel::State::Failed);
+    m.error = {ErrorCode(code), "a message has 1 image(s), and no vision projector is loaded"};
     QCOMPARE(MessageFooter::status(m).join(" · "), says);
 }
 
