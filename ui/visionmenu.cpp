@@ -62,7 +62,10 @@ void VisionMenu::rebuild()
         });
         return a;
     };
-    QString automatic = tr("Automatic: none beside the model");
+    // Projectors beside the model that are for another one are named so: "none beside the model"
+    // above a greyed file beside it read as a contradiction.
+    QString automatic = candidates.isEmpty() ? tr("Automatic: none beside the model")
+                                             : tr("Automatic: none of the projectors beside the model fits it");
     for (const auto &c : candidates)
         if (!c.mismatch) {
             automatic = tr("Automatic: %1").arg(QFileInfo(c.path).fileName());
@@ -70,8 +73,9 @@ void VisionMenu::rebuild()
         }
     choice(automatic, QString(), s.projector.isEmpty(), true);
     for (const auto &c : candidates) {
-        QAction *a = choice(QStringLiteral("%1 (%2)").arg(QFileInfo(c.path).fileName(), c.precision), c.path,
-                            s.projector == c.path, !c.mismatch);
+        const QString name = QStringLiteral("%1 (%2)").arg(QFileInfo(c.path).fileName(), c.precision);
+        QAction *a = choice(c.mismatch ? tr("%1: for another model").arg(name) : name, c.path, s.projector == c.path,
+                            !c.mismatch);
         if (c.mismatch)
             a->setToolTip(ErrorText::message(c.mismatch));
     }

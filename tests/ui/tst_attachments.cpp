@@ -20,6 +20,8 @@
 #include "visionmenu.h"
 
 #include <QClipboard>
+#include <QDir>
+#include <QFileInfo>
 #include <QDialog>
 #include <QGuiApplication>
 #include <QImage>
@@ -85,6 +87,7 @@ private slots:
     void attachDropPasteAndSend();
     void badFilesAndNoProjectorLoseNothing();
     void visionMenuSwitchesWithoutReload();
+    void visionMenuNamesProjectorsForAnotherModel();
     void largeImageDoesNotStallTheWindow();
 };
 
@@ -220,6 +223,26 @@ void TestAttachments::visionMenuSwitchesWithoutReload()
     QTRY_VERIFY_WITH_TIMEOUT(w.controllerApp.vision()->vision().path.isEmpty(), 20000);
     QCOMPARE(loads.count(), 0);
     QCOMPARE(w.lm.modelSettings().projector, ModelSettings::kNoProjector);
+}
+
+// A model beside projectors for another model: "Automatic" and the files say so ("none beside
+// the model" above a greyed projector beside it read as a contradiction).
+void TestAttachments::visionMenuNamesProjectorsForAnotherModel()
+{
+    TestFixtures::instance().tinyVision(); // the vision folder with its two projectors
+    const QString other = QFileInfo(TestFixtures::instance().projector("F16")).dir().filePath("other-model.gguf");
+    QVERIFY(QFile::exists(other) || QFile::copy(TestFixtures::instance().tinyApi(), other));
+    Window w;
+    QVERIFY(open(w, other, false));
+    VisionMenu *menu = w.window->findChild<VisionMenu *>(QStringLiteral("visionMenu"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.controllerApp.vision()->facts(other, {}).has_value(), 20000);
+    menu->rebuild();
+    QStringList texts;
+    for (QAction *a : menu->actions())
+        texts << a->text();
+    const QString all = texts.join('|');
+    QVERIFY2(all.contains("Automatic: none of the projectors beside the model fits it"), qPrintable(all));
+    QVERIFY2(all.contains("mmproj-tiny-vision-F16.gguf (F16): for another model"), qPrintable(all));
 }
 
 // A 4000x3000 photo takes a few hundred ms to decode: read, checked and made a thumbnail off the
