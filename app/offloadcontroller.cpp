@@ -98,6 +98,11 @@ bool OffloadController::isLoadedModel() const
     return m_model->hasModel() && m_model->model().path == m_path;
 }
 
+const MemoryPlan *OffloadController::measured() const
+{
+    return m_hasMeasured && m_targets->isThisComputer() ? &m_measured : nullptr;
+}
+
 OffloadController::RamParts OffloadController::ramParts() const
 {
     RamParts r;
@@ -107,7 +112,7 @@ OffloadController::RamParts OffloadController::ramParts() const
     r.plannedFile = m_plan.mmapResidentBytes;
     const ProcessMemory &now = m_targets->hardware().process;
     const HeldMemory &held = m_model->model().held;
-    if (isLoadedModel() && now.known && held.before.known) {
+    if (isLoadedModel() && m_targets->isThisComputer() && now.known && held.before.known) {
         r.loaded = true;
         r.actualAnonymous = held.ramBytes(now);
         r.actualFile = now.fileBytes > held.before.fileBytes ? now.fileBytes - held.before.fileBytes : 0;

@@ -90,7 +90,8 @@ public:
     ModelSettings settings() const { return m_settings; }
     void setSettings(const ModelSettings &settings); // the user edited them
     const shoehorn::MemoryPlan &plan() const { return m_plan; }
-    const shoehorn::MemoryPlan *measured() const { return m_hasMeasured ? &m_measured : nullptr; }
+    // What llama.cpp allocated at the load, on this computer: none while planning a what-if machine.
+    const shoehorn::MemoryPlan *measured() const;
     const std::optional<shoehorn::FitResult> &lastFit() const { return m_lastFit; }
     void autoFit();
     void loadOrReload();
