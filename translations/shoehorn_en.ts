@@ -202,6 +202,10 @@
       <source>Paused while auto-tune measures the model: requests get 503 with Retry-After until it ends.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Enter the address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for every network.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>
@@ -1286,6 +1290,10 @@
       <source>speculative: %1 of %2 drafted tokens accepted (%3 %)</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Failed: %1</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -2247,6 +2255,14 @@
     </message>
     <message>
       <source>Like llama-server's --no-mmproj-offload: saves GPU memory, encodes images more slowly</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Automatic: none of the projectors beside the model fits it</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>%1: for another model</source>
       <translation type="unfinished" />
     </message>
   </context>

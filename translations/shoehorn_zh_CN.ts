@@ -164,7 +164,7 @@
     </message>
     <message>
       <source>The chat and these requests are slots of one llama.cpp context with one KV cache (llama.cpp's unified cache): each uses what the others leave free, up to the context set in the Offload panel. So the memory the plan shows is the same with the API on or off, and turning it on loads nothing.</source>
-      <translation>聊天和这些请求是同一个 llama.cpp 上下文中的槽位，共用一个 KV 缓存（llama.cpp 的统一缓存）：每个槽位使用其他槽位剩下的空间，上限为卸载面板中设置的上下文。因此无论 API 开启与否，计划显示的内存都相同，开启它也不会加载任何内容。</translation>
+      <translation>聊天和这些请求是同一个 llama.cpp 上下文中的槽位，共用一个 KV 缓存（llama.cpp 的统一缓存）：每个槽位使用其他槽位剩下的空间，上限为“分配”面板中设置的上下文。因此无论 API 开启与否，计划显示的内存都相同，开启它也不会加载任何内容。</translation>
     </message>
     <message>
       <source>Context:</source>
@@ -196,11 +196,15 @@
     </message>
     <message>
       <source>Shared with the chat: the Offload panel's context and KV cache. Turning the API on loads nothing and takes no more memory.</source>
-      <translation>与聊天共用：卸载面板中的上下文和 KV 缓存。开启 API 不会加载任何内容，也不会占用更多内存。</translation>
+      <translation>与聊天共用：“分配”面板中的上下文和 KV 缓存。开启 API 不会加载任何内容，也不会占用更多内存。</translation>
     </message>
     <message>
       <source>Paused while auto-tune measures the model: requests get 503 with Retry-After until it ends.</source>
       <translation>自动调优正在测量模型，API 暂停：结束前请求会收到 503 和 Retry-After。</translation>
+    </message>
+    <message>
+      <source>Enter the address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for every network.</source>
+      <translation>请输入要监听的地址：127.0.0.1 仅限本机，0.0.0.0 为所有网络。</translation>
     </message>
   </context>
   <context>
@@ -268,7 +272,7 @@
     <name>ChatList</name>
     <message>
       <source>Chats</source>
-      <translation>对话</translation>
+      <translation>对话列表</translation>
     </message>
     <message>
       <source>Search chats</source>
@@ -369,7 +373,7 @@
     <name>ConversationPanel</name>
     <message>
       <source>Conversation</source>
-      <translation>对话</translation>
+      <translation>对话设置</translation>
     </message>
     <message>
       <source>System prompt</source>
@@ -1282,6 +1286,10 @@
     <message>
       <source>speculative: %1 of %2 drafted tokens accepted (%3 %)</source>
       <translation>推测解码：%2 个草稿 token 中接受了 %1 个（%3 %）</translation>
+    </message>
+    <message>
+      <source>Failed: %1</source>
+      <translation>失败：%1</translation>
     </message>
   </context>
   <context>
@@ -2240,6 +2248,14 @@
     <message>
       <source>Like llama-server's --no-mmproj-offload: saves GPU memory, encodes images more slowly</source>
       <translation>相当于 llama-server 的 --no-mmproj-offload：节省显存，但图片编码更慢</translation>
+    </message>
+    <message>
+      <source>Automatic: none of the projectors beside the model fits it</source>
+      <translation>自动：模型旁的投影器都不适用于它</translation>
+    </message>
+    <message>
+      <source>%1: for another model</source>
+      <translation>%1：属于其他模型</translation>
     </message>
   </context>
   <context>
