@@ -5,6 +5,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHostAddress>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
 #include <QStandardPaths>
@@ -59,6 +61,13 @@ bool ApiController::needsKey(const ApiConfig &config)
     return (config.noKey || config.key.trimmed().isEmpty()) && !ApiServer::isLoopback(config.host.trimmed().toStdString());
 }
 
+bool ApiController::plausibleHost(const QString &host)
+{
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"));
+    const QString h = host.trimmed();
+    return !QHostAddress(h).isNull() || name.match(h).hasMatch();
+}
+
 Error ApiController::check(const ApiConfig &config)
 {
     return ApiServer::checkOptions(config.options());
@@ -68,7 +77,7 @@ QStringList ApiController::exposures(const ApiConfig &config)
 {
     QStringList out;
     const QString host = config.host.trimmed();
-    if (!host.isEmpty() && !ApiServer::isLoopback(host.toStdString())) // empty: refused at Start, open to none
+    if (plausibleHost(host) && !ApiServer::isLoopback(host.toStdString())) // else refused at Start: open to none
         out << tr("other computers that reach %1 can use the API (with the key)").arg(host);
     if (ApiServer::splitKeys(config.corsOrigins.toStdString()) == std::vector<std::string>{"*"} ||
         config.corsOrigins.contains(QLatin1Char('*')))

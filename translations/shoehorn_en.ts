@@ -206,6 +206,10 @@
       <source>Enter the address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for every network.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>%1 is not an address or a host name: 127.0.0.1 is this computer only, 0.0.0.0 every network.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>

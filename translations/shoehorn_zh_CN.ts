@@ -206,6 +206,10 @@
       <source>Enter the address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for every network.</source>
       <translation>请输入要监听的地址：127.0.0.1 仅限本机，0.0.0.0 为所有网络。</translation>
     </message>
+    <message>
+      <source>%1 is not an address or a host name: 127.0.0.1 is this computer only, 0.0.0.0 every network.</source>
+      <translation>%1 不是地址或主机名：127.0.0.1 仅限本机，0.0.0.0 为所有网络。</translation>
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>

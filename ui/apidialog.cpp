@@ -110,6 +110,7 @@ QWidget *ApiDialog::buildSettings()
     const ApiConfig c = m_api->config();
     auto *box = new QGroupBox(tr("Settings"));
     m_settingsBox = box;
+    box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     auto *form = new QFormLayout(box);
     m_host = new QLineEdit(c.host);
     m_host->setObjectName(QStringLiteral("apiHost"));
@@ -253,6 +254,11 @@ void ApiDialog::toggle()
     if (c.host.trimmed().isEmpty()) { // it read "can be reached from other computers" (llama.cpp: "--host: empty")
         m_message->setText(tr("Enter the address to listen on: 127.0.0.1 for this computer only, 0.0.0.0 for "
                               "every network."));
+        return;
+    }
+    if (!ApiController::plausibleHost(c.host)) { // not "needs an API key" for a host that cannot be
+        m_message->setText(tr("%1 is not an address or a host name: 127.0.0.1 is this computer only, 0.0.0.0 "
+                              "every network.").arg(c.host.trimmed()));
         return;
     }
     if (ApiController::needsKey(c)) {

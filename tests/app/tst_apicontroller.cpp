@@ -557,6 +557,9 @@ void TestApiController::exposuresAreNamed_data()
     QTest::newRow("all interfaces") << "0.0.0.0" << "localhost" << false << QStringList{"other computers"};
     // No host yet (refused at Start): "other computers that reach  can use the API" before.
     QTest::newRow("no host") << "" << "localhost" << false << QStringList{};
+    QTest::newRow("not a host") << "not a host!!" << "localhost" << false << QStringList{};
+    QTest::newRow("a host name") << "gpu-box.lan" << "localhost" << false << QStringList{"other computers"};
+    QTest::newRow("IPv6") << "::" << "localhost" << false << QStringList{"other computers"};
     QTest::newRow("every site") << "127.0.0.1" << "*" << false << QStringList{"every web site"};
     QTest::newRow("no key") << "127.0.0.1" << "localhost" << true << QStringList{"no key"};
     QTest::newRow("all three") << "192.168.1.5" << "https://a.example, *" << true

@@ -15,11 +15,12 @@ class TestApiDialog : public QObject
 private slots:
     void initTestCase() { isolateSettings(); }
     void emptyHostIsAskedFor();
+    void textIsNeverSqueezed();
 };
 
 // An emptied Host field said "can be reached from other computers: it needs an API key" and the
 // exposure line "other computers that reach  can use the API" (found using the window).
-void TestApiDialog::emptyHostIsAskedFor()
+void TestApiDialog::emptyHostIsAskedFor() // and a host that is none
 {
     ApiController api(std::make_shared<ApiHost>());
     ApiDialog dialog(&api);
@@ -31,6 +32,38 @@ void TestApiDialog::emptyHostIsAskedFor()
     const QString said = dialog.findChild<QLabel *>("apiMessage")->text();
     QVERIFY2(said.startsWith("Enter the address to listen on: 127.0.0.1"), qPrintable(said));
     QCOMPARE(api.state(), ApiController::State::Off);
+    // Neither an address nor a name: said so ("can be reached from other computers: it needs an
+    // API key" before), and no warning about who could reach it.
+    host->setText("not a host!!");
+    QVERIFY(!dialog.findChild<QLabel *>("apiExposure")->isVisible());
+    QTest::mouseClick(dialog.findChild<QPushButton *>("apiToggle"), Qt::LeftButton);
+    QCOMPARE(dialog.findChild<QLabel *>("apiMessage")->text(),
+             QString("not a host!! is not an address or a host name: 127.0.0.1 is this computer only, 0.0.0.0 every "
+                     "network."));
+}
+
+// With the red exposure line shown, the dialog's wrapped sentences were cut at top and bottom
+// (found using the window): each label gets the height its text needs at its width, at the
+// dialog's own size and on a 1366x768 laptop's.
+void TestApiDialog::textIsNeverSqueezed()
+{
+    ApiController api(std::make_shared<ApiHost>());
+    ApiDialog dialog(&api);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    dialog.findChild<QLineEdit *>("apiHost")->setText("a-host-name-long-enough-to-take-two-lines-in-the-dialog.example.lan");
+    QVERIFY(dialog.findChild<QLabel *>("apiExposure")->isVisible());
+    for (const QSize size : {dialog.size(), QSize(720, 700)}) {
+        dialog.resize(size);
+        QTest::qWait(50);
+        for (QLabel *l : dialog.findChildren<QLabel *>()) {
+            if (!l->isVisible() || !l->wordWrap() || l->text().isEmpty())
+                continue;
+            QVERIFY2(l->height() >= l->heightForWidth(l->width()),
+                     qPrintable(QString("%1 at %2x%3: %4 px of %5").arg(l->text().left(40)).arg(size.width())
+                                    .arg(size.height()).arg(l->height()).arg(l->heightForWidth(l->width()))));
+        }
+    }
 }
 
 QTEST_MAIN(TestApiDialog)
