@@ -2,12 +2,24 @@
 
 // What the offload panel's tests do to it, as a person would: pick a machine in "Plan for", open
 // a model and wait until its GGUF has been read (in the background).
+#include "appcore.h"
+#include "loadedmodel.h"
+#include "offloadcontroller.h"
 #include "offloadpanel.h"
 
 #include <QComboBox>
 #include <QtTest>
 
 namespace panelsteps {
+
+// The panel on the real controllers, shown, as the window has it.
+struct ShownPanel {
+    AppCore cApp;
+    LoadedModel &lm = *cApp.model();
+    OffloadController plans{&lm, cApp.hardware(), cApp.api(), cApp.vision()};
+    OffloadPanel panel{&plans, &lm, cApp.tuning()};
+    ShownPanel() { panel.show(); }
+};
 
 inline void selectProfile(OffloadPanel &p, const QString &id)
 {

@@ -270,11 +270,8 @@ void TestPlanSummary::detailsOneClickAway()
 // the panel to this computer).
 void TestPlanSummary::autoFitsWordsGoWithItsInputs()
 {
-    AppCore cApp;
-    LoadedModel &lm = *cApp.model();
-    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
-    panel.show();
+    panelsteps::ShownPanel shown;
+    OffloadPanel &panel = shown.panel;
     QVERIFY(open(panel, TestFixtures::instance().tinyApi()));
     selectProfile(panel, "gtx1060-6g");
     auto *margin = panel.findChild<QSpinBox *>("fitMargin");
@@ -296,11 +293,10 @@ void TestPlanSummary::autoFitsWordsGoWithItsInputs()
 // "Allocated at load: 4.5 MiB (+96.8%)" and the RAM line "Resident now" against the what-if plan.
 void TestPlanSummary::whatIfShowsNoLoadOfThisComputer()
 {
-    AppCore cApp;
-    LoadedModel &lm = *cApp.model();
-    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
-    panel.show();
+    panelsteps::ShownPanel p;
+    LoadedModel &lm = p.lm;
+    OffloadController &panelPlans = p.plans;
+    OffloadPanel &panel = p.panel;
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
     lm.openModel(TestFixtures::instance().tinyApi());
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
