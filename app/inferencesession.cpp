@@ -167,12 +167,11 @@ void InferenceSession::onLoaded(const ModelSummary &summary)
 
 void InferenceSession::onLoadFailed(const Error &error)
 {
+    m_model = ModelSummary{}; // the worker dropped the previous model before this load
     if (m_pending) {
         startLoad();
         return;
     }
-    // The worker dropped the previous model before loading.
-    m_model = ModelSummary{};
     setState(State::NoModel);
     emit loadFailed(error);
 }

@@ -91,7 +91,10 @@ void InferenceWorker::loadModel(const QString &path, const LoadSettings &load, c
     // The new file is checked before the old model goes: one that fails (not a GGUF, one
     // llama.cpp would crash on) leaves the loaded model, and the API serving it, as they were.
     if (auto failed = checkUntrustedFile(path, m_cancel.load)) {
-        emit loadRefused(*failed);
+        if (m_session)
+            emit loadRefused(*failed);
+        else // none to keep: an earlier load or a tune dropped it
+            emit loadFailed(*failed);
         return;
     }
     // Free the old model first: two large models rarely fit at once. The session is its one
@@ -331,7 +334,7 @@ void InferenceWorker::autoTune(const TuneRequest &request)
         const TuneResult &t = report.result;
         if (!t.cancelled && !generationCancelled())
             report.story = tuner.story(measure, m_cancel.generation,
-                                       t.best >= 0 ? &t.measurements[size_t(t.best)].candidate : nullptr);
+                                       t.best >= 0 ? &t.measurements[size_t(t.best)] : nullptr);
         model = bench.takeModel();
     }
     report.result.cancelled = report.result.cancelled || generationCancelled();

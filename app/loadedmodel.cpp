@@ -57,8 +57,10 @@ void LoadedModel::reload()
 
 void LoadedModel::openModel(const QString &path)
 {
-    m_settingsBefore = m_settings;
-    m_ownSamplingBefore = m_ownSampling;
+    if (state() != State::Loading) { // an open during a load keeps what the model before it had
+        m_settingsBefore = m_settings;
+        m_ownSamplingBefore = m_ownSampling;
+    }
     // The worker caps the context at the trained length, so the first-open rule needs no GGUF here.
     ModelSettings s = AppSettings::forModel(path, m_settings, model().path);
     m_ownSampling = s.generation;

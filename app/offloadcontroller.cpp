@@ -63,7 +63,6 @@ void OffloadController::setModelPath(const QString &path)
     if (path == m_path && (m_info || inspecting()))
         return;
     m_path = path;
-    m_hasMeasured = false;
     m_lastFit.reset();
     m_info.reset();
     m_inspectError = {};
@@ -100,7 +99,7 @@ bool OffloadController::isLoadedModel() const
 
 const MemoryPlan *OffloadController::measured() const
 {
-    return m_hasMeasured && m_targets->isThisComputer() ? &m_measured : nullptr;
+    return isLoadedModel() && m_targets->isThisComputer() ? &m_model->model().measured : nullptr;
 }
 
 OffloadController::RamParts OffloadController::ramParts() const
@@ -310,8 +309,6 @@ void OffloadController::onModelLoaded(const ModelSummary &summary)
         setModelPath(summary.path);
     m_settings = m_model->modelSettings();
     // After loading, the gauges also show what llama.cpp really allocated.
-    m_measured = summary.measured;
-    m_hasMeasured = true;
     emit settingsChanged();
     replan();
 }

@@ -128,8 +128,6 @@ private:
     std::shared_ptr<const shoehorn::ModelInfo> m_draft;
     int m_marginMiB = 1024;
     shoehorn::MemoryPlan m_plan;
-    shoehorn::MemoryPlan m_measured;
-    bool m_hasMeasured = false;
     std::optional<shoehorn::FitResult> m_lastFit;
     QTimer m_exactDelay;
     bool m_exactRunning = false;

@@ -1,8 +1,10 @@
 #pragma once
 
 // A Worker without llama.cpp, for tests of what sits above the inference thread. It answers
-// like the real one, on the session's thread: a load succeeds unless the path contains "bad",
-// an answer streams `tokens` pieces of text `tokenMs` apart until done or cancelled.
+// like the real one, on the session's thread: a path containing "refused" fails the file check
+// before anything is dropped (loadRefused while a model is held, as the real worker), one
+// containing "bad" fails after the old model went; other loads succeed. An answer streams
+// `tokens` pieces of text `tokenMs` apart until done or cancelled.
 #include "worker.h"
 
 #include <QThread>
@@ -30,6 +32,15 @@ public:
                    const shoehorn::ContextSettings &context) override
     {
         ++loads;
+        if (path.contains(QLatin1String("refused"))) {
+            const shoehorn::Error e{shoehorn::ErrorCode::NotGguf, "the file does not start with the GGUF magic"};
+            if (m_holding)
+                emit loadRefused(e);
+            else
+                emit loadFailed(e);
+            return;
+        }
+        m_holding = false; // the old model goes before the load
         for (int waited = 0; waited < loadMs; waited += 5) {
             if (loadCancelled()) {
                 emit loadFailed({shoehorn::ErrorCode::Cancelled, "cancelled"});
@@ -50,6 +61,7 @@ public:
         s.load = load;
         s.context = context;
         s.held = held;
+        m_holding = true;
         emit modelLoaded(s);
     }
 
@@ -81,6 +93,8 @@ public:
             QThread::msleep(5);
         if (tuneMs > 0 && !resumeCancelled())
             ++*resumes;
+        else if (resumeCancelled())
+            m_holding = false; // not loaded again
         emit tuneFinished(TuneReport{});
     }
 
@@ -92,4 +106,7 @@ public:
         c.ok = true;
         emit exactPlanFinished(c);
     }
+
+private:
+    bool m_holding = false; // a model is loaded (on the worker's thread only)
 };

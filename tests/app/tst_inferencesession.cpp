@@ -31,6 +31,7 @@ private slots:
     void loadDuringLoadLoadsTheLatestOnce();
     void cancelLoad();
     void failedLoadLeavesNoModel();
+    void refusedFileKeepsTheModel();
     void exactPlansCollapseToTheNewest();
     void shutdownHasADeadline();
     void loadDuringTuningSkipsItsResume();
@@ -187,6 +188,39 @@ void TestInferenceSession::failedLoadLeavesNoModel()
     QCOMPARE(failed.first().first().value<shoehorn::Error>().code, shoehorn::ErrorCode::NotGguf);
     QVERIFY(!f.session.hasModel()); // the worker dropped the old model before loading
     QCOMPARE(f.session.state(), State::NoModel);
+}
+
+// A file that fails its check is refused before the worker drops anything: the model stays.
+// Where an earlier load already dropped it (cancelled by this one), or a tune that was not to
+// load it again, there is none to keep: no model, said as a failed load.
+void TestInferenceSession::refusedFileKeepsTheModel()
+{
+    Fixture f;
+    QVERIFY(loadModel(f.session, "/models/a.gguf"));
+    QSignalSpy failed(&f.session, &InferenceSession::loadFailed);
+    f.session.load("/models/refused.gguf", {}, {});
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(failed.last().first().value<shoehorn::Error>().code, shoehorn::ErrorCode::NotGguf);
+    QCOMPARE(f.session.state(), State::Ready);
+    QCOMPARE(f.session.model().path, QString("/models/a.gguf"));
+
+    f.worker->loadMs = 2000;
+    f.session.load("/models/b.gguf", {}, {}); // drops a
+    QTest::qWait(50);
+    f.session.load("/models/refused.gguf", {}, {}); // cancels b, then is refused
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 2, 5000);
+    QCOMPARE(f.session.state(), State::NoModel);
+    QVERIFY(!f.session.hasModel());
+
+    f.worker->loadMs = 0;
+    QVERIFY(loadModel(f.session, "/models/a.gguf"));
+    f.worker->tuneMs = 100000;
+    QVERIFY(f.session.startTuning({}));
+    QTest::qWait(20);
+    f.session.load("/models/refused.gguf", {}, {}); // the tune ends without loading a again
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 3, 5000);
+    QCOMPARE(f.session.state(), State::NoModel);
+    QVERIFY(!f.session.hasModel());
 }
 
 void TestInferenceSession::exactPlansCollapseToTheNewest()

@@ -136,8 +136,13 @@ void TestOpenPath::aRefusedFileKeepsTheLoadedModel()
     QTRY_COMPARE_WITH_TIMEOUT(api.state(), ApiController::State::On, 20000);
 
     QSignalSpy failed(&lm, &LoadedModel::loadFailed);
+    OffloadController &panel = *cApp.offload();
+    QVERIFY(panel.measured() != nullptr);
+    panel.setModelPath(bad); // as the window opens a file
     lm.openModel(bad);
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 20000);
+    panel.setModelPath(good); // as the window shows the loaded model again
+    QVERIFY(panel.measured() != nullptr); // its figures at load are back with it
     QCOMPARE(failed.at(0).at(0).value<shoehorn::Error>().code, shoehorn::ErrorCode::NotGguf);
     QCOMPARE(lm.state(), LoadedModel::State::Ready);
     QVERIFY(lm.hasModel());
