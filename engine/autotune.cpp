@@ -361,7 +361,7 @@ void AutoTuner::tuneSpeculation(TuneResult &r, TuneMeasurement &best,
 }
 
 std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atomic<bool> *cancel,
-                                       const TuneCandidate *best) const
+                                       const TuneMeasurement *best) const
 {
     std::vector<TuneStep> steps;
     const PlanSettings place = placement();
@@ -372,14 +372,15 @@ std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atom
     s.context.typeK = s.context.typeV = "f16";
     s.context.flashAttention = FlashAttention::Off;
     s.context.threads = std::max(1, cores / 2); // the untuned default of the guides: few threads
-    auto add = [&](const std::string &name, const TuneCandidate &c) {
+    // `measured`: a trial tune() already ran (the best), not measured again.
+    auto add = [&](const std::string &name, const TuneCandidate &c, const TuneMeasurement *measured = nullptr) {
         if (cancel && cancel->load())
             return;
         if (!steps.empty() && steps.back().measurement.candidate.label == c.label)
             return; // the step changes nothing here
         TuneStep step;
         step.name = name;
-        step.measurement = measure(c);
+        step.measurement = measured ? *measured : measure(c);
         const double base = steps.empty() ? step.measurement.generate.mean : steps.front().measurement.generate.mean;
         step.speedup = base > 0 ? step.measurement.generate.mean / base : 1.0;
         steps.push_back(step);
@@ -411,8 +412,8 @@ std::vector<TuneStep> AutoTuner::story(const MeasureFn &measure, const std::atom
     full.context.flashAttention = FlashAttention::On;
     full.context.threads = cores;
     add("flash attention + threads", candidate(full));
-    if (best)
-        add("best", *best);
+    if (best && best->ok && !best->candidate.chatPath)
+        add("best", best->candidate, best);
     return steps;
 }
 

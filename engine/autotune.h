@@ -94,9 +94,10 @@ public:
     // The seed recipe's table: baseline, + GPU layers, + q8_0 KV, + more layers, + flash
     // attention and threads, each measured; a step that changes nothing on this machine (no GPU
     // layers fit, a head size q8_0 does not divide) is left out. It ends with `best` (tune()'s
-    // fastest, named "best") where that is not the last step's configuration.
+    // fastest, as tune() measured it, named "best") where that is another configuration, and is
+    // measured like the steps (raw generation: a speculation trial's chat path is not).
     std::vector<TuneStep> story(const MeasureFn &measure, const std::atomic<bool> *cancel = nullptr,
-                                const TuneCandidate *best = nullptr) const;
+                                const TuneMeasurement *best = nullptr) const;
 
     static std::string label(const PlanSettings &s);
 

@@ -215,10 +215,15 @@ void TestAutoTune::storyLeavesOutWhatChangesNothing()
     AutoTuner tuner(*info, r);
     const TuneResult tuned = tuner.tune(synthetic);
     QVERIFY(tuned.best >= 0);
-    TuneCandidate other = tuned.measurements[size_t(tuned.best)].candidate;
-    other.settings.context.ubatchSize = 256; // synthetic: 2 % faster
-    other.label = AutoTuner::label(other.settings);
-    const auto steps = tuner.story(synthetic, nullptr, &other);
+    TuneMeasurement other = synthetic(tuned.measurements[size_t(tuned.best)].candidate);
+    other.candidate.settings.context.ubatchSize = 256;
+    other.candidate.label = AutoTuner::label(other.candidate.settings);
+    int measured = 0;
+    auto counting = [&measured](const TuneCandidate &c) {
+        ++measured;
+        return synthetic(c);
+    };
+    const auto steps = tuner.story(counting, nullptr, &other);
     QStringList names;
     for (size_t i = 0; i < steps.size(); ++i) {
         names << QString::fromStdString(steps[i].name);
@@ -227,10 +232,14 @@ void TestAutoTune::storyLeavesOutWhatChangesNothing()
                      steps[i].name.c_str());
     }
     QCOMPARE(names, QStringList({"baseline", "q8_0 KV", "flash attention + threads", "best"}));
-    QCOMPARE(steps.back().measurement.candidate.label, other.label);
-    // The best that is the last step already is not a row of its own.
-    const auto same = tuner.story(synthetic, nullptr, &steps[2].measurement.candidate);
+    QCOMPARE(steps.back().measurement.candidate.label, other.candidate.label);
+    QCOMPARE(measured, 3); // the best as tune() measured it, not again
+    // The best that is the last step already is not a row of its own; nor a speculation trial,
+    // measured on the chat path where the steps measure raw generation.
+    const auto same = tuner.story(synthetic, nullptr, &steps[2].measurement);
     QCOMPARE(same.size(), size_t(3));
+    other.candidate.chatPath = true;
+    QCOMPARE(tuner.story(synthetic, nullptr, &other).size(), size_t(3));
 }
 
 // Speculation as an axis (#29), with a stand-in for timing: the chat path is a little slower

@@ -131,7 +131,7 @@ int cmdTune(const Args &a)
         return 1;
     }
     std::printf("\n| step | configuration | tg t/s | speedup |\n| --- | --- | ---: | ---: |\n");
-    for (const auto &s : tuner.story(std::ref(measure), nullptr, &t.measurements[size_t(t.best)].candidate))
+    for (const auto &s : tuner.story(std::ref(measure), nullptr, &t.measurements[size_t(t.best)]))
         std::printf("| %s | %s | %.2f | %.2fx |\n", s.name.c_str(), s.measurement.candidate.label.c_str(),
                     s.measurement.generate.mean, s.speedup);
     std::printf("\nweights loaded %d time(s)\n", measure.loads());
