@@ -7,7 +7,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <string_view>
 #include <utility>
 
 namespace shoehorn::cli {
@@ -181,7 +180,7 @@ bool parseGenerationFlag(const std::string &f, Cursor &c, Args &a)
     if (f == "-n" || f == "--n-predict") {
         // Any whole number here; what each command takes is checked by checkForCommand()
         // (chat's range, or bench's token counts: 0 said in chat's words to bench before).
-        a.generation.maxTokens = readInt(c, {-kIntMax, kIntMax});
+        a.generation.maxTokens = readInt(c, {-kIntMax, kIntMax, "chat: -1 until the answer ends; bench, parity, tune: tokens, from 1"});
         a.benchGenerate = a.generation.maxTokens;
     } else if (f == "--temp") a.generation.sampling.temperature = readFloat(c, {0, 100, false, "0: greedy"});
     else if (f == "--top-k") a.generation.sampling.topK = readInt(c, {0, kIntMax, "0: off"});
@@ -279,7 +278,10 @@ std::string parseEach(Cursor &c, Args &a)
         } else if (!f.empty() && f[0] == '-' && f.size() > 1) {
             return "unknown option " + f;
         } else {
-            if (c.valueAt == c.i - 1)
+            // A word after a text flag's value lost its quotes ("-p two words"); after -c 512 it did not.
+            static const char *const kTextFlags[] = {"-p", "--prompt", "-sys", "--system-prompt", "--reverse-prompt"};
+            if (c.valueAt == c.i - 1 && std::any_of(std::begin(kTextFlags), std::end(kTextFlags),
+                                                    [&](const char *t) { return !std::strcmp(c.argv[c.i - 2], t); }))
                 a.afterValue.emplace_back(f, std::string(c.argv[c.i - 2]) + " " + c.argv[c.i - 1]);
             a.positional.push_back(f);
         }
@@ -316,69 +318,7 @@ std::string finish(Args &a)
     return {};
 }
 
-// The commands that read a flag. The load and context flags (and --rpc, --no-check, -m) are
-// every loading command's: `plan` takes a chat's command line as it is.
-std::vector<std::string_view> commandsReading(std::string_view f)
-{
-    using Names = std::vector<std::string_view>;
-    static const std::vector<std::pair<Names, Names>> kTable = {
-        {{"--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty", "--presence-penalty", "--seed", "-s",
-          "--reverse-prompt", "-sys", "--system-prompt", "--no-think", "--image", "--progress", "--memory-report"},
-         {"chat"}},
-        {{"-p", "--prompt", "-n", "--n-predict"}, {"chat", "bench", "parity", "tune"}},
-        {{"--mmproj", "-mm", "--no-mmproj-offload"}, {"chat", "plan", "fit"}},
-        {{"-r", "--repetitions"}, {"bench", "parity"}},
-        {{"-o", "--output"}, {"bench"}},
-        {{"--rounds", "--llama-bench"}, {"parity"}},
-        {{"--json"}, {"info", "plan", "fit"}},
-        {{"--tensors"}, {"info"}},
-        {{"--exact"}, {"plan"}},
-        {{"--lock-ngl", "--lock-ncmoe", "--lock-ctx", "--lock-kv"}, {"fit"}},
-        {{"--margin"}, {"fit", "tune"}},
-        {{"-np", "--parallel", "--profile"}, {"plan", "fit"}},
-        {{"--vram-budget"}, {"plan", "fit", "tune"}},
-        {{"-m", "--model"}, {"info", "chat", "plan", "fit", "bench", "parity", "tune"}},
-    };
-    for (const auto &[flags, commands] : kTable)
-        if (std::find(flags.begin(), flags.end(), f) != flags.end())
-            return commands;
-    return {"chat", "plan", "fit", "bench", "parity", "tune"};
-}
-
 } // namespace
-
-std::string unusedFlagsNote(const std::string &command, const Args &a)
-{
-    // Flags that share their readers go in one group: "-ngl, --n-gpu-layers (chat, ...)".
-    std::vector<std::pair<std::vector<std::string_view>, std::vector<std::string>>> groups;
-    size_t count = 0;
-    for (const std::string &f : a.given) {
-        const auto readers = commandsReading(f);
-        if (std::find(readers.begin(), readers.end(), command) != readers.end())
-            continue;
-        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto &x) { return x.first == readers; });
-        if (g == groups.end())
-            g = groups.insert(groups.end(), {readers, {}});
-        if (std::find(g->second.begin(), g->second.end(), f) == g->second.end()) {
-            g->second.push_back(f);
-            ++count;
-        }
-    }
-    if (groups.empty())
-        return {};
-    std::string list;
-    for (const auto &[readers, flags] : groups) {
-        list += list.empty() ? "" : "; ";
-        for (size_t i = 0; i < flags.size(); ++i)
-            list.append(i ? ", " : "").append(flags[i]);
-        list += " (";
-        for (size_t i = 0; i < readers.size(); ++i)
-            list.append(i == 0 ? "" : i + 1 == readers.size() ? " and " : ", ").append(readers[i]);
-        list += readers.size() == 1 ? "'s)" : ")";
-    }
-    return "note: " + command + " does not use " + list + ": " + (count == 1 ? "it changes" : "they change") +
-           " nothing here";
-}
 
 std::optional<long long> parseWholeNumber(const std::string &s)
 {
@@ -419,7 +359,8 @@ std::string checkForCommand(const std::string &command, Args &a)
         std::string why = command + " takes one model; '" + extra + "' is one argument too many";
         const auto after = std::find_if(a.afterValue.begin(), a.afterValue.end(),
                                         [&](const auto &p) { return p.first == extra; });
-        if (after == a.afterValue.end())
+        const bool promptIsTokens = command == "bench" || command == "parity" || command == "tune";
+        if (after == a.afterValue.end() || (promptIsTokens && after->second.rfind("-p ", 0) == 0))
             return why;
         const std::string &flagValue = after->second;
         const size_t space = flagValue.find(' ');

@@ -90,9 +90,6 @@ void applyMargins(const Args &a, FitRequest &r);
 // What only `command` needs: one model (a second positional is a value that lost its flag or
 // its quotes), and bench, parity and tune take -p and -n as token counts.
 std::string checkForCommand(const std::string &command, Args &a);
-// The flags given that `command` does not read, with the commands that do ("note: bench does
-// not use --image (chat's): ..."), or empty: a flag that changes nothing is said, not dropped.
-std::string unusedFlagsNote(const std::string &command, const Args &a);
 const char *commonFlagsHelp();
 
 } // namespace shoehorn::cli

@@ -6,6 +6,7 @@
 #include "cmdplan.h"
 #include "cmdrpc.h"
 #include "cmdserve.h"
+#include "flaguse.h"
 #include "hardware.h"
 #include "memreport.h"
 #include "model.h"

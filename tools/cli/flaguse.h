@@ -1,0 +1,13 @@
+#pragma once
+
+#include "cliargs.h"
+
+#include <string>
+
+namespace shoehorn::cli {
+
+// The flags given that `command` does not read, with the commands that do ("note: bench does
+// not use --image (chat's): ..."), or empty: a flag that changes nothing is said, not dropped.
+std::string unusedFlagsNote(const std::string &command, const Args &a);
+
+} // namespace shoehorn::cli
