@@ -63,7 +63,7 @@ bool ApiController::needsKey(const ApiConfig &config)
 
 bool ApiController::plausibleHost(const QString &host)
 {
-    static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$"));
+    static const QRegularExpression name(QStringLiteral("^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_.])?$"));
     const QString h = host.trimmed();
     return !QHostAddress(h).isNull() || name.match(h).hasMatch();
 }

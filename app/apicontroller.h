@@ -52,7 +52,7 @@ public:
     static QString newKey();
     // A host other machines reach, with no key: refused (the UI says so before trying).
     static bool needsKey(const ApiConfig &config);
-    // An IP address or a name a host could have (letters, digits, '-', '.'): said before anything
+    // An IP address or a name a host could have (letters, digits, '-', '_', '.'): said before anything
     // else about a host field holding neither, with no name lookup on the caller's thread.
     static bool plausibleHost(const QString &host);
     // What the server would refuse of these settings (a bad origin list, a key with spaces…).

@@ -14,11 +14,15 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using State = ApiController::State;
 
@@ -39,7 +43,17 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
 {
     setWindowTitle(tr("Local API"));
     m_copy = [](const QString &text) { QApplication::clipboard()->setText(text); };
-    auto *layout = new QVBoxLayout(this);
+    // Scrolls where the screen is shorter than the dialog (a 1366x768 laptop) rather than cutting
+    // its wrapped sentences: the settings keep the height their text needs.
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto *content = new QWidget;
+    auto *layout = new QVBoxLayout(content);
+    scroll->setWidget(content);
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
     auto *intro = new QLabel(tr("Other programs (editor plugins, scripts, web front ends) can use the loaded model "
                                 "through the OpenAI-compatible API of llama.cpp's server. The model is not loaded "
                                 "again: the chat and the API share it."));
@@ -75,7 +89,9 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
     connect(m_api, &ApiController::modelAliasChanged, this, &ApiDialog::refreshExamples);
     connect(m_api, &ApiController::configChanged, this, [this](const ApiConfig &c) { m_key->setText(c.key); });
     onState(m_api->state());
-    resize(720, 760);
+    // As tall as its content where the screen allows (it scrolls on a shorter one).
+    const int available = screen() ? screen()->availableGeometry().height() - 60 : 760;
+    resize(720, std::max(400, std::min(content->sizeHint().height() + 40, available)));
 }
 
 // The key, hidden until shown, with Copy and New Key.
@@ -110,7 +126,6 @@ QWidget *ApiDialog::buildSettings()
     const ApiConfig c = m_api->config();
     auto *box = new QGroupBox(tr("Settings"));
     m_settingsBox = box;
-    box->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     auto *form = new QFormLayout(box);
     m_host = new QLineEdit(c.host);
     m_host->setObjectName(QStringLiteral("apiHost"));
