@@ -1980,7 +1980,7 @@
     <message numerus="yes">
       <source>More threads than the %n CPU thread(s) this computer runs at once: llama.cpp's threads take turns, and every token waits for the last of them (many times slower). Leave it on auto for one per core.</source>
       <translation>
-        <numerusform>线程数超过了这台电脑可同时运行的 %n 个 CPU 线程：llama.cpp 的线程会轮流占用核心，每个词元都要等最慢的那个线程（慢很多倍）。保持“自动”即可每个核心一个线程。</numerusform>
+        <numerusform>线程数超过了这台电脑可同时运行的 %n 个 CPU 线程：llama.cpp 的线程会轮流占用核心，每个 token 都要等最慢的那个线程（慢很多倍）。保持“自动”即可每个核心一个线程。</numerusform>
       </translation>
     </message>
   </context>

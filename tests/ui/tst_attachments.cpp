@@ -229,9 +229,12 @@ void TestAttachments::visionMenuSwitchesWithoutReload()
 // the model" above a greyed projector beside it read as a contradiction).
 void TestAttachments::visionMenuNamesProjectorsForAnotherModel()
 {
-    TestFixtures::instance().tinyVision(); // the vision folder with its two projectors
-    const QString other = QFileInfo(TestFixtures::instance().projector("F16")).dir().filePath("other-model.gguf");
+    QVERIFY(QDir(m_dir.path()).mkpath("beside"));
+    const QString other = m_dir.filePath("beside/other-model.gguf");
+    const QString projector = TestFixtures::instance().projector("F16");
     QVERIFY(QFile::exists(other) || QFile::copy(TestFixtures::instance().tinyApi(), other));
+    QVERIFY(QFile::copy(projector, m_dir.filePath("beside/" + QFileInfo(projector).fileName())) ||
+            QFile::exists(m_dir.filePath("beside/" + QFileInfo(projector).fileName())));
     Window w;
     QVERIFY(open(w, other, false));
     VisionMenu *menu = w.window->findChild<VisionMenu *>(QStringLiteral("visionMenu"));

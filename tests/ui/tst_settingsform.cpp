@@ -181,6 +181,8 @@ void TestSettingsForm::threadsWarningAboveTheCpus()
     form.setModel(&m);
     const int cpus = QThread::idealThreadCount();
     const int threads = overCpus < 0 ? 0 : overCpus == 3 ? 4 * cpus : cpus + overCpus;
+    if (threads > 256)
+        QSKIP("the box goes to 256 threads, not past this machine's CPUs");
     auto *warning = form.findChild<QLabel *>("threadsWarning");
     QVERIFY(!warning->isVisible());
     form.findChild<QSpinBox *>("threads")->setValue(threads);
