@@ -353,6 +353,9 @@ void TestCliJson::errorsSaySomething_data()
                                                         "after -p two, a value with spaces needs quotes (-p \"two words\")");
     QTest::newRow("tune: a margin per device") << QStringList{"tune", m_odd, "--margin", "100,200"}
                                                << QByteArray("error: tune takes one --margin, kept free on every device");
+    // After a number's value the word did not lose quotes: no hint to quote "-c 512 other.gguf".
+    QTest::newRow("after a number") << QStringList{"chat", m_odd, "-p", "hi", "-c", "512", "other.gguf"}
+                                    << QByteArray("error: chat takes one model; 'other.gguf' is one argument too many\n");
     QTest::newRow("-m and a positional") << QStringList{"plan", "-m", m_odd, "words"}
                                          << QByteArray("error: plan takes one model; 'words' is one argument too many");
     addImageErrorRows();
@@ -492,6 +495,8 @@ void TestCliJson::badFlagValues_data()
     row("parity", "-p", "hello", "a whole number of prompt tokens from 1 to 1048576 for parity");
     row("bench", "-n", "-1", "a whole number of generated tokens from 1 to 1048576 for bench");
     row("bench", "-n", "0", "a whole number of generated tokens from 1 to 1048576 for bench");
+    row("chat", "-n", "99999999999",
+        "a whole number from -2147483647 to 2147483647 (chat: -1 until the answer ends; bench, parity, tune: tokens, from 1)");
     const char *kv = "f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1";
     row("plan", "-ctk", "q9", kv);
     row("chat", "-ctv", "Q8_0", kv);
