@@ -1562,6 +1562,14 @@
       <source>Find the placement and context that fit the machine planned for.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Reload on this computer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Load on this computer</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>

@@ -1559,6 +1559,14 @@
       <source>Find the placement and context that fit the machine planned for.</source>
       <translation>为所规划的机器找出放得下的分配方式和上下文长度。</translation>
     </message>
+    <message>
+      <source>Reload on this computer</source>
+      <translation>在本机重新加载</translation>
+    </message>
+    <message>
+      <source>Load on this computer</source>
+      <translation>在本机加载</translation>
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>

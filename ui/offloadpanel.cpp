@@ -158,7 +158,10 @@ void OffloadPanel::showPlan()
         return;
     updateGauges();
     updateLabels();
-    m_loadButton->setText(m_offload->isLoadedModel() ? tr("Reload") : tr("Load"));
+    // Planning a what-if machine, the button still loads here: it says so.
+    const bool here = m_offload->targets()->isThisComputer();
+    m_loadButton->setText(m_offload->isLoadedModel() ? (here ? tr("Reload") : tr("Reload on this computer"))
+                                                     : (here ? tr("Load") : tr("Load on this computer")));
 }
 
 QString OffloadPanel::exactText() const

@@ -17,6 +17,7 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -308,7 +309,10 @@ void TestPlanSummary::whatIfShowsNoLoadOfThisComputer()
         return false;
     };
     QVERIFY(shown("Allocated at load"));
+    auto *load = panel.findChild<QPushButton *>("loadButton");
+    QCOMPARE(load->text(), QString("Reload"));
     selectProfile(panel, "gtx1060-6g");
+    QCOMPARE(load->text(), QString("Reload on this computer")); // it loads here, not on the GTX 1060
     QVERIFY(panelPlans.measured() == nullptr);
     QVERIFY(!panelPlans.ramParts().loaded);
     QVERIFY(!shown("Allocated at load"));
