@@ -23,6 +23,7 @@
 #include "messageinput.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
+#include "offloadcontroller.h"
 #include "offloadpanel.h"
 #include "statusstrip.h"
 #include "presetimport.h"
@@ -214,6 +215,9 @@ void MainWindow::buildDocks()
     // Picking a model in the browser shows its plan before anything loads.
     connect(m_browser->view(), &QTableView::clicked, this,
             [this](const QModelIndex &index) { m_offload->setModelPath(m_library->pathAt(index.row())); });
+    connect(m_core->offload(), &OffloadController::modelChanged, m_browser,
+            [this] { m_browser->showModel(m_core->offload()->modelPath()); });
+    m_browser->showModel(m_core->offload()->modelPath());
     // The Fit column answers for the machine the panel plans for.
     connect(m_offload, &OffloadPanel::targetChanged, this, [this] { m_library->setTarget(m_offload->currentTarget()); });
     m_library->setTarget(m_offload->currentTarget());

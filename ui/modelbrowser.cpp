@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QTableView>
 #include <QMenu>
 #include <QPersistentModelIndex>
@@ -91,6 +92,12 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
         });
     });
     setWidget(body);
+    // Rows come and go while the shown model stays (a load lists its file at the top, a scan
+    // adds files, a failed load's row goes): its row is selected again.
+    for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
+        connect(library, signal, this, &ModelBrowser::selectShown);
+    connect(library, &QAbstractItemModel::rowsMoved, this, &ModelBrowser::selectShown);
+    connect(library, &QAbstractItemModel::modelReset, this, &ModelBrowser::selectShown);
 
     // activated: double-click (or single click where the desktop wants it) and Enter.
     connect(m_view, &QTableView::activated, this, &ModelBrowser::activate);
@@ -114,6 +121,24 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
         });
         menu->popup(m_view->viewport()->mapToGlobal(pos));
     });
+}
+
+void ModelBrowser::showModel(const QString &path)
+{
+    m_shown = path;
+    selectShown();
+}
+
+void ModelBrowser::selectShown()
+{
+    const int row = m_shown.isEmpty() ? -1 : m_library->indexOf(m_shown);
+    if (row < 0) {
+        m_view->clearSelection();
+        return;
+    }
+    const QModelIndex at = m_library->index(row);
+    if (m_view->currentIndex().row() != row || !m_view->selectionModel()->isRowSelected(row, {}))
+        m_view->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void ModelBrowser::activate(const QModelIndex &index)

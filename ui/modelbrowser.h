@@ -17,6 +17,9 @@ public:
     // Test seam: how a folder is chosen (calls back with it, empty: cancelled; does not block).
     using FolderChooser = std::function<void(std::function<void(const QString &dir)> done)>;
     void setFolderChooser(FolderChooser chooser) { m_chooseFolder = std::move(chooser); }
+    // The model the offload panel shows is the row selected here, whoever changed it (a click
+    // here, File > Open, a chat that loads its model); none where it is not listed.
+    void showModel(const QString &path);
 
 signals:
     void openRequested(const QString &path);
@@ -24,7 +27,9 @@ signals:
 
 private:
     void activate(const QModelIndex &index);
+    void selectShown();
     ModelLibrary *m_library;
     QTableView *m_view;
     FolderChooser m_chooseFolder;
+    QString m_shown;
 };

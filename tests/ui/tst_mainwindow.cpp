@@ -13,6 +13,7 @@
 #include "conversationlist.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
+#include "offloadcontroller.h"
 #include "smallscreen.h"
 #include "stallprobe.h"
 #include "singleinstance.h"
@@ -63,6 +64,7 @@ private slots:
     void stuckAnswerOffersToQuit();
     void loadStartedElsewhereNamesTheFile();
     void modelsListShowsTheLoad();
+    void modelsListSelectsThePanelsModel();
     void fitsSmallScreen();
     void modelLoadDoesNotStallTheWindow();
 };
@@ -135,6 +137,47 @@ void TestMainWindow::modelsListShowsTheLoad()
     lm.openModel("/models/bad-one.gguf");
     QTRY_COMPARE(lib->pathAt(0), QString("/models/bad-one.gguf"));
     QTRY_COMPARE(lib->indexOf("/models/bad-one.gguf"), -1);
+}
+
+// The row selected in the Models list is the model the offload panel plans, whoever changed it:
+// a click there, a load started elsewhere (File > Open, a stored chat), a load that failed.
+void TestMainWindow::modelsListSelectsThePanelsModel()
+{
+    auto *worker = new FakeWorker;
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    LoadedModel &lm = *cApp.model();
+    MainWindow w(&cApp);
+    w.setErrorPresenter([](const QString &, const QString &) {});
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    ModelLibrary *lib = w.modelLibrary();
+    lib->addRecent("/models/first.gguf");
+    lib->addRecent("/models/second.gguf");
+    w.findChild<ModelBrowser *>()->raise();
+    auto *list = w.findChild<QTableView *>("modelList");
+    QVERIFY(list);
+    const auto selected = [&] {
+        const QModelIndexList rows = list->selectionModel()->selectedRows();
+        return rows.size() == 1 ? lib->pathAt(rows.front().row()) : QStringLiteral("%1 rows").arg(rows.size());
+    };
+    QCOMPARE(selected(), QString("0 rows"));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(lib->index(lib->indexOf("/models/first.gguf"))).center());
+    QCOMPARE(cApp.offload()->modelPath(), QString("/models/first.gguf"));
+    QCOMPARE(selected(), QString("/models/first.gguf"));
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel("/models/second.gguf");
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
+    QTRY_COMPARE(cApp.offload()->modelPath(), QString("/models/second.gguf"));
+    QTRY_COMPARE(selected(), QString("/models/second.gguf"));
+    // A new file is listed at the top while it loads: the selection follows the panel's model,
+    // not the row number it had.
+    QSignalSpy failed(&lm, &LoadedModel::loadFailed);
+    lm.openModel("/models/bad-third.gguf");
+    QTRY_COMPARE(lib->pathAt(0), QString("/models/bad-third.gguf"));
+    QCOMPARE(selected(), cApp.offload()->modelPath());
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
+    QTRY_COMPARE(lib->indexOf("/models/bad-third.gguf"), -1);
+    QCOMPARE(selected(), lib->indexOf(cApp.offload()->modelPath()) >= 0 ? cApp.offload()->modelPath() : QString("0 rows"));
 }
 
 // A budget laptop's screen: the window is no larger, and the message box with Send and the whole
