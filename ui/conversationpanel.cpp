@@ -137,10 +137,12 @@ void ConversationPanel::refresh()
     m_presence->setValue(o.sampling.presencePenalty);
     m_repeat->setValue(o.sampling.repeatPenalty);
     m_maxTokens->setValue(o.maxTokens < 0 ? -1 : o.maxTokens);
-    m_thinking->setChecked(o.enableThinking);
     const bool loaded = m_model->hasModel();
     const ModelSummary &m = m_model->model();
+    // A template without the switch neither thinks on request nor stops: the box shows off,
+    // greyed, and the stored choice stays for models that have it (applyValues keeps it).
     m_thinking->setEnabled(!loaded || m.supportsThinking);
+    m_thinking->setChecked(o.enableThinking && m_thinking->isEnabled());
     m_thinking->setToolTip(loaded && !m.supportsThinking ? tr("This model's chat template has no thinking switch.")
                                                          : QString());
     m_saveDefault->setEnabled(loaded);
@@ -208,7 +210,8 @@ void ConversationPanel::applyValues()
     sm.presencePenalty = float(m_presence->value());
     sm.repeatPenalty = float(m_repeat->value());
     s.generation.maxTokens = m_maxTokens->value();
-    s.generation.enableThinking = m_thinking->isChecked();
+    if (m_thinking->isEnabled())
+        s.generation.enableThinking = m_thinking->isChecked();
     m_updating = true;
     m_model->setModelSettings(s);
     m_updating = false;

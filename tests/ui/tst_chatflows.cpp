@@ -60,6 +60,7 @@ private slots:
     void exportAndImport();
     void conversationSettingsFollowTheChat();
     void thinkingToggleReachesTemplate();
+    void noThinkingSwitchShowsOff();
     void chatKeepsItsSettingsAcrossModels();
 };
 
@@ -395,6 +396,24 @@ void TestChatFlows::thinkingToggleReachesTemplate()
     QVERIFY(sendAndWait(w, "now think"));
     QVERIFY(!w.controller.chatModel()->message(3).reasoning.isEmpty());
     QVERIFY(w.window->chatView()->toPlainText().contains("Thought for"));
+}
+
+// A template without enable_thinking: the box is greyed and shows off (it read "ticked" before,
+// as if the model would think), and other edits keep the stored choice for models that have it.
+void TestChatFlows::noThinkingSwitchShowsOff()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
+    QVERIFY(!w.lm.model().supportsThinking);
+    QVERIFY(w.controller.generationOptions().enableThinking);
+    ConversationPanel *panel = w.window->conversationPanel();
+    auto *toggle = panel->findChild<QCheckBox *>("enableThinking");
+    QVERIFY(!toggle->isEnabled());
+    QVERIFY(!toggle->isChecked());
+    QVERIFY(!toggle->toolTip().isEmpty());
+    panel->findChild<QDoubleSpinBox *>("temperature")->setValue(0.3);
+    QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.3f);
+    QVERIFY(w.controller.generationOptions().enableThinking);
 }
 
 QTEST_MAIN(TestChatFlows)
