@@ -146,7 +146,7 @@ Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string
     if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && out.empty())) {
         const std::string line = lastLine(err);
         if (line.find("Failed to connect") != std::string::npos)
-            return remoteError(endpoint, "cannot connect (is `shoehorn-cli rpc-worker` running there, on that port?)");
+            return remoteError(endpoint, "cannot connect (is shoehorn-cli rpc-worker running there, on that port?)");
         if (line.find("version mismatch") != std::string::npos || line.find("handshake") != std::string::npos)
             return remoteError(endpoint, "the worker speaks another RPC protocol version (" + line + ")");
         return remoteError(endpoint, line.empty() ? std::string("the probe ended without an answer") : line);

@@ -68,7 +68,7 @@ echo "same answer: $(head -c 80 "$work/rpc.txt" | tr '\n' ' ')"
 echo "== 4. a worker that is not there: named, and the plan goes on without it"
 "$cli" plan "$work/moe.gguf" --rpc 127.0.0.1:1 -c 512 > "$work/gone.out" 2> "$work/gone.err" || fail "plan failed without the worker"
 cat "$work/gone.err"
-grep -q "warning: --rpc 127.0.0.1:1: cannot connect (is \`shoehorn-cli rpc-worker\` running there, on that port?); planning without it" \
+grep -q "warning: --rpc 127.0.0.1:1: cannot connect (is shoehorn-cli rpc-worker running there, on that port?); planning without it" \
     "$work/gone.err" || fail "the missing worker is not named"
 ! grep -q "^RPC" "$work/gone.out" || fail "a missing worker is in the plan"
 
