@@ -1,5 +1,7 @@
 #include "conversationpanel.h"
 
+#include "panelscroll.h"
+
 #include "chatcontroller.h"
 #include "loadedmodel.h"
 #include "samplingpresets.h"
@@ -11,7 +13,6 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTimer>
@@ -32,9 +33,7 @@ ConversationPanel::ConversationPanel(LoadedModel *model, ChatController *control
     : QDockWidget(tr("Conversation"), parent), m_model(model), m_controller(controller), m_promptTimer(new QTimer(this))
 {
     setObjectName(QStringLiteral("conversationPanel"));
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    auto *body = new QWidget(scroll);
+    auto *body = new QWidget(this);
     auto *layout = new QVBoxLayout(body);
 
     layout->addWidget(new QLabel(tr("System prompt"), body));
@@ -57,8 +56,7 @@ ConversationPanel::ConversationPanel(LoadedModel *model, ChatController *control
     m_useSuggestion = new QPushButton(tr("Use the model's suggestion"), body);
     layout->addWidget(m_useSuggestion);
     layout->addStretch(1);
-    scroll->setWidget(body);
-    setWidget(scroll);
+    setWidget(PanelScroll::create(body, this));
     connectWidgets();
     refresh();
 }

@@ -12,6 +12,7 @@ EmptyPage::EmptyPage(QWidget *parent) : QWidget(parent)
     auto *hint = new QLabel(tr("Drop a .gguf model here or choose a model file"), this);
     hint->setObjectName(QStringLiteral("emptyHint"));
     hint->setAlignment(Qt::AlignCenter);
+    hint->setWordWrap(true); // a narrow window (or a longer translation) wraps it
     QFont big = hint->font();
     big.setPointSizeF(big.pointSizeF() * 1.5);
     hint->setFont(big);

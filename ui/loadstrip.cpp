@@ -1,5 +1,7 @@
 #include "loadstrip.h"
 
+#include "elidedlabel.h"
+
 #include "errortext.h"
 #include "loadedmodel.h"
 
@@ -10,7 +12,7 @@
 #include <QPushButton>
 
 LoadStrip::LoadStrip(LoadedModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model), m_label(new QLabel(this)), m_bar(new QProgressBar(this))
+    : QWidget(parent), m_model(model), m_label(new ElidedLabel(this)), m_bar(new QProgressBar(this))
 {
     setObjectName(QStringLiteral("loadStrip"));
     auto *row = new QHBoxLayout(this);
@@ -26,7 +28,7 @@ LoadStrip::LoadStrip(LoadedModel *model, QWidget *parent)
     connect(m_model, &LoadedModel::stateChanged, this, &LoadStrip::onStateChanged);
     connect(m_model, &LoadedModel::loadProgress, this, &LoadStrip::onProgress);
     connect(m_model, &LoadedModel::loadRetrying, this, [this](const shoehorn::OomRetry &r) {
-        m_label->setText(ErrorText::retry(r));
+        m_label->setFullText(ErrorText::retry(r));
         m_retries << ErrorText::retry(r);
     });
     connect(m_model, &LoadedModel::loadFailed, this, [this] { m_retries.clear(); });
@@ -48,7 +50,7 @@ void LoadStrip::onStateChanged()
         return;
     m_bar->setValue(0);
     m_timer.start();
-    m_label->setText(tr("Loading %1…").arg(QFileInfo(m_model->loadingPath()).fileName()));
+    m_label->setFullText(tr("Loading %1…").arg(QFileInfo(m_model->loadingPath()).fileName()));
 }
 
 void LoadStrip::onProgress(double fraction)
@@ -59,6 +61,6 @@ void LoadStrip::onProgress(double fraction)
     // The time left from the rate so far, once there is a rate to speak of.
     if (fraction > 0.02 && fraction < 1.0 && ms > 1000) {
         const int left = int(double(ms) * (1.0 - fraction) / fraction / 1000.0 + 0.5);
-        m_label->setText(tr("Loading %1… %2% · about %3 s left").arg(name).arg(int(fraction * 100)).arg(left));
+        m_label->setFullText(tr("Loading %1… %2% · about %3 s left").arg(name).arg(int(fraction * 100)).arg(left));
     }
 }

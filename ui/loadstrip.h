@@ -5,7 +5,7 @@
 #include <QWidget>
 
 class LoadedModel;
-class QLabel;
+class ElidedLabel;
 class QProgressBar;
 
 // The strip above the chat while a model loads: which file, how far, about how long is left,
@@ -24,7 +24,7 @@ private:
     void onProgress(double fraction);
 
     LoadedModel *m_model;
-    QLabel *m_label;
+    ElidedLabel *m_label; // a long file name or retry sentence never widens the window
     QProgressBar *m_bar;
     QElapsedTimer m_timer;
     QStringList m_retries; // of the load in progress

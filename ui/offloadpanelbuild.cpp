@@ -5,6 +5,7 @@
 #include "gaugestack.h"
 #include "loadedmodel.h"
 #include "offloadcontroller.h"
+#include "panelscroll.h"
 #include "plansummary.h"
 #include "settingsform.h"
 #include "tuningdialog.h"
@@ -15,7 +16,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -24,10 +24,7 @@ using namespace shoehorn;
 
 void OffloadPanel::buildUi()
 {
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    auto *body = new QWidget(scroll);
+    auto *body = new QWidget(this);
     auto *outer = new QVBoxLayout(body);
     // Compact: the whole panel fits a 1366x768 screen without scrolling.
     outer->setContentsMargins(6, 4, 6, 4);
@@ -44,8 +41,7 @@ void OffloadPanel::buildUi()
     outer->addWidget(m_gaugeStack);
     buildResultsAndButtons(body, outer);
     outer->addStretch(1);
-    scroll->setWidget(body);
-    setWidget(scroll);
+    setWidget(PanelScroll::create(body, this));
     connectWidgets();
 }
 
@@ -86,10 +82,12 @@ void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
 
 void OffloadPanel::buildResultsAndButtons(QWidget *body, QVBoxLayout *outer)
 {
+    // The buttons before the sentences: the verdict's length and Details opening move nothing
+    // under the pointer, and Auto-fit's answer reads below the button that asked.
+    buildButtons(body, outer);
     m_summary = new PlanSummary(body);
     m_summary->setObjectName(QStringLiteral("planSummary"));
     outer->addWidget(m_summary);
-    buildButtons(body, outer);
 }
 
 void OffloadPanel::buildButtons(QWidget *body, QVBoxLayout *outer)

@@ -11,6 +11,8 @@
 #include "chatlist.h"
 #include "chatstore.h"
 #include "conversationlist.h"
+#include "conversationpanel.h"
+#include "elidedlabel.h"
 #include "modelbrowser.h"
 #include "modellibrary.h"
 #include "offloadcontroller.h"
@@ -30,6 +32,10 @@
 #include <QFileInfo>
 #include <QMimeData>
 #include <QPushButton>
+#include <QAbstractButton>
+#include <QDockWidget>
+#include <QScrollBar>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTextBrowser>
@@ -66,6 +72,7 @@ private slots:
     void modelsListShowsTheLoad();
     void modelsListSelectsThePanelsModel();
     void fitsSmallScreen();
+    void panelsNeverScrollSideways();
     void modelLoadDoesNotStallTheWindow();
 };
 
@@ -191,6 +198,51 @@ void TestMainWindow::fitsSmallScreen()
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
+// The docks keep the width their panels need: a window made narrow and wide again left the
+// offload panel at the narrow width, cut, with a sideways scroll bar. Its buttons stay where they
+// are when Details opens (they were under it).
+void TestMainWindow::panelsNeverScrollSideways()
+{
+    auto *worker = new FakeWorker;
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    MainWindow w(&cApp);
+    w.setErrorPresenter([](const QString &, const QString &) {});
+    w.fitInto(QRect(0, 0, 1400, 860));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QSignalSpy loaded(cApp.model(), &LoadedModel::modelLoaded);
+    cApp.model()->openModel(TestFixtures::instance().qwen3_30b());
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    QTRY_VERIFY(w.offloadPanel()->hasModelInfo());
+    const auto check = [&](const char *when) {
+        for (QDockWidget *panel : {static_cast<QDockWidget *>(w.offloadPanel()), static_cast<QDockWidget *>(w.conversationPanel())}) {
+            auto *scroll = panel->findChild<QScrollArea *>();
+            const int need = scroll->widget()->minimumSizeHint().width();
+            QVERIFY2(scroll->viewport()->width() >= need && !scroll->horizontalScrollBar()->isVisible(),
+                     qPrintable(QString("%1, %2: %3 px shown of %4").arg(when, panel->objectName())
+                                    .arg(scroll->viewport()->width()).arg(need)));
+        }
+    };
+    for (const QSize size : {QSize(1400, 860), QSize(900, 600), QSize(1400, 860)}) {
+        w.resize(size);
+        QTest::qWait(50);
+        w.conversationPanel()->raise();
+        QTest::qWait(20);
+        check(qPrintable(QString("%1x%2 conversation").arg(size.width()).arg(size.height())));
+        w.offloadPanel()->raise();
+        QTest::qWait(20);
+        check(qPrintable(QString("%1x%2 offload").arg(size.width()).arg(size.height())));
+    }
+    // Half of a 1920 screen still holds the window with both docks (a long file name in the load
+    // strip or a wide hint on the empty page made it wider).
+    QVERIFY2(w.minimumSizeHint().width() <= 960, qPrintable(QString::number(w.minimumSizeHint().width())));
+    auto *fit = w.offloadPanel()->findChild<QPushButton *>("autoFitButton");
+    const QPoint before = fit->mapTo(&w, QPoint(0, 0));
+    QTest::mouseClick(w.offloadPanel()->findChild<QAbstractButton *>("planDetailsButton"), Qt::LeftButton);
+    QTest::qWait(50);
+    QCOMPARE(fit->mapTo(&w, QPoint(0, 0)), before);
+}
+
 void TestMainWindow::loadStartedElsewhereNamesTheFile()
 {
     // The offload panel's Load and a reload after tuning start the load through the controller,
@@ -203,11 +255,11 @@ void TestMainWindow::loadStartedElsewhereNamesTheFile()
     QString shownText;
     w.setErrorPresenter([&](const QString &, const QString &text) { shownText = text; });
     w.show();
-    auto *label = w.findChild<QLabel *>("loadLabel");
+    auto *label = w.findChild<ElidedLabel *>("loadLabel");
     QVERIFY(label);
     lm.openModel("/models/from-the-panel.gguf");
-    QTRY_VERIFY2(label->text().contains("from-the-panel.gguf") && label->text().contains(" s left"),
-                 qPrintable(label->text()));
+    QTRY_VERIFY2(label->fullText().contains("from-the-panel.gguf") && label->fullText().contains(" s left"),
+                 qPrintable(label->fullText()));
     lm.cancelLoad();
     QTRY_COMPARE(lm.state(), LoadedModel::State::NoModel);
     worker->loadMs = 0;
