@@ -22,6 +22,9 @@ namespace {
 QDoubleSpinBox *spin(QWidget *parent, double min, double max, double step, int decimals)
 {
     auto *s = new QDoubleSpinBox(parent);
+    // A value counts when typed out (Enter, Tab, focus elsewhere) or stepped: "0.95" typed key by
+    // key is not 0, then 0.9, then 0.95, each written back into the box under the cursor.
+    s->setKeyboardTracking(false);
     s->setRange(min, max);
     s->setSingleStep(step);
     s->setDecimals(decimals);
@@ -80,6 +83,7 @@ QFormLayout *ConversationPanel::buildSamplingForm(QWidget *body)
     m_topP->setObjectName(QStringLiteral("topP"));
     form->addRow(tr("Top-p"), m_topP);
     m_topK = new QSpinBox(body);
+    m_topK->setKeyboardTracking(false);
     m_topK->setRange(0, 1000);
     m_topK->setSpecialValueText(tr("off"));
     m_topK->setObjectName(QStringLiteral("topK"));
@@ -93,6 +97,7 @@ QFormLayout *ConversationPanel::buildSamplingForm(QWidget *body)
     m_repeat = spin(body, 1, 2, 0.05, 2);
     form->addRow(tr("Repeat penalty"), m_repeat);
     m_maxTokens = new QSpinBox(body);
+    m_maxTokens->setKeyboardTracking(false);
     m_maxTokens->setRange(-1, 262144);
     m_maxTokens->setSpecialValueText(tr("no limit"));
     m_maxTokens->setSingleStep(256);
@@ -124,6 +129,8 @@ void ConversationPanel::connectWidgets()
 
 void ConversationPanel::refresh()
 {
+    if (m_updating) // this panel's own edit coming back: the boxes hold it already
+        return;
     m_updating = true;
     if (m_prompt->toPlainText() != m_controller->systemPrompt())
         m_prompt->setPlainText(m_controller->systemPrompt());

@@ -16,6 +16,7 @@
 #include "messageinput.h"
 #include "testfixtures.h"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -61,6 +62,7 @@ private slots:
     void conversationSettingsFollowTheChat();
     void thinkingToggleReachesTemplate();
     void noThinkingSwitchShowsOff();
+    void typedSamplingValuesAreKept();
     void chatKeepsItsSettingsAcrossModels();
 };
 
@@ -414,6 +416,33 @@ void TestChatFlows::noThinkingSwitchShowsOff()
     panel->findChild<QDoubleSpinBox *>("temperature")->setValue(0.3);
     QCOMPARE(w.controller.generationOptions().sampling.temperature, 0.3f);
     QVERIFY(w.controller.generationOptions().enableThinking);
+}
+
+// Values typed key by key into the sampling boxes: "0.95" was stored as 0.00 (each key's value
+// went to the settings and came back into the box under the cursor), "1.35" as 1.30.
+void TestChatFlows::typedSamplingValuesAreKept()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
+    ConversationPanel *panel = w.window->conversationPanel();
+    w.window->show();
+    panel->raise();
+    QVERIFY(QTest::qWaitForWindowExposed(w.window.get()));
+    const auto type = [&](const char *box, const QString &text) {
+        auto *spin = panel->findChild<QAbstractSpinBox *>(box);
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, text);
+        QTest::keyClick(spin, Qt::Key_Enter);
+    };
+    type("topP", "0.95");
+    type("temperature", "1.35");
+    type("topK", "45");
+    const auto o = w.controller.generationOptions();
+    QCOMPARE(o.sampling.topP, 0.95f);
+    QCOMPARE(o.sampling.temperature, 1.35f);
+    QCOMPARE(o.sampling.topK, 45);
+    QCOMPARE(panel->findChild<QDoubleSpinBox *>("topP")->text(), QString("0.95"));
 }
 
 QTEST_MAIN(TestChatFlows)
