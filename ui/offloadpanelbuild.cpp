@@ -59,6 +59,7 @@ void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
     targetRow->addWidget(addProfile);
     targetForm->addRow(tr("Plan for"), targetRow);
     m_vramBudget = new QSpinBox(body);
+    m_vramBudget->setKeyboardTracking(false); // a number typed out is one plan, not one per key
     m_vramBudget->setObjectName(QStringLiteral("vramBudget"));
     m_vramBudget->setRange(0, 1024 * 1024);
     m_vramBudget->setSingleStep(512);
@@ -66,6 +67,7 @@ void OffloadPanel::buildTargetForm(QWidget *body, QVBoxLayout *outer)
     m_vramBudget->setSpecialValueText(tr("whole card"));
     m_vramBudget->setToolTip(tr("Use at most this much of each GPU, as if the card were smaller."));
     m_margin = new QSpinBox(body);
+    m_margin->setKeyboardTracking(false);
     m_margin->setObjectName(QStringLiteral("fitMargin"));
     m_margin->setRange(0, 16384);
     m_margin->setSingleStep(128);

@@ -105,6 +105,7 @@ void SettingsForm::addOtherRows(QGridLayout *grid, int &row)
 {
     m_flash = combo(this, QStringLiteral("flashAttention"), {tr("auto"), tr("on"), tr("off")});
     m_threads = new QSpinBox(this);
+    m_threads->setKeyboardTracking(false); // 12 typed is 12, not 1 (a plan and a warning) first
     m_threads->setObjectName(QStringLiteral("threads"));
     m_threads->setRange(0, 256);
     m_threads->setSpecialValueText(tr("auto"));

@@ -24,6 +24,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QtTest>
 
@@ -53,6 +54,7 @@ private slots:
     void sentenceNamesTheDevices();
     void backendRowForACardSeenTwice();
     void unreadableFileIsWorded();
+    void typedNumbersAreKept();
 };
 
 void TestOffloadPanel::init()
@@ -472,6 +474,31 @@ void TestOffloadPanel::unreadableFileIsWorded()
     QVERIFY(label);
     QVERIFY2(label->text().startsWith("gone.gguf cannot be read: The file does not exist"), qPrintable(label->text()));
     QVERIFY2(label->text().contains("Details: "), qPrintable(label->text()));
+}
+
+// Numbers typed key by key into the panel's boxes arrive whole: 1536, not 1, 15, 153 and 1536,
+// each planned (and stored) on the way, as in the Conversation panel's sampling boxes.
+void TestOffloadPanel::typedNumbersAreKept()
+{
+    AppCore cApp;
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
+    for (const auto &[box, text] : {std::pair{"fitMargin", "1536"}, std::pair{"vramBudget", "6144"}, std::pair{"threads", "12"}}) {
+        auto *spin = panel.findChild<QSpinBox *>(box);
+        QVERIFY(spin);
+        QSignalSpy values(spin, &QSpinBox::valueChanged);
+        spin->setFocus();
+        spin->selectAll();
+        QTest::keyClicks(spin, text);
+        QTest::keyClick(spin, Qt::Key_Enter);
+        QCOMPARE(spin->value(), QString(text).toInt());
+        QCOMPARE(values.count(), 1);
+    }
+    QCOMPARE(panelPlans.settings().context.threads, 12);
 }
 
 QTEST_MAIN(TestOffloadPanel)
