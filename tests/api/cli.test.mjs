@@ -168,12 +168,32 @@ test('speculative decoding as llama-server\'s flags say: the same answer at temp
     }
 });
 
+// README: a model that cannot be used exits with 2 (the unit's RestartPreventExitStatus), and the
+// message names the file (beside --mmproj and -md, "not GGUF" alone leaves the user guessing).
+test('a model that cannot be used: named, exit 2', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoehorn-badmodel-'));
+    try {
+        const text = path.join(dir, 'notes.gguf');
+        fs.writeFileSync(text, 'not a model\n');
+        const cut = path.join(dir, 'cut.gguf');
+        fs.writeFileSync(cut, fs.readFileSync(MODEL).subarray(0, 100000));
+        for (const [file, says] of [[text, /error \(not-gguf\): .*notes\.gguf: /], [cut, /error \(truncated\): .*cut\.gguf: /],
+                                    [path.join(dir, 'gone.gguf'), /error \(file-not-found\): .*gone\.gguf/]]) {
+            const r = await serve([file, '--port', '0'], { waitUrl: false });
+            assert.equal(r.code, 2, r.out());
+            assert.match(r.out(), says);
+        }
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+});
+
 test('a port in use gets a clear message and a free one', async () => {
     const first = await serve([MODEL, '--port', '0']);
     const port = new URL(first.base).port;
     try {
         const second = await serve([MODEL, '--port', port]);
-        assert.equal(second.code, 1);
+        assert.equal(second.code, 2); // a configuration error: the service unit does not restart it
         assert.match(second.out(), new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use by another program: --port \\d+ is free`));
     } finally {
         first.proc.kill('SIGINT');

@@ -82,6 +82,43 @@ std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, st
 }
 
 // The settings to load with: auto-fit for this machine (llama-server's -fit on), or the flags.
+// An error about the model file names it, where the message does not already (with --mmproj
+// and -md beside it, "the file does not start with the GGUF magic" leaves the user guessing).
+Error aboutModel(const ServerArgs &a, Error e)
+{
+    if (!a.modelPath().empty() && e.detail.find(a.modelPath()) == std::string::npos)
+        e.detail = a.modelPath() + ": " + (e.detail.empty() ? errorCodeSentence(e.code) : e.detail);
+    return e;
+}
+
+// What a restart cannot mend: a flag, a file, a port (README: exit 2, which the service unit does
+// not restart). Out of memory, a failed load or a remote machine away may pass: exit 1.
+bool configurationError(ErrorCode code)
+{
+    switch (code) {
+    case ErrorCode::FileNotFound:
+    case ErrorCode::FileUnreadable:
+    case ErrorCode::NotGguf:
+    case ErrorCode::UnsupportedVersion:
+    case ErrorCode::Truncated:
+    case ErrorCode::Corrupt:
+    case ErrorCode::SplitMissing:
+    case ErrorCode::InvalidArgument:
+    case ErrorCode::ProjectorMismatch:
+    case ErrorCode::FileCheckFailed:
+    case ErrorCode::AddressInUse:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int serveFailed(const Error &e)
+{
+    const int rc = fail(e);
+    return configurationError(e.code) ? 2 : rc;
+}
+
 Result<PlanSettings> chooseSettings(const ServerArgs &a, bool checkFile)
 {
     PlanSettings s{a.load(), a.context(), a.parallel()};
@@ -92,7 +129,7 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a, bool checkFile)
     s.kvUnified = a.kvUnified();
     auto info = inspectModel(a.modelPath());
     if (!info)
-        return info.error();
+        return aboutModel(a, info.error());
     if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s, checkFile))
         return e;
     const PlanTarget target = targetFromHardware(probeHardware(), 0);
@@ -135,7 +172,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     std::string draftNote;
     if (checkFile) { // the projector was checked before its dry run, in chooseSettings
         if (Error e = checkFilesBeforeLoad(a.modelPath(), {}, {}, cancel))
-            return e;
+            return aboutModel(a, e);
         auto note = dropFailedDraft(s->context.speculation, cancel);
         if (!note)
             return note.error();
@@ -143,7 +180,12 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     }
     auto model = Model::load(a.modelPath(), s->load, {}, cancel);
     if (!model)
-        return model.error();
+        return aboutModel(a, model.error());
+    // What one slot may fill against the trained length (llama-server caps it with a log line).
+    if (a.contextGiven()) {
+        const uint32_t slots = uint32_t(std::max(1, a.parallel()));
+        cli::warnAboutContext((*model)->info(), a.kvUnified() ? s->context.contextSize : s->context.contextSize / slots);
+    }
     ApiSlotSettings slots;
     slots.count = a.parallel();
     slots.desktopSlot = false;
@@ -211,9 +253,9 @@ int portInUse(const ApiServerOptions &o, const Error &e)
         const int free = ApiServer::freePortAfter(o.host, o.port);
         std::fprintf(stderr, "error: port %d on %s is in use by another program%s\n", o.port, o.host.c_str(),
                      free ? (": --port " + std::to_string(free) + " is free").c_str() : "");
-        return 1;
+        return 2;
     }
-    return fail(e);
+    return serveFailed(e);
 }
 
 int waitForSignal(sigset_t &stopSignals)
@@ -322,7 +364,7 @@ int cmdServe(int argc, char **argv)
             std::fprintf(stderr, "error: %s\n", session.error().detail.c_str());
             return 2;
         }
-        return fail(session.error());
+        return serveFailed(session.error());
     }
     const std::shared_ptr<ApiServer> server = (*session)->api();
     if (Error e = server->open(o))
