@@ -199,6 +199,15 @@ void TestCliJson::fit()
     const QJsonObject ram = p.value("ram").toObject();
     QCOMPARE(ram.value("anonymous").toDouble() + ram.value("file_pages").toDouble(),
              ram.value("use").toObject().value("total").toDouble());
+    // In text, the fit's flags on a "settings:" line; where nothing fits, the settings asked for
+    // are not on one (a script took them for the answer).
+    const CliRun text = runCli({"fit", m_odd, "--profile", "gtx1060-6g"});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("\nsettings: -ngl 5 --n-cpu-moe 0 -c 2048 "), text.out.constData());
+    const CliRun none = runCli({"fit", m_odd, "--profile", "gtx1060-6g", "--margin", "99999"});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(!none.out.contains("settings:") && none.out.contains("\nasked for (does not fit): -ngl "),
+             none.out.constData());
 }
 
 void TestCliJson::bench()

@@ -292,7 +292,10 @@ int cmdFit(const Args &a)
         const std::string split = f.plan.gpus.size() > 1 && !f.settings.load.tensorSplit.empty()
                                       ? " -ts " + tensorSplitText(f.settings.load.tensorSplit)
                                       : "";
-        std::printf("%s\nsettings: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s%s\n", why.c_str(), f.plan.gpuLayers,
+        // Without a fit, the plan below is of the settings asked for: not a "settings:" line that a
+        // script would take for the fit's answer.
+        std::printf("%s\n%s: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s%s\n", why.c_str(),
+                    f.ok() ? "settings" : "asked for (does not fit)", f.plan.gpuLayers,
                     f.plan.cpuMoeLayers, f.plan.contextSize, f.settings.context.typeK.c_str(),
                     f.settings.context.typeV.c_str(), split.c_str());
         printPlan(f.plan, target);
