@@ -79,6 +79,16 @@ server_http_context::handler_t routeHandler(const RouteSpec &route, server_route
         return route.make();
     if (!route.member)
         return [](const server_http_req &) { return featureDisabled(); };
+    // Shoehorn serves chat and completion models. llama-server's own answer says to start it with
+    // --embeddings or --reranking, flags serve refuses: this one says what is and is not served.
+    if (route.member == &server_routes::post_embeddings || route.member == &server_routes::post_embeddings_oai ||
+        route.member == &server_routes::post_rerank)
+        return [what = std::string(route.member == &server_routes::post_rerank ? "reranking" : "embeddings")](
+                   const server_http_req &) {
+            return errorResponse("Shoehorn serves chat and completion models: " + what +
+                                     " are not served here (llama-server with an " + what + " model does)",
+                                 ERROR_TYPE_NOT_SUPPORTED);
+        };
     server_http_context::handler_t handler = routes.*route.member;
     if (desktopSlot < 0)
         return handler;

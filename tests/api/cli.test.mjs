@@ -64,6 +64,12 @@ test('llama-server\'s routes, aliases and tags; --sleep-idle-seconds and --ui-mc
         assert.equal(JSON.parse(proxy.text).error.type, 'feature_disabled');
         const slotAction = await post(s.base, '/slots/0?action=erase', '{}');
         assert.equal(slotAction.status, 501); // no --slot-save-path, as llama-server says
+        // Not llama-server's "start it with --embeddings", a flag serve refuses.
+        for (const [route, what] of [['/v1/embeddings', 'embeddings'], ['/embedding', 'embeddings'], ['/v1/rerank', 'reranking']]) {
+            const r = await post(s.base, route, JSON.stringify({ input: 'hi', query: 'hi', documents: ['a'] }));
+            assert.equal(r.status, 501, route);
+            assert.match(JSON.parse(r.text).error.message, new RegExp(`^Shoehorn serves chat and completion models: ${what} are not served`));
+        }
     } finally {
         s.proc.kill('SIGKILL');
     }
