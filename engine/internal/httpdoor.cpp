@@ -138,8 +138,10 @@ CorsVerdict corsFor(const std::string &origin, const std::string &hostHeader, co
         return {true, credentials ? origin : std::string("*")}; // llama-server's default
     const Origin o = parseOrigin(origin);
     if (!o.authority.empty() && !hostHeader.empty()) {
+        // A Host without a port has the default of the scheme the client used, which only the
+        // Origin says (https behind a TLS proxy: 443).
         const std::string fallback = o.scheme == "https" ? "443" : "80";
-        if (hostOf(o.authority) == hostOf(hostHeader) && portOf(o.authority, fallback) == portOf(lower(hostHeader), "80"))
+        if (hostOf(o.authority) == hostOf(hostHeader) && portOf(o.authority, fallback) == portOf(lower(hostHeader), fallback))
             return {true, origin}; // this server's own page (the web UI)
     }
     for (const std::string &entry : list) {

@@ -95,6 +95,12 @@ void TestHttpDoor::cors_data()
         << "http://192.168.1.5:9000" << "192.168.1.5:8080" << "localhost" << true << false << "";
     QTest::newRow("same origin, default port") << "http://my-pc.lan" << "my-pc.lan" << "localhost" << true << true
                                              << "http://my-pc.lan";
+    // Behind a TLS proxy (serve has no --ssl-*): the browser's Host has no port, the https page's
+    // is 443; this was taken for another origin and the web UI's own requests got 403.
+    QTest::newRow("same origin, https default port") << "https://chat.example" << "chat.example" << "localhost" << true
+                                                   << true << "https://chat.example";
+    QTest::newRow("https page, Host on port 80") << "https://chat.example" << "chat.example:80" << "localhost" << true
+                                               << false << "";
     QTest::newRow("listed") << "https://app.example:3000" << host << "https://app.example:3000" << true << true
                             << "https://app.example:3000";
     QTest::newRow("listed among others") << "https://b.example" << host << "https://a.example, https://b.example/"
