@@ -122,6 +122,13 @@ void TestCliJson::info()
     QCOMPARE(o.value("architecture").toString(), QStringLiteral("llama"));
     QCOMPARE(o.value("layer_count").toInt(), 4);
     QCOMPARE(o.value("layers").toArray().size(), 4);
+    // In text, a small model's parameters in a unit that shows them (it read "0.00 B").
+    const qint64 params = o.value("parameter_count").toInteger();
+    QVERIFY(params > 1000 && params < 1000000);
+    const CliRun text = runCli({QStringLiteral("info"), m_odd});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("\nparameters:    " + QByteArray::number(qRound64(double(params) / 1e3)) + "K\n"),
+             text.out.constData());
 }
 
 void TestCliJson::plan()
