@@ -309,6 +309,8 @@ void TestCliJson::errorsSaySomething_data()
                                    << QByteArray("error (file-not-found): " + missing.toUtf8() + ": no such file");
     QTest::newRow("no model") << QStringList{"plan"} << QByteArray("plan needs a MODEL.gguf");
     QTest::newRow("unknown command") << QStringList{"frobnicate", missing} << QByteArray("unknown command frobnicate");
+    QTest::newRow("devices --json") << QStringList{"devices", "--json"}
+                                    << QByteArray("devices takes no arguments ('--json' given)");
     // A context no memory holds: refused before llama.cpp fills the RAM with the cache's cells
     // (chat took 17 GB in 73 s before; tune ended 1 with an empty table and no word).
     const QByteArray beyond = "-c 2000000000: the KV cache alone needs";
@@ -390,7 +392,7 @@ void TestCliJson::errorsSaySomething()
 // `shoehorn-cli plan --help` answers with the usage (it was "unknown option --help", exit 2).
 void TestCliJson::helpAfterTheCommand()
 {
-    for (const QStringList &args : {QStringList{"plan", "--help"}, QStringList{"chat", "-h"},
+    for (const QStringList &args : {QStringList{"plan", "--help"}, QStringList{"chat", "-h"}, QStringList{"devices", "--help"},
                                     QStringList{"bench", m_odd, "-p", "8", "--help"}}) {
         const CliRun r = runCli(args);
         QVERIFY2(r.exitCode == 0 && r.out.contains("usage: shoehorn-cli COMMAND"), qPrintable(args.join(' ') + ": " + r.err));

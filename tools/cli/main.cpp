@@ -246,8 +246,18 @@ int run(int argc, char **argv)
         return cli::cmdServe(argc - 2, argv + 2);
     if (cmd == "rpc-worker") // llama.cpp's RPC server on this machine's devices
         return cli::cmdRpcWorker(argc - 2, argv + 2);
-    if (cmd == "devices" || cmd == "--list-devices") // this machine's backends and devices
+    if (cmd == "devices" || cmd == "--list-devices") { // this machine's backends and devices
+        if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
+            usage();
+            return 0;
+        }
+        if (argc > 2) { // "devices --json" printed text as if understood
+            std::fprintf(stderr, "error: %s takes no arguments ('%s' given): it lists this machine's backends and "
+                                 "devices as text\n", cmd.c_str(), argv[2]);
+            return 2;
+        }
         return cli::cmdDevices();
+    }
     // A helper's parent reads llama.cpp's own words when it aborts, within a deadline: no gdb
     // backtrace (ggml attaches gdb where it is installed, seconds past the check's 3 s).
     if (cmd == "check-file" || cmd == "render-template" || cmd == "rpc-probe")
