@@ -309,6 +309,11 @@ void TestCliJson::errorsSaySomething_data()
                                    << QByteArray("error (file-not-found): " + missing.toUtf8() + ": no such file");
     QTest::newRow("no model") << QStringList{"plan"} << QByteArray("plan needs a MODEL.gguf");
     QTest::newRow("unknown command") << QStringList{"frobnicate", missing} << QByteArray("unknown command frobnicate");
+    // -mg and -ts count GPUs: past them llama.cpp fails the load or drops the parts silently.
+    QTest::newRow("-mg past the GPUs") << QStringList{"plan", m_odd, "--profile", "gtx1060-6g", "-mg", "5"}
+                                       << QByteArray("-mg 5: the model gets 1 GPU on --profile gtx1060-6g (-mg 0)");
+    QTest::newRow("-ts parts past the GPUs") << QStringList{"plan", m_odd, "--profile", "gtx1060-6g", "-ts", "1,1,1"}
+                                             << QByteArray("-ts 1,1,1: 3 parts, and the model gets 1 GPU on --profile gtx1060-6g");
     QTest::newRow("devices --json") << QStringList{"devices", "--json"}
                                     << QByteArray("devices takes no arguments ('--json' given)");
     // A context no memory holds: refused before llama.cpp fills the RAM with the cache's cells
@@ -555,6 +560,7 @@ void TestCliJson::goodFlagValues_data()
     QTest::newRow("--presence-penalty -1.5") << QStringList{"--presence-penalty", "-1.5"};
     QTest::newRow("-fa off -ctk q8_0") << QStringList{"-fa", "off", "-ctk", "q8_0"};
     QTest::newRow("-fa auto -ctv q8_0") << QStringList{"-fa", "auto", "-ctk", "q8_0", "-ctv", "q8_0"};
+    QTest::newRow("-mg 0 -ts 1 on a profile's GPU") << QStringList{"--profile", "gtx1060-6g", "-mg", "0", "-ts", "1"};
 }
 
 void TestCliJson::goodFlagValues()
