@@ -22,6 +22,9 @@ public:
     // Test seam: how a new title is asked for (calls back with it, only when accepted; does not block).
     using TitleAsker = std::function<void(const QString &current, std::function<void(const QString &title)> done)>;
     void setTitleAsker(TitleAsker asker) { m_askTitle = std::move(asker); }
+    // Test seam: whether a chat may be deleted (calls back with the answer; does not block).
+    using DeleteAsker = std::function<void(const QString &title, std::function<void(bool yes)> done)>;
+    void setDeleteAsker(DeleteAsker asker) { m_askDelete = std::move(asker); }
 
 signals:
     // A stored chat was opened; it was held with this model.
@@ -36,10 +39,14 @@ public slots:
 
 private:
     qint64 currentId() const;
+    QString titleOf(qint64 id) const;
+    void selectOpenChat(); // the row highlighted is the chat shown, none for a new one
+    void buildActions(QWidget *body);
     qint64 m_pendingOpen = 0;
     ChatController *m_controller;
     ConversationList *m_model = nullptr;
     QLineEdit *m_search;
     QListView *m_view;
     TitleAsker m_askTitle;
+    DeleteAsker m_askDelete;
 };

@@ -231,6 +231,7 @@ void MainWindow::buildMenus()
     QAction *newChat = file->addAction(tr("&New Chat"), this, [this] {
         m_composer->cancelEdit();
         m_controller->newChat();
+        m_composer->input()->setFocus(); // typing goes to the new chat, not to the list
     });
     newChat->setShortcut(QKeySequence::New);
     file->addAction(tr("&Import llama-server Presets…"), this, &MainWindow::importPresets);

@@ -664,10 +664,41 @@ void TestMainWindow::chatListSearchRenameDelete()
     chats->setTitleAsker([](const QString &, std::function<void(const QString &)> done) { done("Soup recipes"); });
     QTest::mouseClick(chats->findChild<QPushButton *>("renameChatButton"), Qt::LeftButton);
     QCOMPARE(store->conversations("Soup recipes").size(), 1);
+    // The open chat is the one highlighted, and the one Delete asks about; "No" keeps it.
+    const auto selected = [&] {
+        const QModelIndexList rows = chats->view()->selectionModel()->selectedRows();
+        return rows.size() == 1 ? chats->model()->idAt(rows.front().row()) : qint64(-rows.size());
+    };
+    QCOMPARE(selected(), *b);
+    QString asked;
+    bool answer = false;
+    chats->setDeleteAsker([&](const QString &title, std::function<void(bool)> done) {
+        asked = title;
+        done(answer);
+    });
     QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
+    QCOMPARE(asked, QString("Soup recipes"));
+    QCOMPARE(chats->model()->rowCount(), 2);
+    answer = true;
+    chats->view()->setFocus();
+    QTest::keyClick(chats->view(), Qt::Key_Delete); // the list's own key, as the button
     QCOMPARE(chats->model()->rowCount(), 1);
     QCOMPARE(c.chatModel()->rowCount(), 0);
     QCOMPARE(c.currentConversation(), 0);
+    QCOMPARE(selected(), qint64(0)); // a new chat: nothing highlighted
+    // Open the other; Ctrl+N: nothing highlighted (Delete there deleted the old chat), and the
+    // keys go to the message box.
+    QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
+                      chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(*a))).center());
+    QCOMPARE(selected(), *a);
+    QTest::keySequence(&w, QKeySequence::New);
+    QCOMPARE(c.currentConversation(), 0);
+    QCOMPARE(selected(), qint64(0));
+    QTRY_VERIFY(w.findChild<MessageInput *>()->hasFocus());
+    asked.clear();
+    QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
+    QVERIFY(asked.isEmpty());
+    QCOMPARE(chats->model()->rowCount(), 1);
 }
 
 QTEST_MAIN(TestMainWindow)
