@@ -1,6 +1,7 @@
 #include "statusstrip.h"
 
 #include "chatcontroller.h"
+#include "chatmodel.h"
 #include "loadedmodel.h"
 
 #include <QHBoxLayout>
@@ -10,7 +11,7 @@
 #include <utility>
 
 StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *parent)
-    : QWidget(parent), m_loaded(model), m_model(new QLabel(this)), m_stats(new QLabel(this)),
+    : QWidget(parent), m_loaded(model), m_chat(chat), m_model(new QLabel(this)), m_stats(new QLabel(this)),
       m_context(new QProgressBar(this))
 {
     m_model->setObjectName(QStringLiteral("modelLabel"));
@@ -39,11 +40,13 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
         m_stats->setText(tr("Last answer: %1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1));
         m_busy = false;
     });
-    connect(model, &LoadedModel::modelLoaded, this, [this](const ModelSummary &summary) {
-        m_stats->clear();
-        setContext(0, summary.contextSize);
+    connect(model, &LoadedModel::modelLoaded, this, [this] {
+        showChat();
         updateModel();
     });
+    // Another chat (New, a stored one, a deletion): the figures of the one shown, not of the one
+    // before (an empty new chat read "context 2047 / 2048" and the last answer's speed).
+    connect(chat, &ChatController::conversationChanged, this, &StatusStrip::showChat);
     connect(model, &LoadedModel::stateChanged, this, [this](LoadedModel::State state) {
         if (state == LoadedModel::State::Tuning)
             showBusy(tr("The model is busy: auto-tune is running."));
@@ -66,6 +69,22 @@ void StatusStrip::showBusy(const QString &text)
 {
     m_stats->setText(text);
     m_busy = true;
+}
+
+void StatusStrip::showChat()
+{
+    m_stats->clear();
+    m_busy = false;
+    if (!m_loaded->hasModel())
+        return;
+    const ChatModel *chat = m_chat->chatModel();
+    const shoehorn::GenerationStats *last = nullptr;
+    for (int row = chat->rowCount() - 1; row >= 0 && !last; --row)
+        if (chat->message(row).hasStats)
+            last = &chat->message(row).stats;
+    setContext(last ? last->contextUsed : 0, m_loaded->model().contextSize);
+    if (last)
+        m_stats->setText(tr("Last answer: %1 tok/s").arg(last->generationTokensPerSecond, 0, 'f', 1));
 }
 
 void StatusStrip::setContext(int used, int size)

@@ -22,9 +22,11 @@ private:
     void onPrefill(int done, int total);
     void setContext(int used, int size);
     void showBusy(const QString &text);
+    void showChat(); // the chat now shown: its last answer's figures, or none
 
 
     LoadedModel *m_loaded;
+    ChatController *m_chat;
     QLabel *m_model;
     QLabel *m_stats;
     QProgressBar *m_context;

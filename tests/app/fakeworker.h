@@ -58,6 +58,7 @@ public:
         s.path = path;
         s.name = path.section(QLatin1Char('/'), -1);
         s.contextSize = int(context.contextSize);
+        m_contextSize = s.contextSize;
         s.load = load;
         s.context = context;
         s.held = held;
@@ -84,6 +85,8 @@ public:
             ++stats.generatedTokens;
             QThread::msleep(unsigned(tokenMs.load()));
         }
+        stats.contextUsed = 10 * stats.promptTokens + stats.generatedTokens; // grows with the chat
+        stats.contextSize = m_contextSize;
         emit generationFinished(id, stats);
     }
 
@@ -109,4 +112,5 @@ public:
 
 private:
     bool m_holding = false; // a model is loaded (on the worker's thread only)
+    int m_contextSize = 0;   // of the model loaded last
 };

@@ -9,6 +9,7 @@
 #include "../app/fakeworker.h"
 
 #include <QLabel>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -18,6 +19,7 @@ class TestStatusStrip : public QObject
 private slots:
     void initTestCase() { isolateSettings(); }
     void busyLineGoesWhenTheModelIsReady();
+    void figuresFollowTheChatShown();
 };
 
 // "The model is busy: auto-tune is running." stayed after the tune, "Reading the prompt…" after an
@@ -48,6 +50,40 @@ void TestStatusStrip::busyLineGoesWhenTheModelIsReady()
     QVERIFY(cApp.chat()->send("again"));
     QTRY_COMPARE(lm.state(), LoadedModel::State::Ready);
     QCOMPARE(stats->text(), QString());
+}
+
+// The context bar and the last answer's speed are the chat's shown: a new chat read "context 2047 /
+// 2048" and the speed of the chat before, another stored chat the figures of the one before.
+void TestStatusStrip::figuresFollowTheChatShown()
+{
+    auto *worker = new FakeWorker;
+    AppCore cApp{std::unique_ptr<Worker>(worker)};
+    LoadedModel &lm = *cApp.model();
+    ChatController &chat = *cApp.chat();
+    StatusStrip strip(&lm, &chat);
+    auto *stats = strip.findChild<QLabel *>("statsLabel");
+    auto *bar = strip.findChild<QProgressBar *>("contextBar");
+    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
+    lm.openModel("/models/a.gguf");
+    QTRY_COMPARE(loaded.count(), 1);
+    const int size = lm.model().contextSize;
+    worker->tokens = 3;
+    QVERIFY(chat.send("one"));
+    QTRY_COMPARE(lm.state(), LoadedModel::State::Ready);
+    QVERIFY(chat.send("two"));
+    QTRY_COMPARE(lm.state(), LoadedModel::State::Ready);
+    const qint64 first = chat.currentConversation();
+    QCOMPARE(bar->text(), QString("context %1 / %2").arg(33).arg(size)); // 3 messages, 3 tokens
+    chat.newChat();
+    QCOMPARE(bar->text(), QString("context 0 / %1").arg(size));
+    QCOMPARE(stats->text(), QString());
+    worker->tokens = 5;
+    QVERIFY(chat.send("another"));
+    QTRY_COMPARE(lm.state(), LoadedModel::State::Ready);
+    QCOMPARE(bar->text(), QString("context 15 / %1").arg(size));
+    QVERIFY(chat.openConversation(first));
+    QCOMPARE(bar->text(), QString("context 33 / %1").arg(size));
+    QVERIFY2(stats->text().startsWith("Last answer: "), qPrintable(stats->text()));
 }
 
 QTEST_MAIN(TestStatusStrip)
