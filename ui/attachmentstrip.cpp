@@ -1,5 +1,7 @@
 #include "attachmentstrip.h"
 
+#include "imagefit.h"
+
 #include "asyncdialogs.h"
 #include "errortext.h"
 #include "visioncontroller.h"
@@ -30,7 +32,7 @@ AttachmentStrip::Prepared AttachmentStrip::prepare(shoehorn::Result<ChatImage> r
     QImage decoded;
     decoded.loadFromData(p.image.data);
     p.size = decoded.size();
-    p.thumbnail = decoded.scaled(kThumb, kThumb, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+    p.thumbnail = fittedImage(decoded, QSize(kThumb, kThumb));
     return p;
 }
 

@@ -1,4 +1,5 @@
 #include "chatview.h"
+#include "imagefit.h"
 #include "chatview_p.h"
 
 #include "chatmodel.h"
@@ -173,7 +174,7 @@ void ChatView::writeImages(int row, QTextCursor &c)
         img.loadFromData(m.images[i].data);
         // Down to the thumbnail size, never up: a small picture shows as it is.
         const QImage thumb = img.width() > kThumbnail || img.height() > kThumbnail
-                                 ? img.scaled(kThumbnail, kThumbnail, Qt::KeepAspectRatio, Qt::SmoothTransformation)
+                                 ? fittedImage(img, QSize(kThumbnail, kThumbnail))
                                  : img;
         document()->addResource(QTextDocument::ImageResource, name, thumb);
         QTextImageFormat f;

@@ -1,5 +1,7 @@
 #include "imageviewer.h"
 
+#include "imagefit.h"
+
 #include <QDialogButtonBox>
 #include <QImage>
 #include <QLabel>
@@ -15,7 +17,7 @@ ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(pare
     setWindowTitle(tr("Image, %1 × %2 pixels").arg(img.width()).arg(img.height()));
     const QSize room = (screen() ? screen()->availableGeometry().size() : QSize(1280, 800)) * 0.8;
     if (img.width() > room.width() || img.height() > room.height())
-        img = img.scaled(room, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+        img = fittedImage(img, room);
     auto *label = new QLabel(this);
     label->setPixmap(QPixmap::fromImage(img));
     auto *scroll = new QScrollArea(this);

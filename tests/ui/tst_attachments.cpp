@@ -37,6 +37,9 @@
 #include <QToolButton>
 #include <QRegularExpression>
 #include <QUrl>
+#include "imagefit.h"
+
+#include <QBuffer>
 #include <QtTest>
 
 class TestAttachments : public QObject
@@ -89,6 +92,7 @@ private slots:
     void visionMenuSwitchesWithoutReload();
     void visionMenuNamesProjectorsForAnotherModel();
     void largeImageDoesNotStallTheWindow();
+    void oneBitPictureKeepsItsColour();
 };
 
 void TestAttachments::attachDropPasteAndSend()
@@ -275,6 +279,27 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     qInfo("longest GUI-thread stall while attaching a 4000x3000 JPEG: %lld ms", probe.worstMs());
     QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     QVERIFY(strip->findChild<QToolButton *>(QStringLiteral("attachmentThumb"))->toolTip().startsWith("4000 × 3000 pixels"));
+}
+
+// A one-colour PNG as ImageMagick writes it (1 bit, a palette): its thumbnail was black and white
+// noise (QImage::scaled keeps 1 bit and drops the palette); the viewer showed it right.
+void TestAttachments::oneBitPictureKeepsItsColour()
+{
+    QImage mono(640, 480, QImage::Format_Mono);
+    mono.setColorTable({qRgb(0x87, 0xce, 0xeb), qRgb(255, 255, 255)});
+    mono.fill(0);
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    QVERIFY(mono.save(&buffer, "PNG"));
+    QImage decoded;
+    QVERIFY(decoded.loadFromData(png));
+    QCOMPARE(decoded.depth(), 1);
+    // The strip's thumbnail, the chat's and the viewer's: one function.
+    const QImage thumb = fittedImage(decoded, QSize(96, 96));
+    QCOMPARE(thumb.size(), QSize(96, 72));
+    for (const QPoint at : {QPoint(3, 3), QPoint(4, 3), QPoint(20, 17)})
+        QCOMPARE(QColor(thumb.pixel(at)).name(), QString("#87ceeb"));
 }
 
 QTEST_MAIN(TestAttachments)
