@@ -16,8 +16,15 @@ QStringList MessageFooter::status(const ChatModel::Message &m)
     if (!m.hasStats || m.author != ChatModel::Author::Assistant)
         return parts;
     const auto &s = m.stats;
-    parts << tr("%n token(s)", "", s.generatedTokens) << tr("%1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1)
-          << tr("first token %1 ms").arg(s.timeToFirstTokenMs, 0, 'f', 0);
+    if (s.generatedTokens == 0) { // no speed and no first token to speak of ("first token 0 ms")
+        if (m.state == ChatModel::State::Stopped)
+            parts.last() = tr("Stopped before the answer began");
+        else
+            parts << tr("%n token(s)", "", 0);
+    } else {
+        parts << tr("%n token(s)", "", s.generatedTokens) << tr("%1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1)
+              << tr("first token %1 ms").arg(s.timeToFirstTokenMs, 0, 'f', 0);
+    }
     switch (s.stopReason) {
     case shoehorn::StopReason::EndOfGeneration: parts << tr("finished"); break;
     case shoehorn::StopReason::StopString: parts << tr("stop string"); break;

@@ -34,21 +34,26 @@ void TestMessageFooter::status_data()
     QTest::addColumn<int>("accepted");
     QTest::addColumn<int>("trimmed");
     QTest::addColumn<QString>("says");
+    QTest::addColumn<int>("generated");
     const int assistant = int(ChatModel::Author::Assistant), user = int(ChatModel::Author::User);
     const int done = int(ChatModel::State::Done), stopped = int(ChatModel::State::Stopped);
     const int eog = int(StopReason::EndOfGeneration), cancelled = int(StopReason::Cancelled);
     const QString stats = "96 tokens · 41.5 tok/s · first token 230 ms";
-    QTest::newRow("a question") << user << done << false << 0 << 0 << 0 << 0 << "";
-    QTest::newRow("an answer") << assistant << done << true << eog << 0 << 0 << 0 << stats + " · finished";
+    QTest::newRow("a question") << user << done << false << 0 << 0 << 0 << 0 << "" << 96;
+    QTest::newRow("an answer") << assistant << done << true << eog << 0 << 0 << 0 << stats + " · finished" << 96;
     QTest::newRow("token limit") << assistant << done << true << int(StopReason::MaxTokens) << 0 << 0 << 0
-                                 << stats + " · token limit reached";
-    QTest::newRow("stopped") << assistant << stopped << true << cancelled << 0 << 0 << 0 << "Stopped · " + stats;
+                                 << stats + " · token limit reached" << 96;
+    QTest::newRow("stopped") << assistant << stopped << true << cancelled << 0 << 0 << 0 << "Stopped · " + stats << 96;
     QTest::newRow("speculative") << assistant << done << true << eog << 96 << 14 << 0
-                                 << stats + " · finished · speculative: 14 of 96 drafted tokens accepted (15 %)";
+                                 << stats + " · finished · speculative: 14 of 96 drafted tokens accepted (15 %)" << 96;
     QTest::newRow("speculative, none accepted") << assistant << done << true << eog << 30 << 0 << 0
-                                                << stats + " · finished · speculative: 0 of 30 drafted tokens accepted (0 %)";
+                                                << stats + " · finished · speculative: 0 of 30 drafted tokens accepted (0 %)" << 96;
     QTest::newRow("nothing drafted: no speculation line") << assistant << done << true << eog << 0 << 0 << 2
-                                                          << stats + " · finished · 2 older messages left out to fit the context";
+                                                          << stats + " · finished · 2 older messages left out to fit the context" << 96;
+    // Nothing generated: no speed and no "first token 0 ms".
+    QTest::newRow("stopped before the first token") << assistant << stopped << true << cancelled << 0 << 0 << 0
+                                                    << "Stopped before the answer began" << 0;
+    QTest::newRow("ended at once") << assistant << done << true << eog << 0 << 0 << 0 << "0 tokens · finished" << 0;
 }
 
 void TestMessageFooter::status()
@@ -61,9 +66,10 @@ void TestMessageFooter::status()
     QFETCH(int, accepted);
     QFETCH(int, trimmed);
     QFETCH(QString, says);
+    QFETCH(int, generated);
     ChatModel::Message m = ChatModel::make(ChatModel::Author(author), "text", ChatModel::State(state));
     m.hasStats = hasStats;
-    m.stats.generatedTokens = 96;
+    m.stats.generatedTokens = generated;
     m.stats.generationTokensPerSecond = 41.5;
     m.stats.timeToFirstTokenMs = 230;
     m.stats.stopReason = StopReason(stopReason);
