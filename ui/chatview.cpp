@@ -399,8 +399,10 @@ void ChatView::activate(const QString &href)
     const QString scheme = parts.value(0);
     if (scheme == QLatin1String("copy")) {
         const int index = parts.value(1).toInt();
-        if (index >= 0 && index < m_code->count())
+        if (index >= 0 && index < m_code->count()) {
             QGuiApplication::clipboard()->setText(m_code->text(index));
+            emit copied(tr("The code block is on the clipboard."));
+        }
         return;
     }
     if (scheme == QLatin1String("image")) {
@@ -422,9 +424,10 @@ void ChatView::activate(const QString &href)
             return;
         const QString action = parts.value(2);
         const auto &m = m_model->message(row);
-        if (action == QLatin1String("copy"))
+        if (action == QLatin1String("copy")) {
             QGuiApplication::clipboard()->setText(m.content);
-        else if (action == QLatin1String("edit"))
+            emit copied(tr("The message is on the clipboard."));
+        } else if (action == QLatin1String("edit"))
             emit editRequested(row);
         else if (action == QLatin1String("regenerate"))
             emit regenerateRequested(row);

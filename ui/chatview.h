@@ -48,6 +48,7 @@ signals:
     void versionRequested(int row, int version);
     void codeHighlighted(int index);
     void imageRequested(const ChatImage &image); // a thumbnail in a message was clicked
+    void copied(const QString &what);             // a Copy link put this on the clipboard, in words
 
 protected:
     void changeEvent(QEvent *event) override;

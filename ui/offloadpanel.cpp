@@ -239,4 +239,5 @@ QString OffloadPanel::llamaServerCommand() const
 void OffloadPanel::copyCommand()
 {
     QApplication::clipboard()->setText(llamaServerCommand());
+    emit copied(tr("The llama-server command is on the clipboard."));
 }

@@ -57,6 +57,7 @@ public slots:
 
 signals:
     void targetChanged();
+    void copied(const QString &what); // Copy as llama-server command, in words
 
 protected:
     void showEvent(QShowEvent *event) override;

@@ -246,8 +246,11 @@ void TestChatView::codeBlockHighlighted()
     QCOMPARE(text, view.codeBlockText(0));
     QVERIFY2(colours.size() >= 3, qPrintable(QString::number(colours.size())));
     // Copy puts the code, not the markup, on the clipboard.
+    QSignalSpy copied(&view, &ChatView::copied); // said in the status bar: nothing else shows it
     view.activate("copy:0");
     QCOMPARE(QGuiApplication::clipboard()->text(), view.codeBlockText(0));
+    QCOMPARE(copied.count(), 1);
+    QCOMPARE(copied.at(0).at(0).toString(), QString("The code block is on the clipboard."));
 }
 
 void TestChatView::streamingAppendsOnlyNewText()
@@ -328,8 +331,10 @@ void TestChatView::linksBecomeActions()
     QCOMPARE(edit.at(0).at(0).toInt(), 0);
     QCOMPARE(regen.count(), 1);
     QCOMPARE(del.at(0).at(0).toInt(), 1);
+    QSignalSpy copied(&view, &ChatView::copied);
     view.activate(view.actionHref(1, "copy"));
     QCOMPARE(QGuiApplication::clipboard()->text(), QString("see [docs](https://example.org/x)"));
+    QCOMPARE(copied.count(), 1);
     view.activate("https://example.org/x");
     QCOMPARE(opened, QUrl("https://example.org/x"));
     view.activate("file:///etc/passwd"); // only web links leave the app

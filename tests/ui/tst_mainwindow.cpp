@@ -9,6 +9,7 @@
 #include "../app/smallchat.h"
 #include "messageinput.h"
 #include "chatlist.h"
+#include "chatview.h"
 #include "chatstore.h"
 #include "conversationlist.h"
 #include "conversationpanel.h"
@@ -236,6 +237,11 @@ void TestMainWindow::panelsNeverScrollSideways()
     // Half of a 1920 screen still holds the window with both docks (a long file name in the load
     // strip or a wide hint on the empty page made it wider).
     QVERIFY2(w.minimumSizeHint().width() <= 960, qPrintable(QString::number(w.minimumSizeHint().width())));
+    // Copy says so in the status bar (the clipboard shows nothing).
+    QTest::mouseClick(w.offloadPanel()->findChild<QPushButton *>("copyCommandButton"), Qt::LeftButton);
+    QCOMPARE(w.statusBar()->currentMessage(), QString("The llama-server command is on the clipboard."));
+    emit w.chatView()->copied("The message is on the clipboard.");
+    QCOMPARE(w.statusBar()->currentMessage(), QString("The message is on the clipboard."));
     auto *fit = w.offloadPanel()->findChild<QPushButton *>("autoFitButton");
     const QPoint before = fit->mapTo(&w, QPoint(0, 0));
     QTest::mouseClick(w.offloadPanel()->findChild<QAbstractButton *>("planDetailsButton"), Qt::LeftButton);

@@ -172,7 +172,9 @@ void TestOffloadPanel::copiesLlamaServerCommand()
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     panel.autoFit();
+    QSignalSpy copied(&panel, &OffloadPanel::copied);
     QTest::mouseClick(panel.findChild<QPushButton *>("copyCommandButton"), Qt::LeftButton);
+    QCOMPARE(copied.count(), 1); // the window says it in the status bar
     const QString cmd = QGuiApplication::clipboard()->text();
     QVERIFY2(cmd.startsWith("llama-server -m " + TestFixtures::instance().qwen3_30b()), qPrintable(cmd));
     QVERIFY(cmd.contains("-ngl 99"));
