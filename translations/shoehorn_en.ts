@@ -302,6 +302,22 @@
       <source>Title</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Delete chat</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Delete the chat “%1” and all its messages? This cannot be undone.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Rename…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>Delete…</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>ChatView</name>
@@ -335,6 +351,14 @@
     </message>
     <message>
       <source>Image %1 of %2, %3 × %4 pixels. Click to view.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The code block is on the clipboard.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The message is on the clipboard.</source>
       <translation type="unfinished" />
     </message>
   </context>
@@ -1298,6 +1322,10 @@
       <source>Failed: %1</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Stopped before the answer began</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -1568,6 +1596,10 @@
     </message>
     <message>
       <source>Load on this computer</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The llama-server command is on the clipboard.</source>
       <translation type="unfinished" />
     </message>
   </context>

@@ -302,6 +302,22 @@
       <source>Title</source>
       <translation>标题</translation>
     </message>
+    <message>
+      <source>Delete chat</source>
+      <translation>删除对话</translation>
+    </message>
+    <message>
+      <source>Delete the chat “%1” and all its messages? This cannot be undone.</source>
+      <translation>删除对话“%1”及其全部消息？此操作无法撤销。</translation>
+    </message>
+    <message>
+      <source>Rename…</source>
+      <translation>重命名…</translation>
+    </message>
+    <message>
+      <source>Delete…</source>
+      <translation>删除…</translation>
+    </message>
   </context>
   <context>
     <name>ChatView</name>
@@ -336,6 +352,14 @@
     <message>
       <source>Image %1 of %2, %3 × %4 pixels. Click to view.</source>
       <translation>第 %1 张图片（共 %2 张），%3 × %4 像素。点击查看。</translation>
+    </message>
+    <message>
+      <source>The code block is on the clipboard.</source>
+      <translation>代码块已复制到剪贴板。</translation>
+    </message>
+    <message>
+      <source>The message is on the clipboard.</source>
+      <translation>消息已复制到剪贴板。</translation>
     </message>
   </context>
   <context>
@@ -1295,6 +1319,10 @@
       <source>Failed: %1</source>
       <translation>失败：%1</translation>
     </message>
+    <message>
+      <source>Stopped before the answer began</source>
+      <translation>在回答开始前已停止</translation>
+    </message>
   </context>
   <context>
     <name>MessageInput</name>
@@ -1566,6 +1594,10 @@
     <message>
       <source>Load on this computer</source>
       <translation>在本机加载</translation>
+    </message>
+    <message>
+      <source>The llama-server command is on the clipboard.</source>
+      <translation>llama-server 命令已复制到剪贴板。</translation>
     </message>
   </context>
   <context>
