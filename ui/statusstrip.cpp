@@ -31,15 +31,14 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
 
     connect(chat, &ChatController::prefillProgress, this, &StatusStrip::onPrefill);
     connect(chat, &ChatController::generationProgress, this, [this](double tps, int used, int size) {
+        if (!m_chat->answering()) // the chat was left (New, another one): its late figures are not this one's
+            return;
         showBusy(tr("Writing · %1 tok/s").arg(tps, 0, 'f', 1));
         setContext(used, size);
     });
-    connect(chat, &ChatController::answerFinished, this, [this](const shoehorn::GenerationStats &s) {
-        setContext(s.contextUsed, s.contextSize);
-        // The context has its own bar beside this.
-        m_stats->setText(tr("Last answer: %1 tok/s").arg(s.generationTokensPerSecond, 0, 'f', 1));
-        m_busy = false;
-    });
+    // The answer's figures are stored in its message by now: shown from the chat shown, so an
+    // answer stopped by a switch to another chat does not write over that chat's.
+    connect(chat, &ChatController::answerFinished, this, &StatusStrip::showChat);
     connect(model, &LoadedModel::modelLoaded, this, [this] {
         showChat();
         updateModel();

@@ -84,6 +84,17 @@ void TestStatusStrip::figuresFollowTheChatShown()
     QVERIFY(chat.openConversation(first));
     QCOMPARE(bar->text(), QString("context 33 / %1").arg(size));
     QVERIFY2(stats->text().startsWith("Last answer: "), qPrintable(stats->text()));
+    // Ctrl+N while an answer is written: its late end does not fill the new chat's strip (review).
+    worker->tokens = 200;
+    worker->tokenMs = 5;
+    QSignalSpy finished(&chat, &ChatController::answerFinished);
+    QVERIFY(chat.send("a long one"));
+    QTRY_VERIFY(chat.chatModel()->message(chat.chatModel()->rowCount() - 1).content.size() > 4);
+    chat.newChat();
+    QTRY_COMPARE(finished.count(), 1);
+    QTRY_COMPARE(lm.state(), LoadedModel::State::Ready);
+    QCOMPARE(bar->text(), QString("context 0 / %1").arg(size));
+    QCOMPARE(stats->text(), QString());
 }
 
 QTEST_MAIN(TestStatusStrip)
