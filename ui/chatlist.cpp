@@ -95,15 +95,17 @@ void ChatList::buildActions(QWidget *body)
     connect(renameAction, &QAction::triggered, this, &ChatList::renameCurrent);
     connect(deleteAction, &QAction::triggered, this, &ChatList::deleteCurrent);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_view, &QListView::customContextMenuRequested, this, [this, renameAction, deleteAction](const QPoint &pos) {
+    connect(m_view, &QListView::customContextMenuRequested, this, [this](const QPoint &pos) {
         const QModelIndex index = m_view->indexAt(pos);
         if (!index.isValid() || !m_model)
             return;
-        openChat(m_model->idAt(index.row())); // the menu is about the chat it was opened on, now shown
+        // About the chat clicked, which need not be the one shown (nor is opened: an answer
+        // being written goes on).
+        const qint64 id = m_model->idAt(index.row());
         auto *menu = new QMenu(this); // a popup, not exec(): no nested event loop
         menu->setAttribute(Qt::WA_DeleteOnClose);
-        menu->addAction(renameAction);
-        menu->addAction(deleteAction);
+        menu->addAction(tr("Rename…"), this, [this, id] { renameChat(id); });
+        menu->addAction(tr("Delete…"), this, [this, id] { deleteChat(id); });
         menu->popup(m_view->viewport()->mapToGlobal(pos));
     });
 }
@@ -138,7 +140,8 @@ void ChatList::openChat(qint64 id)
 
 qint64 ChatList::currentId() const
 {
-    return m_controller->currentConversation(); // the chat shown (the list highlights it)
+    const QModelIndex i = m_view->currentIndex();
+    return m_model && i.isValid() ? m_model->idAt(i.row()) : m_controller->currentConversation();
 }
 
 QString ChatList::titleOf(qint64 id) const
@@ -149,7 +152,11 @@ QString ChatList::titleOf(qint64 id) const
 
 void ChatList::renameCurrent()
 {
-    const qint64 id = currentId();
+    renameChat(currentId());
+}
+
+void ChatList::renameChat(qint64 id)
+{
     if (!id || !m_model)
         return;
     m_askTitle(titleOf(id), [this, id](const QString &text) {
@@ -161,7 +168,11 @@ void ChatList::renameCurrent()
 
 void ChatList::deleteCurrent()
 {
-    const qint64 id = currentId();
+    deleteChat(currentId());
+}
+
+void ChatList::deleteChat(qint64 id)
+{
     if (!id)
         return;
     m_askDelete(titleOf(id), [this, id](bool yes) {

@@ -38,7 +38,9 @@ public slots:
     void openChat(qint64 id);
 
 private:
-    qint64 currentId() const;
+    qint64 currentId() const; // the row highlighted (the chat shown, or one the arrow keys moved to)
+    void renameChat(qint64 id);
+    void deleteChat(qint64 id);
     QString titleOf(qint64 id) const;
     void selectOpenChat(); // the row highlighted is the chat shown, none for a new one
     void buildActions(QWidget *body);

@@ -32,6 +32,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QMimeData>
+#include <QMenu>
 #include <QPushButton>
 #include <QAbstractButton>
 #include <QDockWidget>
@@ -685,6 +686,16 @@ void TestMainWindow::chatListSearchRenameDelete()
     QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
     QCOMPARE(asked, QString("Soup recipes"));
     QCOMPARE(chats->model()->rowCount(), 2);
+    // The right-click menu is about the chat clicked, not the one shown, and opens nothing.
+    emit chats->view()->customContextMenuRequested(
+        chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(*a))).center());
+    QMenu *menu = nullptr;
+    QTRY_VERIFY((menu = chats->findChild<QMenu *>()));
+    QCOMPARE(menu->actions().size(), 2);
+    menu->actions().at(1)->trigger(); // Delete…, answered No
+    QCOMPARE(asked, QString("Planning the GPU"));
+    QCOMPARE(c.currentConversation(), *b);
+    menu->close();
     answer = true;
     chats->view()->setFocus();
     QTest::keyClick(chats->view(), Qt::Key_Delete); // the list's own key, as the button
