@@ -127,4 +127,33 @@ Error checkDevices(const LoadSettings &load)
     return {};
 }
 
+Error checkDevicePositions(const LoadSettings &load, std::optional<size_t> gpuCount, const std::string &where)
+{
+    if (load.mainGpu == 0 && load.tensorSplit.empty())
+        return {};
+    const bool none = load.devices == std::vector<std::string>{"none"};
+    size_t n = 0;
+    if (none)
+        n = 0;
+    else if (!load.devices.empty())
+        n = load.devices.size(); // names checkDevices() accepted, integrated GPUs too
+    else if (gpuCount)
+        n = *gpuCount;
+    else {
+        const HardwareInfo hw = probeHardware();
+        n = modelDevices(hw.gpus, hw.otherBackends, load).size();
+    }
+    const std::string gets = none ? std::string("-dev none: the model runs on the CPU")
+                             : n == 0 ? "no GPU " + where + ": the model runs on the CPU"
+                                      : "the model gets " + std::to_string(n) + (n == 1 ? " GPU " : " GPUs ") + where;
+    if (load.mainGpu > 0 && size_t(load.mainGpu) >= n)
+        return Error{ErrorCode::InvalidArgument,
+                     "-mg " + std::to_string(load.mainGpu) + ": " + gets +
+                         (n == 0 ? "" : " (-mg 0" + (n > 1 ? " to " + std::to_string(n - 1) : std::string()) + ")")};
+    if (load.tensorSplit.size() > n)
+        return Error{ErrorCode::InvalidArgument, "-ts " + tensorSplitText(load.tensorSplit) + ": " +
+                                                     std::to_string(load.tensorSplit.size()) + " parts, and " + gets};
+    return {};
+}
+
 } // namespace shoehorn

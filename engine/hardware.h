@@ -4,6 +4,7 @@
 #include "settings.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,13 @@ std::vector<std::string> backendChoices(const std::vector<GpuInfo> &gpus);
 // LoadSettings::devices names devices of this machine (a GPU, an integrated GPU or a remote
 // machine's): else an InvalidArgument error naming the one that is not and the ones there are.
 Error checkDevices(const LoadSettings &load);
+
+// -mg and -ts count the GPUs the model gets: its --device list where one is given, else this
+// machine's (`gpuCount`: a what-if machine's, `where` naming it). Past them llama.cpp fails the load
+// (-mg) or drops the parts without a word: an InvalidArgument error that says how many there are.
+// Remote (--rpc) devices join later and are not counted: callers with --rpc leave this out.
+Error checkDevicePositions(const LoadSettings &load, std::optional<size_t> gpuCount = std::nullopt,
+                           const std::string &where = "here");
 
 // Asks ggml's backend registry and /proc/meminfo. Cheap enough to call every second.
 HardwareInfo probeHardware();

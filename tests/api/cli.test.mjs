@@ -65,10 +65,10 @@ test('llama-server\'s routes, aliases and tags; --sleep-idle-seconds and --ui-mc
         const slotAction = await post(s.base, '/slots/0?action=erase', '{}');
         assert.equal(slotAction.status, 501); // no --slot-save-path, as llama-server says
         // Not llama-server's "start it with --embeddings", a flag serve refuses.
-        for (const [route, what] of [['/v1/embeddings', 'embeddings'], ['/embedding', 'embeddings'], ['/v1/rerank', 'reranking']]) {
+        for (const [route, what] of [['/v1/embeddings', 'embeddings are'], ['/embedding', 'embeddings are'], ['/v1/rerank', 'reranking is']]) {
             const r = await post(s.base, route, JSON.stringify({ input: 'hi', query: 'hi', documents: ['a'] }));
             assert.equal(r.status, 501, route);
-            assert.match(JSON.parse(r.text).error.message, new RegExp(`^Shoehorn serves chat and completion models: ${what} are not served`));
+            assert.match(JSON.parse(r.text).error.message, new RegExp(`^Shoehorn serves chat and completion models: ${what} not served here \\(llama-server with an? \\w+ model does\\)$`));
         }
     } finally {
         s.proc.kill('SIGKILL');
@@ -77,7 +77,8 @@ test('llama-server\'s routes, aliases and tags; --sleep-idle-seconds and --ui-mc
                                 [['--ui-mcp-proxy'], /--ui-mcp-proxy: the web UI's MCP proxy is not served/],
                                 [['--tools', 'all'], /--tools: the server's built-in tools/],
                                 [['--mcp-servers-json', '{}'], /MCP servers .* are not run/],
-                                [['--cache-ram', '100'], /--cache-ram: the host-RAM prompt cache is not kept/]]) {
+                                [['--cache-ram', '100'], /--cache-ram: the host-RAM prompt cache is not kept/],
+                                [['-mg', '99'], /-mg 99: .*the model (runs on the CPU|gets \d+ GPU)/]]) {
         const r = await serve([MODEL, '--port', '0', ...flag], { waitUrl: false });
         assert.equal(r.code, 2, r.out());
         assert.match(r.out(), says);
@@ -191,6 +192,27 @@ test('a model that cannot be used: named, exit 2', async () => {
         }
     } finally {
         fs.rmSync(dir, { recursive: true, force: true });
+    }
+});
+
+// chat and plan warn about -c above the trained context; serve said nothing (llama-server's log caps
+// it in a line of its own): a slot's share of -c is what is compared.
+test('-c above the trained context: a warning, and the server runs', async () => {
+    const s = await serve([MODEL, '--port', '0', '-c', '100000']);
+    try {
+        assert.ok(s.base, s.out());
+        assert.match(s.out(), /warning: -c \d+ is above the model's trained context of 2048 tokens/);
+    } finally {
+        s.proc.kill('SIGINT');
+        assert.equal((await s.exited).code, 0);
+    }
+    const fits = await serve([MODEL, '--port', '0', '-c', '4096', '-np', '2']); // 2048 a slot: no warning
+    try {
+        assert.ok(fits.base, fits.out());
+        assert.doesNotMatch(fits.out(), /warning: -c/);
+    } finally {
+        fits.proc.kill('SIGINT');
+        await fits.exited;
     }
 });
 

@@ -314,6 +314,8 @@ void TestCliJson::errorsSaySomething_data()
                                        << QByteArray("-mg 5: the model gets 1 GPU on --profile gtx1060-6g (-mg 0)");
     QTest::newRow("-ts parts past the GPUs") << QStringList{"plan", m_odd, "--profile", "gtx1060-6g", "-ts", "1,1,1"}
                                              << QByteArray("-ts 1,1,1: 3 parts, and the model gets 1 GPU on --profile gtx1060-6g");
+    QTest::newRow("-mg with -dev none") << QStringList{"plan", m_odd, "-dev", "none", "-mg", "1"}
+                                        << QByteArray("-mg 1: -dev none: the model runs on the CPU");
     QTest::newRow("devices --json") << QStringList{"devices", "--json"}
                                     << QByteArray("devices takes no arguments ('--json' given)");
     // A context no memory holds: refused before llama.cpp fills the RAM with the cache's cells

@@ -291,31 +291,6 @@ std::string parseEach(Cursor &c, Args &a)
 }
 
 // Checks what only makes sense once all flags are read, and derives the rest.
-
-// -mg and -ts count the GPUs the model gets: past them llama.cpp fails the load (-mg) or drops
-// the parts (-ts) without a word. A --profile machine has one GPU; RPC devices join later and
-// are counted by the load.
-std::string checkDevicePositions(const Args &a)
-{
-    if (!a.rpc.empty() || (a.load.mainGpu == 0 && a.load.tensorSplit.empty()))
-        return {};
-    size_t n = 1;
-    if (a.profile.empty()) {
-        const HardwareInfo hw = probeHardware();
-        n = modelDevices(hw.gpus, hw.otherBackends, a.load).size();
-    }
-    const std::string here = n == 0 ? std::string("no GPU here: the model runs on the CPU")
-                                    : "the model gets " + std::to_string(n) + (n == 1 ? " GPU" : " GPUs") +
-                                          (a.profile.empty() ? " here" : " on --profile " + a.profile);
-    if (a.load.mainGpu > 0 && a.load.mainGpu >= int(n))
-        return "-mg " + std::to_string(a.load.mainGpu) + ": " + here +
-               (n == 0 ? "" : " (-mg 0" + (n > 1 ? " to " + std::to_string(n - 1) : std::string()) + ")");
-    if (a.load.tensorSplit.size() > n)
-        return "-ts " + tensorSplitText(a.load.tensorSplit) + ": " + std::to_string(a.load.tensorSplit.size()) +
-               " parts, and " + here;
-    return {};
-}
-
 std::string finish(Args &a)
 {
     if (a.output != "md" && a.output != "json" && a.output != "csv")
@@ -341,7 +316,11 @@ std::string finish(Args &a)
             return "--backend " + a.load.backend + ": no such backend here (backends: " + there + ")";
         }
     }
-    return checkDevicePositions(a);
+    if (a.rpc.empty())
+        if (const Error e = checkDevicePositions(a.load, a.profile.empty() ? std::nullopt : std::optional<size_t>(1),
+                                                 a.profile.empty() ? "here" : "on --profile " + a.profile))
+            return e.detail;
+    return {};
 }
 
 } // namespace

@@ -81,18 +81,22 @@ std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, st
     return out;
 }
 
-// The settings to load with: auto-fit for this machine (llama-server's -fit on), or the flags.
 // An error about the model file names it, where the message does not already (with --mmproj
 // and -md beside it, "the file does not start with the GGUF magic" leaves the user guessing).
 Error aboutModel(const ServerArgs &a, Error e)
 {
-    if (!a.modelPath().empty() && e.detail.find(a.modelPath()) == std::string::npos)
+    // The file check names the file by its name alone: named already.
+    const std::string name = std::filesystem::path(a.modelPath()).filename().string();
+    if (!a.modelPath().empty() && e.detail.find(a.modelPath()) == std::string::npos &&
+        (name.empty() || e.detail.find(name) == std::string::npos))
         e.detail = a.modelPath() + ": " + (e.detail.empty() ? errorCodeSentence(e.code) : e.detail);
     return e;
 }
 
 // What a restart cannot mend: a flag, a file, a port (README: exit 2, which the service unit does
-// not restart). Out of memory, a failed load or a remote machine away may pass: exit 1.
+// not restart). Out of memory, a failed load or a remote machine away may pass: exit 1, and so may
+// a file check that did not finish in time on a busy machine (FileCheckFailed: a crash in the
+// check, too, is left to systemd's start limit).
 bool configurationError(ErrorCode code)
 {
     switch (code) {
@@ -105,7 +109,6 @@ bool configurationError(ErrorCode code)
     case ErrorCode::SplitMissing:
     case ErrorCode::InvalidArgument:
     case ErrorCode::ProjectorMismatch:
-    case ErrorCode::FileCheckFailed:
     case ErrorCode::AddressInUse:
         return true;
     default:
@@ -119,6 +122,7 @@ int serveFailed(const Error &e)
     return configurationError(e.code) ? 2 : rc;
 }
 
+// The settings to load with: auto-fit for this machine (llama-server's -fit on), or the flags.
 Result<PlanSettings> chooseSettings(const ServerArgs &a, bool checkFile)
 {
     PlanSettings s{a.load(), a.context(), a.parallel()};
@@ -334,6 +338,12 @@ int cmdServe(int argc, char **argv)
         std::fprintf(stderr, "error: serve needs a model: -m MODEL.gguf (or MODEL.gguf first), or --models-preset FILE.ini\n");
         return 2;
     }
+    // llama.cpp takes -mg past the GPUs and fails the load (exit 1: the service would restart it).
+    if (rpc.empty())
+        if (const Error e = checkDevicePositions(a.load())) {
+            std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+            return 2;
+        }
     warnExposure(o);
     warnAboutThreads(a.context());
     // A port another program holds is said before a load of minutes, not after it (the open
