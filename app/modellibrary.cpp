@@ -18,11 +18,7 @@ namespace {
 
 QString compactCount(uint64_t n)
 {
-    if (n >= 1'000'000'000ull)
-        return QStringLiteral("%1B").arg(double(n) / 1e9, 0, 'f', 1);
-    if (n >= 1'000'000ull)
-        return QStringLiteral("%1M").arg(double(n) / 1e6, 0, 'f', 0);
-    return QStringLiteral("%1K").arg(double(n) / 1e3, 0, 'f', 0);
+    return QString::fromStdString(formatParameterCount(n));
 }
 
 // The first part of a split model stands for all of them; the others are not listed.

@@ -70,6 +70,19 @@ std::string fileTypeName(int t)
     }
 }
 
+std::string formatParameterCount(uint64_t n)
+{
+    char buf[32];
+    const double v = static_cast<double>(n);
+    if (v >= 999.5e6) // rounds to 1.0B and up
+        std::snprintf(buf, sizeof buf, "%.1fB", v / 1e9);
+    else if (v >= 999.5e3) // rounds to 1M and up
+        std::snprintf(buf, sizeof buf, "%.0fM", v / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.0fK", v / 1e3);
+    return buf;
+}
+
 std::string formatBytes(uint64_t b)
 {
     char buf[64];

@@ -110,6 +110,9 @@ std::vector<std::string> splitPaths(const std::string &path);
 
 std::string fileTypeName(int llamaFtype);
 std::string formatBytes(uint64_t bytes);
+// A parameter count as model names write it: "30.5B", "600M", "200K" (the unit chosen after
+// rounding: 999,999 is "1M", not "1000K"). The CLI's info and the window's Models list.
+std::string formatParameterCount(uint64_t count);
 std::string modelInfoToJson(const ModelInfo &info, bool withTensors = false);
 
 } // namespace shoehorn

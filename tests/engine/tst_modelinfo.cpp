@@ -33,6 +33,8 @@ private slots:
     void missingFile();
     void formatBytes_data();
     void formatBytes();
+    void formatParameterCount_data();
+    void formatParameterCount();
 };
 
 QString TestModelInfo::writeBytes(const QString &name, const QByteArray &bytes)
@@ -369,6 +371,24 @@ void TestModelInfo::formatBytes()
     QFETCH(quint64, bytes);
     QFETCH(QString, text);
     QCOMPARE(QString::fromStdString(shoehorn::formatBytes(bytes)), text);
+}
+
+void TestModelInfo::formatParameterCount_data()
+{
+    QTest::addColumn<quint64>("count");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("tiny") << quint64(200000) << "200K";
+    QTest::newRow("just under a million: 1M, not 1000K") << quint64(999999) << "1M";
+    QTest::newRow("millions") << quint64(596049920) << "596M";
+    QTest::newRow("just under a billion: 1.0B, not 1000M") << quint64(999900000) << "1.0B";
+    QTest::newRow("30B-A3B") << quint64(30532122624ull) << "30.5B";
+}
+
+void TestModelInfo::formatParameterCount()
+{
+    QFETCH(quint64, count);
+    QFETCH(QString, text);
+    QCOMPARE(QString::fromStdString(shoehorn::formatParameterCount(count)), text);
 }
 
 QTEST_GUILESS_MAIN(TestModelInfo)

@@ -75,14 +75,7 @@ int cmdInfo(const cli::Args &a)
     std::printf("name:          %s\n", m.name.c_str());
     std::printf("architecture:  %s%s\n", m.architecture.c_str(), m.isHybrid() ? " (hybrid)" : "");
     std::printf("quantization:  %s\n", m.fileTypeName.c_str());
-    // As the Models list writes them (200K, 3.2M, 30.53B): "0.00 B" said nothing of a small model.
-    const double n = static_cast<double>(m.parameterCount);
-    if (n >= 1e9)
-        std::printf("parameters:    %.2fB\n", n / 1e9);
-    else if (n >= 1e6)
-        std::printf("parameters:    %.1fM\n", n / 1e6);
-    else
-        std::printf("parameters:    %.0fK\n", n / 1e3);
+    std::printf("parameters:    %s\n", formatParameterCount(m.parameterCount).c_str()); // as the Models list
     std::printf("layers:        %u, embedding %u, heads %u/%u (kv), head size %u/%u\n", m.layerCount,
                 m.embeddingSize, m.headCount, m.headCountKv, m.headSizeK, m.headSizeV);
     std::printf("context:       %u trained\n", m.contextLength);
