@@ -127,6 +127,13 @@ void ConversationPanel::connectWidgets()
     connect(m_model, &LoadedModel::modelLoaded, this, &ConversationPanel::refresh);
 }
 
+// Without a model the box is the setting for the next one; with one, only where its template
+// has the switch (not read back from the box: a disabled parent would disable it too).
+bool ConversationPanel::canSwitchThinking() const
+{
+    return !m_model->hasModel() || m_model->model().supportsThinking;
+}
+
 void ConversationPanel::refresh()
 {
     if (m_updating) // this panel's own edit coming back: the boxes hold it already
@@ -146,8 +153,9 @@ void ConversationPanel::refresh()
     const ModelSummary &m = m_model->model();
     // A template without the switch neither thinks on request nor stops: the box shows off,
     // greyed, and the stored choice stays for models that have it (applyValues keeps it).
-    m_thinking->setEnabled(!loaded || m.supportsThinking);
-    m_thinking->setChecked(o.enableThinking && m_thinking->isEnabled());
+    const bool canThink = canSwitchThinking();
+    m_thinking->setEnabled(canThink);
+    m_thinking->setChecked(o.enableThinking && canThink);
     m_thinking->setToolTip(loaded && !m.supportsThinking ? tr("This model's chat template has no thinking switch.")
                                                          : QString());
     m_saveDefault->setEnabled(loaded);
@@ -215,7 +223,7 @@ void ConversationPanel::applyValues()
     sm.presencePenalty = float(m_presence->value());
     sm.repeatPenalty = float(m_repeat->value());
     s.generation.maxTokens = m_maxTokens->value();
-    if (m_thinking->isEnabled())
+    if (canSwitchThinking())
         s.generation.enableThinking = m_thinking->isChecked();
     m_updating = true;
     m_model->setModelSettings(s);

@@ -31,6 +31,7 @@ public slots:
     void refresh(); // from the controller's current chat and model
 
 private:
+    bool canSwitchThinking() const;
     QFormLayout *buildSamplingForm(QWidget *body);
     void connectWidgets();
     void applyValues();
