@@ -6,6 +6,7 @@
 #include "loadedmodel.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 using State = ChatController::State;
 using Author = ChatModel::Author;
@@ -130,7 +131,21 @@ int ChatController::appendAnswerRow()
 
 QString ChatController::autoTitle(const QString &firstText)
 {
-    return firstText.left(60).simplified();
+    // The words, not Markdown's marks: "# Heading **bold** `code` ```python print(1" was a title.
+    static const QRegularExpression fence(QStringLiteral("```[^\\n]*"));
+    static const QRegularExpression link(QStringLiteral("!?\\[([^\\]]*)\\]\\([^)]*\\)"));
+    static const QRegularExpression lineMark(QStringLiteral("(^|\\n)[ \\t]*(#{1,6}|>+|[-*+]|\\d+[.)])[ \\t]+"));
+    // Emphasis touches its words ("**bold**"); a lone "2 * 3" is arithmetic and stays.
+    static const QRegularExpression emphasis(QStringLiteral("`+|(?<=\\S)(\\*{1,3}|~~)|(\\*{1,3}|~~)(?=\\S)"));
+    QString t = firstText;
+    t.replace(fence, QStringLiteral(" ")); // the code inside stays: it may be all the question says
+    t.replace(link, QStringLiteral("\\1"));
+    t.replace(lineMark, QStringLiteral("\\1"));
+    t.remove(emphasis);
+    t = t.simplified();
+    if (t.isEmpty()) // marks alone: better them than no title
+        t = firstText.simplified();
+    return t.size() > 60 ? t.left(59).trimmed() + QChar(0x2026) : t;
 }
 
 void ChatController::ensureConversation(const QString &firstText)

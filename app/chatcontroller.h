@@ -20,6 +20,9 @@ class ChatController : public QObject
 {
     Q_OBJECT
 public:
+    // A new chat's title, from its first question: its words without Markdown's marks, at most 60
+    // characters.
+    static QString autoTitle(const QString &firstText);
     using State = InferenceSession::State;
 
     // The session answers in the chat's slot; the model is what it answers with; the repository
@@ -95,7 +98,6 @@ private:
     void startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history);
     int appendAnswerRow(); // an empty streaming answer, in the chat and the store
     void ensureConversation(const QString &firstText);
-    static QString autoTitle(const QString &firstText); // a new chat's title, from its first question
     void storeChatSettings();
     void checkpoint();
 

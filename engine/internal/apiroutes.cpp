@@ -83,10 +83,11 @@ server_http_context::handler_t routeHandler(const RouteSpec &route, server_route
     // --embeddings or --reranking, flags serve refuses: this one says what is and is not served.
     if (route.member == &server_routes::post_embeddings || route.member == &server_routes::post_embeddings_oai ||
         route.member == &server_routes::post_rerank)
-        return [what = std::string(route.member == &server_routes::post_rerank ? "reranking" : "embeddings")](
-                   const server_http_req &) {
-            return errorResponse("Shoehorn serves chat and completion models: " + what +
-                                     " are not served here (llama-server with an " + what + " model does)",
+        return [rerank = route.member == &server_routes::post_rerank](const server_http_req &) {
+            return errorResponse(rerank ? "Shoehorn serves chat and completion models: reranking is not served here "
+                                          "(llama-server with a reranking model does)"
+                                        : "Shoehorn serves chat and completion models: embeddings are not served here "
+                                          "(llama-server with an embedding model does)",
                                  ERROR_TYPE_NOT_SUPPORTED);
         };
     server_http_context::handler_t handler = routes.*route.member;

@@ -53,6 +53,8 @@ private slots:
     void destroyWhileGenerating();
     void chatsAreStoredAndReopened();
     void titleFollowsTheFirstQuestionsEdit();
+    void autoTitleHasNoMarkdown_data();
+    void autoTitleHasNoMarkdown();
 };
 
 void TestChatController::init()
@@ -320,6 +322,31 @@ void TestChatController::titleFollowsTheFirstQuestionsEdit()
     QVERIFY(c.editAndResend(0, QStringLiteral("Tell me another")));
     QTRY_COMPARE(finished.count(), 3);
     QCOMPARE(c.conversationTitle(), QString("Stories"));
+}
+
+// A chat's title is its first question's words: "# Heading **bold** `code` ```python print(1" was
+// one, in the list and as the export's file name (found using the window).
+void TestChatController::autoTitleHasNoMarkdown_data()
+{
+    QTest::addColumn<QString>("question");
+    QTest::addColumn<QString>("title");
+    QTest::newRow("plain") << "Hello, who are you?" << "Hello, who are you?";
+    QTest::newRow("heading, bold, code, fence")
+        << "# Heading\nSome **bold** and `inline` text:\n```python\nprint(1)\n```"
+        << "Heading Some bold and inline text: print(1)";
+    QTest::newRow("list and quote") << "> quoted\n- one\n- two\n1. three" << "quoted one two three";
+    QTest::newRow("link") << "see [the docs](https://example.org/x) and ![a cat](cat.png)" << "see the docs and a cat";
+    QTest::newRow("snake_case and 2 * 3 stay") << "rename my_var to x, 2 * 3 = 6" << "rename my_var to x, 2 * 3 = 6";
+    QTest::newRow("only marks") << "***" << "***";
+    QTest::newRow("long: cut with an ellipsis")
+        << QString(70, QChar('a')) << QString(59, QChar('a')) + QChar(0x2026);
+}
+
+void TestChatController::autoTitleHasNoMarkdown()
+{
+    QFETCH(QString, question);
+    QFETCH(QString, title);
+    QCOMPARE(ChatController::autoTitle(question), title);
 }
 
 QTEST_GUILESS_MAIN(TestChatController)
