@@ -58,11 +58,19 @@ void MessageFooter::write(QTextCursor &c, const MessageWriter &writer, const Cha
         c.insertText(QStringLiteral("   "), note);
     };
     if (m.versionCount() > 1) {
-        if (m.current > 0)
-            link(QStringLiteral("‹"), QStringLiteral("prev"));
+        // Both arrows always, greyed at the ends: the links after them stay where they were, so a
+        // second click on ‹ or Copy lands where the first did.
+        const auto arrow = [&](const QString &text, const QString &action, bool on) {
+            if (on) {
+                link(text, action);
+            } else {
+                c.insertText(text, note);
+                c.insertText(QStringLiteral("   "), note);
+            }
+        };
+        arrow(QStringLiteral("‹"), QStringLiteral("prev"), m.current > 0);
         c.insertText(QStringLiteral("%1/%2   ").arg(m.current + 1).arg(m.versionCount()), note);
-        if (m.current + 1 < m.versionCount())
-            link(QStringLiteral("›"), QStringLiteral("next"));
+        arrow(QStringLiteral("›"), QStringLiteral("next"), m.current + 1 < m.versionCount());
     }
     link(tr("Copy"), QStringLiteral("copy"));
     if (m.author == ChatModel::Author::User)

@@ -56,6 +56,7 @@ private slots:
     void streamingAppendsOnlyNewText();
     void thinkingCollapsedWithTime();
     void linksBecomeActions();
+    void versionArrowsKeepTheirPlace();
     void parseHighlighterHtml();
     void followsPaletteChange();
     void streamedLineEndsAndCodeLines();
@@ -343,6 +344,36 @@ void TestChatView::linksBecomeActions()
     model.removeMessage(0);
     QVERIFY(!view.document()->toPlainText().contains("You"));
     QVERIFY(view.document()->toPlainText().contains("docs"));
+}
+
+// "‹ 2/2 Copy" and "1/2 › Copy": the arrows came and went, moving every link after them, so a
+// second click on the same place did something else (a helper found it). Both arrows stay.
+void TestChatView::versionArrowsKeepTheirPlace()
+{
+    ChatModel model;
+    ChatView view;
+    view.setChatModel(&model);
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "first", State::Done));
+    model.beginNewVersion(row);
+    model.appendText(row, QStringLiteral("second"), {});
+    model.finish(row, State::Done, nullptr);
+    const auto footer = [&] {
+        for (QTextBlock b = view.document()->begin(); b.isValid(); b = b.next())
+            if (b.text().contains("/2"))
+                return b.text();
+        return QString();
+    };
+    const QString atLast = footer();
+    model.setCurrentVersion(row, 0);
+    const QString atFirst = footer();
+    QVERIFY2(atLast.startsWith(QString::fromUtf8("‹   2/2   ›   Copy")), qPrintable(atLast));
+    QVERIFY2(atFirst.startsWith(QString::fromUtf8("‹   1/2   ›   Copy")), qPrintable(atFirst));
+    QCOMPARE(atFirst.indexOf("Copy"), atLast.indexOf("Copy"));
+    // Only the arrow that goes somewhere is a link.
+    QVERIFY(!view.actionHref(row, "next").isEmpty());
+    QVERIFY(view.toHtml().contains(view.actionHref(row, "next")));
+    QVERIFY(!view.toHtml().contains(view.actionHref(row, "prev")));
 }
 
 void TestChatView::parseHighlighterHtml()
