@@ -122,6 +122,16 @@ void TestCliJson::info()
     QCOMPARE(o.value("architecture").toString(), QStringLiteral("llama"));
     QCOMPARE(o.value("layer_count").toInt(), 4);
     QCOMPARE(o.value("layers").toArray().size(), 4);
+    // --json answers a failure in JSON on stdout too (it printed nothing there), as check-file does.
+    for (const QString &cmd : {QStringLiteral("info"), QStringLiteral("plan"), QStringLiteral("fit")}) {
+        const CliRun bad = runCli({cmd, m_dir.filePath("missing.gguf"), QStringLiteral("--json")});
+        QCOMPARE(bad.exitCode, 1);
+        const QJsonObject e = QJsonDocument::fromJson(bad.out).object();
+        QVERIFY2(!e.value("ok").toBool(true) && e.value("code").toString() == "file-not-found" &&
+                     e.value("detail").toString().contains("missing.gguf"),
+                 bad.out.constData());
+        QVERIFY(bad.err.contains("error (file-not-found)"));
+    }
     // In text, a small model's parameters in a unit that shows them (it read "0.00 B").
     const qint64 params = o.value("parameter_count").toInteger();
     QVERIFY(params > 1000 && params < 1000000);

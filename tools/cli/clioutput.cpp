@@ -84,10 +84,28 @@ int cmdDevices()
     return 0;
 }
 
+namespace {
+
+bool g_jsonErrors = false;
+
+int failWith(ErrorCode code, const std::string &text)
+{
+    std::fprintf(stderr, "error (%s): %s\n", errorCodeName(code), text.c_str());
+    if (g_jsonErrors)
+        printJson({{"ok", false}, {"code", errorCodeName(code)}, {"detail", text}});
+    return 1;
+}
+
+} // namespace
+
+void setJsonErrors(bool on)
+{
+    g_jsonErrors = on;
+}
+
 int fail(const Error &e)
 {
-    std::fprintf(stderr, "error (%s): %s\n", errorCodeName(e.code), errorMessage(e).c_str());
-    return 1;
+    return failWith(e.code, errorMessage(e));
 }
 
 int failFor(const std::string &file, const Error &e)
@@ -95,8 +113,7 @@ int failFor(const std::string &file, const Error &e)
     if (file.empty() || e.detail.find(file) != std::string::npos)
         return fail(e);
     const std::string what = e.detail.empty() ? errorCodeSentence(e.code) : e.detail;
-    std::fprintf(stderr, "error (%s): %s: %s\n", errorCodeName(e.code), file.c_str(), what.c_str());
-    return 1;
+    return failWith(e.code, file + ": " + what);
 }
 
 std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)

@@ -16,6 +16,11 @@ namespace shoehorn::cli {
 // valid UTF-8 becomes U+FFFD instead of an exception.
 void printJson(const nlohmann::ordered_json &j);
 
+// With --json (info, plan, fit), a failure is also a JSON document on stdout, as check-file's:
+// {"ok": false, "code": "truncated", "detail": "..."}: a program reading stdout gets an answer,
+// not an empty document. Set once the command's flags are read.
+void setJsonErrors(bool on);
+
 // Prints "error (code): text" to stderr and returns the exit status 1. The text is never
 // empty: an Error without detail gets its code's sentence.
 int fail(const Error &e);

@@ -283,6 +283,7 @@ int run(int argc, char **argv)
     }
     if (cmd != "check-file" && cmd != "render-template") // helpers: their parents build the line
         noteUnusedFlags(cmd, args);
+    cli::setJsonErrors(args.json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
     if (cmd == "info")
         return cmdInfo(args);
     if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
