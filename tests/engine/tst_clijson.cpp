@@ -132,6 +132,10 @@ void TestCliJson::info()
                  bad.out.constData());
         QVERIFY(bad.err.contains("error (file-not-found)"));
     }
+    const CliRun checked = runCli({QStringLiteral("check-file"), m_dir.filePath("missing.gguf")});
+    QCOMPARE(checked.exitCode, 1); // it was 0 with {"ok": false}
+    QCOMPARE(QJsonDocument::fromJson(checked.out).object().value("code").toString(), QString("file-not-found"));
+    QCOMPARE(runCli({QStringLiteral("check-file"), m_odd}).exitCode, 0);
     // In text, a small model's parameters in a unit that shows them (it read "0.00 B").
     const qint64 params = o.value("parameter_count").toInteger();
     QVERIFY(params > 1000 && params < 1000000);

@@ -246,7 +246,9 @@ int cmdCheckFile(const std::string &path)
         j["detail"] = e.detail;
     }
     std::printf("%s\n", j.dump().c_str());
-    return 0;
+    // The verdict is the JSON (the app reads it whatever the status); run by hand, a refused file
+    // also ends with 1 as every other command's failure does.
+    return e ? 1 : 0;
 }
 
 } // namespace shoehorn::cli
