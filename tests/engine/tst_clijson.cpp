@@ -416,8 +416,17 @@ void TestCliJson::helpAfterTheCommand()
     for (const QStringList &args : {QStringList{"plan", "--help"}, QStringList{"chat", "-h"}, QStringList{"devices", "--help"},
                                     QStringList{"bench", m_odd, "-p", "8", "--help"}}) {
         const CliRun r = runCli(args);
-        QVERIFY2(r.exitCode == 0 && r.out.contains("usage: shoehorn-cli COMMAND"), qPrintable(args.join(' ') + ": " + r.err));
+        QVERIFY2(r.exitCode == 0 && r.out.contains("usage: shoehorn-cli " + args.front().toUtf8() + " "),
+                 qPrintable(args.join(' ') + ": " + r.out + r.err));
     }
+    // The command's own line and the flags it reads, not the whole list (every command printed it).
+    const CliRun plan = runCli({"plan", "--help"});
+    QVERIFY2(plan.out.contains("\n  --exact ") && plan.out.contains("\n  -ngl ") && !plan.out.contains("--llama-bench") &&
+                 !plan.out.contains("  bench MODEL.gguf"),
+             plan.out.constData());
+    const CliRun info = runCli({"info", "--help"});
+    QVERIFY2(info.out.contains("--tensors") && !info.out.contains("-ngl"), info.out.constData());
+    QVERIFY(runCli({"--help"}).out.contains("  bench MODEL.gguf")); // the whole usage stays for shoehorn-cli --help
 }
 
 void TestCliJson::flagsTheCommandDoesNotUse_data()

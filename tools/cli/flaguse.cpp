@@ -73,4 +73,26 @@ std::string unusedFlagsNote(const std::string &command, const Args &a)
            " nothing here";
 }
 
+std::string flagsHelpFor(const std::string &command)
+{
+    // An entry is a line "  -flag ..." and the lines indented under it; its first flag says who reads it.
+    const std::string all = commonFlagsHelp();
+    std::string out;
+    bool keep = false;
+    size_t at = 0;
+    while (at < all.size()) {
+        const size_t end = std::min(all.find('\n', at), all.size());
+        const std::string line = all.substr(at, end - at);
+        at = end + 1;
+        if (line.rfind("  -", 0) == 0) {
+            const std::string flag = line.substr(2, line.find_first_of(" ,", 2) - 2);
+            const auto readers = commandsReading(flag);
+            keep = std::find(readers.begin(), readers.end(), command) != readers.end();
+        }
+        if (keep)
+            out += line + "\n";
+    }
+    return out;
+}
+
 } // namespace shoehorn::cli

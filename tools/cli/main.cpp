@@ -32,33 +32,51 @@ using shoehorn::cli::failFor;
 
 namespace {
 
+// The commands, one entry each: its line and the lines indented under it.
+const char *kCommands =
+    "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
+    "  chat MODEL.gguf -p TEXT [--progress] [--memory-report] [flags]\n"
+    "                                         stream an answer, then stats (and RAM: plan vs actual)\n"
+    "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
+    "                                         memory per device for these settings\n"
+    "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
+    "                 [--lock-ctx] [--lock-kv] [flags] [--json]\n"
+    "                                         choose the fastest settings that fit\n"
+    "  bench MODEL.gguf -p 512 -n 128 -r 5 [flags] [-o md|json|csv]\n"
+    "                                         pp/tg/chat-path tokens per second\n"
+    "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [--llama-bench PATH] [flags]\n"
+    "                                         the same against llama.cpp's llama-bench\n"
+    "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
+    "                                         find the fastest settings that fit, and the story\n"
+    "  serve [MODEL.gguf | -m MODEL.gguf | --models-preset FILE.ini] [llama-server's flags] [--no-check]\n"
+    "                                         llama.cpp's server (OpenAI API, web UI) until SIGTERM/SIGINT;\n"
+    "                                         its flags are llama-server's own (serve --help)\n"
+    "  rpc-worker [--host 127.0.0.1] [--port 50052] [--threads N] [--device NAME,...] [--cache]\n"
+    "                                         lend this machine's devices to another (--rpc HOST:PORT there)\n"
+    "  devices                                the CPU kernels picked for this CPU, the GPUs, and why a GPU\n"
+    "                                         backend found none\n";
+
 void usage()
 {
-    std::printf("usage: shoehorn-cli COMMAND MODEL.gguf [flags]\n"
-                "commands:\n"
-                "  info MODEL.gguf [--json] [--tensors]   inspect without loading weights\n"
-                "  chat MODEL.gguf -p TEXT [--progress] [--memory-report] [flags]\n"
-                "                                         stream an answer, then stats (and RAM: plan vs actual)\n"
-                "  plan MODEL.gguf [flags] [--profile ID | --vram-budget MiB] [--exact] [--json]\n"
-                "                                         memory per device for these settings\n"
-                "  fit MODEL.gguf [--profile ID | --vram-budget MiB] [--margin MiB] [--lock-ngl] [--lock-ncmoe]\n"
-                "                 [--lock-ctx] [--lock-kv] [flags] [--json]\n"
-                "                                         choose the fastest settings that fit\n"
-                "  bench MODEL.gguf -p 512 -n 128 -r 5 [flags] [-o md|json|csv]\n"
-                "                                         pp/tg/chat-path tokens per second\n"
-                "  parity MODEL.gguf -p 512 -n 128 -r 5 [--rounds 3] [--llama-bench PATH] [flags]\n"
-                "                                         the same against llama.cpp's llama-bench\n"
-                "  tune MODEL.gguf [-p 128 -n 32] [--vram-budget MiB] [flags]\n"
-                "                                         find the fastest settings that fit, and the story\n"
-                "  serve [MODEL.gguf | -m MODEL.gguf | --models-preset FILE.ini] [llama-server's flags] [--no-check]\n"
-                "                                         llama.cpp's server (OpenAI API, web UI) until SIGTERM/SIGINT;\n"
-                "                                         its flags are llama-server's own (serve --help)\n"
-                "  rpc-worker [--host 127.0.0.1] [--port 50052] [--threads N] [--device NAME,...] [--cache]\n"
-                "                                         lend this machine's devices to another (--rpc HOST:PORT there)\n"
-                "  devices                                the CPU kernels picked for this CPU, the GPUs, and why a GPU\n"
-                "                                         backend found none\n"
-                "flags:\n%s",
+    std::printf("usage: shoehorn-cli COMMAND MODEL.gguf [flags]\ncommands:\n%sflags:\n%s", kCommands,
                 cli::commonFlagsHelp());
+}
+
+// "shoehorn-cli fit --help": that command's line and the flags it reads (the whole list before).
+void usageOf(const std::string &command)
+{
+    const std::string all = kCommands;
+    const size_t start = all.find("  " + command + " ");
+    if (start == std::string::npos) {
+        usage();
+        return;
+    }
+    size_t end = all.find('\n', start);
+    while (end != std::string::npos && all.compare(end + 1, 4, "    ") == 0) // the lines under it
+        end = all.find('\n', end + 1);
+    const std::string flags = cli::flagsHelpFor(command);
+    std::printf("usage: shoehorn-cli %s\n%s", all.substr(start + 2, end - start - 2).c_str(),
+                flags.empty() ? "" : ("flags:\n" + flags).c_str());
 }
 
 int cmdInfo(const cli::Args &a)
@@ -241,7 +259,7 @@ int run(int argc, char **argv)
         return cli::cmdRpcWorker(argc - 2, argv + 2);
     if (cmd == "devices" || cmd == "--list-devices") { // this machine's backends and devices
         if (argc > 2 && (!std::strcmp(argv[2], "--help") || !std::strcmp(argv[2], "-h"))) {
-            usage();
+            usageOf("devices");
             return 0;
         }
         if (argc > 2) { // "devices --json" printed text as if understood
@@ -266,7 +284,7 @@ int run(int argc, char **argv)
     // -h only right after the command (elsewhere it could be a value, as in -p -h).
     for (int i = 2; i < argc; ++i)
         if (!std::strcmp(argv[i], "--help") || (i == 2 && !std::strcmp(argv[i], "-h"))) {
-            usage();
+            usageOf(cmd);
             return 0;
         }
     cli::Args args;
