@@ -255,6 +255,9 @@ void OffloadController::autoFit()
         return;
     FitRequest r;
     r.settings = planSettings();
+    // "No GPU" (-dev none) is a fit's own answer when none had room: Auto-fit asks again with them.
+    if (r.settings.load.devices == std::vector<std::string>{"none"})
+        r.settings.load.devices.clear();
     r.locks = m_settings.locks;
     r.marginBytes = quint64(m_marginMiB) * MiB;
     if (!m_settings.locks.contextSize)

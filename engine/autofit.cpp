@@ -153,6 +153,40 @@ std::optional<Candidate> fitAtContext(const ModelInfo &m, const FitRequest &r, c
     return best;
 }
 
+FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t);
+
+// Whether the margins alone stand in the way: a fit on the GPUs exists without them.
+bool marginBlocks(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
+{
+    if (r.marginBytes == 0 && r.deviceMarginBytes.empty())
+        return false;
+    FitRequest noMargin = r;
+    noMargin.marginBytes = 0;
+    noMargin.deviceMarginBytes.clear();
+    const FitResult f = fitOnce(m, noMargin, t);
+    return f.ok() && !f.gpuLeftOut;
+}
+
+// Nothing fits beside the GPUs' margins, not even every layer in RAM: the CPU alone (-dev none),
+// where RAM holds it, unless the user chose the GPU layers or the devices.
+std::optional<FitResult> cpuAlone(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
+{
+    if (t.gpus.empty() || r.locks.gpuLayers || !r.settings.load.devices.empty())
+        return std::nullopt;
+    PlanTarget cpu = t;
+    cpu.gpus.clear();
+    cpu.otherBackends.clear();
+    FitRequest alone = r;
+    alone.settings.load.devices = {"none"};
+    FitResult f = fitOnce(m, alone, cpu);
+    if (!f.ok())
+        return std::nullopt;
+    f.gpuLeftOut = true;
+    f.plan = analyticPlan(m, f.settings, t); // the target's own: its GPUs there, unused
+    f.marginBlocks = marginBlocks(m, r, t);
+    return f;
+}
+
 FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
 {
     FitResult out;
@@ -184,6 +218,8 @@ FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
             return out;
         }
     }
+    if (auto alone = cpuAlone(m, r, t))
+        return *alone;
     out.settings = r.settings;
     out.plan = analyticPlan(m, r.settings, t);
     // What the leanest try needed: every layer the locks allow in RAM, the smallest context, the
@@ -197,13 +233,7 @@ FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
         lean.context.typeV = allowedTypeV("q8_0", lean.context.flashAttention);
     }
     out.leanest = analyticPlan(m, lean, t);
-    // Whether the margins alone stand in the way: a fit exists without them.
-    if (r.marginBytes > 0 || !r.deviceMarginBytes.empty()) {
-        FitRequest noMargin = r;
-        noMargin.marginBytes = 0;
-        noMargin.deviceMarginBytes.clear();
-        out.marginBlocks = fitOnce(m, noMargin, t).ok();
-    }
+    out.marginBlocks = marginBlocks(m, r, t);
     return out;
 }
 
@@ -295,8 +325,13 @@ std::string describeFit(const ModelInfo &m, const FitResult &f, const PlanTarget
                       where.c_str(), ctx.c_str(), gpu.c_str(), ram.c_str());
         break;
     case FitOutcome::CpuOnly:
-        std::snprintf(buf, sizeof buf, "No GPU in %s: everything runs on the CPU, %s%s.", t.name.c_str(), ctx.c_str(),
-                      ram.c_str());
+        if (f.gpuLeftOut)
+            std::snprintf(buf, sizeof buf, "Nothing fits on the GPU%s: everything runs on the CPU (-dev none), %s%s.",
+                          f.marginBlocks ? " with the margin kept free (lower it to use the GPU)" : "", ctx.c_str(),
+                          ram.c_str());
+        else
+            std::snprintf(buf, sizeof buf, "No GPU in %s: everything runs on the CPU, %s%s.", t.name.c_str(),
+                          ctx.c_str(), ram.c_str());
         break;
     case FitOutcome::BlockedByLock:
         std::snprintf(buf, sizeof buf, "Nothing fits while %s is locked; unlock it to let auto-fit change it.",

@@ -38,7 +38,7 @@ enum class FitOutcome {
     AllOnGpu,          // every layer and expert on the GPU
     ExpertsOnCpu,      // all layers on the GPU, the experts of the first N layers in RAM
     LayersOnCpu,       // some whole layers in RAM
-    CpuOnly,           // no GPU in the target
+    CpuOnly,           // no GPU in the target, or none that fits (gpuLeftOut)
     DoesNotFit,        // nothing fits, even with everything unlocked in RAM
     BlockedByLock,     // a fit exists only if `blockingLock` were released
     KvTypeUnusable,    // the KV cache type asked for cannot hold this model's heads (invalidReason)
@@ -56,6 +56,10 @@ struct FitResult {
     // context) and whether only the GPUs' margins stood in its way (it fits their free memory).
     MemoryPlan leanest;
     bool marginBlocks = false;
+    // CpuOnly on a target with GPUs: no placement leaves the GPUs their margin (with every layer
+    // in RAM a GPU still holds the compute buffer for big batches), so the CPU alone runs it:
+    // settings.load.devices is {"none"}, llama.cpp's -dev none. marginBlocks: the margin is why.
+    bool gpuLeftOut = false;
     bool ok() const
     {
         return outcome != FitOutcome::DoesNotFit && outcome != FitOutcome::BlockedByLock &&

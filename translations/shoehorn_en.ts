@@ -904,6 +904,14 @@
       <source>Nothing fits in %1 with the margin kept free on the GPU: lower the margin.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Nothing fits on the GPU with the margin kept free: everything runs on the CPU, with %1 context. Lower the margin to use the GPU.</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The GPU has no room for this model: everything runs on the CPU, with %1 context.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

@@ -904,6 +904,14 @@
       <source>Nothing fits in %1 with the margin kept free on the GPU: lower the margin.</source>
       <translation>在 GPU 上保留余量后，%1 放不下任何方案：请调低余量。</translation>
     </message>
+    <message>
+      <source>Nothing fits on the GPU with the margin kept free: everything runs on the CPU, with %1 context. Lower the margin to use the GPU.</source>
+      <translation>保留余量后 GPU 上放不下任何部分：全部在 CPU 上运行，上下文 %1。调低余量即可使用 GPU。</translation>
+    </message>
+    <message>
+      <source>The GPU has no room for this model: everything runs on the CPU, with %1 context.</source>
+      <translation>GPU 没有空间容纳此模型：全部在 CPU 上运行，上下文 %1。</translation>
+    </message>
   </context>
   <context>
     <name>GaugeBar</name>

@@ -86,6 +86,11 @@ QString FitExplanation::fitText(const FitResult &f, const ModelInfo &info, const
                                       .arg(f.plan.gpuLayers).arg(info.layerCount + 1).arg(where, ctx, kv)) +
                splitText(f.plan) + speculationText(f.plan);
     case FitOutcome::CpuOnly:
+        if (f.gpuLeftOut)
+            return f.marginBlocks ? tr("Nothing fits on the GPU with the margin kept free: everything runs on the CPU, "
+                                       "with %1 context. Lower the margin to use the GPU.").arg(ctx)
+                                  : tr("The GPU has no room for this model: everything runs on the CPU, with %1 "
+                                       "context.").arg(ctx);
         return tr("No GPU to plan for: everything runs on the CPU, with %1 context.").arg(ctx);
     case FitOutcome::BlockedByLock: {
         QString lock;
@@ -162,6 +167,9 @@ FitExplanation::Verdict FitExplanation::verdict(const Input &in)
                                                fit->outcome == FitOutcome::KvTypeUnusable ||
                                                fit->outcome == FitOutcome::DoesNotFit))
         return {fitText(*fit, *info, in.targetName), false};
+    // The CPU alone because no GPU had room: why, on the one line (the plan reads "no GPU").
+    if (const auto &fit = *in.lastFit; fit && fit->gpuLeftOut)
+        return {fitText(*fit, *info, in.targetName), true};
     if (in.context)
         if (const auto m = OffloadController::kvHeadMismatch(*info, *in.context))
             return {tr("Does not fit: the %1 KV cache needs a head size that is a multiple of %2 (this model: %3) "

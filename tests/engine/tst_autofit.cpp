@@ -219,15 +219,32 @@ void TestAutoFit::doesNotFit()
     QVERIFY2(why.find("with 0 of 49 layers on the GPUs and a 4096 context it needs RAM") != std::string::npos, why.c_str());
     QVERIFY2(why.find("margin") == std::string::npos, why.c_str());
 
-    // A margin larger than the card: RAM would hold it all, the GPU's margin does not let it.
+    // A margin larger than the card: RAM holds it all, the GPU's margin lets nothing on it (with
+    // every layer in RAM the GPU still holds the compute buffer): the CPU alone, -dev none. It said
+    // "lower the margin" and offered nothing.
     FitRequest wide = request();
     wide.marginBytes = 100 * GiB;
     const FitResult m = autoFit(m_q30, wide, profile("gtx1060-6g"));
-    QCOMPARE(m.outcome, FitOutcome::DoesNotFit);
-    QVERIFY(m.marginBlocks);
+    QVERIFY(m.ok());
+    QCOMPARE(m.outcome, FitOutcome::CpuOnly);
+    QVERIFY(m.gpuLeftOut && m.marginBlocks);
+    QCOMPARE(m.settings.load.devices, std::vector<std::string>{"none"});
+    QVERIFY(m.plan.gpus.empty());
+    QVERIFY(m.plan.ram.fits());
     const std::string margin = describeFit(m_q30, m, profile("gtx1060-6g"));
-    QVERIFY2(margin.find("only the margin kept free on the GPUs stands in the way") != std::string::npos,
+    QVERIFY2(margin.find("Nothing fits on the GPU with the margin kept free (lower it to use the GPU): everything "
+                         "runs on the CPU (-dev none)") != std::string::npos,
              margin.c_str());
+    // Locked GPU layers are the user's: no CPU-alone answer then; the lock is named.
+    wide.locks.gpuLayers = true;
+    wide.settings.load.gpuLayers = 10;
+    const FitResult locked = autoFit(m_q30, wide, profile("gtx1060-6g"));
+    QCOMPARE(locked.outcome, FitOutcome::BlockedByLock);
+    QCOMPARE(locked.blockingLock, FitLock::GpuLayers);
+    // Too big for RAM as well: still does not fit, and the margin is not what stands in the way.
+    const FitResult tooBig = autoFit(m_q30, wide, targetFromProfile(tiny));
+    QVERIFY(!tooBig.ok());
+    QVERIFY(!tooBig.gpuLeftOut);
 }
 
 // q8_0 KV on heads of 16: the cause is the type, not memory. Locked, auto-fit says so; unlocked,

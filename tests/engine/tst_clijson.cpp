@@ -225,10 +225,16 @@ void TestCliJson::fit()
     const CliRun text = runCli({"fit", m_odd, "--profile", "gtx1060-6g"});
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains("\nsettings: -ngl 5 --n-cpu-moe 0 -c 2048 "), text.out.constData());
-    const CliRun none = runCli({"fit", m_odd, "--profile", "gtx1060-6g", "--margin", "99999"});
+    const CliRun none = runCli({"fit", m_odd, "--profile", "gtx1060-6g", "--margin", "99999", "--lock-ngl", "-ngl", "5"});
     QCOMPARE(none.exitCode, 1);
     QVERIFY2(!none.out.contains("settings:") && none.out.contains("\nasked for (does not fit): -ngl "),
              none.out.constData());
+    // The margin alone in the way, GPU layers free: the CPU alone, said on the settings line.
+    const CliRun alone = runCli({"fit", m_odd, "--profile", "gtx1060-6g", "--margin", "99999"});
+    QCOMPARE(alone.exitCode, 0);
+    QVERIFY2(alone.out.contains("everything runs on the CPU (-dev none)") &&
+                 alone.out.contains("\nsettings: -ngl 0 --n-cpu-moe 0 -c 2048 -ctk f16 -ctv f16 -dev none\n"),
+             alone.out.constData());
 }
 
 void TestCliJson::bench()

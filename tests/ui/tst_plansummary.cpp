@@ -276,15 +276,24 @@ void TestPlanSummary::autoFitsWordsGoWithItsInputs()
     QVERIFY(open(panel, TestFixtures::instance().tinyApi()));
     selectProfile(panel, "gtx1060-6g");
     auto *margin = panel.findChild<QSpinBox *>("fitMargin");
-    const QString blocked = "Nothing fits in GTX 1060 6 GB + 32 GB RAM with the margin kept free on the GPU";
+    // A margin above the card: the CPU alone, and why (it said "lower the margin" and offered nothing).
+    const QString blocked = "Nothing fits on the GPU with the margin kept free: everything runs on the CPU, with 2k "
+                            "context. Lower the margin to use the GPU.";
     margin->setValue(9999);
     panel.autoFit();
     QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
+    QCOMPARE(panel.plan().gpus.size(), size_t(0)); // -dev none
     margin->setValue(1024);
     QVERIFY2(!panel.verdict().startsWith("Nothing fits"), qPrintable(panel.verdict()));
     margin->setValue(9999);
     panel.autoFit();
     QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
+    // Auto-fit with room again gives the GPU back (the CPU-alone answer is not kept as a choice).
+    margin->setValue(1024);
+    panel.autoFit();
+    QCOMPARE(panel.plan().gpus.size(), size_t(1));
+    margin->setValue(9999);
+    panel.autoFit();
     auto *target = panel.findChild<QComboBox *>("planFor");
     target->setCurrentIndex(0); // this computer
     QVERIFY2(!panel.verdict().contains("Nothing fits"), qPrintable(panel.verdict()));

@@ -285,13 +285,15 @@ int cmdFit(const Args &a)
                      {"context", f.plan.contextSize},
                      {"type_k", f.settings.context.typeK},
                      {"type_v", f.settings.context.typeV},
-                     {"tensor_split", f.plan.gpus.size() > 1 ? f.settings.load.tensorSplit : std::vector<float>{}}}},
+                     {"tensor_split", f.plan.gpus.size() > 1 ? f.settings.load.tensorSplit : std::vector<float>{}},
+                     {"devices", f.settings.load.devices}}},
                    {"plan", planJson(f.plan, target)},
                    {"projector", projectorJson(a, f.plan.contextSize)}});
     } else {
-        const std::string split = f.plan.gpus.size() > 1 && !f.settings.load.tensorSplit.empty()
-                                      ? " -ts " + tensorSplitText(f.settings.load.tensorSplit)
-                                      : "";
+        const std::string split = (f.plan.gpus.size() > 1 && !f.settings.load.tensorSplit.empty()
+                                       ? " -ts " + tensorSplitText(f.settings.load.tensorSplit)
+                                       : "") +
+                                  (f.gpuLeftOut ? " -dev none" : "");
         // Without a fit, the plan below is of the settings asked for: not a "settings:" line that a
         // script would take for the fit's answer.
         std::printf("%s\n%s: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s%s\n", why.c_str(),
