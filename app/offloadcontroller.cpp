@@ -122,14 +122,20 @@ OffloadController::RamParts OffloadController::ramParts() const
 void OffloadController::setSettings(const ModelSettings &s)
 {
     m_lastFit.reset();
+    const bool noGpu = s.load.devices == std::vector<std::string>{"none"};
+    const bool gpuLayersGiven = s.load.gpuLayers != 0 && m_settings.load.gpuLayers == 0;
     m_settings = s;
+    // Auto-fit's "the CPU alone" (-dev none, GPU layers 0) goes when the user gives layers to the
+    // GPU again: the slider would move and the GPU stay unused, with nothing on screen saying why.
+    if (noGpu && gpuLayersGiven)
+        m_settings.load.devices.clear();
     // Settings of the loaded model go to the controller (and are remembered for that file);
     // for another model they are remembered for that file only.
     m_updating = true;
     if (isLoadedModel())
-        m_model->setModelSettings(s);
+        m_model->setModelSettings(m_settings);
     else if (!m_path.isEmpty())
-        ModelSettingsStore::save(m_path, s);
+        ModelSettingsStore::save(m_path, m_settings);
     m_updating = false;
     replan();
 }

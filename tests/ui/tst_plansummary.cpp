@@ -18,6 +18,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QSlider>
 #include <QSpinBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -283,6 +284,14 @@ void TestPlanSummary::autoFitsWordsGoWithItsInputs()
     panel.autoFit();
     QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
     QCOMPARE(panel.plan().gpus.size(), size_t(0)); // -dev none
+    // GPU layers given back by hand: the GPU is used again (the slider moved, the GPU stayed unused).
+    auto *layers = panel.findChild<QSlider *>("gpuLayers");
+    QCOMPARE(layers->value(), 0);
+    layers->setValue(layers->maximum());
+    QCOMPARE(panel.plan().gpus.size(), size_t(1));
+    margin->setValue(9999);
+    panel.autoFit();
+    QCOMPARE(panel.plan().gpus.size(), size_t(0));
     margin->setValue(1024);
     QVERIFY2(!panel.verdict().startsWith("Nothing fits"), qPrintable(panel.verdict()));
     margin->setValue(9999);
