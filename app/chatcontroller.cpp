@@ -132,20 +132,27 @@ int ChatController::appendAnswerRow()
 QString ChatController::autoTitle(const QString &firstText)
 {
     // The words, not Markdown's marks: "# Heading **bold** `code` ```python print(1" was a title.
+    // Marks are taken out in pairs around words ("2*3", "*.cpp" and "char *p" stay).
     static const QRegularExpression fence(QStringLiteral("```[^\\n]*"));
-    static const QRegularExpression link(QStringLiteral("!?\\[([^\\]]*)\\]\\([^)]*\\)"));
+    static const QRegularExpression link(QStringLiteral("!?\\[([^\\]\\n]*)\\]\\([^)\\n]*\\)"));
     static const QRegularExpression lineMark(QStringLiteral("(^|\\n)[ \\t]*(#{1,6}|>+|[-*+]|\\d+[.)])[ \\t]+"));
-    // Emphasis touches its words ("**bold**"); a lone "2 * 3" is arithmetic and stays.
-    static const QRegularExpression emphasis(QStringLiteral("`+|(?<=\\S)(\\*{1,3}|~~)|(\\*{1,3}|~~)(?=\\S)"));
-    QString t = firstText;
+    static const QRegularExpression emphasis(QStringLiteral("(\\*{1,3}|~~)(?=\\S)([^\\n]*?\\S)\\1"));
+    static const QRegularExpression code(QStringLiteral("`+([^`\\n]*)`+"));
+    QString t = firstText.left(2000); // a title needs the start; the patterns need not read a book
     t.replace(fence, QStringLiteral(" ")); // the code inside stays: it may be all the question says
     t.replace(link, QStringLiteral("\\1"));
     t.replace(lineMark, QStringLiteral("\\1"));
-    t.remove(emphasis);
+    t.replace(emphasis, QStringLiteral("\\2"));
+    t.replace(code, QStringLiteral("\\1"));
     t = t.simplified();
     if (t.isEmpty()) // marks alone: better them than no title
-        t = firstText.simplified();
-    return t.size() > 60 ? t.left(59).trimmed() + QChar(0x2026) : t;
+        t = firstText.left(2000).simplified();
+    if (t.size() <= 60)
+        return t;
+    int cut = 59;
+    if (t.at(cut - 1).isHighSurrogate()) // not half an emoji
+        --cut;
+    return t.left(cut).trimmed() + QChar(0x2026);
 }
 
 void ChatController::ensureConversation(const QString &firstText)
@@ -204,7 +211,10 @@ bool ChatController::editAndResend(int row, const QString &text)
     m_repo->editQuestion(m_conversation, storeId, trimmed);
     // The title made from the first question follows its edit (the list and an export kept the old
     // words); a title the user gave stays.
-    if (row == 0 && m_conversation && conversationTitle() == autoTitle(before))
+    // A title made from the question (by this autoTitle or the one before it, which cut at 60 and
+    // kept Markdown) follows the edit; one the user gave stays.
+    if (row == 0 && m_conversation &&
+        (conversationTitle() == autoTitle(before) || conversationTitle() == before.left(60).simplified()))
         renameConversation(m_conversation, autoTitle(trimmed));
     startAnswer(appendAnswerRow(), history);
     return true;

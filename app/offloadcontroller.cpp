@@ -123,10 +123,11 @@ void OffloadController::setSettings(const ModelSettings &s)
 {
     m_lastFit.reset();
     const bool noGpu = s.load.devices == std::vector<std::string>{"none"};
-    const bool gpuLayersGiven = s.load.gpuLayers != 0 && m_settings.load.gpuLayers == 0;
+    const bool gpuLayersGiven = s.load.gpuLayers != 0 && s.load.gpuLayers != m_settings.load.gpuLayers;
     m_settings = s;
-    // Auto-fit's "the CPU alone" (-dev none, GPU layers 0) goes when the user gives layers to the
-    // GPU again: the slider would move and the GPU stay unused, with nothing on screen saying why.
+    // "No GPU" (-dev none: auto-fit's CPU alone, or a preset's) goes when the user moves the GPU
+    // layers to a number above 0: the slider would move and the GPU stay unused, with nothing on
+    // screen saying why.
     if (noGpu && gpuLayersGiven)
         m_settings.load.devices.clear();
     // Settings of the loaded model go to the controller (and are remembered for that file);

@@ -171,13 +171,17 @@ bool marginBlocks(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
 // where RAM holds it, unless the user chose the GPU layers or the devices.
 std::optional<FitResult> cpuAlone(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
 {
-    if (t.gpus.empty() || r.locks.gpuLayers || !r.settings.load.devices.empty())
+    // GPU layers locked above 0 and a split given are device choices; a list of devices too.
+    if (t.gpus.empty() || (r.locks.gpuLayers && r.settings.load.gpuLayers != 0) || r.locks.tensorSplit ||
+        !r.settings.load.devices.empty())
         return std::nullopt;
     PlanTarget cpu = t;
     cpu.gpus.clear();
     cpu.otherBackends.clear();
     FitRequest alone = r;
     alone.settings.load.devices = {"none"};
+    alone.settings.load.tensorSplit.clear(); // an earlier fit's split and main GPU name no device now
+    alone.settings.load.mainGpu = 0;
     FitResult f = fitOnce(m, alone, cpu);
     if (!f.ok())
         return std::nullopt;
@@ -207,7 +211,7 @@ FitResult fitOnce(const ModelInfo &m, const FitRequest &r, const PlanTarget &t)
             out.quantizedKv = quantized;
             out.reducedContext = ctx < wanted;
             const int nLayer = static_cast<int>(m.layerCount);
-            if (t.gpus.empty())
+            if (c->plan.gpus.empty()) // no GPU in the target, or -dev none given
                 out.outcome = FitOutcome::CpuOnly;
             else if (c->plan.gpuLayers < nLayer + 1)
                 out.outcome = FitOutcome::LayersOnCpu;
@@ -267,7 +271,8 @@ FitResult autoFit(const ModelInfo &m, const FitRequest &request, const PlanTarge
             continue;
         FitRequest relaxed = r;
         relaxed.locks.*member = false;
-        if (fitOnce(m, relaxed, t).ok()) {
+        // The CPU alone is not what a GPU-layers lock keeps from fitting: its margin sentence stays.
+        if (const FitResult f = fitOnce(m, relaxed, t); f.ok() && !(f.gpuLeftOut && result.marginBlocks)) {
             result.outcome = FitOutcome::BlockedByLock;
             result.blockingLock = lock;
             return result;

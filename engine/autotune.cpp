@@ -137,8 +137,8 @@ std::vector<PlanSettings> AutoTuner::placements() const
     // whole layers fewer on the GPU. On the CPU alone there is one placement.
     const PlanSettings fit = placement();
     std::vector<PlanSettings> out{fit};
-    if (m_request.target.gpus.empty())
-        return out;
+    if (m_request.target.gpus.empty() || fit.load.devices == std::vector<std::string>{"none"})
+        return out; // the fit's CPU alone (-dev none) too: its neighbours are the same configuration
     const int nLayer = static_cast<int>(m_model.layerCount);
     const int stride = std::max(1, nLayer / 12);
     if (m_model.isMoe() && fit.load.cpuMoeLayers + stride <= nLayer) {

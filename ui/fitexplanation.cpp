@@ -167,9 +167,6 @@ FitExplanation::Verdict FitExplanation::verdict(const Input &in)
                                                fit->outcome == FitOutcome::KvTypeUnusable ||
                                                fit->outcome == FitOutcome::DoesNotFit))
         return {fitText(*fit, *info, in.targetName), false};
-    // The CPU alone because no GPU had room: why, on the one line (the plan reads "no GPU").
-    if (const auto &fit = *in.lastFit; fit && fit->gpuLeftOut)
-        return {fitText(*fit, *info, in.targetName), true};
     if (in.context)
         if (const auto m = OffloadController::kvHeadMismatch(*info, *in.context))
             return {tr("Does not fit: the %1 KV cache needs a head size that is a multiple of %2 (this model: %3) "
@@ -181,6 +178,10 @@ FitExplanation::Verdict FitExplanation::verdict(const Input &in)
     const QString on = in.whatIf ? tr(" on %1").arg(in.targetName) : QString();
     if (const QString over = overflow(plan); !over.isEmpty())
         return {tr("Does not fit%1: %2 — press Auto-fit").arg(on, over), false};
+    // The CPU alone because no GPU had room: why, on the one line (the plan reads "no GPU"), while
+    // it still fits (a replan for less free memory keeps the fit's words).
+    if (const auto &fit = *in.lastFit; fit && fit->gpuLeftOut)
+        return {fitText(*fit, *info, in.targetName), true};
     quint64 onDevices = 0;
     for (const auto &g : plan.gpus)
         onDevices += g.use.total();

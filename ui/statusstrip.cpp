@@ -61,6 +61,8 @@ StatusStrip::StatusStrip(LoadedModel *model, ChatController *chat, QWidget *pare
 
 void StatusStrip::onPrefill(int done, int total)
 {
+    if (!m_chat->answering()) // a chat left while its prompt was read (see generationProgress)
+        return;
     showBusy(m_prompt.update(done, total));
 }
 

@@ -337,7 +337,12 @@ void TestChatController::autoTitleHasNoMarkdown_data()
     QTest::newRow("list and quote") << "> quoted\n- one\n- two\n1. three" << "quoted one two three";
     QTest::newRow("link") << "see [the docs](https://example.org/x) and ![a cat](cat.png)" << "see the docs and a cat";
     QTest::newRow("snake_case and 2 * 3 stay") << "rename my_var to x, 2 * 3 = 6" << "rename my_var to x, 2 * 3 = 6";
-    QTest::newRow("only marks") << "***" << "***";
+    QTest::newRow("lone stars stay") << "what is 2*3 in *.cpp for char *p" << "what is 2*3 in *.cpp for char *p";
+    QTest::newRow("paired marks go") << "a ~~struck~~ and *one* and ***three***" << "a struck and one and three";
+    QTest::newRow("an emoji at the cut stays whole")
+        << QString(58, QChar('a')) + QString::fromUtf8("\xF0\x9F\x98\x80") + "tail"
+        << QString(58, QChar('a')) + QChar(0x2026);
+    QTest::newRow("only marks") << "**" << "**";
     QTest::newRow("long: cut with an ellipsis")
         << QString(70, QChar('a')) << QString(59, QChar('a')) + QChar(0x2026);
 }

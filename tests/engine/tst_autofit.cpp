@@ -235,13 +235,26 @@ void TestAutoFit::doesNotFit()
     QVERIFY2(margin.find("Nothing fits on the GPU with the margin kept free (lower it to use the GPU): everything "
                          "runs on the CPU (-dev none)") != std::string::npos,
              margin.c_str());
-    // Locked GPU layers are the user's: no CPU-alone answer then; the lock is named.
+    // An earlier fit's split and main GPU (review: "-ts 0.6,0.4 --device none") go with the GPUs.
+    FitRequest stale = wide;
+    stale.settings.load.tensorSplit = {0.6f, 0.4f};
+    stale.settings.load.mainGpu = 1;
+    const FitResult clean = autoFit(m_q30, stale, profile("gtx1060-6g"));
+    QVERIFY(clean.gpuLeftOut);
+    QVERIFY(clean.settings.load.tensorSplit.empty());
+    QCOMPARE(clean.settings.load.mainGpu, 0);
+    // GPU layers locked above 0 are the user's: no CPU-alone answer, and the margin is what to
+    // change (not "unlock the GPU layers", which would lose the GPU).
     wide.locks.gpuLayers = true;
     wide.settings.load.gpuLayers = 10;
     const FitResult locked = autoFit(m_q30, wide, profile("gtx1060-6g"));
-    QCOMPARE(locked.outcome, FitOutcome::BlockedByLock);
-    QCOMPARE(locked.blockingLock, FitLock::GpuLayers);
+    QCOMPARE(locked.outcome, FitOutcome::DoesNotFit);
+    QVERIFY(locked.marginBlocks && !locked.gpuLeftOut);
+    // GPU layers locked at 0: the CPU alone keeps that lock.
+    wide.settings.load.gpuLayers = 0;
+    QCOMPARE(autoFit(m_q30, wide, profile("gtx1060-6g")).outcome, FitOutcome::CpuOnly);
     // Too big for RAM as well: still does not fit, and the margin is not what stands in the way.
+    wide.locks.gpuLayers = false;
     const FitResult tooBig = autoFit(m_q30, wide, targetFromProfile(tiny));
     QVERIFY(!tooBig.ok());
     QVERIFY(!tooBig.gpuLeftOut);

@@ -293,7 +293,7 @@ int cmdFit(const Args &a)
         const std::string split = (f.plan.gpus.size() > 1 && !f.settings.load.tensorSplit.empty()
                                        ? " -ts " + tensorSplitText(f.settings.load.tensorSplit)
                                        : "") +
-                                  (f.gpuLeftOut ? " -dev none" : "");
+                                  (f.settings.load.devices.empty() ? "" : " -dev " + deviceListText(f.settings.load.devices));
         // Without a fit, the plan below is of the settings asked for: not a "settings:" line that a
         // script would take for the fit's answer.
         std::printf("%s\n%s: -ngl %d --n-cpu-moe %d -c %u -ctk %s -ctv %s%s\n", why.c_str(),
