@@ -51,6 +51,9 @@ const char *errorCodeName(ErrorCode code);
 std::optional<ErrorCode> errorCodeFromName(const std::string &name);
 // One English sentence per code, for logs and shoehorn-cli (the GUI translates its own).
 const char *errorCodeSentence(ErrorCode code);
+// The model file itself is what is wrong: missing, unreadable, not GGUF, of an unknown version,
+// cut short, corrupt, or a split part missing.
+bool isFileError(ErrorCode code);
 // The detail, or the code's sentence when a failure left none: never empty.
 std::string errorMessage(const Error &error);
 

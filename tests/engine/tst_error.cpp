@@ -12,6 +12,7 @@ private slots:
     void everyCodeHasASentence();
     void detailWins();
     void resultOfNothing();
+    void fileErrorsAreTheFilesOwn();
 };
 
 void TestError::everyCodeHasASentence()
@@ -43,6 +44,17 @@ void TestError::resultOfNothing()
     QCOMPARE(QString::fromStdString(failed.error().detail), QStringLiteral("disk full"));
     const Result<void> none = Error{};
     QVERIFY(none.ok()); // an Error of code None is no failure
+}
+
+// The window's "Cannot open this model" and serve's exit 2 read this one list.
+void TestError::fileErrorsAreTheFilesOwn()
+{
+    for (ErrorCode c : {ErrorCode::FileNotFound, ErrorCode::FileUnreadable, ErrorCode::NotGguf,
+                        ErrorCode::UnsupportedVersion, ErrorCode::Truncated, ErrorCode::Corrupt, ErrorCode::SplitMissing})
+        QVERIFY2(isFileError(c), errorCodeName(c));
+    for (ErrorCode c : {ErrorCode::None, ErrorCode::OutOfMemory, ErrorCode::LoadFailed, ErrorCode::FileCheckFailed,
+                        ErrorCode::AddressInUse, ErrorCode::FileUnwritable})
+        QVERIFY2(!isFileError(c), errorCodeName(c));
 }
 
 QTEST_GUILESS_MAIN(TestError)

@@ -99,21 +99,8 @@ Error aboutModel(const ServerArgs &a, Error e)
 // check, too, is left to systemd's start limit).
 bool configurationError(ErrorCode code)
 {
-    switch (code) {
-    case ErrorCode::FileNotFound:
-    case ErrorCode::FileUnreadable:
-    case ErrorCode::NotGguf:
-    case ErrorCode::UnsupportedVersion:
-    case ErrorCode::Truncated:
-    case ErrorCode::Corrupt:
-    case ErrorCode::SplitMissing:
-    case ErrorCode::InvalidArgument:
-    case ErrorCode::ProjectorMismatch:
-    case ErrorCode::AddressInUse:
-        return true;
-    default:
-        return false;
-    }
+    return isFileError(code) || code == ErrorCode::InvalidArgument || code == ErrorCode::ProjectorMismatch ||
+           code == ErrorCode::AddressInUse;
 }
 
 int serveFailed(const Error &e)
