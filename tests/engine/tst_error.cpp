@@ -46,7 +46,8 @@ void TestError::resultOfNothing()
     QVERIFY(none.ok()); // an Error of code None is no failure
 }
 
-// The window's "Cannot open this model" and serve's exit 2 read this one list.
+// serve's exit 2 for a model that cannot be used reads this list (the window's "Cannot open this
+// model" keeps its own switch: ui/ does not call the engine, layers_ui_calls_no_engine).
 void TestError::fileErrorsAreTheFilesOwn()
 {
     for (ErrorCode c : {ErrorCode::FileNotFound, ErrorCode::FileUnreadable, ErrorCode::NotGguf,
