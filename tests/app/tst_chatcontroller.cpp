@@ -322,6 +322,16 @@ void TestChatController::titleFollowsTheFirstQuestionsEdit()
     QVERIFY(c.editAndResend(0, QStringLiteral("Tell me another")));
     QTRY_COMPARE(finished.count(), 3);
     QCOMPARE(c.conversationTitle(), QString("Stories"));
+    // A chat stored before titles lost their Markdown: its title is the old rule's (the question
+    // cut at 60, marks kept), and it still follows an edit.
+    c.newChat();
+    QVERIFY(c.send(QStringLiteral("**Plan** the GPU")));
+    QTRY_COMPARE(finished.count(), 4);
+    QCOMPARE(c.conversationTitle(), QString("Plan the GPU"));
+    QVERIFY(c.renameConversation(c.currentConversation(), QStringLiteral("**Plan** the GPU")));
+    QVERIFY(c.editAndResend(0, QStringLiteral("Plan the *CPU*")));
+    QTRY_COMPARE(finished.count(), 5);
+    QCOMPARE(c.conversationTitle(), QString("Plan the CPU"));
 }
 
 // A chat's title is its first question's words: "# Heading **bold** `code` ```python print(1" was
