@@ -209,8 +209,6 @@ bool ChatController::editAndResend(int row, const QString &text)
     m_chat->setContent(row, trimmed);
     const auto history = m_chat->history(m_systemPrompt);
     m_repo->editQuestion(m_conversation, storeId, trimmed);
-    // The title made from the first question follows its edit (the list and an export kept the old
-    // words); a title the user gave stays.
     // A title made from the question (by this autoTitle or the one before it, which cut at 60 and
     // kept Markdown) follows the edit; one the user gave stays.
     if (row == 0 && m_conversation &&

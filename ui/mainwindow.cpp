@@ -171,7 +171,7 @@ void MainWindow::buildChatPage()
     connect(m_view, &ChatView::versionRequested, m_controller, &ChatController::showVersion);
     connect(m_view, &ChatView::editRequested, m_composer, &Composer::startEdit);
     connect(m_view, &ChatView::imageRequested, this, &MainWindow::showImage);
-    connect(m_view, &ChatView::copied, this, [this](const QString &what) { statusBar()->showMessage(what, 4000); });
+    connect(m_view, &ChatView::copied, this, &MainWindow::showNote);
     connect(m_composer, &Composer::imageRequested, this, &MainWindow::showImage);
     connect(m_composer, &Composer::stopRequested, this, &MainWindow::stopAnswer);
     connect(m_composer, &Composer::message, statusBar(), &QStatusBar::showMessage);
@@ -222,7 +222,7 @@ void MainWindow::buildDocks()
     // The Fit column answers for the machine the panel plans for.
     connect(m_offload, &OffloadPanel::targetChanged, this, [this] { m_library->setTarget(m_offload->currentTarget()); });
     // A copy says so in the status bar: nothing else on screen changes.
-    connect(m_offload, &OffloadPanel::copied, this, [this](const QString &what) { statusBar()->showMessage(what, 4000); });
+    connect(m_offload, &OffloadPanel::copied, this, &MainWindow::showNote);
     m_library->setTarget(m_offload->currentTarget());
 }
 
@@ -337,3 +337,8 @@ void MainWindow::onLoadFailed(const shoehorn::Error &error)
                     ErrorText::message(error));
 }
 
+// A short note in the status bar where nothing else on screen changes (a copy).
+void MainWindow::showNote(const QString &text)
+{
+    statusBar()->showMessage(text, 4000);
+}

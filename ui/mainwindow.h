@@ -94,6 +94,7 @@ protected:
 
 private:
     void installDialogs();
+    void showNote(const QString &text);
     void connectController();
     void buildUi();
     void buildChatPage();

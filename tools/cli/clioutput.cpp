@@ -108,12 +108,18 @@ int fail(const Error &e)
     return failWith(e.code, errorMessage(e));
 }
 
+Error aboutFile(const std::string &file, Error e)
+{
+    const std::string name = std::filesystem::path(file).filename().string();
+    if (file.empty() || e.detail.find(file) != std::string::npos || (!name.empty() && e.detail.find(name) != std::string::npos))
+        return e;
+    e.detail = file + ": " + (e.detail.empty() ? std::string(errorCodeSentence(e.code)) : e.detail);
+    return e;
+}
+
 int failFor(const std::string &file, const Error &e)
 {
-    if (file.empty() || e.detail.find(file) != std::string::npos)
-        return fail(e);
-    const std::string what = e.detail.empty() ? errorCodeSentence(e.code) : e.detail;
-    return failWith(e.code, file + ": " + what);
+    return fail(aboutFile(file, e));
 }
 
 std::string warnAboutContext(const ModelInfo &model, uint32_t contextSize)

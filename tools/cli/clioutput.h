@@ -27,6 +27,9 @@ int fail(const Error &e);
 // fail() for an error about `file`: its path first where the message does not name it already
 // ("error (not-gguf): a.gguf: the file does not start with the GGUF magic").
 int failFor(const std::string &file, const Error &e);
+// The error with `file` named first, where its message names neither the path nor the file's name
+// (a helper's check names the name alone): failFor()'s rule, for an error that goes on as a value.
+Error aboutFile(const std::string &file, Error e);
 // Before a command hands a file to llama.cpp in this process: the isolated check (filecheck.h).
 // Error{} when the file may be loaded.
 Error checkFileBeforeLoad(const std::string &path, const std::atomic<bool> *cancel = nullptr);

@@ -81,18 +81,6 @@ std::vector<std::string> shoehornArgs(int argc, char **argv, bool &checkFile, st
     return out;
 }
 
-// An error about the model file names it, where the message does not already (with --mmproj
-// and -md beside it, "the file does not start with the GGUF magic" leaves the user guessing).
-Error aboutModel(const ServerArgs &a, Error e)
-{
-    // The file check names the file by its name alone: named already.
-    const std::string name = std::filesystem::path(a.modelPath()).filename().string();
-    if (!a.modelPath().empty() && e.detail.find(a.modelPath()) == std::string::npos &&
-        (name.empty() || e.detail.find(name) == std::string::npos))
-        e.detail = a.modelPath() + ": " + (e.detail.empty() ? errorCodeSentence(e.code) : e.detail);
-    return e;
-}
-
 // What a restart cannot mend: a flag, a file, a port (README: exit 2, which the service unit does
 // not restart). Out of memory, a failed load or a remote machine away may pass: exit 1, and so may
 // a file check that did not finish in time on a busy machine (FileCheckFailed: a crash in the
@@ -120,7 +108,7 @@ Result<PlanSettings> chooseSettings(const ServerArgs &a, bool checkFile)
     s.kvUnified = a.kvUnified();
     auto info = inspectModel(a.modelPath());
     if (!info)
-        return aboutModel(a, info.error());
+        return aboutFile(a.modelPath(), info.error());
     if (Error e = projectorInPlan(a.mmprojPath(), a.mmprojOffload(), *info, s, checkFile))
         return e;
     const PlanTarget target = targetFromHardware(probeHardware(), 0);
@@ -163,7 +151,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     std::string draftNote;
     if (checkFile) { // the projector was checked before its dry run, in chooseSettings
         if (Error e = checkFilesBeforeLoad(a.modelPath(), {}, {}, cancel))
-            return aboutModel(a, e);
+            return aboutFile(a.modelPath(), e);
         auto note = dropFailedDraft(s->context.speculation, cancel);
         if (!note)
             return note.error();
@@ -171,7 +159,7 @@ Result<std::unique_ptr<ChatSession>> openSession(const ServerArgs &a, bool check
     }
     auto model = Model::load(a.modelPath(), s->load, {}, cancel);
     if (!model)
-        return aboutModel(a, model.error());
+        return aboutFile(a.modelPath(), model.error());
     // What one slot may fill against the trained length (llama-server caps it with a log line).
     if (a.contextGiven()) {
         const uint32_t slots = uint32_t(std::max(1, a.parallel()));
