@@ -2,10 +2,11 @@
 # continuous batching, chat parsing, every OpenAI/Anthropic route and cpp-httplib. Shoehorn does
 # not write an HTTP server or an API of its own; it hosts this one.
 #
-# Shoehorn's changes to upstream (34 anchored replacements, counted as calls of
+# Shoehorn's changes to upstream (33 anchored replacements, counted as calls of
 # shoehorn_server_patch below: 34 before 2026-12-04, 33 after the decode hook went, 34 since the
-# chat's Stop is kept out of the API's pictures (2026-12-05); one is made for three route methods,
-# one matches three call sites), each with its reason where it is applied below:
+# chat's Stop is kept out of the API's pictures (2026-12-05), 33 since the readers' polling went
+# (2026-12-05); one is made for three route methods, one matches three call sites), each with its
+# reason where it is applied below:
 #  - the shared model: server_context::load_model_shared(params, model) creates the server's
 #    context on a model the application already loaded (the desktop chat and the API share one
 #    copy of the weights; turning the API on or off never reloads them), with the application's
@@ -16,7 +17,7 @@
 #  - the draft context's accessors (the memory report of what speculation allocated);
 #  - stopping ends every open request; a finished stream keeps its keep-alive connection;
 #  - the door: Host, Origin and API keys checked before any route, refusals counted;
-#  - readers polling below a second; no stream sessions.
+#  - no stream sessions.
 # Three were looked at to be replaced by upstream behaviour (2026-12-04); one went, two stay:
 #  - the decode hook (a test seam) went (2026-12-04): tst_chatsession links with
 #    -Wl,--wrap=llama_decode (tests/engine/decodeseam.h), so the loop's calls go through the
@@ -30,8 +31,9 @@
 #    sampler, and no better with upstream's backend sampling;
 #  - the token ids stay: upstream's streamed chunks carry one id each but skip a token that ends
 #    inside a UTF-8 character, so only the final result's generated_tokens is complete.
-#  Readers polling below a second stay too: the chat's Stop is an atomic flag the reader sees
-#  when it wakes; without the patch it wakes once a second (a Stop taking up to 1 s).
+#  Readers polling below a second went (2026-12-05): the chat's reader waits with upstream's
+#  one-second interval, and engine/internal/stopwaker.h wakes it when Stop comes by sending its
+#  task a result through the server's public result queue (tst_chatsession stopDuringASilentDecode).
 # They are applied here, at configure time, to a copy of the sources in the build tree (the
 # cached llama.cpp checkout stays pristine); every anchor must match exactly, so a new llama.cpp
 # pin that moves them stops the configure with a message instead of building something else.
@@ -45,7 +47,7 @@ set(_shoehorn_srv_sources
     server-stream.cpp server-tools.cpp server-mcp.cpp server-schema.cpp server-http.cpp)
 file(GLOB _shoehorn_srv_headers RELATIVE "${_shoehorn_srv_in}" "${_shoehorn_srv_in}/*.h")
 foreach(f IN LISTS _shoehorn_srv_sources _shoehorn_srv_headers)
-    if(NOT f MATCHES "^(server-(context|http)\\.(cpp|h)|server-task\\.h|server-(queue|stream)\\.cpp)$")
+    if(NOT f MATCHES "^(server-(context|http)\\.(cpp|h)|server-task\\.h|server-stream\\.cpp)$")
         configure_file("${_shoehorn_srv_in}/${f}" "${_shoehorn_srv}/${f}" COPYONLY)
     endif()
 endforeach()
@@ -478,16 +480,7 @@ shoehorn_server_patch(_task_h server-task.h
     // one pass over the logits instead of copying the whole vocabulary each token); null: llama.cpp's
     std::function<llama_token(llama_context *, int32_t)> shoehorn_sampler;
 ")
-# Fifth: a reader's polling interval below a second. A negative polling_interval_seconds is that
-# many milliseconds: the desktop chat checks its Stop flag every 20 ms, not every second.
-file(READ "${_shoehorn_srv_in}/server-queue.cpp" _queue_cpp)
-shoehorn_server_patch(_queue_cpp server-queue.cpp
-"        std::cv_status cr_res = condition_results.wait_for(lock, std::chrono::seconds(timeout));
-"
-"        std::cv_status cr_res = condition_results.wait_for(lock, timeout >= 0 ? std::chrono::milliseconds(timeout * 1000)
-                                                                              : std::chrono::milliseconds(-timeout));
-")
-# Sixth: no stream sessions. A request with an X-Conversation-Id header would make its generation
+# Fifth: no stream sessions. A request with an X-Conversation-Id header would make its generation
 # ignore the client leaving and the server stopping (it drains to the end for a later resume),
 # and nothing collects those sessions here: such a request is served like any other.
 file(READ "${_shoehorn_srv_in}/server-stream.cpp" _stream_cpp)
@@ -499,14 +492,13 @@ shoehorn_server_patch(_stream_cpp server-stream.cpp
     std::string conversation_id = server_stream_conv_id_from_headers(headers);
 ")
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-task.h" CONTENT "${_task_h}" @ONLY)
-file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-queue.cpp" CONTENT "${_queue_cpp}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-stream.cpp" CONTENT "${_stream_cpp}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.h" CONTENT "${_http_h}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-http.cpp" CONTENT "${_http_cpp}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-context.h" CONTENT "${_h}" @ONLY)
 file(CONFIGURE OUTPUT "${_shoehorn_srv}/server-context.cpp" CONTENT "${_cpp}" @ONLY)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             "${_shoehorn_srv_in}/server-task.h" "${_shoehorn_srv_in}/server-queue.cpp" "${_shoehorn_srv_in}/server-stream.cpp"
+             "${_shoehorn_srv_in}/server-task.h" "${_shoehorn_srv_in}/server-stream.cpp"
              "${_shoehorn_srv_in}/server-context.h" "${_shoehorn_srv_in}/server-context.cpp"
              "${_shoehorn_srv_in}/server-http.h" "${_shoehorn_srv_in}/server-http.cpp")
 

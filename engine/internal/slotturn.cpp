@@ -3,6 +3,7 @@
 #include "answerstream.h"
 #include "candidatesampler.h"
 #include "rpcstate.h"
+#include "stopwaker.h"
 #include "model.h"
 
 #include <common.h>
@@ -207,9 +208,9 @@ Result<GenerationResult> runTurn(ServerLoop &loop, const llama_vocab *vocab, Slo
     const std::string promptText = turn.prompt.text;
 
     server_response_reader rd = loop.server().get_response_reader();
-    rd.polling_interval_seconds = -20; // milliseconds (LlamaServer.cmake): Stop is seen within 20 ms
     server_task task(SERVER_TASK_TYPE_COMPLETION);
     task.id = rd.get_new_id();
+    const int taskId = task.id;
     task.id_slot = ServerLoop::kDesktopSlot;
     task.shoehorn_reserved = true;
     task.params = taskParams(options, turn.prompt, loop.meta());
@@ -229,6 +230,8 @@ Result<GenerationResult> runTurn(ServerLoop &loop, const llama_vocab *vocab, Slo
 
     TurnReader reader(loop, turn, callbacks, result, start);
     const auto stop = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    // Stop is seen within ~10 ms even while no result comes (the reader itself looks once a second).
+    StopWaker waker(rd.queue_results, taskId, cancel ? std::function<bool()>(stop) : std::function<bool()>());
     for (;;) {
         server_task_result_ptr r = stop() ? nullptr : rd.next(stop);
         if (!r) { // Stop: the reader cancels the task when it goes

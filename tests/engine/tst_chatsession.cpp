@@ -8,6 +8,9 @@
 
 #include <QtTest>
 
+#include <chrono>
+#include <thread>
+
 using namespace shoehorn;
 
 namespace {
@@ -53,6 +56,7 @@ private slots:
     void decodeFailureCarriesLlamaReason();
     void decodeOutOfMemory();
     void promptProgressPerMicroBatch();
+    void stopDuringASilentDecode();
 };
 
 void TestChatSession::deterministic_data()
@@ -512,6 +516,43 @@ void TestChatSession::promptProgressPerMicroBatch()
     QCOMPARE(calls.size(), 1 + (total + 63) / 64);
     for (int i = 1; i < calls.size(); ++i)
         QCOMPARE(calls[i].first - calls[i - 1].first, std::min(64, total - calls[i - 1].first));
+}
+
+void TestChatSession::stopDuringASilentDecode()
+{
+    // A decode that sends no result and never calls the abort callback (all layers on a GPU; a
+    // batch shared with an API request): Stop still ends the answer at once, not at llama.cpp's
+    // reader's next look a second later (StopWaker).
+    using namespace std::chrono;
+    auto model = load(TestFixtures::instance().tinyLlama());
+    auto s = session(model);
+    std::atomic<bool> cancel{false};
+    std::atomic<int> calls{0};
+    decodeseam::Scoped seam(internal::llamaContext(*s), [&](int) -> std::optional<int32_t> {
+        if (++calls == 1) // the prompt: silent for 3 s
+            std::this_thread::sleep_for(seconds(3));
+        return std::nullopt;
+    });
+    std::atomic<steady_clock::rep> stoppedAt{0};
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(milliseconds(150));
+        stoppedAt = steady_clock::now().time_since_epoch().count();
+        cancel = true;
+    });
+    auto r = s->generate({{"user", "Tell me a story", {}}}, seeded(8), {}, &cancel);
+    const auto returnedAt = steady_clock::now();
+    stopper.join();
+    QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
+    QCOMPARE(r->stats.stopReason, StopReason::Cancelled);
+    QCOMPARE(r->stats.generatedTokens, 0);
+    QCOMPARE(calls.load(), 1);
+    const auto ms = duration_cast<milliseconds>(returnedAt - steady_clock::time_point(steady_clock::duration(stoppedAt)));
+    QVERIFY2(ms < milliseconds(500), qPrintable(QStringLiteral("the answer ended %1 ms after Stop").arg(ms.count())));
+    // The next answer waits for the loop to finish that decode, and is whole.
+    cancel = false;
+    auto again = s->generate({{"user", "Again", {}}}, seeded(4));
+    QVERIFY2(again.ok(), again.ok() ? "" : again.error().detail.c_str());
+    QVERIFY(again->stats.stopReason != StopReason::Cancelled);
 }
 
 QTEST_GUILESS_MAIN(TestChatSession)
