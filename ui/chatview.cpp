@@ -6,13 +6,16 @@
 #include "messagefooter.h"
 #include "messagewriter.h"
 
+#include <QBuffer>
 #include <QClipboard>
 #include <QDesktopServices>
 #include <QGuiApplication>
 #include <QImage>
+#include <QImageReader>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextFrame>
+#include <QtConcurrent/QtConcurrentRun>
 
 
 namespace {
@@ -88,6 +91,9 @@ void ChatView::rebuild()
     first.setBlockFormat(thin);
     m_rendered.clear();
     m_code->clear();
+    m_thumbnails.clear();
+    m_decoding.clear();
+    ++m_generation;
     if (!m_model)
         return;
     for (int r = 0; r < m_model->rowCount(); ++r)
@@ -162,39 +168,72 @@ void ChatView::renderRow(int row)
     stream(row);
 }
 
-// The message's images as thumbnails in a row of their own; each links to the full image.
+// The message's images as thumbnails in a row of their own; each links to the full image. The
+// size comes from the picture's header; decoding and shrinking it run off the GUI thread (a
+// 4000x3000 photo takes a few hundred ms), and the thumbnail replaces a plain tile when ready.
 void ChatView::writeImages(int row, QTextCursor &c)
 {
     const Rendered &r = m_rendered[row];
     const auto &m = m_model->message(row);
     MessageWriter::newBlock(c);
     for (int i = 0; i < m.images.size(); ++i) {
-        const QUrl name(QStringLiteral("shoehorn-image://%1/%2").arg(r.key).arg(i));
-        QImage img;
-        img.loadFromData(m.images[i].data);
+        const QString name = QStringLiteral("shoehorn-image://%1/%2").arg(r.key).arg(i);
+        QByteArray data = m.images[i].data;
+        QBuffer buffer(&data);
+        QImageReader header(&buffer);
+        const QSize full = header.size();
         // Down to the thumbnail size, never up: a small picture shows as it is.
-        const QImage thumb = img.width() > kThumbnail || img.height() > kThumbnail
-                                 ? fittedImage(img, QSize(kThumbnail, kThumbnail))
-                                 : img;
-        document()->addResource(QTextDocument::ImageResource, name, thumb);
+        const QSize box(kThumbnail, kThumbnail);
+        const QSize shown = !full.isValid() ? box
+                            : full.width() > kThumbnail || full.height() > kThumbnail
+                                ? full.scaled(box, Qt::KeepAspectRatio)
+                                : full;
+        showThumbnail(name, data, shown);
         QTextImageFormat f;
-        f.setName(name.toString());
-        f.setWidth(thumb.width());
-        f.setHeight(thumb.height());
+        f.setName(name);
+        f.setWidth(shown.width());
+        f.setHeight(shown.height());
         f.setAnchor(true);
         f.setAnchorHref(QStringLiteral("image:%1:%2").arg(r.key).arg(i));
         f.setToolTip(tr("Image %1 of %2, %3 × %4 pixels. Click to view.")
                          .arg(i + 1)
                          .arg(m.images.size())
-                         .arg(img.width())
-                         .arg(img.height()));
+                         .arg(full.width())
+                         .arg(full.height()));
         c.insertImage(f);
         c.insertText(QStringLiteral(" "));
     }
 }
 
-
-
+void ChatView::showThumbnail(const QString &name, const QByteArray &data, const QSize &shown)
+{
+    const QUrl url(name);
+    if (const auto made = m_thumbnails.constFind(name); made != m_thumbnails.cend()) {
+        document()->addResource(QTextDocument::ImageResource, url, *made);
+        return;
+    }
+    QImage tile(shown, QImage::Format_ARGB32_Premultiplied);
+    tile.fill(palette().color(QPalette::Midlight));
+    document()->addResource(QTextDocument::ImageResource, url, tile);
+    if (m_decoding.contains(name))
+        return;
+    m_decoding.insert(name);
+    QtConcurrent::run([data, shown] {
+        QImage img;
+        img.loadFromData(data);
+        return img.size() == shown || img.isNull() ? img : fittedImage(img, shown);
+    }).then(this, [this, name, url, generation = m_generation](const QImage &thumb) {
+        if (generation != m_generation) // the chat was shown again from the start meanwhile
+            return;
+        m_decoding.remove(name);
+        if (thumb.isNull())
+            return; // the tile stays: the viewer says why the picture cannot be read
+        m_thumbnails.insert(name, thumb);
+        document()->addResource(QTextDocument::ImageResource, url, thumb);
+        viewport()->update();
+        emit thumbnailShown(name);
+    });
+}
 
 // Brings the content of a message up to date: completed blocks are laid out once, the
 // rest is the tail, which grows by appending while it stays the same kind.

@@ -5,6 +5,8 @@
 #include "markdownsplit.h"
 
 #include <QHash>
+#include <QImage>
+#include <QSet>
 #include <QPointer>
 #include <QTextBrowser>
 #include <QTextCursor>
@@ -49,6 +51,7 @@ signals:
     void codeHighlighted(int index);
     void imageRequested(const ChatImage &image); // a thumbnail in a message was clicked
     void copied(const QString &what);             // a Copy link put this on the clipboard, in words
+    void thumbnailShown(const QString &name);     // a picture's thumbnail replaced its tile (tests)
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -69,6 +72,7 @@ private:
     void updateThinkingHeader(int row);
     void writeFooter(int row);
     void writeImages(int row, QTextCursor &c);
+    void showThumbnail(const QString &name, const QByteArray &data, const QSize &shown);
     void removeFooter(Rendered &r);
     void onHighlighted(int index, const CodeHighlighter::Result &result);
     int rowOfKey(int key) const;
@@ -82,4 +86,7 @@ private:
     QList<Rendered> m_rendered;
     int m_nextKey = 1;
     UrlOpener m_openUrl;
+    QHash<QString, QImage> m_thumbnails; // made off the GUI thread, by resource name
+    QSet<QString> m_decoding;
+    int m_generation = 0;                // a rebuild forgets the thumbnails still being made
 };

@@ -33,6 +33,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTextDocument>
 #include <QToolButton>
 #include <QRegularExpression>
@@ -279,6 +280,49 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     qInfo("longest GUI-thread stall while attaching a 4000x3000 JPEG: %lld ms", probe.worstMs());
     QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     QVERIFY(strip->findChild<QToolButton *>(QStringLiteral("attachmentThumb"))->toolTip().startsWith("4000 × 3000 pixels"));
+
+    // Sent: the question shows it as a thumbnail, decoded and made small off the GUI thread too
+    // (ChatView), and it is stored with the chat. The window still never stops for a frame.
+    ChatView *chat = w.window->findChild<ChatView *>();
+    MessageInput *input = w.window->messageInput();
+    QSignalSpy shown(chat, &ChatView::thumbnailShown);
+    QSignalSpy finished(&w.controller, &ChatController::answerFinished);
+    probe.start();
+    QTimer::singleShot(20, input, [input] {
+        QTest::keyClicks(input, QStringLiteral("What is this?"));
+        QTest::keyClick(input, Qt::Key_Return);
+    });
+    while (shown.isEmpty() && shown.wait(20000)) {
+    }
+    StallProbe::spin(20);
+    qInfo("longest GUI-thread stall while sending it and showing it in the chat: %lld ms", probe.worstMs());
+    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QCOMPARE(shown.count(), 1);
+    const QString name = shown.at(0).at(0).toString();
+    const QImage thumb = chat->document()->resource(QTextDocument::ImageResource, QUrl(name)).value<QImage>();
+    QCOMPARE(thumb.size(), QSize(120, 90));
+    QVERIFY2(thumb.pixel(60, 45) != chat->palette().color(QPalette::Midlight).rgb(), "still the plain tile");
+    QString tip;
+    for (QTextBlock b = chat->document()->begin(); b.isValid(); b = b.next())
+        for (auto it = b.begin(); !it.atEnd(); ++it)
+            if (it.fragment().charFormat().isImageFormat() &&
+                it.fragment().charFormat().toImageFormat().name() == name)
+                tip = it.fragment().charFormat().toolTip();
+    QVERIFY2(tip.contains("4000 × 3000 pixels"), qPrintable(tip)); // read from the header alone
+    QVERIFY(finished.wait(30000));
+
+    // Opened again from the history: the same, off the GUI thread.
+    const qint64 id = w.controller.currentConversation();
+    w.controller.newChat();
+    shown.clear();
+    probe.start();
+    QTimer::singleShot(20, &w.controller, [&w, id] { QVERIFY(w.controller.openConversation(id)); });
+    while (shown.isEmpty() && shown.wait(20000)) {
+    }
+    StallProbe::spin(20);
+    qInfo("longest GUI-thread stall while opening the chat again: %lld ms", probe.worstMs());
+    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QCOMPARE(shown.count(), 1);
 }
 
 // A one-colour PNG as ImageMagick writes it (1 bit, a palette): its thumbnail was black and white
