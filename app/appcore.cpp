@@ -18,6 +18,7 @@
 #include "visioncontroller.h"
 #include "worker.h"
 
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -90,6 +91,16 @@ void AppCore::connectLibrary()
         if (m_model->hasModel())
             m_library->settingsChanged(m_model->model().path);
     });
+}
+
+bool AppCore::shutdown(int milliseconds)
+{
+    if (!m_session->shutdown(milliseconds))
+        return false;
+    // The worker's last signals (the stopped answer) wait in the session's queue; the session
+    // passes them on to the controllers directly.
+    QCoreApplication::sendPostedEvents(m_session);
+    return true;
 }
 
 AppCore::~AppCore()

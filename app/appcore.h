@@ -31,6 +31,10 @@ public:
     // A fake worker runs the app core without llama.cpp (tests).
     explicit AppCore(std::unique_ptr<Worker> worker, QObject *parent = nullptr);
     ~AppCore() override;
+    // Quitting: stops what runs, and once the worker has ended, hands its last results to who
+    // listens (the chat stores an answer stopped mid-way as stopped). False if the worker did not
+    // end in time.
+    bool shutdown(int milliseconds);
 
     InferenceSession *session() const { return m_session; }
     LoadedModel *model() const { return m_model; }

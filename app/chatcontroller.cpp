@@ -1,11 +1,9 @@
 #include "chatcontroller.h"
 
-#include "appsettings.h"
 #include "chatjson.h"
 #include "conversationrepository.h"
 #include "loadedmodel.h"
 
-#include <QCoreApplication>
 #include <QRegularExpression>
 
 using State = ChatController::State;
@@ -23,16 +21,6 @@ ChatController::ChatController(InferenceSession *session, LoadedModel *model, Co
 }
 
 ChatController::~ChatController() = default;
-
-bool ChatController::shutdown(int milliseconds)
-{
-    if (!m_session->shutdown(milliseconds))
-        return false;
-    // The worker's last signals (the stopped answer) wait in the session's queue; the session
-    // passes them on to this controller directly.
-    QCoreApplication::sendPostedEvents(m_session);
-    return true;
-}
 
 void ChatController::connectSession()
 {
@@ -78,16 +66,6 @@ void ChatController::storeChatSettings()
         m_repo->setSettings(m_conversation, m_systemPrompt, ChatJson::optionsToJson(generationOptions()));
 }
 
-QString ChatController::defaultSystemPrompt(const QString &modelPath)
-{
-    return AppSettings::systemPrompt(modelPath);
-}
-
-void ChatController::setDefaultSystemPrompt(const QString &modelPath, const QString &prompt)
-{
-    AppSettings::setSystemPrompt(modelPath, prompt);
-}
-
 QString ChatController::conversationTitle() const
 {
     return m_conversation ? m_repo->conversation(m_conversation).title : QString();
@@ -97,7 +75,7 @@ void ChatController::onModelLoaded(const ModelSummary &summary)
 {
     // A new chat starts with the model's own system prompt.
     if (m_chat->rowCount() == 0 && m_conversation == 0)
-        m_systemPrompt = defaultSystemPrompt(summary.path);
+        m_systemPrompt = m_model->defaultSystemPrompt(summary.path);
 }
 
 bool ChatController::send(const QString &text, const QList<ChatImage> &images)
@@ -252,7 +230,7 @@ void ChatController::newChat()
     m_conversation = 0;
     m_answerMessage = 0;
     m_answerVersion = 0;
-    m_systemPrompt = m_model->hasModel() ? defaultSystemPrompt(m_model->model().path) : QString();
+    m_systemPrompt = m_model->hasModel() ? m_model->defaultSystemPrompt(m_model->model().path) : QString();
     m_model->setChatSampling(std::nullopt); // the next chat starts with the model's own
     emit conversationChanged();
 }
@@ -312,7 +290,6 @@ bool ChatController::relocateConversationModel(qint64 id, const QString &modelPa
     if (!m_repo->setModel(id, modelPath))
         return false;
     emit conversationsChanged();
-    m_model->openModel(modelPath);
     return true;
 }
 

@@ -31,9 +31,6 @@ public:
     ChatController(InferenceSession *session, LoadedModel *model, ConversationRepository *repo,
                    QObject *parent = nullptr);
     ~ChatController() override;
-    // Quitting: stops what runs, and once the worker has ended, saves its last results (an
-    // answer stopped mid-way is stored as stopped). False if the worker did not end in time.
-    bool shutdown(int milliseconds);
 
     ChatModel *chatModel() const { return m_chat; }
     // Conversations are stored as they happen; null when the database could not be opened.
@@ -49,9 +46,6 @@ public:
     QString systemPrompt() const { return m_systemPrompt; }
     // The open chat's system prompt; stored with the chat.
     void setSystemPrompt(const QString &s);
-    // What a new chat with this model starts with.
-    static QString defaultSystemPrompt(const QString &modelPath);
-    static void setDefaultSystemPrompt(const QString &modelPath, const QString &prompt);
     QString conversationTitle() const;
 
 public slots:
@@ -73,7 +67,7 @@ public slots:
     bool deleteConversation(qint64 id);
     // Reads a chat exported as JSON into the store and opens it (ChatJson::importJson's errors).
     shoehorn::Result<qint64> importConversation(const QByteArray &json);
-    // The chat's model file moved: remember the new place (and load it).
+    // The chat's model file moved: remember the new place (LoadedModel opens it).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
 
 signals:

@@ -120,3 +120,13 @@ void LoadedModel::onLoaded(const ModelSummary &summary)
                        [path = summary.path, remembered] { ModelSettingsStore::save(path, remembered); });
     emit modelLoaded(summary);
 }
+
+QString LoadedModel::defaultSystemPrompt(const QString &modelPath) const
+{
+    return AppSettings::systemPrompt(modelPath);
+}
+
+void LoadedModel::setDefaultSystemPrompt(const QString &modelPath, const QString &prompt)
+{
+    AppSettings::setSystemPrompt(modelPath, prompt);
+}

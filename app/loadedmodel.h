@@ -41,6 +41,9 @@ public:
     // said by settingsEdited() (the open chat keeps its sampling part).
     ModelSettings modelSettings() const { return m_settings; }
     void setModelSettings(const ModelSettings &s);
+    // The system prompt a new chat with the model file starts with (stored per file).
+    QString defaultSystemPrompt(const QString &modelPath) const;
+    void setDefaultSystemPrompt(const QString &modelPath, const QString &prompt);
     // The open chat's sampling settings: kept whichever model it runs on, and taken at once
     // (not stored for the model). nullopt: no chat is open; the loaded model's own come back.
     void setChatSampling(const std::optional<shoehorn::GenerationOptions> &sampling);

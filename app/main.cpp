@@ -1,7 +1,6 @@
 // Shoehorn: the desktop application.
 #include "appsettings.h"
 #include "appcore.h"
-#include "chatcontroller.h"
 #include "mainwindow.h"
 #include "singleinstance.h"
 #include "translations.h"
@@ -48,7 +47,6 @@ int main(int argc, char **argv)
     instance.listen();
 
     AppCore core;
-    ChatController &controller = *core.chat();
     MainWindow window(&core);
     QObject::connect(&instance, &SingleInstance::filesReceived, &window, &MainWindow::openFiles);
     window.show();
@@ -66,7 +64,7 @@ int main(int argc, char **argv)
     // Quitting never waits for ever: an answer stuck inside llama.cpp (a template that spins)
     // cannot keep the process alive. Chats are saved as they happen; the last answer is saved
     // by shutdown() when the worker stops in time.
-    if (!controller.shutdown(2000)) {
+    if (!core.shutdown(2000)) {
         std::fprintf(stderr, "shoehorn: the inference thread did not stop within 2 s; quitting without it\n");
         std::fflush(nullptr);
         std::_Exit(rc);

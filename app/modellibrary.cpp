@@ -125,7 +125,7 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
             return files.isEmpty() ? tr("No vision projector (mmproj*.gguf) beside this model")
                                    : tr("Vision projectors beside it:\n%1").arg(files.join(QLatin1Char('\n')));
         }
-        return e.error.isEmpty() ? e.path : e.path + QLatin1Char('\n') + e.error;
+        return !e.error ? e.path : e.path + QLatin1Char('\n') + QString::fromStdString(e.error.detail);
     case Qt::DisplayRole: break;
     default: return {};
     }
@@ -148,7 +148,7 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
         return m && m->contextLength ? QStringLiteral("%1k").arg(m->contextLength / 1024) : QString();
     case FitColumn:
         switch (e.fit) {
-        case FitVerdict::Unknown: return e.error.isEmpty() ? QString() : tr("unreadable");
+        case FitVerdict::Unknown: return !e.error ? QString() : tr("unreadable");
         case FitVerdict::OnGpu: return tr("fits on the GPU");
         case FitVerdict::GpuAndRam: return tr("GPU + RAM");
         case FitVerdict::CpuOnly: return tr("CPU only");
@@ -331,7 +331,7 @@ void ModelLibrary::rescan()
     }
     QStringList toInspect;
     for (const Entry &e : m_entries)
-        if (!e.info && e.error.isEmpty())
+        if (!e.info && !e.error)
             toInspect << e.path;
     m_watcher.setFuture(QtConcurrent::run(&ModelLibrary::scan, m_folders, toInspect));
 }
@@ -360,7 +360,7 @@ ModelLibrary::Scan ModelLibrary::scan(const QStringList &folders, const QStringL
         if (r)
             out.inspected.append({p, std::make_shared<const ModelInfo>(std::move(*r))});
         else if (QFileInfo::exists(p))
-            out.failed << p + QLatin1Char('\t') + QString::fromStdString(r.error().detail);
+            out.failed.append({p, r.error()});
     }
     return out;
 }
@@ -395,10 +395,10 @@ void ModelLibrary::applyScan()
         updateFit(m_entries[row]);
         emit dataChanged(QAbstractTableModel::index(row, 0), QAbstractTableModel::index(row, ColumnCount - 1));
     }
-    for (const QString &f : s.failed) {
-        const int row = indexOf(f.section(QLatin1Char('\t'), 0, 0));
+    for (const auto &[path, error] : s.failed) {
+        const int row = indexOf(path);
         if (row >= 0) {
-            m_entries[row].error = f.section(QLatin1Char('\t'), 1);
+            m_entries[row].error = error;
             emit dataChanged(QAbstractTableModel::index(row, 0), QAbstractTableModel::index(row, ColumnCount - 1));
         }
     }

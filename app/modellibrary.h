@@ -81,7 +81,7 @@ private:
         bool offered = false;
         bool fromFolder = false;
         std::shared_ptr<const shoehorn::ModelInfo> info;
-        QString error;
+        shoehorn::Error error; // why the file could not be read (its tooltip shows the engine's words)
         FitVerdict fit = FitVerdict::Unknown;
         QList<VisionController::Candidate> projectors = {}; // mmproj files beside it
         // The model's remembered projector choice, read once (not on every paint of the list):
@@ -91,7 +91,7 @@ private:
     struct Scan {
         QStringList found;
         QList<QPair<QString, std::shared_ptr<const shoehorn::ModelInfo>>> inspected;
-        QStringList failed;
+        QList<QPair<QString, shoehorn::Error>> failed; // path, why
         QHash<QString, QList<VisionController::Candidate>> projectors;
     };
     // "F16" for the projector this model uses (its setting, else the best one beside it),

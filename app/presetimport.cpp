@@ -12,14 +12,12 @@ PresetImport PresetImport::fromFile(const QString &path, const ModelSettings &ba
     PresetImport out;
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly)) {
-        out.failure = Failure::Unreadable;
-        out.error = f.errorString();
+        out.error = {shoehorn::ErrorCode::FileUnreadable, f.errorString().toStdString()};
         return out;
     }
     auto parsed = shoehorn::parsePresetIni(f.readAll().toStdString());
     if (!parsed) {
-        out.failure = Failure::NotPresets;
-        out.error = QString::fromStdString(parsed.error().detail);
+        out.error = {shoehorn::ErrorCode::InvalidArgument, parsed.error().detail};
         return out;
     }
     // A relative model or mmproj path is beside the file, as `shoehorn-cli serve --models-preset`

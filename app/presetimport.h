@@ -1,5 +1,6 @@
 #pragma once
 
+#include "error.h"
 #include "modelsettings.h"
 
 #include <QList>
@@ -12,9 +13,8 @@ struct PresetImport {
         int line = 0;
         QString section, key, message;
     };
-    enum class Failure { None, Unreadable, NotPresets };
-    Failure failure = Failure::None;
-    QString error;      // why, when it failed
+    // Why it failed: FileUnreadable (the file), InvalidArgument (not a preset file); None: read.
+    shoehorn::Error error;
     QStringList models; // model files whose settings were written
     int skipped = 0;    // sections without a model file
     QList<Issue> issues;

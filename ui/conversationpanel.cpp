@@ -240,7 +240,7 @@ void ConversationPanel::saveDefaultPrompt()
 {
     applySystemPrompt();
     if (m_model->hasModel())
-        ChatController::setDefaultSystemPrompt(m_model->model().path, m_controller->systemPrompt());
+        m_model->setDefaultSystemPrompt(m_model->model().path, m_controller->systemPrompt());
 }
 
 void ConversationPanel::useModelSuggestion()

@@ -32,7 +32,8 @@ void MainWindow::offerLocate(const QString &missingPath)
             return;
         }
         m_offload->setModelPath(found);
-        m_controller->relocateConversationModel(id, found);
+        if (m_controller->relocateConversationModel(id, found))
+            m_model->openModel(found);
     });
 }
 
@@ -149,12 +150,13 @@ void MainWindow::importPresets()
 void MainWindow::importPresetFile(const QString &path)
 {
     const PresetImport r = PresetImport::fromFile(path, m_model->modelSettings());
-    if (r.failure == PresetImport::Failure::Unreadable) {
-        m_showError(tr("Cannot import presets"), tr("The file cannot be read: %1").arg(r.error));
+    if (r.error.code == shoehorn::ErrorCode::InvalidArgument) {
+        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1")
+                                                     .arg(QString::fromStdString(r.error.detail)));
         return;
     }
-    if (r.failure == PresetImport::Failure::NotPresets) {
-        m_showError(tr("Cannot import presets"), tr("This is not a llama-server preset file: %1").arg(r.error));
+    if (r.error) {
+        m_showError(tr("Cannot import presets"), ErrorText::message(r.error));
         return;
     }
     m_library->offer(r.models);

@@ -166,7 +166,7 @@ void TestChatController::quittingSavesTheStoppedAnswer()
     QVERIFY(c.send(QStringLiteral("go on")));
     QTRY_VERIFY(!c.chatModel()->message(1).content.isEmpty());
     const qint64 conversation = c.currentConversation();
-    QVERIFY(c.shutdown(2000));
+    QVERIFY(f.cApp.shutdown(2000));
     QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
     const auto stored = c.store()->messages(conversation);
     QCOMPARE(stored.at(1).state, QString("stopped"));

@@ -442,6 +442,7 @@ void TestModelSettings::importedFileFindsRelativeModelsBesideIt()
             "[tiny]\nmodel = /abs/tiny.gguf\ntemp = 0.3\n");
     f.close();
     const PresetImport imported = PresetImport::fromFile(ini, ModelSettings{});
+    QCOMPARE(imported.error.code, shoehorn::ErrorCode::None);
     QVERIFY2(imported.issues.isEmpty(), qPrintable(imported.issues.value(0).message));
     QCOMPARE(imported.models, QStringList({dir.filePath("second.gguf"), "/abs/tiny.gguf"}));
     ModelSettings second;

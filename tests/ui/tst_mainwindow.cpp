@@ -623,6 +623,9 @@ void TestMainWindow::importPresetsFromIni()
     w.setErrorPresenter([&](const QString &, const QString &x) { error = x; });
     w.importPresetFile(TestFixtures::instance().tinyMoe());
     QVERIFY(error.contains("not a llama-server preset"));
+    // One that cannot be read says so in ErrorText's words, with the system's reason.
+    w.importPresetFile(QDir::temp().filePath("no-such-presets.ini"));
+    QVERIFY2(error.startsWith("The file cannot be read") && error.contains("No such file"), qPrintable(error));
 }
 
 void TestMainWindow::chatListSearchRenameDelete()
