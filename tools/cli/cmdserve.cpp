@@ -22,6 +22,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -279,6 +280,43 @@ int serveRouter(const ServerArgs &a, bool checkFile, sigset_t &stopSignals)
     return 0;
 }
 
+// What is said before a load of minutes, not after it: a bad address, options or device
+// positions, a missing model, a port another program holds. The exit status, or nothing.
+std::optional<int> refuseBeforeLoad(const ServerArgs &a, const ApiServerOptions &o, bool rpcDevices)
+{
+    // An address this machine does not have is said before what serving on it would need.
+    if (const Error e = ApiServer::checkHost(o.host)) {
+        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+        return 2;
+    }
+    if (const Error e = ApiServer::checkOptions(o)) {
+        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+        return 2;
+    }
+    if (a.modelPath().empty() && a.modelsPreset().empty()) {
+        std::fprintf(stderr, "error: serve needs a model: -m MODEL.gguf (or MODEL.gguf first), or --models-preset FILE.ini\n");
+        return 2;
+    }
+    // llama.cpp takes -mg past the GPUs and fails the load (exit 1: the service would restart it).
+    if (!rpcDevices)
+        if (const Error e = checkDevicePositions(a.load())) {
+            std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+            return 2;
+        }
+    warnExposure(o);
+    warnAboutThreads(a.context());
+    // The open after the load still answers a program that takes the port meanwhile.
+    if (o.port != 0 && !ApiServer::portFree(o.host, o.port)) {
+        if (o.port < 1024 && ::geteuid() != 0) { // EACCES, not another program
+            std::fprintf(stderr, "error: --port %d: ports below 1024 are for root; give one from 1024 up (llama-server's "
+                                 "default is 8080)\n", o.port);
+            return 2;
+        }
+        return portInUse(o, Error{ErrorCode::AddressInUse, o.host + ":" + std::to_string(o.port)});
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 int cmdServe(int argc, char **argv)
@@ -300,37 +338,8 @@ int cmdServe(int argc, char **argv)
     }
     const ServerArgs &a = *parsed;
     const ApiServerOptions o = a.http();
-    // An address this machine does not have is said before what serving on it would need.
-    if (const Error e = ApiServer::checkHost(o.host)) {
-        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
-        return 2;
-    }
-    if (const Error e = ApiServer::checkOptions(o)) {
-        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
-        return 2;
-    }
-    if (a.modelPath().empty() && a.modelsPreset().empty()) {
-        std::fprintf(stderr, "error: serve needs a model: -m MODEL.gguf (or MODEL.gguf first), or --models-preset FILE.ini\n");
-        return 2;
-    }
-    // llama.cpp takes -mg past the GPUs and fails the load (exit 1: the service would restart it).
-    if (rpc.empty())
-        if (const Error e = checkDevicePositions(a.load())) {
-            std::fprintf(stderr, "error: %s\n", e.detail.c_str());
-            return 2;
-        }
-    warnExposure(o);
-    warnAboutThreads(a.context());
-    // A port another program holds is said before a load of minutes, not after it (the open
-    // after the load still answers a program that takes the port meanwhile).
-    if (o.port != 0 && !ApiServer::portFree(o.host, o.port)) {
-        if (o.port < 1024 && ::geteuid() != 0) { // EACCES, not another program
-            std::fprintf(stderr, "error: --port %d: ports below 1024 are for root; give one from 1024 up (llama-server's "
-                                 "default is 8080)\n", o.port);
-            return 2;
-        }
-        return portInUse(o, Error{ErrorCode::AddressInUse, o.host + ":" + std::to_string(o.port)});
-    }
+    if (const auto refused = refuseBeforeLoad(a, o, !rpc.empty()))
+        return *refused;
 
     // SIGINT/SIGTERM wait for the main thread: blocked before any thread starts, so the
     // server's threads inherit the mask and the signal reaches sigwait below.

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -246,13 +247,10 @@ bool knownCommand(const std::string &cmd)
     return false;
 }
 
-int run(int argc, char **argv)
+// The commands that read a command line of their own (serve, rpc-worker, devices, rpc-probe);
+// std::nullopt: cmd is none of them.
+std::optional<int> runOwnLine(const std::string &cmd, int argc, char **argv)
 {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-        usage();
-        return argc < 2 ? 2 : 0;
-    }
-    const std::string cmd = argv[1];
     if (cmd == "serve") // llama-server's own command line, read by llama.cpp's parser
         return cli::cmdServe(argc - 2, argv + 2);
     if (cmd == "rpc-worker") // llama.cpp's RPC server on this machine's devices
@@ -269,36 +267,14 @@ int run(int argc, char **argv)
         }
         return cli::cmdDevices();
     }
-    // A helper's parent reads llama.cpp's own words when it aborts, within a deadline: no gdb
-    // backtrace (ggml attaches gdb where it is installed, seconds past the check's 3 s).
-    if (cmd == "check-file" || cmd == "render-template" || cmd == "rpc-probe")
-        setenv("GGML_NO_BACKTRACE", "1", 1);
     if (cmd == "rpc-probe" && argc == 3) // the helper process of an RPC worker's probe (remote.h)
         return cli::cmdRpcProbe(argv[2]);
-    if (!knownCommand(cmd)) {
-        std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());
-        usage();
-        return 2;
-    }
-    // `shoehorn-cli plan --help` is a question, not a bad flag ("unknown option --help" before);
-    // -h only right after the command (elsewhere it could be a value, as in -p -h).
-    for (int i = 2; i < argc; ++i)
-        if (!std::strcmp(argv[i], "--help") || (i == 2 && !std::strcmp(argv[i], "-h"))) {
-            usageOf(cmd);
-            return 0;
-        }
-    cli::Args args;
-    std::string err = cli::parseArgs(argc, argv, 2, args);
-    if (err.empty())
-        err = cli::checkForCommand(cmd, args);
-    if (!err.empty()) {
-        std::fprintf(stderr, "error: %s\n", err.c_str());
-        return 2;
-    }
-    if (args.model.empty()) {
-        std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
-        return 2;
-    }
+    return std::nullopt;
+}
+
+// A command on a model, its flags read and checked.
+int runOnModel(const std::string &cmd, cli::Args &args)
+{
     if (cmd != "check-file" && cmd != "render-template") // helpers: their parents build the line
         noteUnusedFlags(cmd, args);
     cli::setJsonErrors(args.json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
@@ -329,6 +305,46 @@ int run(int argc, char **argv)
     if (cmd == "parity")
         return cli::cmdParity(args);
     return cli::cmdTune(args); // knownCommand: the last one
+}
+
+int run(int argc, char **argv)
+{
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        usage();
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    // A helper's parent reads llama.cpp's own words when it aborts, within a deadline: no gdb
+    // backtrace (ggml attaches gdb where it is installed, seconds past the check's 3 s).
+    if (cmd == "check-file" || cmd == "render-template" || cmd == "rpc-probe")
+        setenv("GGML_NO_BACKTRACE", "1", 1);
+    if (const auto rc = runOwnLine(cmd, argc, argv))
+        return *rc;
+    if (!knownCommand(cmd)) {
+        std::fprintf(stderr, "error: unknown command %s\n", cmd.c_str());
+        usage();
+        return 2;
+    }
+    // `shoehorn-cli plan --help` is a question, not a bad flag ("unknown option --help" before);
+    // -h only right after the command (elsewhere it could be a value, as in -p -h).
+    for (int i = 2; i < argc; ++i)
+        if (!std::strcmp(argv[i], "--help") || (i == 2 && !std::strcmp(argv[i], "-h"))) {
+            usageOf(cmd);
+            return 0;
+        }
+    cli::Args args;
+    std::string err = cli::parseArgs(argc, argv, 2, args);
+    if (err.empty())
+        err = cli::checkForCommand(cmd, args);
+    if (!err.empty()) {
+        std::fprintf(stderr, "error: %s\n", err.c_str());
+        return 2;
+    }
+    if (args.model.empty()) {
+        std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
+        return 2;
+    }
+    return runOnModel(cmd, args);
 }
 
 } // namespace
