@@ -2,24 +2,34 @@
 
 #include "imagefit.h"
 
+#include <QBuffer>
 #include <QDialogButtonBox>
 #include <QImage>
+#include <QImageReader>
 #include <QLabel>
 #include <QScreen>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(parent)
 {
     setObjectName(QStringLiteral("imageViewer"));
-    QImage img;
-    img.loadFromData(image.data);
-    setWindowTitle(tr("Image, %1 × %2 pixels").arg(img.width()).arg(img.height()));
+    // The size from the picture's header; the decode (hundreds of ms for a photo) runs on the
+    // pool and the picture shows when it is ready.
+    QByteArray data = image.data;
+    QBuffer buffer(&data);
+    const QSize full = QImageReader(&buffer).size();
+    setWindowTitle(tr("Image, %1 × %2 pixels").arg(full.width()).arg(full.height()));
     const QSize room = (screen() ? screen()->availableGeometry().size() : QSize(1280, 800)) * 0.8;
-    if (img.width() > room.width() || img.height() > room.height())
-        img = fittedImage(img, room);
-    auto *label = new QLabel(this);
-    label->setPixmap(QPixmap::fromImage(img));
+    const QSize shown = !full.isValid() ? QSize(320, 240)
+                        : full.width() > room.width() || full.height() > room.height()
+                            ? full.scaled(room, Qt::KeepAspectRatio)
+                            : full;
+    auto *label = new QLabel(tr("Opening the picture…"), this);
+    label->setObjectName(QStringLiteral("imageViewerPicture"));
+    label->setAlignment(Qt::AlignCenter);
+    label->setMinimumSize(shown);
     auto *scroll = new QScrollArea(this);
     scroll->setWidget(label);
     scroll->setAlignment(Qt::AlignCenter);
@@ -28,5 +38,18 @@ ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(pare
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(scroll, 1);
     layout->addWidget(buttons);
-    resize(img.size().boundedTo(room) + QSize(40, 80));
+    resize(shown.boundedTo(room) + QSize(40, 80));
+    QtConcurrent::run([data, shown] {
+        QImage img;
+        img.loadFromData(data);
+        return img.isNull() || img.size() == shown ? img : fittedImage(img, shown);
+    }).then(this, [this, label](const QImage &img) {
+        if (img.isNull()) {
+            label->setText(tr("This picture cannot be read."));
+        } else {
+            label->setPixmap(QPixmap::fromImage(img));
+            label->resize(img.size());
+        }
+        emit pictureShown();
+    });
 }

@@ -6,6 +6,7 @@
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QUrl>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 bool looksLikeImageFile(const QString &path)
@@ -62,12 +63,20 @@ void MessageInput::insertFromMimeData(const QMimeData *source)
         return;
     }
     if (source->hasImage()) {
-        // A picture from the clipboard (a screenshot): sent as PNG, its pixels as they are.
-        QByteArray png;
-        QBuffer buffer(&png);
-        buffer.open(QIODevice::WriteOnly);
-        qvariant_cast<QImage>(source->imageData()).save(&buffer, "PNG");
-        emit imagePasted(png);
+        // A picture from the clipboard (a screenshot): sent as PNG, its pixels as they are. The
+        // clipboard's own PNG is taken as it is; another format is made PNG off the GUI thread
+        // (a screen-sized encode takes tens of milliseconds).
+        if (source->hasFormat(QStringLiteral("image/png"))) {
+            emit imagePasted(source->data(QStringLiteral("image/png")));
+            return;
+        }
+        QtConcurrent::run([image = qvariant_cast<QImage>(source->imageData())] {
+            QByteArray png;
+            QBuffer buffer(&png);
+            buffer.open(QIODevice::WriteOnly);
+            image.save(&buffer, "PNG");
+            return png;
+        }).then(this, [this](const QByteArray &png) { emit imagePasted(png); });
         return;
     }
     QPlainTextEdit::insertFromMimeData(source);

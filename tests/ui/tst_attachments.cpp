@@ -141,6 +141,12 @@ void TestAttachments::attachDropPasteAndSend()
     strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb")).at(0)->click();
     QCOMPARE(view.count(), 1);
     QTRY_VERIFY(w.window->findChild<QDialog *>(QStringLiteral("imageViewer")));
+    // The picture, decoded off the GUI thread, replaces "Opening the picture…": a.bmp, 64 x 48.
+    QLabel *picture = w.window->findChild<QDialog *>(QStringLiteral("imageViewer"))
+                          ->findChild<QLabel *>(QStringLiteral("imageViewerPicture"));
+    QTRY_VERIFY(!picture->pixmap().isNull());
+    QCOMPARE(picture->pixmap().size(), QSize(64, 48));
+    QCOMPARE(w.window->findChild<QDialog *>(QStringLiteral("imageViewer"))->windowTitle(), QString("Image, 64 × 48 pixels"));
     w.window->findChild<QDialog *>(QStringLiteral("imageViewer"))->close();
 
     // Send: the question carries both images; the box and the strip empty.
