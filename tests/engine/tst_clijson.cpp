@@ -132,6 +132,20 @@ void TestCliJson::info()
                  bad.out.constData());
         QVERIFY(bad.err.contains("error (file-not-found)"));
     }
+    // A bad command line too (exit 2, code invalid-argument): a flag's value, an unknown profile,
+    // --exact with a profile (it printed nothing on stdout).
+    const QList<QStringList> badLines{{"plan", m_odd, "--json", "-ngl", "many"},
+                                      {"fit", m_odd, "--profile", "nope", "--json"},
+                                      {"plan", m_odd, "--exact", "--profile", "gtx1060-6g", "--json"},
+                                      {"info", "--json"}};
+    for (const QStringList &line : badLines) {
+        const CliRun bad = runCli(line);
+        QCOMPARE(bad.exitCode, 2);
+        const QJsonObject e = QJsonDocument::fromJson(bad.out).object();
+        QVERIFY2(!e.value("ok").toBool(true) && e.value("code").toString() == "invalid-argument" &&
+                     bad.err.contains(("error: " + e.value("detail").toString()).toUtf8()),
+                 qPrintable(line.join(' ') + ": " + bad.out + " / " + bad.err));
+    }
     const CliRun checked = runCli({QStringLiteral("check-file"), m_dir.filePath("missing.gguf")});
     QCOMPARE(checked.exitCode, 1); // it was 0 with {"ok": false}
     QCOMPARE(QJsonDocument::fromJson(checked.out).object().value("code").toString(), QString("file-not-found"));

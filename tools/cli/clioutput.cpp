@@ -103,6 +103,14 @@ void setJsonErrors(bool on)
     g_jsonErrors = on;
 }
 
+int usageError(const std::string &text)
+{
+    std::fprintf(stderr, "error: %s\n", text.c_str());
+    if (g_jsonErrors)
+        printJson({{"ok", false}, {"code", errorCodeName(ErrorCode::InvalidArgument)}, {"detail", text}});
+    return 2;
+}
+
 int fail(const Error &e)
 {
     return failWith(e.code, errorMessage(e));

@@ -18,8 +18,11 @@ void printJson(const nlohmann::ordered_json &j);
 
 // With --json (info, plan, fit), a failure is also a JSON document on stdout, as check-file's:
 // {"ok": false, "code": "truncated", "detail": "..."}: a program reading stdout gets an answer,
-// not an empty document. Set once the command's flags are read.
+// not an empty document. Set before the command's flags are read.
 void setJsonErrors(bool on);
+// A bad command line (a flag's value, flags that do not go together): "error: text" on stderr
+// (and the JSON document with --json, code invalid-argument), exit status 2.
+int usageError(const std::string &text);
 
 // Prints "error (code): text" to stderr and returns the exit status 1. The text is never
 // empty: an Error without detail gets its code's sentence.

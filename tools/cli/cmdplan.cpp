@@ -137,7 +137,7 @@ bool targetFor(const Args &a, PlanTarget &target)
         std::string known;
         for (const auto &b : builtinProfiles())
             known += (known.empty() ? "" : ", ") + b.id;
-        std::fprintf(stderr, "error: unknown profile %s (known: %s)\n", a.profile.c_str(), known.c_str());
+        usageError("unknown profile " + a.profile + " (known: " + known + ")");
         return false;
     }
     target = targetFromProfile(*p);
@@ -230,8 +230,7 @@ int cmdPlan(const Args &a)
     MemoryPlan plan;
     if (a.exact) {
         if (!a.profile.empty()) {
-            std::fprintf(stderr, "error: --exact measures this machine's devices; it cannot plan for a profile\n");
-            return 2;
+            return usageError("--exact measures this machine's devices; it cannot plan for a profile");
         }
         // The dry run is llama.cpp's, in this process (the projector was checked above).
         if (const int rc = checkBeforeLoad(a.checkFile, a.model, {}, a.context.speculation.draftModel))

@@ -277,7 +277,6 @@ int runOnModel(const std::string &cmd, cli::Args &args)
 {
     if (cmd != "check-file" && cmd != "render-template") // helpers: their parents build the line
         noteUnusedFlags(cmd, args);
-    cli::setJsonErrors(args.json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
     if (cmd == "info")
         return cmdInfo(args);
     if (cmd == "check-file") // the isolated file check's helper process (filecheck.h)
@@ -332,18 +331,17 @@ int run(int argc, char **argv)
             usageOf(cmd);
             return 0;
         }
+    // --json answers a bad flag in JSON too: set before the flags are read (one may be the bad one).
+    const bool json = std::any_of(argv + 2, argv + argc, [](const char *a) { return !std::strcmp(a, "--json"); });
+    cli::setJsonErrors(json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
     cli::Args args;
     std::string err = cli::parseArgs(argc, argv, 2, args);
     if (err.empty())
         err = cli::checkForCommand(cmd, args);
-    if (!err.empty()) {
-        std::fprintf(stderr, "error: %s\n", err.c_str());
-        return 2;
-    }
-    if (args.model.empty()) {
-        std::fprintf(stderr, "error: %s needs a MODEL.gguf (see shoehorn-cli --help)\n", cmd.c_str());
-        return 2;
-    }
+    if (!err.empty())
+        return cli::usageError(err);
+    if (args.model.empty())
+        return cli::usageError(cmd + " needs a MODEL.gguf (see shoehorn-cli --help)");
     return runOnModel(cmd, args);
 }
 
