@@ -11,7 +11,16 @@ using namespace shoehorn;
 namespace {
 const QString kKey = QStringLiteral("remote/machines");
 const QString kLimitsKey = QStringLiteral("remote/limitsMiB");
+
+// Why a machine did not answer, as its row shows it: the engine's words without the address the
+// row names already.
+QString why(const RemoteMachineModel::Row &r)
+{
+    const std::string prefix = r.endpoint.toStdString() + ": ";
+    const std::string &d = r.error.detail;
+    return QString::fromStdString(d.rfind(prefix, 0) == 0 ? d.substr(prefix.size()) : d);
 }
+} // namespace
 
 int RemoteMachineModel::rowCount(const QModelIndex &parent) const
 {
@@ -49,7 +58,7 @@ QVariant RemoteMachineModel::data(const QModelIndex &index, int role) const
         return {};
     case Devices: {
         if (r.status == Status::Unreachable)
-            return r.detail; // why, where the devices would be
+            return why(r); // where the devices would be
         QStringList parts;
         for (const auto &d : r.devices)
             parts << tr("%1: %2 free of %3")
@@ -173,15 +182,9 @@ void RemoteMachines::attached(const AttachedRemotes &result)
         if (const int row = m_model.find(QString::fromStdString(m.endpoint)); row >= 0)
             m_model.update(row, {QString::fromStdString(m.endpoint), RemoteMachineModel::Status::InUse, m.devices,
                                  m.roundTripMs, {}});
-    for (const auto &f : result.failed) {
-        for (const auto &r : m_model.rows()) {
-            if (!QString::fromStdString(f.detail).startsWith(r.endpoint + QStringLiteral(": ")))
-                continue;
-            m_model.update(m_model.find(r.endpoint), {r.endpoint, RemoteMachineModel::Status::Unreachable, {}, 0,
-                                                      QString::fromStdString(f.detail.substr(size_t(r.endpoint.size()) + 2))});
-            break;
-        }
-    }
+    for (const auto &f : result.failed)
+        if (const int row = m_model.find(QString::fromStdString(f.endpoint)); row >= 0)
+            m_model.update(row, {QString::fromStdString(f.endpoint), RemoteMachineModel::Status::Unreachable, {}, 0, f.error});
 }
 
 // Not waited for (a probe may take its 5 s): each runs on copies of the endpoint and helper path and
@@ -232,9 +235,7 @@ void RemoteMachines::test(int row)
                 done.devices = result->devices;
                 done.roundTripMs = result->roundTripMs;
             } else {
-                const std::string &d = result.error().detail;
-                const size_t colon = d.find(": ");
-                done.detail = QString::fromStdString(colon == std::string::npos ? d : d.substr(colon + 2));
+                done.error = result.error();
             }
             m_model.update(at, done);
             emit tested(at);

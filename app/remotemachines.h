@@ -26,7 +26,7 @@ public:
         Status status = Status::Added;
         std::vector<shoehorn::RemoteDevice> devices;
         double roundTripMs = 0;
-        QString detail; // Unreachable: why
+        shoehorn::Error error; // Unreachable: why (RemoteFailed, "endpoint: why")
         // The most the plan may use on each of its devices, in MiB; 0: what the worker reports
         // as free (its whole machine's, which a worker limited another way cannot use).
         quint64 limitMiB = 0;

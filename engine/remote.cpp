@@ -160,18 +160,18 @@ AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const s
     const auto addServer = rpcAddServer();
     for (const auto &e : endpoints) {
         if (!addServer) {
-            out.failed.push_back(remoteError(e, noRpcBackend));
+            out.failed.push_back({e, remoteError(e, noRpcBackend)});
             continue;
         }
         auto probed = probeRemote(e, helper);
         if (!probed) {
-            out.failed.push_back(probed.error());
+            out.failed.push_back({e, probed.error()});
             continue;
         }
         // The worker answered its probe: connecting here now meets a worker that is there.
         ggml_backend_reg_t reg = addServer(e.c_str());
         if (!reg) {
-            out.failed.push_back(remoteError(e, "the worker serves no devices"));
+            out.failed.push_back({e, remoteError(e, "the worker serves no devices")});
             continue;
         }
         // As llama.cpp's --rpc does: the worker's registry joins ggml's, once per worker.

@@ -43,9 +43,13 @@ Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string
 // Probes each worker (in the helper) and adds the devices of those that answered to this
 // process's ggml devices, where plans and loads find them. A worker that failed is listed with
 // its error; the others are attached all the same.
+struct RemoteFailure {
+    std::string endpoint;
+    Error error; // RemoteFailed, its detail "endpoint: why"
+};
 struct AttachedRemotes {
     std::vector<RemoteMachine> machines;
-    std::vector<Error> failed;
+    std::vector<RemoteFailure> failed;
 };
 AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const std::string &helper);
 

@@ -95,7 +95,8 @@ void TestRemoteMachines::testConnectionShowsDevicesOrWhy()
     const QModelIndex devices = machines.model()->index(0, RemoteMachineModel::Devices);
     QVERIFY2(devices.data().toString().contains("free of"), qPrintable(devices.data().toString()));
     QCOMPARE(rows[1].status, Status::Unreachable);
-    QVERIFY2(rows[1].detail.contains("cannot connect"), qPrintable(rows[1].detail));
+    QCOMPARE(rows[1].error.code, shoehorn::ErrorCode::RemoteFailed);
+    QVERIFY2(rows[1].error.detail.find("cannot connect") != std::string::npos, rows[1].error.detail.c_str());
     QCOMPARE(machines.model()->index(1, RemoteMachineModel::State).data().toString(), QString("not reachable"));
     const QString why = machines.model()->index(1, RemoteMachineModel::Devices).data().toString();
     QVERIFY2(why.startsWith("cannot connect") && !why.contains('`'), qPrintable(why)); // no Markdown in a cell
@@ -135,6 +136,10 @@ void TestRemoteMachines::rememberedMachinesJoinAtStart()
     machines.attached(attached);
     QCOMPARE(machines.model()->rows()[0].status, Status::InUse);
     QCOMPARE(machines.model()->rows()[1].status, Status::Unreachable);
+    // Matched by its address, its words kept typed; the Devices column says why without the address.
+    QCOMPARE(machines.model()->rows()[1].error.code, shoehorn::ErrorCode::RemoteFailed);
+    const QString said = machines.model()->index(1, RemoteMachineModel::Devices).data().toString();
+    QVERIFY2(said.startsWith("cannot connect") && !said.contains("127.0.0.1:1"), qPrintable(said));
     const HardwareInfo hw = probeHardware();
     bool remote = false;
     for (const auto &g : hw.gpus)

@@ -191,8 +191,8 @@ int attachRpc(const std::vector<std::string> &endpoints)
     if (endpoints.empty())
         return 0;
     const AttachedRemotes r = attachRemotes(endpoints, selfPath());
-    for (const auto &e : r.failed)
-        std::fprintf(stderr, "warning: --rpc %s; planning without it\n", e.detail.c_str());
+    for (const auto &f : r.failed)
+        std::fprintf(stderr, "warning: --rpc %s; planning without it\n", f.error.detail.c_str());
     for (const auto &m : r.machines) {
         std::fprintf(stderr, "remote: %s (%.1f ms there and back):", m.endpoint.c_str(), m.roundTripMs);
         for (const auto &d : m.devices)
