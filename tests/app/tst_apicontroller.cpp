@@ -312,11 +312,13 @@ void TestApiController::tuningIsAModeOfTheEngine()
     bool measuring = false, together = false, answered503 = false;
     int noKeyStatus = 0;
     QString unavailable;
+    std::string statusSaid; // the API's status during a trial
+    // Every trial is watched for a loop or a second model beside it, not only the first.
     QDeadlineTimer deadline(120000);
     while (finished.isEmpty() && !deadline.hasExpired()) {
         const auto o = shoehorn::liveEngineObjects();
         together = together || o.models > 1 || (o.serverContexts > 0 && o.benchmarkContexts > 0);
-        if (o.serverContexts == 0 && o.benchmarkContexts > 0) {
+        if (statusSaid.empty() && o.serverContexts == 0 && o.benchmarkContexts > 0) {
             measuring = true;
             QNetworkAccessManager net;
             QNetworkRequest req(QUrl(url + "/v1/models"));
@@ -333,8 +335,8 @@ void TestApiController::tuningIsAModeOfTheEngine()
             reply->deleteLater();
             if (answered503 && api.status().unavailable.empty())
                 QTest::qWait(60); // the status poll says it too
-            if (answered503 && !api.status().unavailable.empty())
-                break;
+            if (answered503)
+                statusSaid = api.status().unavailable;
         }
         QTest::qWait(2);
     }
@@ -342,7 +344,7 @@ void TestApiController::tuningIsAModeOfTheEngine()
     QVERIFY2(answered503, "the API did not answer 503 with Retry-After during a trial");
     QVERIFY2(unavailable.contains("auto-tune is measuring"), qPrintable(unavailable));
     QCOMPARE(noKeyStatus, 401);
-    QVERIFY(QString::fromStdString(api.status().unavailable).contains("auto-tune"));
+    QVERIFY2(QString::fromStdString(statusSaid).contains("auto-tune"), statusSaid.c_str());
     QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 120000);
     QVERIFY2(!together, "the loop's context or a second model was alive during a trial");
     // Back as before: one model, one loop, the API answers, the chat was not reloaded by the app.
