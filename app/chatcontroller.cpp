@@ -93,8 +93,8 @@ bool ChatController::send(const QString &text, const QList<ChatImage> &images)
     // The question is committed at once, with its images.
     m_chat->setStoreId(row,
                        m_repo->appendMessage(m_conversation, Author::User, trimmed, ChatModel::State::Done, images));
-    const auto history = m_chat->history(m_systemPrompt);
-    startAnswer(appendAnswerRow(), history);
+    auto history = m_chat->history(m_systemPrompt);
+    startAnswer(appendAnswerRow(), std::move(history));
     return true;
 }
 
@@ -145,12 +145,12 @@ void ChatController::ensureConversation(const QString &firstText)
     }
 }
 
-void ChatController::startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history)
+void ChatController::startAnswer(int row, std::vector<shoehorn::ChatMessage> history)
 {
     m_answerRow = row;
     m_chat->setNote(row, PromptProgress::starting());
     m_sinceCheckpoint.start();
-    m_session->generate(history, generationOptions());
+    m_session->generate(std::move(history), generationOptions());
 }
 
 bool ChatController::regenerate(int row)
@@ -160,18 +160,18 @@ bool ChatController::regenerate(int row)
     const ChatModel::Message before = m_chat->message(row);
     if (before.author == Author::User) {
         // The answer was deleted (or never came): answer the last question.
-        const auto history = m_chat->history(m_systemPrompt);
-        startAnswer(appendAnswerRow(), history);
+        auto history = m_chat->history(m_systemPrompt);
+        startAnswer(appendAnswerRow(), std::move(history));
         return true;
     }
     if (before.author != Author::Assistant)
         return false;
-    const auto history = m_chat->history(m_systemPrompt, row);
+    auto history = m_chat->history(m_systemPrompt, row);
     m_chat->beginNewVersion(row);
     m_answerMessage = before.storeId;
     m_answerVersion = m_repo->beginVersion(m_answerMessage, before.versionCount() == 1 ? &before : nullptr,
                                            m_chat->message(row).current);
-    startAnswer(row, history);
+    startAnswer(row, std::move(history));
     return true;
 }
 
@@ -185,14 +185,14 @@ bool ChatController::editAndResend(int row, const QString &text)
     const QString before = m_chat->message(row).content;
     m_chat->truncate(row + 1);
     m_chat->setContent(row, trimmed);
-    const auto history = m_chat->history(m_systemPrompt);
+    auto history = m_chat->history(m_systemPrompt);
     m_repo->editQuestion(m_conversation, storeId, trimmed);
     // A title made from the question (by this autoTitle or the one before it, which cut at 60 and
     // kept Markdown) follows the edit; one the user gave stays.
     if (row == 0 && m_conversation &&
         (conversationTitle() == autoTitle(before) || conversationTitle() == before.left(60).simplified()))
         renameConversation(m_conversation, autoTitle(trimmed));
-    startAnswer(appendAnswerRow(), history);
+    startAnswer(appendAnswerRow(), std::move(history));
     return true;
 }
 

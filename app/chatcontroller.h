@@ -89,7 +89,7 @@ private:
     void onFinished(const shoehorn::GenerationStats &stats);
     void onFailed(const shoehorn::Error &error);
     void endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats, const shoehorn::Error &error = {});
-    void startAnswer(int row, const std::vector<shoehorn::ChatMessage> &history);
+    void startAnswer(int row, std::vector<shoehorn::ChatMessage> history);
     int appendAnswerRow(); // an empty streaming answer, in the chat and the store
     void ensureConversation(const QString &firstText);
     void storeChatSettings();

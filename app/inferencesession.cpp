@@ -187,15 +187,16 @@ void InferenceSession::onLoadRefused(const Error &error)
     emit loadFailed(error);
 }
 
-quint64 InferenceSession::generate(const std::vector<ChatMessage> &history, const GenerationOptions &options)
+quint64 InferenceSession::generate(std::vector<ChatMessage> history, const GenerationOptions &options)
 {
     if (m_state != State::Ready)
         return 0;
     m_cancelGeneration = false;
     const quint64 id = ++m_requestId;
     setState(State::Generating);
-    QMetaObject::invokeMethod(m_worker, [w = m_worker, id, history, options] { w->generate(id, history, options); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        m_worker, [w = m_worker, id, history = std::move(history), options] { w->generate(id, history, options); },
+        Qt::QueuedConnection);
     return id;
 }
 

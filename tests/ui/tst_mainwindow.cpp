@@ -625,7 +625,8 @@ void TestMainWindow::importPresetsFromIni()
     QVERIFY(error.contains("not a llama-server preset"));
     // One that cannot be read says so in ErrorText's words, with the system's reason.
     w.importPresetFile(QDir::temp().filePath("no-such-presets.ini"));
-    QVERIFY2(error.startsWith("The file cannot be read") && error.contains("No such file"), qPrintable(error));
+    QVERIFY2(error.startsWith("The file cannot be read: check that it is yours to read") &&
+                 error.contains("Details: No such file"), qPrintable(error));
 }
 
 void TestMainWindow::chatListSearchRenameDelete()
