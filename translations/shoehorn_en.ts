@@ -998,6 +998,14 @@
       <source>Image, %1 × %2 pixels</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Opening the picture…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>This picture cannot be read.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>LanguageMenu</name>
@@ -1093,10 +1101,6 @@
     </message>
     <message>
       <source>Cannot import presets</source>
-      <translation type="unfinished" />
-    </message>
-    <message>
-      <source>The file cannot be read: %1</source>
       <translation type="unfinished" />
     </message>
     <message>

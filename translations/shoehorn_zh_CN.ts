@@ -999,6 +999,14 @@
       <source>Image, %1 × %2 pixels</source>
       <translation>图片，%1 × %2 像素</translation>
     </message>
+    <message>
+      <source>Opening the picture…</source>
+      <translation>正在打开图片…</translation>
+    </message>
+    <message>
+      <source>This picture cannot be read.</source>
+      <translation>无法读取这张图片。</translation>
+    </message>
   </context>
   <context>
     <name>LanguageMenu</name>
@@ -1095,10 +1103,6 @@
     <message>
       <source>Cannot import presets</source>
       <translation>无法导入预设</translation>
-    </message>
-    <message>
-      <source>The file cannot be read: %1</source>
-      <translation>无法读取文件：%1</translation>
     </message>
     <message>
       <source>This is not a llama-server preset file: %1</source>
