@@ -67,7 +67,7 @@ public slots:
     bool deleteConversation(qint64 id);
     // Reads a chat exported as JSON into the store and opens it (ChatJson::importJson's errors).
     shoehorn::Result<qint64> importConversation(const QByteArray &json);
-    // The chat's model file moved: remember the new place (LoadedModel opens it).
+    // The chat's model file moved: remember the new place (the caller opens it through LoadedModel).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
 
 signals:

@@ -52,7 +52,8 @@ public:
     void load(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
     void cancelLoad();
     // Returns the request id, or 0 when no model is ready.
-    // The history is moved to the worker: a message's pictures (megabytes) are not copied on the GUI thread.
+    // The history is moved to the worker, not copied again here (a message's pictures are megabytes;
+    // ChatModel::history() still makes its one copy of them on the GUI thread).
     quint64 generate(std::vector<shoehorn::ChatMessage> history, const shoehorn::GenerationOptions &options);
     void stop();
     bool startTuning(const shoehorn::TuneRequest &request);

@@ -6,6 +6,7 @@
 #include "errortext.h"
 #include "visioncontroller.h"
 
+#include <QBuffer>
 #include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -114,6 +115,26 @@ void AttachmentStrip::addImageBytes(const QByteArray &bytes, const QString &what
     ++m_reading;
     QtConcurrent::run([bytes, what] {
         Prepared p = prepare(VisionController::imageFromBytes(bytes));
+        if (!p.error.isEmpty())
+            p.error = what + QStringLiteral(": ") + p.error;
+        return QList<Prepared>{p};
+    }).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
+        if (generation == m_generation)
+            addPrepared(ready);
+    });
+    updateNote();
+}
+
+void AttachmentStrip::addPicture(const QImage &image, const QString &what)
+{
+    m_errors.clear();
+    ++m_reading;
+    QtConcurrent::run([image, what] {
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        image.save(&buffer, "PNG");
+        Prepared p = prepare(VisionController::imageFromBytes(png));
         if (!p.error.isEmpty())
             p.error = what + QStringLiteral(": ") + p.error;
         return QList<Prepared>{p};

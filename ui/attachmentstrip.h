@@ -33,6 +33,8 @@ public:
     void clear();
     void addFiles(const QStringList &paths);
     void addImageBytes(const QByteArray &bytes, const QString &what);
+    // A picture as pixels (a paste): made PNG, read and checked off the GUI thread.
+    void addPicture(const QImage &image, const QString &what);
     QString problem() const; // the line shown, empty when none
     void setFileChooser(FileChooser chooser) { m_choose = std::move(chooser); } // seam for tests
     QToolButton *attachButton() const { return m_attach; }

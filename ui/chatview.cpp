@@ -9,6 +9,7 @@
 #include <QBuffer>
 #include <QClipboard>
 #include <QDesktopServices>
+#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QImage>
 #include <QImageReader>
@@ -91,9 +92,7 @@ void ChatView::rebuild()
     first.setBlockFormat(thin);
     m_rendered.clear();
     m_code->clear();
-    m_thumbnails.clear();
-    m_decoding.clear();
-    ++m_generation;
+    m_waiting.clear(); // the rows are written again, with new names (decodes go on, and are kept)
     if (!m_model)
         return;
     for (int r = 0; r < m_model->rowCount(); ++r)
@@ -205,34 +204,55 @@ void ChatView::writeImages(int row, QTextCursor &c)
     }
 }
 
+namespace {
+// Which picture: its bytes' address, size and first 4 KiB. The chat model shares one buffer per
+// picture across rebuilds, so a chat shown again finds its thumbnails made.
+QString pictureKey(const QByteArray &data)
+{
+    return QStringLiteral("%1:%2:%3")
+        .arg(quintptr(data.constData()))
+        .arg(data.size())
+        .arg(qHashBits(data.constData(), size_t(std::min<qsizetype>(data.size(), 4096))));
+}
+constexpr int kKeptThumbnails = 256; // about 15 MiB of 120-pixel pictures
+} // namespace
+
 void ChatView::showThumbnail(const QString &name, const QByteArray &data, const QSize &shown)
 {
     const QUrl url(name);
-    if (const auto made = m_thumbnails.constFind(name); made != m_thumbnails.cend()) {
+    const QString picture = pictureKey(data);
+    if (const auto made = m_thumbnails.constFind(picture); made != m_thumbnails.cend()) {
         document()->addResource(QTextDocument::ImageResource, url, *made);
         return;
     }
     QImage tile(shown, QImage::Format_ARGB32_Premultiplied);
     tile.fill(palette().color(QPalette::Midlight));
     document()->addResource(QTextDocument::ImageResource, url, tile);
-    if (m_decoding.contains(name))
-        return;
-    m_decoding.insert(name);
-    QtConcurrent::run([data, shown] {
-        QImage img;
-        img.loadFromData(data);
-        return img.size() == shown || img.isNull() ? img : fittedImage(img, shown);
-    }).then(this, [this, name, url, generation = m_generation](const QImage &thumb) {
-        if (generation != m_generation) // the chat was shown again from the start meanwhile
-            return;
-        m_decoding.remove(name);
+    m_waiting[picture].append(name);
+    if (m_decoding.contains(picture))
+        return; // one decode per picture, whichever rows wait for it
+    m_decoding.insert(picture);
+    // The watcher goes with the view: a picture decoded after it went finds nothing to show.
+    auto *decoding = new QFutureWatcher<QImage>(this);
+    connect(decoding, &QFutureWatcher<QImage>::finished, this, [this, decoding, picture] {
+        decoding->deleteLater();
+        m_decoding.remove(picture);
+        const QImage thumb = decoding->result();
+        const QStringList names = m_waiting.take(picture);
         if (thumb.isNull())
-            return; // the tile stays: the viewer says why the picture cannot be read
-        m_thumbnails.insert(name, thumb);
-        document()->addResource(QTextDocument::ImageResource, url, thumb);
+            return; // the tiles stay: the viewer says why the picture cannot be read
+        if (m_thumbnails.size() >= kKeptThumbnails)
+            m_thumbnails.clear();
+        m_thumbnails.insert(picture, thumb);
+        for (const QString &n : names) {
+            if (rowOfKey(n.section(QLatin1Char('/'), 2, 2).toInt()) < 0) // shoehorn-image://KEY/i
+                continue; // its message was deleted meanwhile
+            document()->addResource(QTextDocument::ImageResource, QUrl(n), thumb);
+            emit thumbnailShown(n);
+        }
         viewport()->update();
-        emit thumbnailShown(name);
     });
+    decoding->setFuture(QtConcurrent::run([data, shown] { return decodedToFit(data, shown); }));
 }
 
 // Brings the content of a message up to date: completed blocks are laid out once, the

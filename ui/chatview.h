@@ -86,7 +86,7 @@ private:
     QList<Rendered> m_rendered;
     int m_nextKey = 1;
     UrlOpener m_openUrl;
-    QHash<QString, QImage> m_thumbnails; // made off the GUI thread, by resource name
-    QSet<QString> m_decoding;
-    int m_generation = 0;                // a rebuild forgets the thumbnails still being made
+    QHash<QString, QImage> m_thumbnails;     // made off the GUI thread, by picture (pictureKey)
+    QSet<QString> m_decoding;                // pictures being made small on the pool
+    QHash<QString, QStringList> m_waiting;   // picture: the resource names waiting for it
 };

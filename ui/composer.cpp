@@ -45,6 +45,8 @@ Composer::Composer(ChatController *chat, LoadedModel *model, VisionController *v
     connect(m_input, &MessageInput::imageFilesDropped, m_attachments, &AttachmentStrip::addFiles);
     connect(m_input, &MessageInput::imagePasted, m_attachments,
             [this](const QByteArray &png) { m_attachments->addImageBytes(png, tr("The pasted image")); });
+    connect(m_input, &MessageInput::picturePasted, m_attachments,
+            [this](const QImage &image) { m_attachments->addPicture(image, tr("The pasted image")); });
     connect(m_attachments, &AttachmentStrip::viewRequested, this, &Composer::imageRequested);
     // The row being edited is a position in this chat: any change of rows ends the edit.
     connect(m_chat, &ChatController::conversationChanged, this, &Composer::cancelEdit);

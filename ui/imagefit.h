@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QBuffer>
 #include <QImage>
+#include <QImageReader>
 #include <QSize>
 
 // A picture made smaller to fit `box`, in full colour. QImage::scaled keeps a 1-bit image 1-bit
@@ -10,4 +12,19 @@ inline QImage fittedImage(const QImage &image, const QSize &box)
 {
     const QImage colour = image.depth() < 32 ? image.convertToFormat(QImage::Format_ARGB32_Premultiplied) : image;
     return colour.scaled(box, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+}
+
+// A picture's bytes read and made to fit `box` (never made larger). Slow for a photo: for a pool
+// thread. A JPEG larger than the box is decoded at a reduced scale (libjpeg's), not in full.
+inline QImage decodedToFit(QByteArray data, const QSize &box)
+{
+    QBuffer buffer(&data);
+    QImageReader reader(&buffer);
+    const QSize full = reader.size();
+    if (reader.format() == "jpeg" && full.isValid() && (full.width() > box.width() || full.height() > box.height()))
+        reader.setScaledSize(full.scaled(box, Qt::KeepAspectRatio));
+    const QImage img = reader.read();
+    if (img.isNull() || (img.width() <= box.width() && img.height() <= box.height()))
+        return img;
+    return fittedImage(img, box);
 }

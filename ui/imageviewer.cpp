@@ -4,6 +4,7 @@
 
 #include <QBuffer>
 #include <QDialogButtonBox>
+#include <QFutureWatcher>
 #include <QImage>
 #include <QImageReader>
 #include <QLabel>
@@ -39,11 +40,10 @@ ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(pare
     layout->addWidget(scroll, 1);
     layout->addWidget(buttons);
     resize(shown.boundedTo(room) + QSize(40, 80));
-    QtConcurrent::run([data, shown] {
-        QImage img;
-        img.loadFromData(data);
-        return img.isNull() || img.size() == shown ? img : fittedImage(img, shown);
-    }).then(this, [this, label](const QImage &img) {
+    // The watcher goes with the dialog: a picture decoded after it closed finds nothing to show.
+    auto *decoding = new QFutureWatcher<QImage>(this);
+    connect(decoding, &QFutureWatcher<QImage>::finished, this, [this, label, decoding] {
+        const QImage img = decoding->result();
         if (img.isNull()) {
             label->setText(tr("This picture cannot be read."));
         } else {
@@ -52,4 +52,5 @@ ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(pare
         }
         emit pictureShown();
     });
+    decoding->setFuture(QtConcurrent::run([data, room] { return decodedToFit(data, room); }));
 }

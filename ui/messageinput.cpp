@@ -1,12 +1,10 @@
 #include "messageinput.h"
 
-#include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QUrl>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 bool looksLikeImageFile(const QString &path)
@@ -64,19 +62,12 @@ void MessageInput::insertFromMimeData(const QMimeData *source)
     }
     if (source->hasImage()) {
         // A picture from the clipboard (a screenshot): sent as PNG, its pixels as they are. The
-        // clipboard's own PNG is taken as it is; another format is made PNG off the GUI thread
-        // (a screen-sized encode takes tens of milliseconds).
-        if (source->hasFormat(QStringLiteral("image/png"))) {
+        // clipboard's own PNG is taken as it is; another format goes on as pixels, which the
+        // attachment strip makes PNG off the GUI thread (a screen-sized encode takes tens of ms).
+        if (source->hasFormat(QStringLiteral("image/png")))
             emit imagePasted(source->data(QStringLiteral("image/png")));
-            return;
-        }
-        QtConcurrent::run([image = qvariant_cast<QImage>(source->imageData())] {
-            QByteArray png;
-            QBuffer buffer(&png);
-            buffer.open(QIODevice::WriteOnly);
-            image.save(&buffer, "PNG");
-            return png;
-        }).then(this, [this](const QByteArray &png) { emit imagePasted(png); });
+        else
+            emit picturePasted(qvariant_cast<QImage>(source->imageData()));
         return;
     }
     QPlainTextEdit::insertFromMimeData(source);

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <QImage>
 #include <QPlainTextEdit>
 
 // The message box: Enter sends, Shift+Enter adds a new line. Image files dropped on it and
-// images pasted into it become attachments (imageFilesDropped, imagePasted), never text.
+// images pasted into it become attachments (imageFilesDropped, imagePasted, picturePasted),
+// never text.
 class MessageInput : public QPlainTextEdit
 {
     Q_OBJECT
@@ -14,7 +16,8 @@ public:
 signals:
     void submitted();
     void imageFilesDropped(const QStringList &paths);
-    void imagePasted(const QByteArray &png);
+    void imagePasted(const QByteArray &png);  // the clipboard's own PNG
+    void picturePasted(const QImage &image);  // a picture in another format: pixels
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;

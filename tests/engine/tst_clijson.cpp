@@ -146,6 +146,10 @@ void TestCliJson::info()
                      bad.err.contains(("error: " + e.value("detail").toString()).toUtf8()),
                  qPrintable(line.join(' ') + ": " + bad.out + " / " + bad.err));
     }
+    // "--json" as another flag's value is that value: a failure then is text alone.
+    const CliRun valued = runCli({"plan", m_dir.filePath("missing.gguf"), "-sys", "--json"});
+    QCOMPARE(valued.exitCode, 1);
+    QVERIFY2(valued.out.isEmpty(), valued.out.constData());
     const CliRun checked = runCli({QStringLiteral("check-file"), m_dir.filePath("missing.gguf")});
     QCOMPARE(checked.exitCode, 1); // it was 0 with {"ok": false}
     QCOMPARE(QJsonDocument::fromJson(checked.out).object().value("code").toString(), QString("file-not-found"));

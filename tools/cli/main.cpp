@@ -340,6 +340,8 @@ int run(int argc, char **argv)
         err = cli::checkForCommand(cmd, args);
     if (!err.empty())
         return cli::usageError(err);
+    // From here on what was read decides ("-p --json" is a prompt, not the flag).
+    cli::setJsonErrors(args.json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
     if (args.model.empty())
         return cli::usageError(cmd + " needs a MODEL.gguf (see shoehorn-cli --help)");
     return runOnModel(cmd, args);
