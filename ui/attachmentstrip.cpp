@@ -91,58 +91,51 @@ void AttachmentStrip::clear()
     rebuild();
 }
 
+void AttachmentStrip::readOffThread(std::function<QList<Prepared>()> read)
+{
+    m_errors.clear();
+    ++m_reading; // counted at once: a send meanwhile waits for it
+    QtConcurrent::run(std::move(read)).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
+        if (generation == m_generation)
+            addPrepared(ready);
+    });
+    updateNote();
+}
+
 void AttachmentStrip::addFiles(const QStringList &paths)
 {
     if (paths.isEmpty())
         return;
-    m_errors.clear();
-    ++m_reading;
-    QtConcurrent::run([paths] {
+    readOffThread([paths] {
         QList<Prepared> out;
         for (const QString &p : paths)
             out << prepare(VisionController::imageFromFile(p));
         return out;
-    }).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
-        if (generation == m_generation)
-            addPrepared(ready);
     });
-    updateNote();
+}
+
+AttachmentStrip::Prepared AttachmentStrip::prepareBytes(const QByteArray &bytes, const QString &what)
+{
+    Prepared p = prepare(VisionController::imageFromBytes(bytes));
+    if (!p.error.isEmpty())
+        p.error = what + QStringLiteral(": ") + p.error;
+    return p;
 }
 
 void AttachmentStrip::addImageBytes(const QByteArray &bytes, const QString &what)
 {
-    m_errors.clear();
-    ++m_reading;
-    QtConcurrent::run([bytes, what] {
-        Prepared p = prepare(VisionController::imageFromBytes(bytes));
-        if (!p.error.isEmpty())
-            p.error = what + QStringLiteral(": ") + p.error;
-        return QList<Prepared>{p};
-    }).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
-        if (generation == m_generation)
-            addPrepared(ready);
-    });
-    updateNote();
+    readOffThread([bytes, what] { return QList<Prepared>{prepareBytes(bytes, what)}; });
 }
 
 void AttachmentStrip::addPicture(const QImage &image, const QString &what)
 {
-    m_errors.clear();
-    ++m_reading;
-    QtConcurrent::run([image, what] {
+    readOffThread([image, what] {
         QByteArray png;
         QBuffer buffer(&png);
         buffer.open(QIODevice::WriteOnly);
         image.save(&buffer, "PNG");
-        Prepared p = prepare(VisionController::imageFromBytes(png));
-        if (!p.error.isEmpty())
-            p.error = what + QStringLiteral(": ") + p.error;
-        return QList<Prepared>{p};
-    }).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
-        if (generation == m_generation)
-            addPrepared(ready);
+        return QList<Prepared>{prepareBytes(png, what)};
     });
-    updateNote();
 }
 
 void AttachmentStrip::addPrepared(const QList<Prepared> &ready)

@@ -55,6 +55,9 @@ private:
         QString error; // empty: image is good
     };
     static Prepared prepare(shoehorn::Result<ChatImage> read);
+    static Prepared prepareBytes(const QByteArray &bytes, const QString &what); // `what`: named in its error
+    // Runs `read` on the pool, counted as a read until its pictures are added.
+    void readOffThread(std::function<QList<Prepared>()> read);
     void addPrepared(const QList<Prepared> &ready);
     void rebuild();
     void updateNote();
