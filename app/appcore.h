@@ -40,6 +40,8 @@ public:
     LoadedModel *model() const { return m_model; }
     HardwareMonitor *hardware() const { return m_hardware; }
     ChatController *chat() const { return m_chat; }
+    // The chat history (its store is null when it could not be opened; problem() says why).
+    ConversationRepository *history() const { return m_repo; }
     // The stored chats as a list model, kept up to date; null when the history could not be opened.
     ConversationList *conversations() const { return m_conversations; }
     ApiController *api() const { return m_api; }

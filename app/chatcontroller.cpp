@@ -39,16 +39,6 @@ void ChatController::connectSession()
     connect(m_session, &InferenceSession::generationFailed, this, &ChatController::onFailed);
 }
 
-ChatStore *ChatController::store()
-{
-    return m_repo->store();
-}
-
-HistoryProblem ChatController::storageProblem() const
-{
-    return m_repo->problem();
-}
-
 shoehorn::GenerationOptions ChatController::generationOptions() const
 {
     return m_model->generationOptions();

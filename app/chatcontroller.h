@@ -33,10 +33,6 @@ public:
     ~ChatController() override;
 
     ChatModel *chatModel() const { return m_chat; }
-    // Conversations are stored as they happen; null when the database could not be opened.
-    ChatStore *store();
-    // What went wrong opening the chat history (moved aside, read-only, not saved); Kind::None if nothing.
-    HistoryProblem storageProblem() const;
     qint64 currentConversation() const { return m_conversation; }
     // An answer is streaming into the chat (also while a model switch waits for it to stop).
     bool answering() const { return m_answerRow >= 0; }

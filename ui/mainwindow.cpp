@@ -69,7 +69,7 @@ MainWindow::MainWindow(AppCore *core, QWidget *parent)
     connectController();
     onStateChanged(m_model->state());
     // Said once the window is up: the history was moved aside, is read-only, or is not saved.
-    if (const HistoryProblem problem = m_controller->storageProblem(); !problem.isNone())
+    if (const HistoryProblem problem = m_core->history()->problem(); !problem.isNone())
         QTimer::singleShot(0, this, [this, problem] { m_showError(tr("Chat history"), ErrorText::history(problem)); });
 }
 

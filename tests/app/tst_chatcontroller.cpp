@@ -150,7 +150,7 @@ void TestChatController::stopMidAnswer()
     const QString kept = c.chatModel()->message(1).content;
     QVERIFY(kept.startsWith("w0 "));
     // Stored as stopped, with what was written.
-    const auto stored = c.store()->messages(c.currentConversation());
+    const auto stored = f.cApp.history()->store()->messages(c.currentConversation());
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[1].state, QString("stopped"));
     QCOMPARE(stored[1].content, kept);
@@ -168,7 +168,7 @@ void TestChatController::quittingSavesTheStoppedAnswer()
     const qint64 conversation = c.currentConversation();
     QVERIFY(f.cApp.shutdown(2000));
     QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
-    const auto stored = c.store()->messages(conversation);
+    const auto stored = f.cApp.history()->store()->messages(conversation);
     QCOMPARE(stored.at(1).state, QString("stopped"));
     QCOMPARE(stored.at(1).content, c.chatModel()->message(1).content);
 }
@@ -189,7 +189,7 @@ void TestChatController::fatalDecodeIsAnError()
     QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Failed);
     QCOMPARE(c.chatModel()->message(1).error.code, shoehorn::ErrorCode::DecodeFailed); // the footer says why
     QCOMPARE(c.chatModel()->message(1).content, QString("w0 w1 w2 ")); // what came before stays
-    QCOMPARE(c.store()->messages(c.currentConversation()).at(1).state, QString("failed"));
+    QCOMPARE(f.cApp.history()->store()->messages(c.currentConversation()).at(1).state, QString("failed"));
     QCOMPARE(lm.state(), State::Ready);
 }
 
@@ -213,7 +213,7 @@ void TestChatController::failedWritesAreReported()
     QVERIFY(storage.count() >= 1);
     QVERIFY2(storage.first().at(1).toString().contains("readonly"), qPrintable(storage.first().at(1).toString()));
     QCOMPARE(storage.first().at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::NewVersion);
-    QCOMPARE(c.store()->messages(c.currentConversation()).at(1).versions.size(), 0); // nothing half-written
+    QCOMPARE(f.cApp.history()->store()->messages(c.currentConversation()).at(1).versions.size(), 0); // nothing half-written
     storage.clear();
     QVERIFY(c.send(QStringLiteral("second")));
     QTRY_COMPARE(finished.count(), 3);
@@ -272,7 +272,7 @@ void TestChatController::chatsAreStoredAndReopened()
         ChatController &c = *cApp.chat();
         LoadedModel &lm = *cApp.model();
         configure(lm, 24);
-        QVERIFY(c.store());
+        QVERIFY(cApp.history()->store());
         QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
         lm.openModel(TestFixtures::instance().tinyMoe());
         QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 20000);
@@ -282,7 +282,7 @@ void TestChatController::chatsAreStoredAndReopened()
         conversation = c.currentConversation();
         QVERIFY(conversation > 0);
         answer = c.chatModel()->message(1).content;
-        const auto stored = c.store()->messages(conversation);
+        const auto stored = cApp.history()->store()->messages(conversation);
         QCOMPARE(stored.size(), 2);
         QCOMPARE(stored[0].content, QString("Remember this question"));
         QCOMPARE(stored[1].content, answer); // the final answer, committed
@@ -291,7 +291,7 @@ void TestChatController::chatsAreStoredAndReopened()
     // A new controller (a restart) lists the chat and shows it again.
     AppCore againApp;
     ChatController &again = *againApp.chat();
-    const auto list = again.store()->conversations();
+    const auto list = againApp.history()->store()->conversations();
     QCOMPARE(list.size(), 1);
     QCOMPARE(list[0].title, QString("Remember this question"));
     QCOMPARE(list[0].modelPath, TestFixtures::instance().tinyMoe());
@@ -300,7 +300,7 @@ void TestChatController::chatsAreStoredAndReopened()
     QCOMPARE(again.chatModel()->message(1).content, answer);
     QVERIFY(again.deleteConversation(conversation));
     QCOMPARE(again.chatModel()->rowCount(), 0);
-    QVERIFY(again.store()->conversations().isEmpty());
+    QVERIFY(againApp.history()->store()->conversations().isEmpty());
 }
 
 // A chat's title is made from its first question; editing that question made the title (the

@@ -163,7 +163,7 @@ void TestVisionController::pairedAutomaticallyAndAnswers()
     // The question and its images are in the chat and in the store.
     QCOMPARE(c.chatModel()->message(0).images.size(), 2);
     QVERIFY(c.chatModel()->message(0).images[1] == picture(2));
-    const auto stored = c.store()->messages(c.currentConversation());
+    const auto stored = cApp.history()->store()->messages(c.currentConversation());
     QCOMPARE(stored[0].images.size(), 2);
     QVERIFY(stored[0].images[0] == picture(1));
     // An image alone (no text) is a message too.

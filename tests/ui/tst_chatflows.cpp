@@ -153,7 +153,7 @@ void TestChatFlows::sendThenStop()
     const QString rate = QString("%1 tok/s").arg(answer.stats.generationTokensPerSecond, 0, 'f', 1);
     QVERIFY2(rate != "0.0 tok/s" && w.window->chatView()->toPlainText().contains(rate), qPrintable(rate));
     // Stored as stopped, with its text.
-    const auto stored = w.controller.store()->messages(w.controller.currentConversation());
+    const auto stored = w.controllerApp.history()->store()->messages(w.controller.currentConversation());
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[1].state, QString("stopped"));
     QCOMPARE(stored[1].content, answer.content);
@@ -171,7 +171,7 @@ void TestChatFlows::sendThenStop()
                       list->view()->visualRect(list->model()->index(row)).center());
     QTRY_COMPARE_WITH_TIMEOUT(w.controller.currentConversation(), first, 20000);
     QCOMPARE(w.controller.chatModel()->message(0).content, QString("Tell me a long story"));
-    const auto interrupted = w.controller.store()->messages(second);
+    const auto interrupted = w.controllerApp.history()->store()->messages(second);
     QCOMPARE(interrupted.size(), 2);
     QCOMPARE(interrupted[1].state, QString("stopped"));
     QVERIFY(!interrupted[1].content.isEmpty());
@@ -243,7 +243,7 @@ void TestChatFlows::editAndResend()
     QCOMPARE(chat->rowCount(), 2);
     QCOMPARE(chat->message(0).content, QString("an edited question"));
     QCOMPARE(chat->message(1).state, State::Done);
-    const auto stored = w.controller.store()->messages(w.controller.currentConversation());
+    const auto stored = w.controllerApp.history()->store()->messages(w.controller.currentConversation());
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored[0].content, QString("an edited question"));
     QCOMPARE(stored[1].content, chat->message(1).content);
@@ -252,7 +252,7 @@ void TestChatFlows::editAndResend()
     QCOMPARE(w.window->editingRow(), 0);
     QTest::keySequence(w.window.get(), QKeySequence::New);
     QCOMPARE(w.window->editingRow(), -1);
-    QVERIFY(w.controller.openConversation(w.controller.store()->conversations().first().id));
+    QVERIFY(w.controller.openConversation(w.controllerApp.history()->store()->conversations().first().id));
     // Esc leaves editing without sending.
     view->activate(view->actionHref(0, "edit"));
     QTest::keyClick(w.window.get(), Qt::Key_Escape);
@@ -270,7 +270,7 @@ void TestChatFlows::deleteMessageAndNewChat()
     const qint64 conv = w.controller.currentConversation();
     view->activate(view->actionHref(1, "delete"));
     QCOMPARE(chat->rowCount(), 1);
-    QCOMPARE(w.controller.store()->messages(conv).size(), 1);
+    QCOMPARE(w.controllerApp.history()->store()->messages(conv).size(), 1);
     QVERIFY(!view->toPlainText().contains("Regenerate"));
     // The question left without its answer can be answered again.
     QVERIFY(view->toPlainText().contains("Answer"));
@@ -278,14 +278,14 @@ void TestChatFlows::deleteMessageAndNewChat()
     view->activate(view->actionHref(0, "regenerate"));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
     QCOMPARE(chat->rowCount(), 2);
-    QCOMPARE(w.controller.store()->messages(conv).size(), 2);
+    QCOMPARE(w.controllerApp.history()->store()->messages(conv).size(), 2);
     view->activate(view->actionHref(1, "delete"));
     // Ctrl+N: a new, empty chat; the old one stays in the list.
     QTest::keySequence(w.window.get(), QKeySequence::New);
     QCOMPARE(chat->rowCount(), 0);
     QCOMPARE(w.controller.currentConversation(), 0);
     QVERIFY(view->toPlainText().trimmed().isEmpty());
-    QCOMPARE(w.controller.store()->conversations().size(), 1);
+    QCOMPARE(w.controllerApp.history()->store()->conversations().size(), 1);
 }
 
 void TestChatFlows::exportAndImport()
@@ -322,7 +322,7 @@ void TestChatFlows::exportAndImport()
     // The JSON comes back as a new chat with the same messages.
     const QString answer = w.controller.chatModel()->message(1).content;
     QVERIFY(w.window->importChatFile(dir.filePath("chat.json")));
-    QCOMPARE(w.controller.store()->conversations().size(), 2);
+    QCOMPARE(w.controllerApp.history()->store()->conversations().size(), 2);
     QCOMPARE(w.controller.chatModel()->rowCount(), 2);
     QCOMPARE(w.controller.chatModel()->message(1).content, answer);
     QCOMPARE(w.controller.systemPrompt(), QString("Be brief."));

@@ -319,14 +319,13 @@ void TestMainWindow::brokenHistoryIsReported()
         f.write("not a database at all");
     }
     AppCore cApp;
-    ChatController &c = *cApp.chat();
     MainWindow w(&cApp);
     QStringList shown;
     w.setErrorPresenter([&](const QString &title, const QString &text) { shown << title + ": " + text; });
     w.show();
     QTRY_COMPARE(shown.size(), 1);
     QVERIFY2(shown.first().contains("moved") && shown.first().contains(".unreadable-"), qPrintable(shown.first()));
-    QVERIFY(c.store()); // a new history works
+    QVERIFY(cApp.history()->store()); // a new history works
     const QDir dir = QFileInfo(ChatStore::defaultPath()).dir();
     for (const QString &f : dir.entryList({"chats.sqlite.unreadable-*"}))
         QFile::remove(dir.filePath(f));
@@ -635,7 +634,7 @@ void TestMainWindow::chatListSearchRenameDelete()
     ChatController &c = *cApp.chat();
     LoadedModel &lm = *cApp.model();
     configure(lm);
-    ChatStore *store = c.store();
+    ChatStore *store = cApp.history()->store();
     QVERIFY(store);
     const auto a = store->createConversation("Planning the GPU", "/m.gguf", "");
     const auto b = store->createConversation("Recipes", "/m.gguf", "");

@@ -92,7 +92,7 @@ void TestTemplateSpin::stopEndsTheTemplateAtOnce()
     QVERIFY2(t.elapsed() < 200, qPrintable(QString::number(t.elapsed())));
     QVERIFY(m_asked.isEmpty()); // no offer to quit: the worker came back
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
-    const auto stored = m_controller->store()->messages(m_controller->currentConversation());
+    const auto stored = m_core->history()->store()->messages(m_controller->currentConversation());
     QVERIFY(!stored.isEmpty());
     QCOMPARE(stored.first().content, QString("please spin"));
     QSignalSpy finished(m_controller, &ChatController::answerFinished);
