@@ -85,20 +85,4 @@ std::string errorMessage(const Error &error)
     return std::string(errorCodeSentence(error.code)) + " (No further detail was reported.)";
 }
 
-bool isFileError(ErrorCode code)
-{
-    switch (code) {
-    case ErrorCode::FileNotFound:
-    case ErrorCode::FileUnreadable:
-    case ErrorCode::NotGguf:
-    case ErrorCode::UnsupportedVersion:
-    case ErrorCode::Truncated:
-    case ErrorCode::Corrupt:
-    case ErrorCode::SplitMissing:
-        return true;
-    default:
-        return false;
-    }
-}
-
 } // namespace shoehorn

@@ -52,8 +52,23 @@ std::optional<ErrorCode> errorCodeFromName(const std::string &name);
 // One English sentence per code, for logs and shoehorn-cli (the GUI translates its own).
 const char *errorCodeSentence(ErrorCode code);
 // The model file itself is what is wrong: missing, unreadable, not GGUF, of an unknown version,
-// cut short, corrupt, or a split part missing.
-bool isFileError(ErrorCode code);
+// cut short, corrupt, or a split part missing. Inline: part of the code's vocabulary, which ui/
+// words (ErrorText) without calling into the engine.
+constexpr bool isFileError(ErrorCode code)
+{
+    switch (code) {
+    case ErrorCode::FileNotFound:
+    case ErrorCode::FileUnreadable:
+    case ErrorCode::NotGguf:
+    case ErrorCode::UnsupportedVersion:
+    case ErrorCode::Truncated:
+    case ErrorCode::Corrupt:
+    case ErrorCode::SplitMissing:
+        return true;
+    default:
+        return false;
+    }
+}
 // The detail, or the code's sentence when a failure left none: never empty.
 std::string errorMessage(const Error &error);
 

@@ -13,16 +13,11 @@ using shoehorn::ErrorCode;
 
 QString ErrorText::title(ErrorCode code)
 {
+    if (shoehorn::isFileError(code))
+        return tr("Cannot open this model");
     switch (code) {
     case ErrorCode::Cancelled: return tr("Cancelled");
     case ErrorCode::OutOfMemory: return tr("Not enough memory");
-    case ErrorCode::FileNotFound:
-    case ErrorCode::FileUnreadable:
-    case ErrorCode::NotGguf:
-    case ErrorCode::UnsupportedVersion:
-    case ErrorCode::Truncated:
-    case ErrorCode::Corrupt:
-    case ErrorCode::SplitMissing: return tr("Cannot open this model");
     default: return tr("Something went wrong");
     }
 }
