@@ -1,6 +1,7 @@
 #include "apicontroller.h"
 
 #include "apihost.h"
+#include "workpool.h"
 
 #include <QDir>
 #include <QFile>
@@ -187,7 +188,7 @@ void ApiController::start()
     }
     setState(State::Starting);
     auto host = m_host;
-    QtConcurrent::run([host, o] {
+    QtConcurrent::run(workPool(), [host, o] {
         StartResult r;
         r.error = host->start(o);
         if (r.error.code == ErrorCode::AddressInUse)
@@ -219,7 +220,7 @@ void ApiController::stop()
         return;
     setState(State::Stopping);
     auto host = m_host;
-    QtConcurrent::run([host] { host->stop(); }).then(this, [this] {
+    QtConcurrent::run(workPool(), [host] { host->stop(); }).then(this, [this] {
         m_status = {};
         setState(State::Off);
     });
@@ -231,7 +232,7 @@ void ApiController::poll()
         return;
     m_polling = true;
     auto host = m_host;
-    QtConcurrent::run([host] { return host->status(); }).then(this, [this](const std::optional<ApiStatus> &s) {
+    QtConcurrent::run(workPool(), [host] { return host->status(); }).then(this, [this](const std::optional<ApiStatus> &s) {
         m_polling = false;
         if (m_state != State::On)
             return; // stopped while it asked: not this answer's state

@@ -1,5 +1,7 @@
 #include "codehighlighter.h"
 
+#include "workpool.h"
+
 #include <QCryptographicHash>
 #include <QProcess>
 #include <QRegularExpression>
@@ -244,7 +246,7 @@ void CodeHighlighter::startNext()
             }
             startNext();
         });
-        watcher->setFuture(QtConcurrent::run([job, dark] {
+        watcher->setFuture(QtConcurrent::run(workPool(), [job, dark] {
             RunCollector h;
             const auto def = repository().definitionForName(job.definition);
             if (!def.isValid())

@@ -1,6 +1,7 @@
 #include "hardwaremonitor.h"
 
 #include "tuningstore.h"
+#include "workpool.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -56,7 +57,7 @@ void HardwareMonitor::refresh()
         m_again = true;
         return;
     }
-    m_watcher.setFuture(QtConcurrent::run(m_probe));
+    m_watcher.setFuture(QtConcurrent::run(workPool(), m_probe));
 }
 
 void HardwareMonitor::done()

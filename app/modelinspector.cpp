@@ -1,5 +1,7 @@
 #include "modelinspector.h"
 
+#include "workpool.h"
+
 #include <QtConcurrent/QtConcurrentRun>
 
 ModelInspector::ModelInspector(QObject *parent) : QObject(parent)
@@ -17,7 +19,7 @@ void ModelInspector::inspect(const QString &path)
     if (m_pending && m_watcher.isRunning())
         return; // read next, when this one is done
     m_pending = true;
-    m_watcher.setFuture(QtConcurrent::run([path] {
+    m_watcher.setFuture(QtConcurrent::run(workPool(), [path] {
         Result out{path, std::nullopt, {}};
         auto r = shoehorn::inspectModel(path.toStdString());
         if (r)

@@ -3,6 +3,7 @@
 #include "appsettings.h"
 #include "autofit.h"
 #include "modelsettings.h"
+#include "workpool.h"
 
 #include <QDirIterator>
 #include <QFileInfo>
@@ -333,7 +334,7 @@ void ModelLibrary::rescan()
     for (const Entry &e : m_entries)
         if (!e.info && !e.error)
             toInspect << e.path;
-    m_watcher.setFuture(QtConcurrent::run(&ModelLibrary::scan, m_folders, toInspect));
+    m_watcher.setFuture(QtConcurrent::run(workPool(), &ModelLibrary::scan, m_folders, toInspect));
 }
 
 ModelLibrary::Scan ModelLibrary::scan(const QStringList &folders, const QStringList &toInspect)

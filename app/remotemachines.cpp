@@ -2,6 +2,7 @@
 
 #include "filesafety.h"
 #include "units.h"
+#include "workpool.h"
 
 #include <QSettings>
 #include <QtConcurrent>
@@ -243,7 +244,7 @@ void RemoteMachines::test(int row)
                 emit attachRequested(endpoint);
         }
     });
-    w->setFuture(QtConcurrent::run([e = r.endpoint.toStdString(), h = helper.toStdString()] { return probeRemote(e, h); }));
+    w->setFuture(QtConcurrent::run(workPool(), [e = r.endpoint.toStdString(), h = helper.toStdString()] { return probeRemote(e, h); }));
     m_tests.push_back(std::move(watcher));
 }
 

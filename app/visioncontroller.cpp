@@ -2,6 +2,7 @@
 
 #include "loadedmodel.h"
 #include "modelsettings.h"
+#include "workpool.h"
 
 #include "filesafety.h"
 
@@ -88,7 +89,7 @@ std::optional<VisionController::Facts> VisionController::facts(const QString &mo
         return *it;
     if (!m_finding.contains(key)) {
         m_finding.insert(key);
-        QtConcurrent::run(&VisionController::findFacts, modelPath, choice).then(this, [this, key](const Facts &f) {
+        QtConcurrent::run(workPool(), &VisionController::findFacts, modelPath, choice).then(this, [this, key](const Facts &f) {
             m_finding.remove(key);
             m_facts.insert(key, f);
             emit factsReady();

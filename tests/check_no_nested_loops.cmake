@@ -5,6 +5,9 @@
 # dialogs window-modal with a callback instead. UI_DIR (widgets) gets every check; CORE_DIR
 # (app/: Qt without widgets, so no dialog or menu can be there, and its QSqlQuery::exec is no
 # loop) the event-loop ones, main.cpp's app.exec() being the one loop.
+# Both dirs: work off the GUI thread goes to workPool(), not Qt's global pool (QtConcurrent::run
+# without a pool, QThreadPool::globalInstance()): Qt's painting splits its work over the global
+# pool and the GUI thread waits for the pieces, behind whatever runs there.
 # Usage: cmake -DUI_DIR=ui -DCORE_DIR=app -P check_no_nested_loops.cmake
 set(problems 0)
 set(count 0)
@@ -20,6 +23,9 @@ foreach(dir IN ITEMS "${UI_DIR}" "${CORE_DIR}")
             set(bad "")
             if(code MATCHES "QEventLoop|processEvents[ \t]*\\(")
                 set(bad "a local event loop")
+            elseif(code MATCHES "QThreadPool::globalInstance|QtConcurrent::run[ \t]*\\([ \t]*$" OR
+                   (code MATCHES "QtConcurrent::run[ \t]*\\(" AND NOT code MATCHES "QtConcurrent::run[ \t]*\\([ \t]*workPool\\(\\)"))
+                set(bad "Qt's global thread pool (the GUI thread's painting waits on it): use workPool()")
             elseif(dir STREQUAL UI_DIR AND code MATCHES "QMessageBox::(warning|information|question|critical|about|aboutQt)[ \t]*\\(")
                 set(bad "a static QMessageBox helper (it runs exec())")
             elseif(dir STREQUAL UI_DIR AND code MATCHES "Q(File|Input|Color|Font)Dialog::get[A-Za-z]*[ \t]*\\(")
@@ -38,6 +44,6 @@ if(count EQUAL 0)
     message(FATAL_ERROR "no sources found under ${UI_DIR} and ${CORE_DIR}")
 endif()
 if(problems GREATER 0)
-    message(FATAL_ERROR "nested event loops in the window's code (${problems} problems)")
+    message(FATAL_ERROR "nested event loops or GUI-thread waits in the window's code (${problems} problems)")
 endif()
 message(STATUS "${count} files, no nested event loop")

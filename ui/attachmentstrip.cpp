@@ -1,6 +1,7 @@
 #include "attachmentstrip.h"
 
 #include "imagefit.h"
+#include "workpool.h"
 
 #include "asyncdialogs.h"
 #include "errortext.h"
@@ -95,7 +96,7 @@ void AttachmentStrip::readOffThread(std::function<QList<Prepared>()> read)
 {
     m_errors.clear();
     ++m_reading; // counted at once: a send meanwhile waits for it
-    QtConcurrent::run(std::move(read)).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
+    QtConcurrent::run(workPool(), std::move(read)).then(this, [this, generation = m_generation](const QList<Prepared> &ready) {
         if (generation == m_generation)
             addPrepared(ready);
     });

@@ -1,6 +1,7 @@
 #include "imageviewer.h"
 
 #include "imagefit.h"
+#include "workpool.h"
 
 #include <QBuffer>
 #include <QDialogButtonBox>
@@ -52,5 +53,5 @@ ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(pare
         }
         emit pictureShown();
     });
-    decoding->setFuture(QtConcurrent::run([data, room] { return decodedToFit(data, room); }));
+    decoding->setFuture(QtConcurrent::run(workPool(), [data, room] { return decodedToFit(data, room); }));
 }
