@@ -100,6 +100,9 @@ bool AppCore::shutdown(int milliseconds)
     // The worker's last signals (the stopped answer) wait in the session's queue; the session
     // passes them on to the controllers directly.
     QCoreApplication::sendPostedEvents(m_session);
+    // A question with pictures still being stored: its ids come now, and with them the stopped
+    // answer's last write.
+    m_repo->finishBackgroundWork();
     return true;
 }
 

@@ -15,6 +15,8 @@ ChatController::ChatController(InferenceSession *session, LoadedModel *model, Co
 {
     connectSession();
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
+    connect(m_repo, &ConversationRepository::questionStored, this, &ChatController::onQuestionStored);
+    connect(m_repo, &ConversationRepository::picturesRead, this, &ChatController::onPicturesRead);
     connect(m_model, &LoadedModel::modelLoaded, this, &ChatController::onModelLoaded);
     // Settings changed while a chat is open are the chat's from then on (its sampling part).
     connect(m_model, &LoadedModel::settingsEdited, this, &ChatController::storeChatSettings);
@@ -76,16 +78,64 @@ bool ChatController::send(const QString &text, const QList<ChatImage> &images)
     // Images only go to a model that can read them; the caller keeps what was typed.
     if (!images.isEmpty() && !m_session->vision().ready)
         return false;
+    settleBackgroundWork();
     ensureConversation(trimmed.isEmpty() ? tr("Image") : trimmed);
     ChatModel::Message question = ChatModel::make(Author::User, trimmed);
     question.images = images;
     const int row = m_chat->appendMessage(question);
-    // The question is committed at once, with its images.
-    m_chat->setStoreId(row,
-                       m_repo->appendMessage(m_conversation, Author::User, trimmed, ChatModel::State::Done, images));
     auto history = m_chat->history(m_systemPrompt);
-    startAnswer(appendAnswerRow(), std::move(history));
+    if (images.isEmpty()) {
+        // The question is committed at once.
+        m_chat->setStoreId(row, m_repo->appendMessage(m_conversation, Author::User, trimmed, ChatModel::State::Done));
+        startAnswer(appendAnswerRow(), std::move(history));
+        return true;
+    }
+    // A photo's bytes take tens of ms to store: the question and its answer's row are committed on
+    // the pool, and the answer's writes begin when their ids come (onQuestionStored).
+    const int answer = m_chat->appendMessage(ChatModel::make(Author::Assistant, {}, ChatModel::State::Streaming));
+    m_answerMessage = 0;
+    m_answerVersion = 0;
+    m_storing = {m_repo->storeQuestionInBackground(m_conversation, trimmed, images), row, answer};
+    startAnswer(answer, std::move(history));
     return true;
+}
+
+void ChatController::onQuestionStored(quint64 ticket, qint64 questionId, qint64 answerId)
+{
+    if (!ticket || ticket != m_storing.ticket)
+        return;
+    const Storing storing = std::exchange(m_storing, {});
+    if (!questionId)
+        return; // failed() said why; the chat goes on unsaved
+    m_chat->setStoreId(storing.questionRow, questionId);
+    m_chat->setStoreId(storing.answerRow, answerId);
+    if (m_answerRow == storing.answerRow) {
+        m_answerMessage = answerId; // still streaming: checkpointed from now on
+        return;
+    }
+    // The answer ended first: its last write, as endAnswer() makes it.
+    m_repo->saveAnswer(answerId, 0, m_chat->message(storing.answerRow));
+    emit conversationsChanged();
+}
+
+void ChatController::onPicturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures)
+{
+    if (!ticket || ticket != m_readingPictures)
+        return;
+    m_readingPictures = 0;
+    for (int row = 0; row < m_chat->rowCount(); ++row) {
+        const ChatModel::Message &m = m_chat->message(row);
+        if (const auto it = pictures.constFind(m.storeId); it != pictures.cend() && !m.images.isEmpty())
+            m_chat->setImages(row, *it);
+    }
+}
+
+void ChatController::settleBackgroundWork()
+{
+    // The user acted within the few ms a photo takes to store or read: what follows needs its
+    // rows (their ids, the pictures' bytes), and a write now would wait for SQLite's lock anyway.
+    if (m_storing.ticket || m_readingPictures)
+        m_repo->finishBackgroundWork();
 }
 
 int ChatController::appendAnswerRow()
@@ -135,7 +185,7 @@ void ChatController::ensureConversation(const QString &firstText)
     }
 }
 
-void ChatController::startAnswer(int row, std::vector<shoehorn::ChatMessage> history)
+void ChatController::startAnswer(int row, ChatHistory history)
 {
     m_answerRow = row;
     m_chat->setNote(row, PromptProgress::starting());
@@ -147,6 +197,7 @@ bool ChatController::regenerate(int row)
 {
     if (state() != State::Ready || row != m_chat->rowCount() - 1)
         return false;
+    settleBackgroundWork();
     const ChatModel::Message before = m_chat->message(row);
     if (before.author == Author::User) {
         // The answer was deleted (or never came): answer the last question.
@@ -171,6 +222,7 @@ bool ChatController::editAndResend(int row, const QString &text)
     if (state() != State::Ready || trimmed.isEmpty() || row < 0 || row >= m_chat->rowCount() ||
         m_chat->message(row).author != Author::User)
         return false;
+    settleBackgroundWork();
     const qint64 storeId = m_chat->message(row).storeId;
     const QString before = m_chat->message(row).content;
     m_chat->truncate(row + 1);
@@ -190,6 +242,7 @@ bool ChatController::deleteMessage(int row)
 {
     if (answering() || row < 0 || row >= m_chat->rowCount())
         return false;
+    settleBackgroundWork();
     m_repo->deleteMessage(m_chat->message(row).storeId);
     m_chat->removeMessage(row);
     return true;
@@ -202,6 +255,7 @@ bool ChatController::showVersion(int row, int version)
     const auto &m = m_chat->message(row);
     if (version < 0 || version >= m.versionCount() || version == m.current)
         return false;
+    settleBackgroundWork();
     m_chat->setCurrentVersion(row, version);
     m_repo->setShownVersion(m.storeId, version);
     return true;
@@ -215,6 +269,7 @@ void ChatController::stop()
 void ChatController::newChat()
 {
     stop();
+    settleBackgroundWork();
     m_chat->clear();
     m_answerRow = -1;
     m_conversation = 0;
@@ -229,9 +284,14 @@ bool ChatController::openConversation(qint64 id)
 {
     if (!m_repo->isOpen() || answering() || state() == State::Tuning)
         return false;
+    settleBackgroundWork();
     m_chat->clear();
-    for (const auto &msg : m_repo->messages(id))
-        m_chat->appendMessage(msg);
+    bool pictures = false;
+    for (const auto &msg : m_repo->messages(id)) {
+        m_chat->appendMessage(msg); // its pictures' types; their bytes are read on the pool
+        pictures = pictures || !msg.images.isEmpty();
+    }
+    m_readingPictures = pictures ? m_repo->readPicturesInBackground(id) : 0;
     m_conversation = id;
     m_answerRow = -1;
     // The chat continues with its own system prompt and sampling settings.
@@ -256,6 +316,7 @@ bool ChatController::renameConversation(qint64 id, const QString &title)
 
 bool ChatController::deleteConversation(qint64 id)
 {
+    settleBackgroundWork(); // the question being stored is deleted with its chat, not after it
     const bool ok = m_repo->remove(id);
     if (ok) {
         if (id == m_conversation)

@@ -85,11 +85,14 @@ private:
     void onFinished(const shoehorn::GenerationStats &stats);
     void onFailed(const shoehorn::Error &error);
     void endAnswer(ChatModel::State state, const shoehorn::GenerationStats *stats, const shoehorn::Error &error = {});
-    void startAnswer(int row, std::vector<shoehorn::ChatMessage> history);
+    void startAnswer(int row, ChatHistory history);
     int appendAnswerRow(); // an empty streaming answer, in the chat and the store
     void ensureConversation(const QString &firstText);
     void storeChatSettings();
     void checkpoint();
+    void onQuestionStored(quint64 ticket, qint64 questionId, qint64 answerId);
+    void onPicturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
+    void settleBackgroundWork();
 
     ChatModel *m_chat = nullptr;
     InferenceSession *m_session = nullptr;
@@ -100,6 +103,15 @@ private:
     qint64 m_conversation = 0;
     qint64 m_answerMessage = 0;
     qint64 m_answerVersion = 0; // message_versions row of a regenerated answer
+    // A question with pictures being stored on the pool: its rows in the chat, the answer's writes
+    // waiting for their ids.
+    struct Storing {
+        quint64 ticket = 0;
+        int questionRow = -1;
+        int answerRow = -1;
+    };
+    Storing m_storing;
+    quint64 m_readingPictures = 0; // the open chat's pictures, their bytes still being read
     QElapsedTimer m_sinceCheckpoint;
     PromptProgress m_prompt;
 };

@@ -206,6 +206,15 @@ void ChatModel::setStoreId(int row, qint64 id)
         m_messages[row].storeId = id;
 }
 
+void ChatModel::setImages(int row, const QList<ChatImage> &images)
+{
+    if (row < 0 || row >= m_messages.size())
+        return;
+    m_messages[row].images = images;
+    const QModelIndex i = index(row);
+    emit dataChanged(i, i, {ImagesRole});
+}
+
 void ChatModel::removeMessage(int row)
 {
     if (row < 0 || row >= m_messages.size())
@@ -233,11 +242,11 @@ void ChatModel::clear()
     endResetModel();
 }
 
-std::vector<shoehorn::ChatMessage> ChatModel::history(const QString &systemPrompt, int endRow) const
+ChatHistory ChatModel::history(const QString &systemPrompt, int endRow) const
 {
-    std::vector<shoehorn::ChatMessage> out;
+    ChatHistory out;
     if (!systemPrompt.isEmpty())
-        out.push_back({authorName(Author::System).toStdString(), systemPrompt.toStdString(), {}});
+        out.append({authorName(Author::System), systemPrompt});
     const int end = endRow < 0 ? int(m_messages.size()) : std::min(endRow, int(m_messages.size()));
     for (int i = 0; i < end; ++i) {
         const Message &m = m_messages.at(i);
@@ -245,10 +254,7 @@ std::vector<shoehorn::ChatMessage> ChatModel::history(const QString &systemPromp
             continue;
         if (m.author == Author::Assistant && m.content.isEmpty())
             continue;
-        shoehorn::ChatMessage cm{authorName(m.author).toStdString(), m.content.toStdString(), m.reasoning.toStdString()};
-        for (const ChatImage &img : m.images)
-            cm.images.push_back({img.data.toStdString()});
-        out.push_back(std::move(cm));
+        out.append({authorName(m.author), m.content, m.reasoning, m.images}); // shared, not copied
     }
     return out;
 }

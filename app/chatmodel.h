@@ -76,13 +76,14 @@ public:
     void setCurrentVersion(int row, int version);
     void setContent(int row, const QString &content); // edit
     void setStoreId(int row, qint64 id);
+    void setImages(int row, const QList<ChatImage> &images); // their bytes, read after the text
     void setNote(int row, const QString &note);
     void removeMessage(int row);
     void truncate(int fromRow); // drops fromRow and everything after it
     void clear();
     const Message &message(int row) const { return m_messages.at(row); }
-    // The finished messages before `endRow` (all when -1), as the engine wants them.
-    std::vector<shoehorn::ChatMessage> history(const QString &systemPrompt, int endRow = -1) const;
+    // The finished messages before `endRow` (all when -1), as the model is given them.
+    ChatHistory history(const QString &systemPrompt, int endRow = -1) const;
 
 private:
     QList<Message> m_messages;

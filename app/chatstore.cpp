@@ -338,7 +338,7 @@ ChatStore::Done ChatStore::updateMessage(qint64 id, const QString &content, cons
     return oneRow(q, "message", id);
 }
 
-QList<ChatStore::Message> ChatStore::messages(qint64 conversationId) const
+QList<ChatStore::Message> ChatStore::messages(qint64 conversationId, bool pictureBytes) const
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("SELECT id, role, content, reasoning, state, stats, version FROM messages "
@@ -352,20 +352,35 @@ QList<ChatStore::Message> ChatStore::messages(qint64 conversationId) const
                     q.value(3).toString(), q.value(4).toString(), q.value(5).toString(), q.value(6).toInt(), {}});
     for (Message &m : out) {
         m.versions = versions(m.id);
-        m.images = images(m.id);
+        m.images = images(m.id, pictureBytes);
     }
     return out;
 }
 
-QList<ChatImage> ChatStore::images(qint64 messageId) const
+QList<ChatImage> ChatStore::images(qint64 messageId, bool withBytes) const
 {
     QSqlQuery q(m_db);
-    q.prepare(QStringLiteral("SELECT mime, data FROM message_images WHERE message_id = ? ORDER BY position"));
+    q.prepare(withBytes ? QStringLiteral("SELECT mime, data FROM message_images WHERE message_id = ? ORDER BY position")
+                        : QStringLiteral("SELECT mime FROM message_images WHERE message_id = ? ORDER BY position"));
     q.addBindValue(messageId);
     QList<ChatImage> out;
     if (q.exec())
         while (q.next())
-            out.append({q.value(1).toByteArray(), q.value(0).toString()});
+            out.append({withBytes ? q.value(1).toByteArray() : QByteArray(), q.value(0).toString()});
+    return out;
+}
+
+QHash<qint64, QList<ChatImage>> ChatStore::pictures(qint64 conversationId) const
+{
+    QSqlQuery q(m_db);
+    q.prepare(QStringLiteral("SELECT i.message_id, i.mime, i.data FROM message_images i "
+                             "JOIN messages m ON m.id = i.message_id WHERE m.conversation_id = ? "
+                             "ORDER BY i.message_id, i.position"));
+    q.addBindValue(conversationId);
+    QHash<qint64, QList<ChatImage>> out;
+    if (q.exec())
+        while (q.next())
+            out[q.value(0).toLongLong()].append({q.value(2).toByteArray(), q.value(1).toString()});
     return out;
 }
 

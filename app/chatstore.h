@@ -5,6 +5,7 @@
 #include "error.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QList>
 #include <QSqlDatabase>
 #include <QString>
@@ -84,8 +85,12 @@ public:
     Done deleteMessage(qint64 messageId);
     // Deletes every message of the conversation stored after `messageId` (edit and resend).
     Done deleteMessagesAfter(qint64 conversationId, qint64 messageId);
-    QList<Message> messages(qint64 conversationId) const;
-    QList<ChatImage> images(qint64 messageId) const;
+    // With `pictureBytes` false a message's images carry their type only (data empty): a photo's
+    // bytes take tens of ms to read, pictures() reads them where that does not matter.
+    QList<Message> messages(qint64 conversationId, bool pictureBytes = true) const;
+    QList<ChatImage> images(qint64 messageId, bool withBytes = true) const;
+    // Every picture of a conversation, by message id, in order.
+    QHash<qint64, QList<ChatImage>> pictures(qint64 conversationId) const;
 
     // Versions of a regenerated answer. The message row always holds the version shown.
     Id appendVersion(qint64 messageId, const Version &version);

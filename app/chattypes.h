@@ -45,6 +45,18 @@ struct ChatImage {
     bool operator==(const ChatImage &o) const { return data == o.data && mime == o.mime; }
 };
 
+// A message as the model is given it, in Qt's types: its pictures' bytes are shared with the chat,
+// not copied. The engine's copy (toEngineHistory) is made on the inference thread: for a photo it
+// takes tens of milliseconds.
+struct HistoryMessage {
+    QString role; // "system", "user", "assistant"
+    QString content;
+    QString reasoning = {};
+    QList<ChatImage> images = {};
+};
+using ChatHistory = QList<HistoryMessage>;
+std::vector<shoehorn::ChatMessage> toEngineHistory(const ChatHistory &history);
+
 // The vision projector (mmproj) the worker loaded for the model, or why it could not.
 struct VisionSummary {
     QString path;          // empty: the model has none (or the user turned it off)

@@ -1,11 +1,16 @@
 #include "conversationrepository.h"
 
 #include "chatjson.h"
+#include "workpool.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent>
+
+#include <memory>
 
 using State = ChatModel::State;
 using Done = ChatStore::Done;
@@ -15,6 +20,33 @@ QString reason(const shoehorn::Error &e)
 {
     return QString::fromStdString(e.detail);
 }
+
+struct StoredQuestion {
+    qint64 question = 0;
+    qint64 answer = 0;
+    shoehorn::Error error;
+};
+
+using Pictures = QHash<qint64, QList<ChatImage>>;
+
+// On the pool: the question and its answer's row through a connection of this thread's own.
+StoredQuestion storeQuestion(const QString &path, const ChatStore::Message &question, const ChatStore::Message &answer)
+{
+    ChatStore store;
+    Done done = store.open(path);
+    if (done)
+        done = store.transaction();
+    if (!done)
+        return {0, 0, done.error()};
+    const auto q = store.appendMessage(question.conversationId, question);
+    const auto a = q ? store.appendMessage(answer.conversationId, answer) : q;
+    done = !q ? Done(q.error()) : !a ? Done(a.error()) : store.commit();
+    if (!done) {
+        (void) store.rollback(); // the failure that made it roll back is the one reported
+        return {0, 0, done.error()};
+    }
+    return {*q, *a, {}};
+}
 } // namespace
 
 ConversationRepository::ConversationRepository(QObject *parent) : QObject(parent) {}
@@ -23,6 +55,7 @@ bool ConversationRepository::open(const QString &path)
 {
     m_problem = {};
     m_problem.path = path;
+    m_path = path;
     const Done opened = m_store.open(path);
     m_open = opened && (m_store.readOnly() || m_store.integrityOk());
     if (m_open) {
@@ -113,14 +146,14 @@ QList<ChatModel::Message> ConversationRepository::messages(qint64 conversationId
     QList<ChatModel::Message> out;
     if (!m_open)
         return out;
-    for (const auto &m : m_store.messages(conversationId)) {
+    for (const auto &m : m_store.messages(conversationId, false)) {
         ChatModel::Author author;
         if (!ChatModel::authorFromName(m.role, author))
             continue; // not written by Shoehorn: show what can be shown
         ChatModel::Message msg = ChatModel::make(author, m.content, ChatModel::stateFromStored(m.state));
         msg.reasoning = m.reasoning;
         msg.storeId = m.id;
-        msg.images = m.images;
+        msg.images = m.images; // their types: the bytes come from readPicturesInBackground()
         ChatJson::statsFromJson(m.stats, msg);
         for (const auto &v : m.versions) {
             ChatModel::Version ver;
@@ -185,6 +218,70 @@ qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::A
         return 0;
     }
     return *id;
+}
+
+template <class T>
+quint64 ConversationRepository::inBackground(std::function<T()> job, std::function<void(quint64, const T &)> deliver)
+{
+    const quint64 ticket = ++m_lastTicket;
+    auto *watcher = new QFutureWatcher<T>(this);
+    auto delivered = std::make_shared<bool>(false);
+    const auto finish = [this, watcher, ticket, deliver, delivered] {
+        if (*delivered)
+            return;
+        *delivered = true;
+        watcher->waitForFinished(); // at once, unless quitting
+        m_running.removeIf([ticket](const Running &r) { return r.ticket == ticket; });
+        deliver(ticket, watcher->result());
+        watcher->deleteLater();
+    };
+    connect(watcher, &QFutureWatcherBase::finished, this, finish);
+    m_running.append({ticket, finish});
+    watcher->setFuture(QtConcurrent::run(workPool(), std::move(job)));
+    return ticket;
+}
+
+void ConversationRepository::finishBackgroundWork()
+{
+    while (!m_running.isEmpty()) {
+        const auto finish = m_running.first().finish; // it removes its entry
+        finish();
+    }
+}
+
+quint64 ConversationRepository::storeQuestionInBackground(qint64 conversationId, const QString &content,
+                                                          const QList<ChatImage> &images)
+{
+    if (!writable() || !conversationId)
+        return 0;
+    ChatStore::Message question = ChatStore::message(conversationId, ChatModel::authorName(ChatModel::Author::User),
+                                                     content, ChatModel::stateName(State::Done));
+    question.images = images;
+    const ChatStore::Message answer = ChatStore::message(
+        conversationId, ChatModel::authorName(ChatModel::Author::Assistant), {}, ChatModel::stateName(State::Streaming));
+    return inBackground<StoredQuestion>(
+        [path = m_path, question, answer] { return storeQuestion(path, question, answer); },
+        [this](quint64 ticket, const StoredQuestion &stored) {
+            if (!stored.question)
+                emit failed(Write::Question, reason(stored.error));
+            emit questionStored(ticket, stored.question, stored.answer);
+        });
+}
+
+quint64 ConversationRepository::readPicturesInBackground(qint64 conversationId)
+{
+    if (!m_open || !conversationId)
+        return 0;
+    return inBackground<Pictures>(
+        [path = m_path, conversationId] {
+            ChatStore store;
+            if (const Done opened = store.open(path); !opened) {
+                qWarning("the chat's pictures cannot be read: %s", opened.error().detail.c_str());
+                return Pictures{};
+            }
+            return store.pictures(conversationId);
+        },
+        [this](quint64 ticket, const Pictures &pictures) { emit picturesRead(ticket, pictures); });
 }
 
 bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer)

@@ -3,6 +3,8 @@
 #include "chatmodel.h"
 #include "chatstore.h"
 
+#include <QHash>
+#include <QList>
 #include <QObject>
 
 #include <functional>
@@ -62,7 +64,8 @@ public:
     qint64 createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt,
                               const QString &settingsJson);
     ChatStore::Conversation conversation(qint64 id) const;
-    // The stored messages with their versions, as the chat model holds them.
+    // The stored messages with their versions, as the chat model holds them; their pictures carry
+    // their type only (see readPicturesInBackground).
     QList<ChatModel::Message> messages(qint64 conversationId) const;
     bool setSettings(qint64 conversationId, const QString &systemPrompt, const QString &settingsJson);
     bool rename(qint64 conversationId, const QString &title);
@@ -72,6 +75,21 @@ public:
 
     qint64 appendMessage(qint64 conversationId, ChatModel::Author author, const QString &content,
                          ChatModel::State state, const QList<ChatImage> &images = {});
+
+    // A photo's bytes take tens of milliseconds to store or read: these two run on the pool, each
+    // with a connection of its own, and answer with a signal carrying the ticket they return (0:
+    // nothing to do, the history is not writable or not open). While a question is being stored,
+    // a write from the GUI thread would wait for SQLite's lock: the caller writes that chat's
+    // answer once questionStored() has come.
+    //
+    // The question with its pictures, and the empty streaming answer that follows it, as one
+    // commit: questionStored() brings both ids (0 and 0 after a failure, said by failed()).
+    quint64 storeQuestionInBackground(qint64 conversationId, const QString &content, const QList<ChatImage> &images);
+    // The pictures' bytes of a conversation read by messages(): picturesRead() brings them by
+    // message id.
+    quint64 readPicturesInBackground(qint64 conversationId);
+    // Quitting: waits for the work still running (a local write) and delivers its signals now.
+    void finishBackgroundWork();
     // The streaming checkpoint and the final write of an answer (and of its version row).
     bool saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer);
     // A regenerated answer: the shown version is kept (as the first version row when it is
@@ -85,14 +103,28 @@ public:
 signals:
     // `why` is SQLite's reason.
     void failed(ConversationRepository::Write what, const QString &why);
+    void questionStored(quint64 ticket, qint64 questionId, qint64 answerId);
+    void picturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
 
 private:
     bool check(const ChatStore::Done &done, Write what);
     bool inTransaction(Write what, const std::function<ChatStore::Done()> &writes);
 
     bool openFresh(const QString &path, const QString &why);
+    // Runs `job` on the pool and `deliver` with its result here, once (finishBackgroundWork may
+    // deliver it first).
+    template <class T>
+    quint64 inBackground(std::function<T()> job, std::function<void(quint64, const T &)> deliver);
+
+    struct Running {
+        quint64 ticket = 0;
+        std::function<void()> finish; // waits if need be, then delivers (once)
+    };
 
     ChatStore m_store;
     bool m_open = false;
     HistoryProblem m_problem;
+    QString m_path; // the history open now
+    quint64 m_lastTicket = 0;
+    QList<Running> m_running;
 };

@@ -187,7 +187,7 @@ void InferenceSession::onLoadRefused(const Error &error)
     emit loadFailed(error);
 }
 
-quint64 InferenceSession::generate(std::vector<ChatMessage> history, const GenerationOptions &options)
+quint64 InferenceSession::generate(ChatHistory history, const GenerationOptions &options)
 {
     if (m_state != State::Ready)
         return 0;
@@ -195,7 +195,8 @@ quint64 InferenceSession::generate(std::vector<ChatMessage> history, const Gener
     const quint64 id = ++m_requestId;
     setState(State::Generating);
     QMetaObject::invokeMethod(
-        m_worker, [w = m_worker, id, history = std::move(history), options] { w->generate(id, history, options); },
+        m_worker,
+        [w = m_worker, id, history = std::move(history), options] { w->generate(id, toEngineHistory(history), options); },
         Qt::QueuedConnection);
     return id;
 }

@@ -52,9 +52,9 @@ public:
     void load(const QString &path, const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
     void cancelLoad();
     // Returns the request id, or 0 when no model is ready.
-    // The history is moved to the worker, not copied again here (a message's pictures are megabytes;
-    // ChatModel::history() still makes its one copy of them on the GUI thread).
-    quint64 generate(std::vector<shoehorn::ChatMessage> history, const shoehorn::GenerationOptions &options);
+    // The history goes to the worker as it is (its pictures' bytes shared, megabytes each), and is
+    // made the engine's there.
+    quint64 generate(ChatHistory history, const shoehorn::GenerationOptions &options);
     void stop();
     bool startTuning(const shoehorn::TuneRequest &request);
     void cancelTuning();

@@ -1,6 +1,7 @@
 #include "chatview.h"
 #include "imagefit.h"
 #include "chatview_p.h"
+#include "workpool.h"
 
 #include "chatmodel.h"
 #include "messagefooter.h"
@@ -194,11 +195,13 @@ void ChatView::writeImages(int row, QTextCursor &c)
         f.setHeight(shown.height());
         f.setAnchor(true);
         f.setAnchorHref(QStringLiteral("image:%1:%2").arg(r.key).arg(i));
-        f.setToolTip(tr("Image %1 of %2, %3 × %4 pixels. Click to view.")
-                         .arg(i + 1)
-                         .arg(m.images.size())
-                         .arg(full.width())
-                         .arg(full.height()));
+        // No size before its bytes are read from the history (or when the header cannot be read).
+        f.setToolTip(full.isValid() ? tr("Image %1 of %2, %3 × %4 pixels. Click to view.")
+                                          .arg(i + 1)
+                                          .arg(m.images.size())
+                                          .arg(full.width())
+                                          .arg(full.height())
+                                    : tr("Image %1 of %2. Click to view.").arg(i + 1).arg(m.images.size()));
         c.insertImage(f);
         c.insertText(QStringLiteral(" "));
     }
@@ -228,6 +231,8 @@ void ChatView::showThumbnail(const QString &name, const QByteArray &data, const 
     QImage tile(shown, QImage::Format_ARGB32_Premultiplied);
     tile.fill(palette().color(QPalette::Midlight));
     document()->addResource(QTextDocument::ImageResource, url, tile);
+    if (data.isEmpty())
+        return; // its bytes are still being read from the history: the row is laid out again then
     m_waiting[picture].append(name);
     if (m_decoding.contains(picture))
         return; // one decode per picture, whichever rows wait for it
@@ -252,7 +257,7 @@ void ChatView::showThumbnail(const QString &name, const QByteArray &data, const 
         }
         viewport()->update();
     });
-    decoding->setFuture(QtConcurrent::run([data, shown] { return decodedToFit(data, shown); }));
+    decoding->setFuture(QtConcurrent::run(workPool(), [data, shown] { return decodedToFit(data, shown); }));
 }
 
 // Brings the content of a message up to date: completed blocks are laid out once, the

@@ -9,6 +9,7 @@
 #include "fakeworker.h"
 #include "hardwaremonitor.h"
 #include "tuningstore.h"
+#include "visioncontroller.h"
 #include "inferenceworker.h"
 #include "smallchat.h"
 #include "testfixtures.h"
@@ -21,7 +22,60 @@
 #include <QStandardPaths>
 #include <QtTest>
 
+#include <atomic>
+#include <thread>
+
 using State = LoadedModel::State;
+
+namespace {
+// Another process's write in progress: the history's write lock, held by a thread of its own
+// (a connection is used where it was made) until `held` ms have passed.
+class HistoryLock
+{
+public:
+    explicit HistoryLock(int held)
+    {
+        std::atomic<bool> taken{false};
+        m_thread = std::thread([held, &taken] {
+            {
+                QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("locker"));
+                db.setDatabaseName(ChatStore::defaultPath());
+                const bool ok = db.open() && QSqlQuery(db).exec(QStringLiteral("BEGIN IMMEDIATE"));
+                taken = true;
+                if (ok) {
+                    QThread::msleep(unsigned(held));
+                    QSqlQuery(db).exec(QStringLiteral("ROLLBACK"));
+                }
+                db.close();
+            }
+            QSqlDatabase::removeDatabase(QStringLiteral("locker"));
+        });
+        while (!taken)
+            QThread::msleep(1);
+    }
+    ~HistoryLock() { m_thread.join(); }
+
+private:
+    std::thread m_thread;
+};
+
+const ChatImage kPicture{QByteArray("\x89PNG\r\n\x1a\n") + QByteArray(300000, 'p'), QStringLiteral("image/png")};
+
+// A loaded fake model that reads pictures, and a first question stored (the chat exists).
+[[nodiscard]] bool readyForPictures(AppCore &core)
+{
+    ChatController &c = *core.chat();
+    InferenceSession &session = *core.session();
+    // The automatic choice (none beside the fake model) made first, so that it does not drop ours.
+    if (!QTest::qWaitFor([&] { return core.vision()->facts(core.model()->model().path, {}).has_value(); }, 5000))
+        return false;
+    QCoreApplication::processEvents();
+    session.loadProjector(QStringLiteral("/models/mmproj-fake.gguf"), true);
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    return QTest::qWaitFor([&] { return session.vision().ready; }, 5000) && c.send(QStringLiteral("first")) &&
+           QTest::qWaitFor([&] { return finished.count() == 1; }, 5000);
+}
+} // namespace
 
 class TestChatController : public QObject
 {
@@ -52,6 +106,9 @@ private slots:
     void secondTurnReusesCache();
     void destroyWhileGenerating();
     void chatsAreStoredAndReopened();
+    void picturesAreStoredOffTheGuiThread();
+    void quittingWhileAPictureIsStored();
+    void picturesAreReadOffTheGuiThread();
     void titleFollowsTheFirstQuestionsEdit();
     void autoTitleHasNoMarkdown_data();
     void autoTitleHasNoMarkdown();
@@ -261,6 +318,96 @@ void TestChatController::destroyWhileGenerating()
     app.reset(); // cancels, quits and joins the thread
     qInfo("destroyed while generating in %lld ms", t.elapsed());
     QVERIFY(t.elapsed() < 2000);
+}
+
+// A photo's bytes take tens of ms to store: the question with its pictures and the answer's row
+// are written on the pool. With the history's lock held by another writer, the answer streams
+// and ends meanwhile; its last write follows the question's when the lock goes (#31).
+void TestChatController::picturesAreStoredOffTheGuiThread()
+{
+    FakeChat f;
+    f.worker->tokens = 3;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
+    QVERIFY(readyForPictures(f.cApp));
+    const qint64 conversation = c.currentConversation();
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QSignalSpy storage(&c, &ChatController::storageFailed);
+    {
+        HistoryLock lock(1500);
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(c.send(QStringLiteral("What is this?"), {kPicture}));
+        QTRY_COMPARE(finished.count(), 1);
+        qInfo("sent and answered in %lld ms while the history was locked", t.elapsed());
+        QVERIFY(t.elapsed() < 1000); // not after the lock
+        QCOMPARE(f.cApp.history()->store()->messages(conversation).size(), 2); // not stored yet
+        QCOMPARE(c.chatModel()->message(3).state, ChatModel::State::Done);
+    }
+    QTRY_COMPARE(f.cApp.history()->store()->messages(conversation).size(), 4);
+    QTRY_VERIFY(c.chatModel()->message(3).storeId != 0);
+    const auto stored = f.cApp.history()->store()->messages(conversation);
+    QCOMPARE(stored[2].content, QString("What is this?"));
+    QCOMPARE(stored[2].images, QList<ChatImage>{kPicture});
+    QCOMPARE(stored[3].content, c.chatModel()->message(3).content); // written when its id came
+    QCOMPARE(stored[3].state, QString("done"));
+    QCOMPARE(c.chatModel()->message(2).storeId, stored[2].id);
+    QCOMPARE(storage.count(), 0);
+}
+
+// Quitting while the question with pictures waits for the lock: the ids come before the end,
+// and the stopped answer is stored with what it had written.
+void TestChatController::quittingWhileAPictureIsStored()
+{
+    FakeChat f;
+    f.worker->tokens = 3;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
+    QVERIFY(readyForPictures(f.cApp));
+    f.worker->tokens = 1000000;
+    const qint64 conversation = c.currentConversation();
+    {
+        HistoryLock lock(500);
+        QVERIFY(c.send(QStringLiteral("What is this?"), {kPicture}));
+        QTRY_VERIFY(!c.chatModel()->message(3).content.isEmpty());
+        QVERIFY(f.cApp.shutdown(2000));
+    }
+    QCOMPARE(c.chatModel()->message(3).state, ChatModel::State::Stopped);
+    const auto stored = f.cApp.history()->store()->messages(conversation);
+    QCOMPARE(stored.size(), 4);
+    QCOMPARE(stored[3].state, QString("stopped"));
+    QCOMPARE(stored[3].content, c.chatModel()->message(3).content);
+}
+
+// A stored chat opens with its text at once; its pictures' bytes are read on the pool and come
+// into the chat after (#31).
+void TestChatController::picturesAreReadOffTheGuiThread()
+{
+    FakeChat f;
+    f.worker->tokens = 3;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
+    QVERIFY(readyForPictures(f.cApp));
+    QSignalSpy finished(&c, &ChatController::answerFinished);
+    QVERIFY(c.send(QStringLiteral("What is this?"), {kPicture}));
+    QTRY_COMPARE(finished.count(), 1);
+    QTRY_VERIFY(c.chatModel()->message(2).storeId != 0);
+    const qint64 conversation = c.currentConversation();
+    c.newChat();
+    QSignalSpy changed(c.chatModel(), &QAbstractItemModel::dataChanged);
+    QVERIFY(c.openConversation(conversation));
+    QCOMPARE(c.chatModel()->message(2).content, QString("What is this?"));
+    QCOMPARE(c.chatModel()->message(2).images.size(), 1);
+    QCOMPARE(c.chatModel()->message(2).images[0].mime, QString("image/png")); // its type at once,
+    QVERIFY(c.chatModel()->message(2).images[0].data.isEmpty());              // its bytes not yet
+    QTRY_COMPARE(c.chatModel()->message(2).images, QList<ChatImage>{kPicture});
+    QCOMPARE(changed.last().at(2).value<QList<int>>(), QList<int>{ChatModel::ImagesRole});
+    // Asked again within those milliseconds, the next turn waits for them: no turn without them.
+    c.newChat();
+    QVERIFY(c.openConversation(conversation));
+    QVERIFY(c.send(QStringLiteral("And this?")));
+    QCOMPARE(c.chatModel()->message(2).images, QList<ChatImage>{kPicture});
+    QTRY_COMPARE(finished.count(), 2);
 }
 
 void TestChatController::chatsAreStoredAndReopened()

@@ -12,6 +12,7 @@ class TestChatModel : public QObject
 private slots:
     void appendAndStream();
     void historySkipsUnfinished();
+    void historySharesPictures();
     void versions();
     void thinkingTime();
     void removeAndTruncate();
@@ -51,12 +52,32 @@ void TestChatModel::historySkipsUnfinished()
     m.appendMessage(ChatModel::make(ChatModel::Author::User, "q2"));
     m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     const auto h = m.history(QStringLiteral("sys"));
-    QCOMPARE(h.size(), size_t(4));
-    QCOMPARE(QString::fromStdString(h[0].role), QString("system"));
-    QCOMPARE(QString::fromStdString(h[2].content), QString("a1")); // a stopped answer stays in the chat
-    QCOMPARE(QString::fromStdString(h[2].reasoning), QString("t"));
-    QCOMPARE(QString::fromStdString(h[3].content), QString("q2"));
-    QCOMPARE(m.history({}, 2).size(), size_t(2)); // up to a row: what a regenerated answer sees
+    QCOMPARE(h.size(), 4);
+    QCOMPARE(h[0].role, QString("system"));
+    QCOMPARE(h[2].content, QString("a1")); // a stopped answer stays in the chat
+    QCOMPARE(h[2].reasoning, QString("t"));
+    QCOMPARE(h[3].content, QString("q2"));
+    QCOMPARE(m.history({}, 2).size(), 2); // up to a row: what a regenerated answer sees
+}
+
+// A photo is megabytes: the history shares the chat's bytes (the send runs on the GUI thread),
+// and the engine's copy is made from it (on the inference thread).
+void TestChatModel::historySharesPictures()
+{
+    ChatModel m;
+    auto q = ChatModel::make(ChatModel::Author::User, "what is this?");
+    q.images = {{QByteArray(4 << 20, 'p'), QStringLiteral("image/png")}};
+    m.appendMessage(q);
+    const ChatHistory h = m.history({});
+    QCOMPARE(h.size(), 1);
+    QCOMPARE(h[0].images.size(), 1);
+    QCOMPARE(h[0].images[0].data.constData(), m.message(0).images[0].data.constData()); // not copied
+    const auto engine = toEngineHistory(h);
+    QCOMPARE(engine.size(), size_t(1));
+    QCOMPARE(engine[0].role, std::string("user"));
+    QCOMPARE(engine[0].content, std::string("what is this?"));
+    QCOMPARE(engine[0].images.size(), size_t(1));
+    QCOMPARE(engine[0].images[0].bytes, std::string(4 << 20, 'p'));
 }
 
 void TestChatModel::versions()
@@ -88,7 +109,7 @@ void TestChatModel::versions()
     QCOMPARE(m.message(row).content, QString("third"));
     // The version shown is what the next turn's history carries.
     m.setCurrentVersion(row, 1);
-    QCOMPARE(QString::fromStdString(m.history({}).back().content), QString("second"));
+    QCOMPARE(m.history({}).back().content, QString("second"));
 }
 
 void TestChatModel::thinkingTime()
