@@ -361,6 +361,10 @@
       <source>The message is on the clipboard.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Image %1 of %2. Click to view.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>Composer</name>

@@ -361,6 +361,10 @@
       <source>The message is on the clipboard.</source>
       <translation>消息已复制到剪贴板。</translation>
     </message>
+    <message>
+      <source>Image %1 of %2. Click to view.</source>
+      <translation>第 %1 张图片（共 %2 张）。点击查看。</translation>
+    </message>
   </context>
   <context>
     <name>Composer</name>
