@@ -32,9 +32,8 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
       m_tuning(new TuningController(m_model, m_session, m_hardware, this)),
       m_offload(new OffloadController(m_model, m_hardware, m_api, m_vision, this)), m_library(new ModelLibrary(this))
 {
-    if (!m_repo->open(ChatStore::defaultPath()))
-        qWarning("chat history not available: %s (%s)", qPrintable(m_repo->problem().path),
-                 qPrintable(m_repo->problem().reason));
+    if (const HistoryProblem problem = m_repo->open(ChatStore::defaultPath()); !m_repo->isOpen())
+        qWarning("chat history not available: %s (%s)", qPrintable(problem.path), qPrintable(problem.reason));
     if (ChatStore *store = m_repo->store()) {
         m_conversations = new ConversationList(store, this);
         connect(m_chat, &ChatController::conversationsChanged, m_conversations, &ConversationList::refresh);

@@ -74,8 +74,8 @@ signals:
     void prefillProgress(int done, int total);
     void generationProgress(double tokensPerSecond, int contextUsed, int contextSize);
     void answerFinished(const shoehorn::GenerationStats &stats);
-    // The chat history could not be written: `what` it was saving, `why` is SQLite's reason.
-    void storageFailed(ConversationRepository::Write what, const QString &why);
+    // The chat history could not be written: `what` it was saving, and why (ConversationRepository::failed).
+    void storageFailed(ConversationRepository::Write what, const shoehorn::Error &error);
 
 private:
     State state() const { return m_session->state(); }

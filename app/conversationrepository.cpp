@@ -51,7 +51,7 @@ StoredQuestion storeQuestion(const QString &path, const ChatStore::Message &ques
 
 ConversationRepository::ConversationRepository(QObject *parent) : QObject(parent) {}
 
-bool ConversationRepository::open(const QString &path)
+HistoryProblem ConversationRepository::open(const QString &path)
 {
     m_problem = {};
     m_problem.path = path;
@@ -68,26 +68,27 @@ bool ConversationRepository::open(const QString &path)
             qInfo("%d answer(s) interrupted by a crash are marked stopped", *n);
         else if (!n)
             qWarning("answers interrupted by a crash could not be marked stopped: %s", n.error().detail.c_str());
-        return true;
+        return m_problem;
     }
     const QString why = opened ? QString() : reason(opened.error()); // empty: the integrity check failed
     m_store.close();
-    return openFresh(path, why);
+    openFresh(path, why);
+    return m_problem;
 }
 
-bool ConversationRepository::openFresh(const QString &path, const QString &why)
+void ConversationRepository::openFresh(const QString &path, const QString &why)
 {
     m_problem.reason = why;
     if (!QFileInfo::exists(path)) {
         m_problem.kind = HistoryProblem::Kind::CannotCreate;
-        return false;
+        return;
     }
     // Never overwritten: the old file (and its WAL) is kept beside, for recovery.
     const QString aside = path + QStringLiteral(".unreadable-") +
                           QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     if (!QFile::rename(path, aside)) {
         m_problem.kind = HistoryProblem::Kind::CannotMoveAside;
-        return false;
+        return;
     }
     for (const char *suffix : {"-wal", "-shm"})
         QFile::rename(path + QLatin1String(suffix), aside + QLatin1String(suffix));
@@ -97,13 +98,12 @@ bool ConversationRepository::openFresh(const QString &path, const QString &why)
     m_problem.movedTo = aside;
     if (!m_open)
         m_problem.newReason = reason(fresh.error());
-    return m_open;
 }
 
 bool ConversationRepository::check(const Done &done, Write what)
 {
     if (!done)
-        emit failed(what, reason(done.error()));
+        emit failed(what, done.error());
     return done.ok();
 }
 
@@ -263,7 +263,7 @@ quint64 ConversationRepository::storeQuestionInBackground(qint64 conversationId,
         [path = m_path, question, answer] { return storeQuestion(path, question, answer); },
         [this](quint64 ticket, const StoredQuestion &stored) {
             if (!stored.question)
-                emit failed(Write::Question, reason(stored.error));
+                emit failed(Write::Question, stored.error);
             emit questionStored(ticket, stored.question, stored.answer);
         });
 }

@@ -53,9 +53,10 @@ public:
     explicit ConversationRepository(QObject *parent = nullptr);
 
     // Opens the history. One that cannot be read (not a database, damaged) is moved aside,
-    // unchanged, and a new one started; one of a newer schema opens read-only. problem() says
-    // what happened, for the window; Kind::None when all is well.
-    bool open(const QString &path);
+    // unchanged, and a new one started; one of a newer schema opens read-only. Returns what
+    // happened (Kind::None when all is well), kept as problem() for the window, which is made
+    // later; isOpen() says whether there is a history to use.
+    HistoryProblem open(const QString &path);
     bool isOpen() const { return m_open; }
     bool writable() const { return m_open && !m_store.readOnly(); }
     HistoryProblem problem() const { return m_problem; }
@@ -101,8 +102,9 @@ public:
     bool setShownVersion(qint64 messageId, int index);
 
 signals:
-    // `why` is SQLite's reason.
-    void failed(ConversationRepository::Write what, const QString &why);
+    // What could not be saved and why: FileUnwritable with SQLite's reason, InvalidArgument naming
+    // a row that is not there.
+    void failed(ConversationRepository::Write what, const shoehorn::Error &error);
     void questionStored(quint64 ticket, qint64 questionId, qint64 answerId);
     void picturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
 
@@ -110,7 +112,7 @@ private:
     bool check(const ChatStore::Done &done, Write what);
     bool inTransaction(Write what, const std::function<ChatStore::Done()> &writes);
 
-    bool openFresh(const QString &path, const QString &why);
+    void openFresh(const QString &path, const QString &why); // fills m_problem
     // Runs `job` on the pool and `deliver` with its result here, once (finishBackgroundWork may
     // deliver it first).
     template <class T>

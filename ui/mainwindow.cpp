@@ -106,8 +106,10 @@ void MainWindow::connectController()
         m_showError(ErrorText::title(e.code), ErrorText::message(e));
     });
     connect(m_controller, &ChatController::storageFailed, this,
-            [this](ConversationRepository::Write what, const QString &why) {
-        const QString text = tr("Shoehorn could not save %1 in the chat history: %2").arg(ErrorText::historyWrite(what), why);
+            [this](ConversationRepository::Write what, const shoehorn::Error &error) {
+        // SQLite's own words ("database or disk is full"), after what was being saved.
+        const QString text = tr("Shoehorn could not save %1 in the chat history: %2")
+                                 .arg(ErrorText::historyWrite(what), QString::fromStdString(error.detail));
         statusBar()->showMessage(text, 10000);
         if (!std::exchange(m_storageWarned, true)) // once: an answer checkpoints every second
             m_showError(tr("Chat history not saved"), text);

@@ -268,7 +268,9 @@ void TestChatController::failedWritesAreReported()
     QVERIFY(c.regenerate(1));
     QTRY_COMPARE(finished.count(), 2);
     QVERIFY(storage.count() >= 1);
-    QVERIFY2(storage.first().at(1).toString().contains("readonly"), qPrintable(storage.first().at(1).toString()));
+    const shoehorn::Error why = storage.first().at(1).value<shoehorn::Error>();
+    QCOMPARE(why.code, shoehorn::ErrorCode::FileUnwritable);
+    QVERIFY2(QString::fromStdString(why.detail).contains("readonly"), why.detail.c_str());
     QCOMPARE(storage.first().at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::NewVersion);
     QCOMPARE(f.cApp.history()->store()->messages(c.currentConversation()).at(1).versions.size(), 0); // nothing half-written
     storage.clear();

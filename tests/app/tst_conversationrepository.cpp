@@ -56,9 +56,9 @@ void TestConversationRepository::unreadableHistoryIsMovedAside()
         f.write(content);
     }
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QCOMPARE(r.open(m_path).kind, HistoryProblem::Kind::MovedAside);
     QVERIFY(r.writable());
-    QCOMPARE(r.problem().kind, HistoryProblem::Kind::MovedAside);
+    QCOMPARE(r.problem().kind, HistoryProblem::Kind::MovedAside); // kept for the window
     // The old file is kept, byte for byte, where the message says.
     const QStringList aside = QDir(m_dir.path()).entryList({QFileInfo(m_path).fileName() + ".unreadable-*"});
     QCOMPARE(aside.size(), 1);
@@ -84,9 +84,9 @@ void TestConversationRepository::noRoomForANewHistory()
     }
     QVERIFY(QDir().mkpath(m_path + "-journal"));
     ConversationRepository r;
-    QVERIFY(!r.open(m_path));
+    QCOMPARE(r.open(m_path).kind, HistoryProblem::Kind::MovedAsideNoNew);
+    QVERIFY(!r.isOpen());
     QVERIFY(!r.writable());
-    QCOMPARE(r.problem().kind, HistoryProblem::Kind::MovedAsideNoNew);
     QVERIFY2(!r.problem().newReason.isEmpty(), "no reason for the new history");
     QVERIFY(!r.problem().movedTo.isEmpty());
     QFile old(r.problem().movedTo);
@@ -107,17 +107,17 @@ void TestConversationRepository::newerSchemaOpensReadOnly()
     qint64 c = 0;
     {
         ConversationRepository r;
-        QVERIFY(r.open(m_path));
-        QVERIFY(r.problem().isNone());
+        QVERIFY(r.open(m_path).isNone());
+        QVERIFY(r.isOpen());
         c = r.createConversation("from the future", {}, {}, {});
         r.appendMessage(c, Author::User, "q", State::Done);
     }
     refuse("PRAGMA user_version = 99");
     ConversationRepository r;
     QSignalSpy failed(&r, &ConversationRepository::failed);
-    QVERIFY(r.open(m_path));
+    QCOMPARE(r.open(m_path).kind, HistoryProblem::Kind::ReadOnlyNewer);
+    QVERIFY(r.isOpen());
     QVERIFY(!r.writable());
-    QCOMPARE(r.problem().kind, HistoryProblem::Kind::ReadOnlyNewer);
     QCOMPARE(r.problem().reason, QString("schema version 99 is newer than this Shoehorn's %1").arg(ChatStore::kSchemaVersion));
     QCOMPARE(r.messages(c).size(), 1); // still readable
     QCOMPARE(r.appendMessage(c, Author::User, "more", State::Done), qint64(0));
@@ -133,7 +133,7 @@ void TestConversationRepository::interruptedAnswersAreMarkedStopped()
     qint64 c = 0;
     {
         ConversationRepository r;
-        QVERIFY(r.open(m_path));
+        QVERIFY(r.open(m_path).isNone());
         c = r.createConversation("t", {}, {}, {});
         r.appendMessage(c, Author::User, "q", State::Done);
         const qint64 a = r.appendMessage(c, Author::Assistant, {}, State::Streaming);
@@ -143,7 +143,7 @@ void TestConversationRepository::interruptedAnswersAreMarkedStopped()
         QVERIFY(r.saveAnswer(a, 0, partial));
     }
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QVERIFY(r.open(m_path).isNone());
     const auto stored = r.store()->messages(c);
     QCOMPARE(stored.at(1).state, QString("stopped"));
     QCOMPARE(stored.at(1).content, QString("half an ans"));
@@ -169,7 +169,7 @@ void TestConversationRepository::refuse(const QString &trigger)
 void TestConversationRepository::typedRoundTrip()
 {
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QVERIFY(r.open(m_path).isNone());
     const qint64 c = r.createConversation("t", "/m/a.gguf", "Be brief.", "{}");
     QVERIFY(c > 0);
     QVERIFY(r.appendMessage(c, Author::User, "q", State::Done) > 0);
@@ -191,7 +191,7 @@ void TestConversationRepository::typedRoundTrip()
 void TestConversationRepository::regenerateKeepsTheShownAnswer()
 {
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QVERIFY(r.open(m_path).isNone());
     const qint64 c = r.createConversation("t", {}, {}, {});
     r.appendMessage(c, Author::User, "q", State::Done);
     const qint64 a = r.appendMessage(c, Author::Assistant, "first", State::Done);
@@ -213,21 +213,22 @@ void TestConversationRepository::failedEditChangesNothing()
 {
     {
         ConversationRepository r;
-        QVERIFY(r.open(m_path));
+        QVERIFY(r.open(m_path).isNone());
         const qint64 c = r.createConversation("t", {}, {}, {});
         r.appendMessage(c, Author::User, "q1", State::Done);
         r.appendMessage(c, Author::Assistant, "a1", State::Done);
     }
     refuse("CREATE TRIGGER no_edit BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QVERIFY(r.open(m_path).isNone());
     const qint64 c = r.store()->conversations().first().id;
     const qint64 q = r.store()->messages(c).first().id;
     QSignalSpy failed(&r, &ConversationRepository::failed);
     QVERIFY(!r.editQuestion(c, q, "q1 edited"));
     QCOMPARE(failed.count(), 1);
     QCOMPARE(failed.first().at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::EditedQuestion);
-    QVERIFY(failed.first().at(1).toString().contains("disk says no"));
+    QVERIFY(QString::fromStdString(failed.first().at(1).value<shoehorn::Error>().detail).contains("disk says no"));
+    QCOMPARE(failed.first().at(1).value<shoehorn::Error>().code, shoehorn::ErrorCode::FileUnwritable);
     // The delete of the answer that preceded the refused update is rolled back.
     const auto msgs = r.messages(c);
     QCOMPARE(msgs.size(), 2);
@@ -240,14 +241,14 @@ void TestConversationRepository::failedVersionChangesNothing()
     qint64 a = 0;
     {
         ConversationRepository r;
-        QVERIFY(r.open(m_path));
+        QVERIFY(r.open(m_path).isNone());
         const qint64 c = r.createConversation("t", {}, {}, {});
         r.appendMessage(c, Author::User, "q", State::Done);
         a = r.appendMessage(c, Author::Assistant, "first", State::Done);
     }
     refuse("CREATE TRIGGER no_shown BEFORE UPDATE ON messages BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QVERIFY(r.open(m_path).isNone());
     QSignalSpy failed(&r, &ConversationRepository::failed);
     ChatModel::Version first;
     first.content = "first";
@@ -261,7 +262,7 @@ void TestConversationRepository::failedVersionChangesNothing()
 void TestConversationRepository::singleWritesSayWhy()
 {
     ConversationRepository r;
-    QVERIFY(r.open(m_path));
+    QVERIFY(r.open(m_path).isNone());
     const qint64 kept = r.createConversation("kept", {}, {}, {});
     const qint64 gone = r.createConversation("gone", {}, {}, {});
     QVERIFY(r.remove(gone));
@@ -270,12 +271,15 @@ void TestConversationRepository::singleWritesSayWhy()
     QVERIFY(!r.setModel(gone, "/m.gguf"));
     QCOMPARE(failed.count(), 2);
     QCOMPARE(failed.at(0).at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::ChatName);
-    QCOMPARE(failed.at(0).at(1).toString(), QString("no conversation %1").arg(gone));
+    QCOMPARE(failed.at(0).at(1).value<shoehorn::Error>().code, shoehorn::ErrorCode::InvalidArgument);
+    QCOMPARE(QString::fromStdString(failed.at(0).at(1).value<shoehorn::Error>().detail),
+             QString("no conversation %1").arg(gone));
     QCOMPARE(failed.at(1).at(0).value<ConversationRepository::Write>(), ConversationRepository::Write::ChatModel);
     refuse("CREATE TRIGGER no_rename BEFORE UPDATE ON conversations BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
     QVERIFY(!r.rename(kept, "y"));
     QCOMPARE(failed.count(), 3);
-    QVERIFY2(failed.at(2).at(1).toString().contains("disk says no"), qPrintable(failed.at(2).at(1).toString()));
+    const QString why = QString::fromStdString(failed.at(2).at(1).value<shoehorn::Error>().detail);
+    QVERIFY2(why.contains("disk says no"), qPrintable(why));
 }
 
 void TestConversationRepository::unopenedRepositoryWritesNothing()

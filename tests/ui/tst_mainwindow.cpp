@@ -30,6 +30,8 @@
 #include <QListView>
 #include <QTableView>
 #include <QDir>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QFileInfo>
 #include <QMimeData>
 #include <QMenu>
@@ -326,6 +328,17 @@ void TestMainWindow::brokenHistoryIsReported()
     QTRY_COMPARE(shown.size(), 1);
     QVERIFY2(shown.first().contains("moved") && shown.first().contains(".unreadable-"), qPrintable(shown.first()));
     QVERIFY(cApp.history()->store()); // a new history works
+    // A write that fails says what was being saved, in SQLite's words (a typed error in between).
+    const qint64 chat = cApp.history()->createConversation("kept", {}, {}, {});
+    QVERIFY(chat);
+    for (const QString &name : QSqlDatabase::connectionNames())
+        if (name.startsWith("chatstore-"))
+            QVERIFY(QSqlQuery(QSqlDatabase::database(name)).exec("PRAGMA query_only = ON"));
+    QVERIFY(!cApp.chat()->renameConversation(chat, "renamed"));
+    QTRY_COMPARE(shown.size(), 2);
+    QVERIFY2(shown.last().startsWith("Chat history not saved: Shoehorn could not save the chat's new name in the "
+                                     "chat history: attempt to write a readonly database"),
+             qPrintable(shown.last()));
     const QDir dir = QFileInfo(ChatStore::defaultPath()).dir();
     for (const QString &f : dir.entryList({"chats.sqlite.unreadable-*"}))
         QFile::remove(dir.filePath(f));
