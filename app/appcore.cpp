@@ -17,8 +17,10 @@
 #include "tuningstore.h"
 #include "visioncontroller.h"
 #include "worker.h"
+#include "workpool.h"
 
 #include <QCoreApplication>
+#include <QThreadPool>
 #include <QFileInfo>
 #include <QTimer>
 
@@ -102,6 +104,10 @@ bool AppCore::shutdown(int milliseconds)
     // A question with pictures still being stored: its ids come now, and with them the stopped
     // answer's last write.
     m_repo->finishBackgroundWork();
+    // What else runs on the work pool ends before the objects it may use go (Qt does this for its
+    // global pool in ~QCoreApplication): a decode or a highlight, a remote probe up to 5 s.
+    workPool()->clear();
+    workPool()->waitForDone();
     return true;
 }
 

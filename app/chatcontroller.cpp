@@ -54,6 +54,7 @@ void ChatController::setSystemPrompt(const QString &s)
 
 void ChatController::storeChatSettings()
 {
+    settleBackgroundWork();
     if (m_conversation)
         m_repo->setSettings(m_conversation, m_systemPrompt, ChatJson::optionsToJson(generationOptions()));
 }
@@ -78,7 +79,7 @@ bool ChatController::send(const QString &text, const QList<ChatImage> &images)
     // Images only go to a model that can read them; the caller keeps what was typed.
     if (!images.isEmpty() && !m_session->vision().ready)
         return false;
-    settleBackgroundWork();
+    settleBackgroundWork(true);
     ensureConversation(trimmed.isEmpty() ? tr("Image") : trimmed);
     ChatModel::Message question = ChatModel::make(Author::User, trimmed);
     question.images = images;
@@ -130,12 +131,16 @@ void ChatController::onPicturesRead(quint64 ticket, const QHash<qint64, QList<Ch
     }
 }
 
-void ChatController::settleBackgroundWork()
+void ChatController::settleBackgroundWork(bool forATurn)
 {
-    // The user acted within the few ms a photo takes to store or read: what follows needs its
-    // rows (their ids, the pictures' bytes), and a write now would wait for SQLite's lock anyway.
-    if (m_storing.ticket || m_readingPictures)
-        m_repo->finishBackgroundWork();
+    // The user acted within the few ms a photo takes to store or read. A question being stored:
+    // what follows needs its rows' ids, and a write now would wait for SQLite's lock anyway. The
+    // open chat's pictures being read: a turn needs their bytes; anything else goes on without
+    // them (they come by message id, wherever the rows are then).
+    if (m_storing.ticket)
+        m_repo->finishBackgroundWork(m_storing.ticket);
+    if (forATurn && m_readingPictures)
+        m_repo->finishBackgroundWork(m_readingPictures);
 }
 
 int ChatController::appendAnswerRow()
@@ -197,7 +202,7 @@ bool ChatController::regenerate(int row)
 {
     if (state() != State::Ready || row != m_chat->rowCount() - 1)
         return false;
-    settleBackgroundWork();
+    settleBackgroundWork(true);
     const ChatModel::Message before = m_chat->message(row);
     if (before.author == Author::User) {
         // The answer was deleted (or never came): answer the last question.
@@ -222,7 +227,7 @@ bool ChatController::editAndResend(int row, const QString &text)
     if (state() != State::Ready || trimmed.isEmpty() || row < 0 || row >= m_chat->rowCount() ||
         m_chat->message(row).author != Author::User)
         return false;
-    settleBackgroundWork();
+    settleBackgroundWork(true);
     const qint64 storeId = m_chat->message(row).storeId;
     const QString before = m_chat->message(row).content;
     m_chat->truncate(row + 1);
@@ -252,10 +257,10 @@ bool ChatController::showVersion(int row, int version)
 {
     if (row < 0 || row >= m_chat->rowCount() || answering())
         return false;
+    settleBackgroundWork();
     const auto &m = m_chat->message(row);
     if (version < 0 || version >= m.versionCount() || version == m.current)
         return false;
-    settleBackgroundWork();
     m_chat->setCurrentVersion(row, version);
     m_repo->setShownVersion(m.storeId, version);
     return true;
@@ -270,6 +275,7 @@ void ChatController::newChat()
 {
     stop();
     settleBackgroundWork();
+    m_readingPictures = 0; // the chat is left: its pictures' late bytes are dropped
     m_chat->clear();
     m_answerRow = -1;
     m_conversation = 0;
@@ -284,7 +290,7 @@ bool ChatController::openConversation(qint64 id)
 {
     if (!m_repo->isOpen() || answering() || state() == State::Tuning)
         return false;
-    settleBackgroundWork();
+    settleBackgroundWork(); // the pictures of the chat shown before are dropped below
     m_chat->clear();
     bool pictures = false;
     for (const auto &msg : m_repo->messages(id)) {
@@ -308,6 +314,7 @@ bool ChatController::openConversation(qint64 id)
 
 bool ChatController::renameConversation(qint64 id, const QString &title)
 {
+    settleBackgroundWork();
     const bool ok = m_repo->rename(id, title);
     if (ok)
         emit conversationsChanged();
@@ -328,6 +335,7 @@ bool ChatController::deleteConversation(qint64 id)
 
 shoehorn::Result<qint64> ChatController::importConversation(const QByteArray &json)
 {
+    settleBackgroundWork();
     auto id = m_repo->importJson(json);
     if (id) {
         emit conversationsChanged();
@@ -338,6 +346,7 @@ shoehorn::Result<qint64> ChatController::importConversation(const QByteArray &js
 
 bool ChatController::relocateConversationModel(qint64 id, const QString &modelPath)
 {
+    settleBackgroundWork();
     if (!m_repo->setModel(id, modelPath))
         return false;
     emit conversationsChanged();

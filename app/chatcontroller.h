@@ -92,7 +92,7 @@ private:
     void checkpoint();
     void onQuestionStored(quint64 ticket, qint64 questionId, qint64 answerId);
     void onPicturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
-    void settleBackgroundWork();
+    void settleBackgroundWork(bool forATurn = false);
 
     ChatModel *m_chat = nullptr;
     InferenceSession *m_session = nullptr;

@@ -126,8 +126,9 @@ ChatStore::Done ChatStore::open(const QString &path, int upToVersion)
         return exec(QStringLiteral("PRAGMA query_only=ON"));
     }
     // WAL: a commit survives the process being killed; NORMAL sync is enough for that.
-    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                               "PRAGMA busy_timeout=3000"})
+    // The lock's timeout first: another connection (a pool job's) may be writing.
+    for (const char *pragma : {"PRAGMA busy_timeout=3000", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
+                               "PRAGMA foreign_keys=ON"})
         if (Done d = exec(QLatin1String(pragma)); !d)
             return d;
     return migrate(upToVersion);
@@ -370,17 +371,18 @@ QList<ChatImage> ChatStore::images(qint64 messageId, bool withBytes) const
     return out;
 }
 
-QHash<qint64, QList<ChatImage>> ChatStore::pictures(qint64 conversationId) const
+shoehorn::Result<QHash<qint64, QList<ChatImage>>> ChatStore::pictures(qint64 conversationId) const
 {
     QSqlQuery q(m_db);
     q.prepare(QStringLiteral("SELECT i.message_id, i.mime, i.data FROM message_images i "
                              "JOIN messages m ON m.id = i.message_id WHERE m.conversation_id = ? "
                              "ORDER BY i.message_id, i.position"));
     q.addBindValue(conversationId);
+    if (!q.exec())
+        return Error{ErrorCode::FileUnreadable, q.lastError().text().toStdString()};
     QHash<qint64, QList<ChatImage>> out;
-    if (q.exec())
-        while (q.next())
-            out[q.value(0).toLongLong()].append({q.value(2).toByteArray(), q.value(1).toString()});
+    while (q.next())
+        out[q.value(0).toLongLong()].append({q.value(2).toByteArray(), q.value(1).toString()});
     return out;
 }
 

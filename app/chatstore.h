@@ -90,7 +90,7 @@ public:
     QList<Message> messages(qint64 conversationId, bool pictureBytes = true) const;
     QList<ChatImage> images(qint64 messageId, bool withBytes = true) const;
     // Every picture of a conversation, by message id, in order.
-    QHash<qint64, QList<ChatImage>> pictures(qint64 conversationId) const;
+    shoehorn::Result<QHash<qint64, QList<ChatImage>>> pictures(qint64 conversationId) const;
 
     // Versions of a regenerated answer. The message row always holds the version shown.
     Id appendVersion(qint64 messageId, const Version &version);

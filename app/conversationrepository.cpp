@@ -10,6 +10,7 @@
 #include <QFutureWatcher>
 #include <QtConcurrent>
 
+#include <algorithm>
 #include <memory>
 
 using State = ChatModel::State;
@@ -241,10 +242,14 @@ quint64 ConversationRepository::inBackground(std::function<T()> job, std::functi
     return ticket;
 }
 
-void ConversationRepository::finishBackgroundWork()
+void ConversationRepository::finishBackgroundWork(quint64 ticket)
 {
-    while (!m_running.isEmpty()) {
-        const auto finish = m_running.first().finish; // it removes its entry
+    for (;;) {
+        const auto it = std::find_if(m_running.cbegin(), m_running.cend(),
+                                     [ticket](const Running &r) { return !ticket || r.ticket == ticket; });
+        if (it == m_running.cend())
+            return;
+        const auto finish = it->finish; // it removes its entry
         finish();
     }
 }
@@ -272,16 +277,25 @@ quint64 ConversationRepository::readPicturesInBackground(qint64 conversationId)
 {
     if (!m_open || !conversationId)
         return 0;
-    return inBackground<Pictures>(
-        [path = m_path, conversationId] {
+    using Read = shoehorn::Result<Pictures>;
+    return inBackground<Read>(
+        [path = m_path, conversationId]() -> Read {
             ChatStore store;
-            if (const Done opened = store.open(path); !opened) {
-                qWarning("the chat's pictures cannot be read: %s", opened.error().detail.c_str());
-                return Pictures{};
-            }
+            if (const Done opened = store.open(path); !opened)
+                return opened.error();
             return store.pictures(conversationId);
         },
-        [this](quint64 ticket, const Pictures &pictures) { emit picturesRead(ticket, pictures); });
+        [this, conversationId](quint64 ticket, const Read &read) {
+            if (read) {
+                emit picturesRead(ticket, *read);
+                return;
+            }
+            // Without them a turn would send the model empty pictures: read them here (rare).
+            qWarning("the chat's pictures could not be read on the pool (%s): reading them here",
+                     read.error().detail.c_str());
+            const Read again = m_store.pictures(conversationId);
+            emit picturesRead(ticket, again ? *again : Pictures{});
+        });
 }
 
 bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer)

@@ -87,10 +87,11 @@ public:
     // commit: questionStored() brings both ids (0 and 0 after a failure, said by failed()).
     quint64 storeQuestionInBackground(qint64 conversationId, const QString &content, const QList<ChatImage> &images);
     // The pictures' bytes of a conversation read by messages(): picturesRead() brings them by
-    // message id.
+    // message id (read here instead when the pool's read fails).
     quint64 readPicturesInBackground(qint64 conversationId);
-    // Quitting: waits for the work still running (a local write) and delivers its signals now.
-    void finishBackgroundWork();
+    // Waits for the job with that ticket (0: every one; a local write or read, milliseconds) and
+    // delivers its signal now: what the user does next needs it, or Shoehorn is quitting.
+    void finishBackgroundWork(quint64 ticket = 0);
     // The streaming checkpoint and the final write of an answer (and of its version row).
     bool saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer);
     // A regenerated answer: the shown version is kept (as the first version row when it is

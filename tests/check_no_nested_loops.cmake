@@ -5,9 +5,10 @@
 # dialogs window-modal with a callback instead. UI_DIR (widgets) gets every check; CORE_DIR
 # (app/: Qt without widgets, so no dialog or menu can be there, and its QSqlQuery::exec is no
 # loop) the event-loop ones, main.cpp's app.exec() being the one loop.
-# Both dirs: work off the GUI thread goes to workPool(), not Qt's global pool (QtConcurrent::run
-# without a pool, QThreadPool::globalInstance()): Qt's painting splits its work over the global
-# pool and the GUI thread waits for the pieces, behind whatever runs there.
+# Both dirs: work off the GUI thread goes to workPool(), not Qt's global pool (a QtConcurrent call
+# without a pool, QThreadPool::globalInstance(), a continuation launched Async): Qt's painting
+# splits its work over the global pool and the GUI thread waits for the pieces, behind whatever
+# runs there. Line by line: a call whose pool is on the next line counts as a problem too.
 # Usage: cmake -DUI_DIR=ui -DCORE_DIR=app -P check_no_nested_loops.cmake
 set(problems 0)
 set(count 0)
@@ -23,8 +24,8 @@ foreach(dir IN ITEMS "${UI_DIR}" "${CORE_DIR}")
             set(bad "")
             if(code MATCHES "QEventLoop|processEvents[ \t]*\\(")
                 set(bad "a local event loop")
-            elseif(code MATCHES "QThreadPool::globalInstance|QtConcurrent::run[ \t]*\\([ \t]*$" OR
-                   (code MATCHES "QtConcurrent::run[ \t]*\\(" AND NOT code MATCHES "QtConcurrent::run[ \t]*\\([ \t]*workPool\\(\\)"))
+            elseif(code MATCHES "QThreadPool::globalInstance|QtFuture::Launch::Async|QtConcurrent::[A-Za-z]+[ \t]*\\([ \t]*$" OR
+                   (code MATCHES "QtConcurrent::[A-Za-z]+[ \t]*\\(" AND NOT code MATCHES "QtConcurrent::[A-Za-z]+[ \t]*\\([ \t]*workPool\\(\\)"))
                 set(bad "Qt's global thread pool (the GUI thread's painting waits on it): use workPool()")
             elseif(dir STREQUAL UI_DIR AND code MATCHES "QMessageBox::(warning|information|question|critical|about|aboutQt)[ \t]*\\(")
                 set(bad "a static QMessageBox helper (it runs exec())")

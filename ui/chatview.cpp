@@ -209,7 +209,8 @@ void ChatView::writeImages(int row, QTextCursor &c)
 
 namespace {
 // Which picture: its bytes' address, size and first 4 KiB. The chat model shares one buffer per
-// picture across rebuilds, so a chat shown again finds its thumbnails made.
+// picture across rebuilds (a restyle, an edit), so those find its thumbnail made; a chat opened
+// again from the history reads new buffers and decodes it again.
 QString pictureKey(const QByteArray &data)
 {
     return QStringLiteral("%1:%2:%3")
@@ -472,7 +473,9 @@ void ChatView::activate(const QString &href)
     if (scheme == QLatin1String("image")) {
         const int row = rowOfKey(parts.value(1).toInt());
         const int index = parts.value(2).toInt();
-        if (row >= 0 && index >= 0 && index < m_model->message(row).images.size())
+        // A picture whose bytes are still being read from the history opens once they are there.
+        if (row >= 0 && index >= 0 && index < m_model->message(row).images.size() &&
+            !m_model->message(row).images.at(index).data.isEmpty())
             emit imageRequested(m_model->message(row).images.at(index));
         return;
     }

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 class FakeWorker : public Worker
 {
@@ -66,9 +67,20 @@ public:
         emit modelLoaded(s);
     }
 
+    // The history the last answer was given (the engine's types, as the real worker gets them).
+    std::vector<shoehorn::ChatMessage> lastHistory() const
+    {
+        std::lock_guard lock(m_historyMutex);
+        return m_lastHistory;
+    }
+
     void generate(quint64 id, const std::vector<shoehorn::ChatMessage> &history,
                   const shoehorn::GenerationOptions &) override
     {
+        {
+            std::lock_guard lock(m_historyMutex);
+            m_lastHistory = history;
+        }
         shoehorn::GenerationStats stats;
         stats.promptTokens = int(history.size());
         stats.stopReason = shoehorn::StopReason::EndOfGeneration;
@@ -124,6 +136,8 @@ public:
     }
 
 private:
+    mutable std::mutex m_historyMutex;
+    std::vector<shoehorn::ChatMessage> m_lastHistory;
     bool m_holding = false; // a model is loaded (on the worker's thread only)
     int m_contextSize = 0;   // of the model loaded last
 };

@@ -36,11 +36,12 @@ public:
     explicit HistoryLock(int held)
     {
         std::atomic<bool> taken{false};
-        m_thread = std::thread([held, &taken] {
+        m_thread = std::thread([this, held, &taken] {
             {
                 QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("locker"));
                 db.setDatabaseName(ChatStore::defaultPath());
                 const bool ok = db.open() && QSqlQuery(db).exec(QStringLiteral("BEGIN IMMEDIATE"));
+                m_held = ok;
                 taken = true;
                 if (ok) {
                     QThread::msleep(unsigned(held));
@@ -54,9 +55,11 @@ public:
             QThread::msleep(1);
     }
     ~HistoryLock() { m_thread.join(); }
+    bool held() const { return m_held; }
 
 private:
     std::thread m_thread;
+    std::atomic<bool> m_held{false};
 };
 
 const ChatImage kPicture{QByteArray("\x89PNG\r\n\x1a\n") + QByteArray(300000, 'p'), QStringLiteral("image/png")};
@@ -337,6 +340,7 @@ void TestChatController::picturesAreStoredOffTheGuiThread()
     QSignalSpy storage(&c, &ChatController::storageFailed);
     {
         HistoryLock lock(1500);
+        QVERIFY(lock.held());
         QElapsedTimer t;
         t.start();
         QVERIFY(c.send(QStringLiteral("What is this?"), {kPicture}));
@@ -370,8 +374,10 @@ void TestChatController::quittingWhileAPictureIsStored()
     const qint64 conversation = c.currentConversation();
     {
         HistoryLock lock(500);
+        QVERIFY(lock.held());
         QVERIFY(c.send(QStringLiteral("What is this?"), {kPicture}));
         QTRY_VERIFY(!c.chatModel()->message(3).content.isEmpty());
+        QCOMPARE(c.chatModel()->message(3).storeId, 0); // still waiting for the lock
         QVERIFY(f.cApp.shutdown(2000));
     }
     QCOMPARE(c.chatModel()->message(3).state, ChatModel::State::Stopped);
@@ -410,6 +416,10 @@ void TestChatController::picturesAreReadOffTheGuiThread()
     QVERIFY(c.send(QStringLiteral("And this?")));
     QCOMPARE(c.chatModel()->message(2).images, QList<ChatImage>{kPicture});
     QTRY_COMPARE(finished.count(), 2);
+    const std::vector<shoehorn::ChatMessage> given = f.worker->lastHistory();
+    QCOMPARE(given.size(), size_t(5)); // the first turn, the picture's, and this question
+    QCOMPARE(given[2].images.size(), size_t(1));
+    QVERIFY(given[2].images[0].bytes == kPicture.data.toStdString()); // what the model read
 }
 
 void TestChatController::chatsAreStoredAndReopened()

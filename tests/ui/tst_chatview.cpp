@@ -5,8 +5,10 @@
 #include "markdownsplit.h"
 
 #include <QAbstractItemModelTester>
+#include <QBuffer>
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTextBlock>
@@ -61,6 +63,7 @@ private slots:
     void followsPaletteChange();
     void streamedLineEndsAndCodeLines();
     void noteUntilTheFirstText();
+    void pictureStillBeingRead();
 };
 
 void TestChatView::noteUntilTheFirstText()
@@ -389,6 +392,46 @@ void TestChatView::parseHighlighterHtml()
     QVERIFY(r.runs[1].bold);
     QCOMPARE(CodeHighlighter::definitionFor("py"), QString("Python"));
     QCOMPARE(CodeHighlighter::definitionFor("C++"), QString("C++"));
+}
+
+// A stored chat opens with its pictures' types only; their bytes come after (the history reads
+// them off the GUI thread). Meanwhile the picture is a tile that says which it is and does not
+// open; with its bytes it shows its size and opens.
+void TestChatView::pictureStillBeingRead()
+{
+    QImage red(200, 100, QImage::Format_RGB32);
+    red.fill(Qt::red);
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    QVERIFY(red.save(&buffer, "PNG"));
+    ChatModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ChatView view;
+    view.setChatModel(&model);
+    auto question = ChatModel::make(ChatModel::Author::User, QStringLiteral("What is this?"));
+    question.images = {{QByteArray(), QStringLiteral("image/png")}};
+    model.appendMessage(question);
+    const auto tooltip = [&view] {
+        for (QTextBlock b = view.document()->begin(); b.isValid(); b = b.next())
+            for (auto it = b.begin(); !it.atEnd(); ++it)
+                if (it.fragment().charFormat().isImageFormat())
+                    return it.fragment().charFormat().toolTip();
+        return QString();
+    };
+    QCOMPARE(tooltip(), QString("Image 1 of 1. Click to view."));
+    const auto link = QRegularExpression(QStringLiteral("href=\"(image:\\d+:0)\"")).match(view.toHtml());
+    QVERIFY2(link.hasMatch(), qPrintable(view.toHtml().left(2000)));
+    QSignalSpy open(&view, &ChatView::imageRequested);
+    view.activate(link.captured(1));
+    QCOMPARE(open.count(), 0);
+    model.setImages(0, {{png, QStringLiteral("image/png")}});
+    QCOMPARE(tooltip(), QString("Image 1 of 1, 200 × 100 pixels. Click to view."));
+    const auto again = QRegularExpression(QStringLiteral("href=\"(image:\\d+:0)\"")).match(view.toHtml());
+    QVERIFY(again.hasMatch());
+    view.activate(again.captured(1));
+    QCOMPARE(open.count(), 1);
+    QCOMPARE(open.first().first().value<ChatImage>().data, png);
 }
 
 QTEST_MAIN(TestChatView)
