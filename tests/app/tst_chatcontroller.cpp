@@ -97,6 +97,12 @@ private:
             lm.openModel(QStringLiteral("/models/fake.gguf"));
             return QTest::qWaitFor([&] { return loaded.count() == 1; }, 5000);
         }
+        // Loaded, reading pictures, a first question answered in three words.
+        [[nodiscard]] bool loadForPictures()
+        {
+            worker->tokens = 3;
+            return load() && readyForPictures(cApp);
+        }
     };
 
 private slots:
@@ -331,10 +337,8 @@ void TestChatController::destroyWhileGenerating()
 void TestChatController::picturesAreStoredOffTheGuiThread()
 {
     FakeChat f;
-    f.worker->tokens = 3;
-    QVERIFY(f.load());
+    QVERIFY(f.loadForPictures());
     ChatController &c = f.c;
-    QVERIFY(readyForPictures(f.cApp));
     const qint64 conversation = c.currentConversation();
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QSignalSpy storage(&c, &ChatController::storageFailed);
@@ -366,10 +370,8 @@ void TestChatController::picturesAreStoredOffTheGuiThread()
 void TestChatController::quittingWhileAPictureIsStored()
 {
     FakeChat f;
-    f.worker->tokens = 3;
-    QVERIFY(f.load());
+    QVERIFY(f.loadForPictures());
     ChatController &c = f.c;
-    QVERIFY(readyForPictures(f.cApp));
     f.worker->tokens = 1000000;
     const qint64 conversation = c.currentConversation();
     {
@@ -392,10 +394,8 @@ void TestChatController::quittingWhileAPictureIsStored()
 void TestChatController::picturesAreReadOffTheGuiThread()
 {
     FakeChat f;
-    f.worker->tokens = 3;
-    QVERIFY(f.load());
+    QVERIFY(f.loadForPictures());
     ChatController &c = f.c;
-    QVERIFY(readyForPictures(f.cApp));
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QVERIFY(c.send(QStringLiteral("What is this?"), {kPicture}));
     QTRY_COMPARE(finished.count(), 1);
