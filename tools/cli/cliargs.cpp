@@ -356,7 +356,7 @@ Result<ModelInfo> readHeader(const Args &a)
     return inspectModel(a.model);
 }
 
-std::string checkForCommand(const std::string &command, Args &a)
+static std::string whyNotFor(const std::string &command, Args &a)
 {
     // `chat m.gguf -p two words` would answer "two" and drop "words" without a word.
     if (a.positional.size() > 1) {
@@ -406,6 +406,13 @@ std::string checkForCommand(const std::string &command, Args &a)
     return {};
 }
 
+Error checkForCommand(const std::string &command, Args &a)
+{
+    if (std::string why = whyNotFor(command, a); !why.empty())
+        return Error{ErrorCode::InvalidArgument, std::move(why)};
+    return {};
+}
+
 const char *commonFlagsHelp()
 {
     return "  -ngl N|all        GPU layers (-1 or all: all)\n"
@@ -444,14 +451,18 @@ const char *commonFlagsHelp()
            "  --json            machine-readable output\n";
 }
 
-std::string parseArgs(int argc, char **argv, int first, Args &a)
+Result<Args> parseArgs(int argc, char **argv, int first)
 {
+    Args a;
     for (int i = first; i < argc; ++i)
         a.raw.emplace_back(argv[i]);
     Cursor c{argc, argv, first, {}, {}, {}};
-    if (const std::string error = parseEach(c, a); !error.empty())
-        return error;
-    return finish(a);
+    std::string error = parseEach(c, a);
+    if (error.empty())
+        error = finish(a);
+    if (!error.empty())
+        return Error{ErrorCode::InvalidArgument, error};
+    return a;
 }
 
 PlanTarget machineTarget(const Args &a)

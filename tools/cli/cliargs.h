@@ -79,17 +79,18 @@ std::string rangeText(const FloatRange &r);
 // The whole string as a whole number in long long's range, or nothing.
 std::optional<long long> parseWholeNumber(const std::string &s);
 
-// Parses argv[first..]. Returns an empty string or the error: a missing value, a value outside
-// the flag's range (naming the flag, the range and the value), or settings llama.cpp refuses
-// (validate()).
-std::string parseArgs(int argc, char **argv, int first, Args &out);
+// Parses argv[first..]: the flags, or InvalidArgument saying what was wrong: a missing value, a
+// value outside the flag's range (naming the flag, the range and the value), or settings
+// llama.cpp refuses (validate()).
+Result<Args> parseArgs(int argc, char **argv, int first);
 // The real machine with --vram-budget applied.
 PlanTarget machineTarget(const Args &a);
 // Auto-fit's margins from --margin.
 void applyMargins(const Args &a, FitRequest &r);
 // What only `command` needs: one model (a second positional is a value that lost its flag or
-// its quotes), and bench, parity and tune take -p and -n as token counts.
-std::string checkForCommand(const std::string &command, Args &a);
+// its quotes), and bench, parity and tune take -p and -n as token counts. InvalidArgument saying
+// what does not fit the command.
+Error checkForCommand(const std::string &command, Args &a);
 const char *commonFlagsHelp();
 
 } // namespace shoehorn::cli

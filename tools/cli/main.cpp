@@ -334,12 +334,12 @@ int run(int argc, char **argv)
     // --json answers a bad flag in JSON too: set before the flags are read (one may be the bad one).
     const bool json = std::any_of(argv + 2, argv + argc, [](const char *a) { return !std::strcmp(a, "--json"); });
     cli::setJsonErrors(json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
-    cli::Args args;
-    std::string err = cli::parseArgs(argc, argv, 2, args);
-    if (err.empty())
-        err = cli::checkForCommand(cmd, args);
-    if (!err.empty())
-        return cli::usageError(err);
+    auto parsed = cli::parseArgs(argc, argv, 2);
+    if (!parsed)
+        return cli::usageError(parsed.error().detail);
+    cli::Args args = std::move(*parsed);
+    if (const shoehorn::Error e = cli::checkForCommand(cmd, args))
+        return cli::usageError(e.detail);
     // From here on what was read decides ("-p --json" is a prompt, not the flag).
     cli::setJsonErrors(args.json && (cmd == "info" || cmd == "plan" || cmd == "fit"));
     if (args.model.empty())
