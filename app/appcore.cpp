@@ -111,6 +111,11 @@ bool AppCore::shutdown(int milliseconds)
     return true;
 }
 
+WindowParts AppCore::windowParts() const
+{
+    return {m_model, m_chat, m_repo, m_conversations, m_library, m_offload, m_tuning, m_vision, m_api, m_remote};
+}
+
 AppCore::~AppCore()
 {
     // Settings written in the background (AppSettings::writeInBackground) are on disk before the

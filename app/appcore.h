@@ -1,5 +1,7 @@
 #pragma once
 
+#include "windowparts.h"
+
 #include <QObject>
 
 #include <memory>
@@ -18,11 +20,12 @@ class TuningController;
 class VisionController;
 class Worker;
 
+
 // The app core's objects and who owns them (the composition root): the inference session (the
 // worker and its thread), the loaded model, the hardware monitor, the chat history and the open
 // chat, the local API, the vision projectors, auto-tune, the offload plan, the model library and
-// the remote machines (RPC workers). main() and the tests make one; the window hands each widget
-// the objects it works with, and each controller is handed its own here, not this.
+// the remote machines (RPC workers). main() and the tests make one; the window is handed the
+// objects it works with (windowParts()), each controller its own here, and neither this.
 class AppCore : public QObject
 {
     Q_OBJECT
@@ -50,6 +53,7 @@ public:
     RemoteMachines *remote() const { return m_remote; }
     OffloadController *offload() const { return m_offload; }
     ModelLibrary *library() const { return m_library; }
+    WindowParts windowParts() const;
 
 private:
     void connectLibrary();

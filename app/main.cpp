@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     instance.listen();
 
     AppCore core;
-    MainWindow window(&core);
+    MainWindow window(core.windowParts());
     QObject::connect(&instance, &SingleInstance::filesReceived, &window, &MainWindow::openFiles);
     window.show();
     if (paths.isEmpty()) {

@@ -4,7 +4,8 @@
 #                                       libshoehorn_ui.a is defined by libshoehorn_engine.a
 #   check_layers.sh BUILD_DIR headers   no ui/ or app/ source includes a llama.cpp, ggml, libmtmd
 #                                       or llama.cpp server header, directly or through another
-#                                       header (ninja -t deps)
+#                                       header (ninja -t deps), and no ui/ source AppCore's header:
+#                                       the window is handed its objects (WindowParts), not the root
 #   check_layers.sh BUILD_DIR names     no ui/ or app/ object refers to a llama.cpp, ggml, libmtmd
 #                                       or server symbol (llama_*, ggml_*, gguf_*, mtmd_*,
 #                                       server_*, common_*)
@@ -44,15 +45,18 @@ headers)
         /^[^ \t].*: #deps/ { obj = $1; sub(/:$/, "", obj); next }
         /^[ \t]+[^ \t]/ && obj ~ /shoehorn_(ui|app)\.dir/ && ($1 ~ /\/(llama|llama-cpp|ggml|ggml-backend|gguf|mtmd|mtmd-helper|server-[a-z]+)\.h$/) {
             print "FAIL: " obj " includes " $1
+        }
+        /^[ \t]+[^ \t]/ && obj ~ /shoehorn_ui\.dir/ && $1 ~ /\/appcore\.h$/ {
+            print "FAIL: " obj " includes " $1 " (the composition root)"
         }' "$work/deps" | sort -u > "$work/bad"
     objects=$(grep -cE '^[^ \t].*shoehorn_(ui|app)\.dir.*: #deps' "$work/deps" || true)
     [ "$objects" -gt 0 ] || { echo "FAIL: no ui/app objects in ninja's dependency log"; exit 1; }
     if [ -s "$work/bad" ]; then
         head -40 "$work/bad"
-        echo "$(wc -l < "$work/bad") includes of llama.cpp/ggml headers from ui/ and app/"
+        echo "$(wc -l < "$work/bad") includes across the layers from ui/ and app/"
         exit 1
     fi
-    echo "ui and app: $objects objects, none includes a llama.cpp, ggml, mtmd or server header"
+    echo "ui and app: $objects objects, none includes a llama.cpp, ggml, mtmd or server header; ui/ not appcore.h"
     ;;
 names)
     if [ -n "${SHOEHORN_LAYERS_INPUT:-}" ]; then

@@ -5,7 +5,6 @@
 #include "apidialog.h"
 #include "remotemachines.h"
 #include "remotemachinesdialog.h"
-#include "appcore.h"
 #include "attachmentstrip.h"
 #include "appsettings.h"
 #include "chatlist.h"
@@ -52,8 +51,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-MainWindow::MainWindow(AppCore *core, QWidget *parent)
-    : QMainWindow(parent), m_core(core), m_model(core->model()), m_controller(core->chat()), m_library(core->library())
+MainWindow::MainWindow(const WindowParts &parts, QWidget *parent)
+    : QMainWindow(parent), m_parts(parts), m_model(parts.model), m_controller(parts.chat), m_library(parts.library)
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Shoehorn"));
@@ -69,7 +68,7 @@ MainWindow::MainWindow(AppCore *core, QWidget *parent)
     connectController();
     onStateChanged(m_model->state());
     // Said once the window is up: the history was moved aside, is read-only, or is not saved.
-    if (const HistoryProblem problem = m_core->history()->problem(); !problem.isNone())
+    if (const HistoryProblem problem = m_parts.history->problem(); !problem.isNone())
         QTimer::singleShot(0, this, [this, problem] { m_showError(tr("Chat history"), ErrorText::history(problem)); });
 }
 
@@ -145,13 +144,13 @@ void MainWindow::buildUi()
     m_apiIndicator->setObjectName(QStringLiteral("apiIndicator"));
     m_apiIndicator->hide();
     statusBar()->addPermanentWidget(m_apiIndicator);
-    connect(m_core->api(), &ApiController::stateChanged, this, [this](ApiController::State s) {
+    connect(m_parts.api, &ApiController::stateChanged, this, [this](ApiController::State s) {
         m_apiIndicator->setVisible(s == ApiController::State::On);
-        m_apiIndicator->setText(tr("API: %1").arg(m_core->api()->baseUrl() + QStringLiteral("/v1")));
+        m_apiIndicator->setText(tr("API: %1").arg(m_parts.api->baseUrl() + QStringLiteral("/v1")));
     });
     // Paused (503) while auto-tune measures the model: the indicator says so.
-    connect(m_core->api(), &ApiController::statusUpdated, this, [this](const shoehorn::ApiStatus &st) {
-        const QString url = m_core->api()->baseUrl() + QStringLiteral("/v1");
+    connect(m_parts.api, &ApiController::statusUpdated, this, [this](const shoehorn::ApiStatus &st) {
+        const QString url = m_parts.api->baseUrl() + QStringLiteral("/v1");
         m_apiIndicator->setText(st.unavailable.empty() ? tr("API: %1").arg(url)
                                                        : tr("API: %1 (paused while auto-tune measures)").arg(url));
     });
@@ -165,7 +164,7 @@ void MainWindow::buildChatPage()
     m_view = new ChatView(m_chatPage);
     m_view->setChatModel(m_controller->chatModel());
     chat->addWidget(m_view, 1);
-    m_composer = new Composer(m_controller, m_model, m_core->vision(), m_chatPage);
+    m_composer = new Composer(m_controller, m_model, m_parts.vision, m_chatPage);
     chat->addWidget(m_composer);
     m_pages->addWidget(m_chatPage);
     connect(m_view, &ChatView::regenerateRequested, m_controller, &ChatController::regenerate);
@@ -188,7 +187,7 @@ void MainWindow::showImage(const ChatImage &image)
 
 void MainWindow::buildDocks()
 {
-    m_chats = new ChatList(m_controller, m_core->conversations(), this);
+    m_chats = new ChatList(m_controller, m_parts.conversations, this);
     addDockWidget(Qt::LeftDockWidgetArea, m_chats);
     // A stored chat continues with its own model: load it if another one (or none) is loaded.
     connect(m_chats, &ChatList::conversationOpened, this, [this](const QString &modelPath) {
@@ -204,12 +203,12 @@ void MainWindow::buildDocks()
     addDockWidget(Qt::LeftDockWidgetArea, m_browser);
     tabifyDockWidget(m_chats, m_browser);
     // With no chats yet, the models are what a new user needs first.
-    const bool haveChats = m_core->conversations() && !m_core->conversations()->isEmpty();
+    const bool haveChats = m_parts.conversations && !m_parts.conversations->isEmpty();
     (haveChats ? static_cast<QDockWidget *>(m_chats) : m_browser)->raise();
     connect(m_browser, &ModelBrowser::openRequested, this, &MainWindow::openModel);
     connect(m_browser, &ModelBrowser::browseRequested, this, &MainWindow::openModelDialog);
 
-    m_offload = new OffloadPanel(m_core->offload(), m_model, m_core->tuning(), this);
+    m_offload = new OffloadPanel(m_parts.offload, m_model, m_parts.tuning, this);
     addDockWidget(Qt::RightDockWidgetArea, m_offload);
     m_conversation = new ConversationPanel(m_model, m_controller, this);
     addDockWidget(Qt::RightDockWidgetArea, m_conversation);
@@ -218,9 +217,9 @@ void MainWindow::buildDocks()
     // Picking a model in the browser shows its plan before anything loads.
     connect(m_browser->view(), &QTableView::clicked, this,
             [this](const QModelIndex &index) { m_offload->setModelPath(m_library->pathAt(index.row())); });
-    connect(m_core->offload(), &OffloadController::modelChanged, m_browser,
-            [this] { m_browser->showModel(m_core->offload()->modelPath()); });
-    m_browser->showModel(m_core->offload()->modelPath());
+    connect(m_parts.offload, &OffloadController::modelChanged, m_browser,
+            [this] { m_browser->showModel(m_parts.offload->modelPath()); });
+    m_browser->showModel(m_parts.offload->modelPath());
     // The Fit column answers for the machine the panel plans for.
     connect(m_offload, &OffloadPanel::targetChanged, this, [this] { m_library->setTarget(m_offload->currentTarget()); });
     // A copy says so in the status bar: nothing else on screen changes.
@@ -246,10 +245,10 @@ void MainWindow::buildMenus()
     file->addAction(tr("Import Chat…"), this, &MainWindow::importChat);
     file->addSeparator();
     QMenu *model = menuBar()->addMenu(tr("&Model"));
-    model->addMenu(new VisionMenu(m_model, m_core->vision(), this));
+    model->addMenu(new VisionMenu(m_model, m_parts.vision, this));
     QAction *remote = model->addAction(tr("&Remote Machines…"), this, [this] {
         if (!m_remoteDialog)
-            m_remoteDialog = new RemoteMachinesDialog(m_core->remote(), this);
+            m_remoteDialog = new RemoteMachinesDialog(m_parts.remote, this);
         m_remoteDialog->show();
         m_remoteDialog->raise();
     });
@@ -280,7 +279,7 @@ void MainWindow::buildMenus()
 void MainWindow::showApiDialog()
 {
     if (!m_apiDialog)
-        m_apiDialog = new ApiDialog(m_core->api(), this);
+        m_apiDialog = new ApiDialog(m_parts.api, this);
     m_apiDialog->show();
     m_apiDialog->raise();
     m_apiDialog->activateWindow();

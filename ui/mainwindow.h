@@ -1,6 +1,7 @@
 #pragma once
 
 #include "loadedmodel.h"
+#include "windowparts.h"
 
 #include <QMainWindow>
 
@@ -8,7 +9,6 @@
 
 class ApiDialog;
 class RemoteMachinesDialog;
-class AppCore;
 class AttachmentStrip;
 struct ChatImage;
 class ChatController;
@@ -30,8 +30,9 @@ class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    // The app core's objects (built there): the window hands each widget the ones it works with.
-    explicit MainWindow(AppCore *core, QWidget *parent = nullptr);
+    // The app core's objects the window works with (built and owned there, AppCore::windowParts()):
+    // it hands each widget the ones it uses.
+    explicit MainWindow(const WindowParts &parts, QWidget *parent = nullptr);
 
     // Seams for tests: how errors are shown and how a file is chosen.
     using ErrorPresenter = std::function<void(const QString &title, const QString &text)>;
@@ -107,7 +108,7 @@ private:
     void stopAnswer(); // Stop, and if the answer does not end, say so and offer to quit
     void offerLocate(const QString &missingPath);
 
-    AppCore *m_core;
+    WindowParts m_parts;
     LoadedModel *m_model;
     ChatController *m_controller;
     bool m_storageWarned = false;

@@ -5,7 +5,6 @@
 #include "errortext.h"
 #include "chatcontroller.h"
 
-#include "appcore.h"
 #include "chatjson.h"
 #include "chatlist.h"
 #include "chatmodel.h"
@@ -88,7 +87,7 @@ bool MainWindow::importChatFile(const QString &path)
         const shoehorn::Error &e = imported.error();
         error = e.code == shoehorn::ErrorCode::Corrupt ? QString::fromStdString(e.detail) : ErrorText::message(e);
     } else {
-        const QString model = m_core->conversations()->modelPathOf(m_controller->currentConversation());
+        const QString model = m_parts.conversations->modelPathOf(m_controller->currentConversation());
         m_pages->setCurrentWidget(m_chatPage);
         m_chats->raise();
         if (!model.isEmpty() && model != m_model->model().path) {
@@ -187,7 +186,7 @@ void MainWindow::dropEvent(QDropEvent *event)
         // A projector dropped on the window pairs with the loaded model.
         if (u.isLocalFile() && isModelFile(u.toLocalFile()) && VisionController::isProjectorFile(u.toLocalFile()) &&
             m_model->hasModel()) {
-            m_core->vision()->choose(u.toLocalFile(), m_model->modelSettings().projectorOffload);
+            m_parts.vision->choose(u.toLocalFile(), m_model->modelSettings().projectorOffload);
             event->acceptProposedAction();
             return;
         }

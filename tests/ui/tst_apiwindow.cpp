@@ -44,7 +44,7 @@ void TestApiWindow::apiWhileTheChatStreams()
     AppCore controllerApp;
     ChatController &controller = *controllerApp.chat();
     LoadedModel &lm = *controllerApp.model();
-    MainWindow window(&controllerApp);
+    MainWindow window(controllerApp.windowParts());
     window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
     window.show();
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
@@ -130,7 +130,7 @@ void TestApiWindow::tuningPausesTheApiAndSaysSo()
 {
     AppCore app;
     LoadedModel &lm = *app.model();
-    MainWindow window(&app);
+    MainWindow window(app.windowParts());
     window.setErrorPresenter([](const QString &t, const QString &m) { QFAIL(qPrintable(t + ": " + m)); });
     window.show();
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);

@@ -57,7 +57,7 @@ private:
     {
         [&] {
             configureSmallChat(w.lm, 8, 0);
-            w.window = std::make_unique<MainWindow>(&w.controllerApp);
+            w.window = std::make_unique<MainWindow>(w.controllerApp.windowParts());
             w.window->setErrorPresenter([](const QString &, const QString &) {});
             w.window->setInfoPresenter([](const QString &, const QString &) {});
             w.window->show();

@@ -106,7 +106,7 @@ bool TestChatFlows::open(Window &w, const QString &model)
 {
     [&] {
         configureSmallChat(w.lm, 24, 5);
-        w.window = std::make_unique<MainWindow>(&w.controllerApp);
+        w.window = std::make_unique<MainWindow>(w.controllerApp.windowParts());
         w.window->setErrorPresenter([&w](const QString &, const QString &text) { w.errors << text; });
         w.window->setInfoPresenter([](const QString &, const QString &) {});
         w.window->show();

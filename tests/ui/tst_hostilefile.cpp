@@ -68,7 +68,7 @@ void TestHostileFile::hostileTemplateIsStoppedBeforeLoading()
     QFETCH(QString, cause);
     AppCore controllerApp;
     LoadedModel &lm = *controllerApp.model();
-    MainWindow window(&controllerApp);
+    MainWindow window(controllerApp.windowParts());
     QStringList errors;
     QVERIFY(shown(window, errors));
     QSignalSpy failed(&lm, &LoadedModel::loadFailed);
@@ -125,7 +125,7 @@ void TestHostileFile::damagedFileIsRefused()
     }
     AppCore controllerApp;
     LoadedModel &lm = *controllerApp.model();
-    MainWindow window(&controllerApp);
+    MainWindow window(controllerApp.windowParts());
     QStringList errors;
     QVERIFY(shown(window, errors));
     QSignalSpy failed(&lm, &LoadedModel::loadFailed);

@@ -91,7 +91,7 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
         AppCore cApp;
         LoadedModel &lm = *cApp.model();
         configureSmallChat(lm, 8, 0);
-        MainWindow w(&cApp);
+        MainWindow w(cApp.windowParts());
         w.setErrorPresenter([](const QString &, const QString &) {});
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -127,7 +127,7 @@ void TestMainWindow::modelsListShowsTheLoad()
     worker->loadMs = 1500;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
     LoadedModel &lm = *cApp.model();
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.setErrorPresenter([](const QString &, const QString &) {});
     w.show();
     ModelLibrary *lib = w.modelLibrary();
@@ -157,7 +157,7 @@ void TestMainWindow::modelsListSelectsThePanelsModel()
     auto *worker = new FakeWorker;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
     LoadedModel &lm = *cApp.model();
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.setErrorPresenter([](const QString &, const QString &) {});
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -197,7 +197,7 @@ void TestMainWindow::fitsSmallScreen()
 {
     auto *worker = new FakeWorker;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     const QString problem = SmallScreen::check(w, *cApp.model());
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
@@ -209,7 +209,7 @@ void TestMainWindow::panelsNeverScrollSideways()
 {
     auto *worker = new FakeWorker;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.setErrorPresenter([](const QString &, const QString &) {});
     w.fitInto(QRect(0, 0, 1400, 860));
     w.show();
@@ -260,7 +260,7 @@ void TestMainWindow::loadStartedElsewhereNamesTheFile()
     worker->loadMs = 3000;
     AppCore cApp{std::unique_ptr<Worker>(worker)};
     LoadedModel &lm = *cApp.model();
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QString shownText;
     w.setErrorPresenter([&](const QString &, const QString &text) { shownText = text; });
     w.show();
@@ -288,7 +288,7 @@ void TestMainWindow::stuckAnswerOffersToQuit()
     AppCore cApp{std::unique_ptr<Worker>(worker)};
     ChatController &c = *cApp.chat();
     LoadedModel &lm = *cApp.model();
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QStringList asked;
     w.setQuitAsker([&](const QString &text, std::function<void(bool)> done) {
         asked << text;
@@ -321,7 +321,7 @@ void TestMainWindow::brokenHistoryIsReported()
         f.write("not a database at all");
     }
     AppCore cApp;
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QStringList shown;
     w.setErrorPresenter([&](const QString &title, const QString &text) { shown << title + ": " + text; });
     w.show();
@@ -380,7 +380,7 @@ void TestMainWindow::drop(QWidget *w, const QString &path)
 void TestMainWindow::emptyStateTeaches()
 {
     AppCore cApp;
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.show();
     auto *hint = w.findChild<QLabel *>("emptyHint");
     QVERIFY(hint);
@@ -397,7 +397,7 @@ void TestMainWindow::emptyStateTeaches()
 void TestMainWindow::statusMessageCoversTheStrip()
 {
     AppCore cApp;
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.statusBar()->showMessage(QStringLiteral("shown before the window"), 5000);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -415,7 +415,7 @@ void TestMainWindow::dropModelThenChat()
     ChatController &c = *cApp.chat();
     LoadedModel &lm = *cApp.model();
     configure(lm);
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
@@ -454,7 +454,7 @@ void TestMainWindow::dropBrokenFileShowsError()
 {
     AppCore cApp;
     LoadedModel &lm = *cApp.model();
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QString shownTitle, shownText;
     w.setErrorPresenter([&](const QString &title, const QString &text) {
         shownTitle = title;
@@ -479,7 +479,7 @@ void TestMainWindow::openThroughFileDialogSeam()
     AppCore cApp;
     LoadedModel &lm = *cApp.model();
     configure(lm);
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.setFileChooser([](std::function<void(const QString &)> done) { done(TestFixtures::instance().tinyLlama()); });
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -499,7 +499,7 @@ void TestMainWindow::escapeStops()
     auto o = c.generationOptions();
     o.maxTokens = -1;
     lm.setGenerationOptions(o);
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
@@ -529,7 +529,7 @@ void TestMainWindow::secondLaunchHandsOverFiles()
     AppCore cApp;
     LoadedModel &lm = *cApp.model();
     configure(lm);
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const QString name = "shoehorn-test-" + QUuid::createUuid().toString(QUuid::WithoutBraces);
@@ -561,13 +561,13 @@ void TestMainWindow::rememberGeometry()
 {
     AppCore cApp;
     {
-        MainWindow w(&cApp);
+        MainWindow w(cApp.windowParts());
         w.resize(1111, 777);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.close();
     }
-    MainWindow again(&cApp);
+    MainWindow again(cApp.windowParts());
     QCOMPARE(again.size(), QSize(1111, 777));
 }
 
@@ -576,7 +576,7 @@ void TestMainWindow::browserOpensRecentModel()
     AppCore cApp;
     LoadedModel &lm = *cApp.model();
     configure(lm);
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QString error;
@@ -610,7 +610,7 @@ void TestMainWindow::importPresetsFromIni()
     AppCore cApp;
     ChatController &c = *cApp.chat();
     LoadedModel &lm = *cApp.model();
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QString title, text;
     w.setInfoPresenter([&](const QString &t, const QString &x) {
         title = t;
@@ -656,7 +656,7 @@ void TestMainWindow::chatListSearchRenameDelete()
     QVERIFY(store->appendMessage(*b, ChatStore::message(*b, "user", "soup", "done")));
     // Shoehorn was killed mid-answer:
     QVERIFY(store->appendMessage(*b, ChatStore::message(*b, "assistant", "half an answer", "streaming")));
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QString askedToLocate;
     w.setLocateChooser([&](const QString &missing, const std::function<void(const QString &)> &done) {
         askedToLocate = missing;

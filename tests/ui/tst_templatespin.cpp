@@ -52,7 +52,7 @@ void TestTemplateSpin::init()
     shoehorn::GenerationOptions o;
     o.maxTokens = 16; // the answers after the trap only need to arrive
     m_core->model()->setGenerationOptions(o);
-    m_window = new MainWindow(m_core);
+    m_window = new MainWindow(m_core->windowParts());
     m_errors.clear();
     m_asked.clear();
     m_window->setQuitAsker([this](const QString &text, std::function<void(bool)> done) {

@@ -37,7 +37,7 @@ void TestTranslations::languageSettingOverridesSystem()
     qunsetenv("SHOEHORN_LANG");
     {
         AppCore cApp;
-        MainWindow w(&cApp);
+        MainWindow w(cApp.windowParts());
         QString info;
         w.setInfoPresenter([&](const QString &, const QString &text) { info = text; });
         auto *chinese = w.findChild<QAction *>("language_zh_CN");
@@ -67,7 +67,7 @@ void TestTranslations::mainWindowInChinese()
     qputenv("SHOEHORN_LANG", "zh_CN");
     QCOMPARE(installTranslations(*qApp), QString("zh_CN"));
     AppCore cApp;
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     w.show();
     const QRegularExpression han(QStringLiteral("\\p{Han}"));
     QVERIFY(w.findChild<QPushButton *>("openModelButton")->text().contains(han));
@@ -83,7 +83,7 @@ void TestTranslations::chineseWindowFitsSmallScreen()
     qputenv("SHOEHORN_LANG", "zh_CN");
     QCOMPARE(installTranslations(*qApp), QString("zh_CN"));
     AppCore cApp{std::unique_ptr<Worker>(new FakeWorker)};
-    MainWindow w(&cApp);
+    MainWindow w(cApp.windowParts());
     QCOMPARE(w.findChild<QPushButton *>("autoFitButton")->text(), QString::fromUtf8("自动适配"));
     const QString problem = SmallScreen::check(w, *cApp.model());
     QVERIFY2(problem.isEmpty(), qPrintable(problem));

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 
     AppCore core;
     core.api()->setConfig(api);
-    MainWindow window(&core);
+    MainWindow window(core.windowParts());
     window.setErrorPresenter([](const QString &title, const QString &text) {
         std::fprintf(stderr, "error: %s: %s\n", qPrintable(title), qPrintable(text));
     });
