@@ -1,25 +1,14 @@
 #pragma once
 
-#include "windowparts.h"
+#include "windowparts.h" // and the classes it names
 
 #include <QObject>
 
 #include <memory>
 
-class ApiController;
-class ChatController;
-class ConversationList;
-class ConversationRepository;
 class HardwareMonitor;
 class InferenceSession;
-class LoadedModel;
-class ModelLibrary;
-class OffloadController;
-class RemoteMachines;
-class TuningController;
-class VisionController;
 class Worker;
-
 
 // The app core's objects and who owns them (the composition root): the inference session (the
 // worker and its thread), the loaded model, the hardware monitor, the chat history and the open
