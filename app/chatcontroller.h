@@ -43,6 +43,9 @@ public:
     // The open chat's system prompt; stored with the chat.
     void setSystemPrompt(const QString &s);
     QString conversationTitle() const;
+    // The open chat whole in the chat model: a question still being stored and pictures still
+    // being read from the history (milliseconds) come first. For reading all of it (export).
+    void completeChat() { settleBackgroundWork(true); }
 
 public slots:
     // Returns false if the message cannot be sent now (no model, busy, empty text).

@@ -54,6 +54,7 @@ void MainWindow::exportChat()
 
 bool MainWindow::exportChatTo(const QString &path)
 {
+    m_controller->completeChat(); // pictures opened a moment ago are written with their bytes
     const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_model->model().path,
                                         m_controller->systemPrompt()};
     if (const shoehorn::Error e =

@@ -410,6 +410,11 @@ void TestChatController::picturesAreReadOffTheGuiThread()
     QVERIFY(c.chatModel()->message(2).images[0].data.isEmpty());              // its bytes not yet
     QTRY_COMPARE(c.chatModel()->message(2).images, QList<ChatImage>{kPicture});
     QCOMPARE(changed.last().at(2).value<QList<int>>(), QList<int>{ChatModel::ImagesRole});
+    // Read whole at once (export): the bytes are there when it returns.
+    c.newChat();
+    QVERIFY(c.openConversation(conversation));
+    c.completeChat();
+    QCOMPARE(c.chatModel()->message(2).images, QList<ChatImage>{kPicture});
     // Asked again within those milliseconds, the next turn waits for them: no turn without them.
     c.newChat();
     QVERIFY(c.openConversation(conversation));
