@@ -30,23 +30,39 @@ struct StoredQuestion {
 
 using Pictures = QHash<qint64, QList<ChatImage>>;
 
+// Several writes as one commit, rolled back whole when one fails (that failure is the one
+// returned): the repository's writes and the pool's.
+Done inOneCommit(ChatStore &store, const std::function<Done()> &writes)
+{
+    Done done = store.transaction();
+    if (!done)
+        return done;
+    done = writes();
+    if (done)
+        done = store.commit();
+    if (!done)
+        (void) store.rollback();
+    return done;
+}
+
 // On the pool: the question and its answer's row through a connection of this thread's own.
 StoredQuestion storeQuestion(const QString &path, const ChatStore::Message &question, const ChatStore::Message &answer)
 {
     ChatStore store;
+    StoredQuestion stored;
     Done done = store.open(path);
     if (done)
-        done = store.transaction();
-    if (!done)
-        return {0, 0, done.error()};
-    const auto q = store.appendMessage(question.conversationId, question);
-    const auto a = q ? store.appendMessage(answer.conversationId, answer) : q;
-    done = !q ? Done(q.error()) : !a ? Done(a.error()) : store.commit();
-    if (!done) {
-        (void) store.rollback(); // the failure that made it roll back is the one reported
-        return {0, 0, done.error()};
-    }
-    return {*q, *a, {}};
+        done = inOneCommit(store, [&]() -> Done {
+            const auto q = store.appendMessage(question.conversationId, question);
+            if (!q)
+                return q.error();
+            const auto a = store.appendMessage(answer.conversationId, answer);
+            if (!a)
+                return a.error();
+            stored = {*q, *a, {}};
+            return {};
+        });
+    return done ? stored : StoredQuestion{0, 0, done.error()};
 }
 } // namespace
 
@@ -112,15 +128,7 @@ bool ConversationRepository::inTransaction(Write what, const std::function<Done(
 {
     if (!writable())
         return false; // read-only history: said once, when it was opened
-    if (const Done begun = m_store.transaction(); !begun)
-        return check(begun, what);
-    Done done = writes();
-    if (done)
-        done = m_store.commit();
-    if (done)
-        return true;
-    (void) m_store.rollback(); // the failure that made it roll back is the one reported
-    return check(done, what);
+    return check(inOneCommit(m_store, writes), what);
 }
 
 qint64 ConversationRepository::createConversation(const QString &title, const QString &modelPath,
