@@ -1,9 +1,21 @@
 #include "workpool.h"
 
+#include <QCoreApplication>
 #include <QThread>
 #include <QThreadPool>
 
 #include <algorithm>
+
+namespace {
+// As Qt does for its global pool in ~QCoreApplication: the jobs end while the application and
+// Qt's statics are still there, not during the process's static destruction (a job left
+// running then used what had gone).
+void drainWorkPool()
+{
+    workPool()->clear();
+    workPool()->waitForDone();
+}
+} // namespace
 
 QThreadPool *workPool()
 {
@@ -11,6 +23,7 @@ QThreadPool *workPool()
     static QThreadPool pool;
     static const bool sized = [] {
         pool.setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
+        qAddPostRoutine(drainWorkPool);
         return true;
     }();
     (void) sized;
