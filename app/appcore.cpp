@@ -59,11 +59,10 @@ AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
     m_hardware->refresh(); // in the background: who shows memory or tunes needs it soon
     // Speculation "Auto": what auto-tune measured fastest for the file on this machine.
     m_model->setAutoSpeculation([hw = m_hardware](const QString &path) -> std::optional<shoehorn::SpeculationSettings> {
-        TuneReport r;
-        if (!hw->hasProbed() || !TuningStore::load(path, hw->machineId(), r) || r.result.best < 0 ||
-            r.result.best >= int(r.result.measurements.size()))
+        const std::optional<TuneReport> r = hw->hasProbed() ? TuningStore::load(path, hw->machineId()) : std::nullopt;
+        if (!r || r->result.best < 0 || r->result.best >= int(r->result.measurements.size()))
             return std::nullopt;
-        return r.result.measurements[size_t(r.result.best)].candidate.settings.context.speculation;
+        return r->result.measurements[size_t(r->result.best)].candidate.settings.context.speculation;
     });
     // The name clients see in /v1/models.
     connect(m_model, &LoadedModel::modelLoaded, m_api,

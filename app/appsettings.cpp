@@ -40,12 +40,12 @@ ModelSettings defaults()
 ModelSettings forModel(const QString &path, const ModelSettings &current, const QString &currentPath,
                        uint32_t trainedContext, bool *remembered)
 {
-    ModelSettings s = current;
-    const bool stored = ModelSettingsStore::load(path, s);
+    const std::optional<ModelSettings> stored = ModelSettingsStore::load(path, current);
     if (remembered)
-        *remembered = stored;
+        *remembered = stored.has_value();
     if (stored)
-        return s;
+        return *stored;
+    ModelSettings s = current;
     if (!currentPath.isEmpty() && path != currentPath) {
         // Another model's placement and context do not carry over.
         s.context.contextSize = kFirstOpenContext;

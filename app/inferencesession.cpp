@@ -207,15 +207,17 @@ void InferenceSession::stop()
         m_cancelGeneration = true;
 }
 
-bool InferenceSession::startTuning(const TuneRequest &request)
+Error InferenceSession::startTuning(const TuneRequest &request)
 {
+    if (m_state == State::NoModel)
+        return {ErrorCode::NoModel, {}};
     if (m_state != State::Ready)
-        return false;
+        return {ErrorCode::Busy, {}};
     m_cancelGeneration = false;
     m_noResume = false;
     setState(State::Tuning);
     QMetaObject::invokeMethod(m_worker, [w = m_worker, request] { w->autoTune(request); }, Qt::QueuedConnection);
-    return true;
+    return {};
 }
 
 void InferenceSession::cancelTuning()

@@ -56,7 +56,8 @@ public:
     // made the engine's there.
     quint64 generate(ChatHistory history, const shoehorn::GenerationOptions &options);
     void stop();
-    bool startTuning(const shoehorn::TuneRequest &request);
+    // NoModel, or Busy while a load, an answer or another tuning runs.
+    shoehorn::Error startTuning(const shoehorn::TuneRequest &request);
     void cancelTuning();
     // The dry run waits for what the worker does now; the newest request's result is delivered.
     quint64 requestExactPlan(const QString &path, const shoehorn::PlanSettings &settings,

@@ -414,9 +414,7 @@ void ModelLibrary::applyScan()
 QString ModelLibrary::visionText(const Entry &e) const
 {
     if (!e.projectorChoice) {
-        ModelSettings s;
-        ModelSettingsStore::load(e.path, s);
-        e.projectorChoice = s.projector;
+        e.projectorChoice = ModelSettingsStore::load(e.path).value_or(ModelSettings{}).projector;
     }
     const QString &choice = *e.projectorChoice;
     if (choice == ModelSettings::kNoProjector)

@@ -151,17 +151,18 @@ void generationFromJson(const QJsonObject &j, GenerationOptions &g)
         g.templateKwargs[it.key().toStdString()] = it.value().toString().toStdString();
 }
 
-bool ModelSettingsStore::load(const QString &path, ModelSettings &out)
+std::optional<ModelSettings> ModelSettingsStore::load(const QString &path, const ModelSettings &base)
 {
     AppSettings::waitForWrites();
     const QByteArray raw = QSettings().value(keyFor(path)).toByteArray();
     if (raw.isEmpty())
-        return false;
+        return std::nullopt;
     const QJsonDocument doc = QJsonDocument::fromJson(raw);
     if (!doc.isObject())
-        return false;
+        return std::nullopt;
+    ModelSettings out = base;
     fromJson(doc.object(), out);
-    return true;
+    return out;
 }
 
 void ModelSettingsStore::save(const QString &path, const ModelSettings &s)

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 // Everything Shoehorn remembers per model file.
 struct ModelSettings {
     shoehorn::LoadSettings load;
@@ -34,7 +36,9 @@ void generationFromJson(const QJsonObject &j, shoehorn::GenerationOptions &g);
 class ModelSettingsStore
 {
 public:
-    static bool load(const QString &modelPath, ModelSettings &out);
+    // The stored settings over `base` (a key an older entry lacks keeps base's value), or
+    // nothing when none are stored for the file.
+    static std::optional<ModelSettings> load(const QString &modelPath, const ModelSettings &base = {});
     static void save(const QString &modelPath, const ModelSettings &settings);
     static void forget(const QString &modelPath);
 

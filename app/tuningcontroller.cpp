@@ -16,7 +16,7 @@ TuningController::TuningController(LoadedModel *model, InferenceSession *session
     });
 }
 
-bool TuningController::start(const shoehorn::TuneRequest &request)
+shoehorn::Error TuningController::start(const shoehorn::TuneRequest &request)
 {
     return m_session->startTuning(request);
 }
@@ -26,8 +26,9 @@ void TuningController::cancel()
     m_session->cancelTuning();
 }
 
-bool TuningController::stored(TuneReport &out) const
+std::optional<TuneReport> TuningController::stored() const
 {
-    return m_model->hasModel() && m_hardware->hasProbed() &&
-           TuningStore::load(m_model->model().path, m_hardware->machineId(), out);
+    if (!m_model->hasModel() || !m_hardware->hasProbed())
+        return std::nullopt;
+    return TuningStore::load(m_model->model().path, m_hardware->machineId());
 }

@@ -18,12 +18,12 @@ public:
     TuningController(LoadedModel *model, InferenceSession *session, HardwareMonitor *hardware,
                      QObject *parent = nullptr);
 
-    // An empty request.target means this machine (the worker probes it). False when it cannot
-    // start now (no model, busy).
-    bool start(const shoehorn::TuneRequest &request);
+    // An empty request.target means this machine (the worker probes it). NoModel or Busy when
+    // it cannot start now.
+    shoehorn::Error start(const shoehorn::TuneRequest &request);
     void cancel();
     // Results of an earlier run for the loaded model on this machine.
-    bool stored(TuneReport &out) const;
+    std::optional<TuneReport> stored() const;
 
 signals:
     void progress(int done, int total, const QString &configuration);

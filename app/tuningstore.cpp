@@ -101,12 +101,12 @@ void TuningStore::save(const QString &path, const QString &machine, const TuneRe
     QSettings().setValue(key(path, machine), QJsonDocument(doc).toJson(QJsonDocument::Compact));
 }
 
-bool TuningStore::load(const QString &path, const QString &machine, TuneReport &out)
+std::optional<TuneReport> TuningStore::load(const QString &path, const QString &machine)
 {
     const QJsonObject doc = QJsonDocument::fromJson(QSettings().value(key(path, machine)).toByteArray()).object();
     if (doc.isEmpty())
-        return false;
-    out = TuneReport{};
+        return std::nullopt;
+    TuneReport out;
     for (const auto &v : doc.value("measurements").toArray())
         out.result.measurements.push_back(measurementFrom(v.toObject()));
     out.result.best = doc.value("best").toInt(-1);
@@ -119,7 +119,9 @@ bool TuningStore::load(const QString &path, const QString &machine, TuneReport &
     }
     out.when = QDateTime::fromString(doc.value("when").toString(), Qt::ISODate);
     out.machine = doc.value("machine").toString(machine);
-    return !out.result.measurements.empty();
+    if (out.result.measurements.empty())
+        return std::nullopt;
+    return out;
 }
 
 std::string TuningStore::label(const LoadSettings &load, const ContextSettings &context)

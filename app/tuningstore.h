@@ -5,6 +5,8 @@
 #include <QDateTime>
 #include <QString>
 
+#include <optional>
+
 // The outcome of an auto-tune run, as shown and stored.
 struct TuneReport {
     shoehorn::TuneResult result;
@@ -21,7 +23,8 @@ class TuningStore
 public:
     static QString machineId(const shoehorn::HardwareInfo &hw);
     static void save(const QString &modelPath, const QString &machine, const TuneReport &report);
-    static bool load(const QString &modelPath, const QString &machine, TuneReport &out);
+    // The stored report, or nothing when this model was not tuned on that machine.
+    static std::optional<TuneReport> load(const QString &modelPath, const QString &machine);
     // The label auto-tune gives a configuration (TuneCandidate::label) for these settings.
     static std::string label(const shoehorn::LoadSettings &load, const shoehorn::ContextSettings &context);
 };

@@ -32,13 +32,14 @@ const char *errorCodeName(ErrorCode code)
     case ErrorCode::FileCheckFailed: return "file-check-failed";
     case ErrorCode::RemoteFailed: return "remote-failed";
     case ErrorCode::FileUnwritable: return "file-unwritable";
+    case ErrorCode::Busy: return "busy";
     }
     return "unknown";
 }
 
 std::optional<ErrorCode> errorCodeFromName(const std::string &name)
 {
-    for (int c = 0; c <= int(ErrorCode::FileUnwritable); ++c)
+    for (int c = 0; c <= int(ErrorCode::Busy); ++c)
         if (name == errorCodeName(ErrorCode(c)))
             return ErrorCode(c);
     return std::nullopt;
@@ -74,6 +75,7 @@ const char *errorCodeSentence(ErrorCode code)
     case ErrorCode::FileCheckFailed: return "The file failed the safety check before loading: it would crash or hang Shoehorn.";
     case ErrorCode::RemoteFailed: return "A remote machine (RPC worker) cannot be reached or used.";
     case ErrorCode::FileUnwritable: return "The file cannot be written.";
+    case ErrorCode::Busy: return "The model is busy loading, answering or being tuned.";
     }
     return "An unknown error occurred.";
 }

@@ -37,6 +37,7 @@ enum class ErrorCode {
     FileCheckFailed,   // the isolated first-open check crashed, hung or ran out of memory
     RemoteFailed,      // an RPC worker (another machine's devices) cannot be reached or used
     FileUnwritable,    // a file could not be written (a full disk, a folder that is not ours)
+    Busy,              // the model is loading, answering or being tuned: it cannot start this now
 };
 
 struct Error {

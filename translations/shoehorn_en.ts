@@ -765,6 +765,10 @@
       <source>Speculative decoding is off: the draft model %1 failed the safety check before loading (%2).</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The model is busy: wait until it has finished loading, answering or being tuned.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

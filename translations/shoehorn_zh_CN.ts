@@ -765,6 +765,10 @@
       <source>Speculative decoding is off: the draft model %1 failed the safety check before loading (%2).</source>
       <translation>推测解码已关闭：草稿模型 %1 在加载前未通过安全检查（%2）。</translation>
     </message>
+    <message>
+      <source>The model is busy: wait until it has finished loading, answering or being tuned.</source>
+      <translation>模型正忙：请等它加载、回答或自动调优结束。</translation>
+    </message>
   </context>
   <context>
     <name>FitExplanation</name>

@@ -61,6 +61,7 @@ QString ErrorText::message(const shoehorn::Error &error)
     case ErrorCode::NoProjector: text = tr("This model cannot see images: no vision projector (mmproj) is paired with it."); break;
     case ErrorCode::RemoteFailed: text = tr("A remote machine cannot be reached or used: check that its worker (shoehorn-cli rpc-worker) runs and that this computer may connect to it."); break;
     case ErrorCode::FileUnwritable: text = tr("The file cannot be written: check that the folder is yours to write in and that the disk has room."); break;
+    case ErrorCode::Busy: text = tr("The model is busy: wait until it has finished loading, answering or being tuned."); break;
     case ErrorCode::FileCheckFailed: text = tr("This file failed the safety check before loading: it would crash or hang Shoehorn, so it was not loaded. Get the model from another source, or one with a fixed chat template."); break;
     }
     if (!detail.isEmpty())

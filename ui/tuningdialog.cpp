@@ -2,6 +2,7 @@
 
 #include "tuningcontroller.h"
 
+#include "errortext.h"
 #include "loadedmodel.h"
 
 #include <QBarCategoryAxis>
@@ -88,11 +89,10 @@ TuningDialog::TuningDialog(LoadedModel *model, TuningController *tuning, QWidget
     connect(m_model, &LoadedModel::stateChanged, this, &TuningDialog::updateButtons);
 
     // Results of an earlier run on this machine come back.
-    TuneReport stored;
-    if (m_tuning->stored(stored)) {
-        setReport(stored);
+    if (const std::optional<TuneReport> stored = m_tuning->stored()) {
+        setReport(*stored);
         m_status->setText(tr("Results from %1. Run again after changing hardware or drivers.")
-                              .arg(QLocale().toString(stored.when, QLocale::ShortFormat)));
+                              .arg(QLocale().toString(stored->when, QLocale::ShortFormat)));
     } else {
         m_status->setText(tr("Auto-tune measures short runs of the configurations that fit and keeps the fastest. "
                              "The model cannot chat meanwhile."));
@@ -107,7 +107,9 @@ void TuningDialog::run()
     TuneRequest r;
     r.base = PlanSettings{s.load, s.context, 1};
     r.includeQ4K = true; // measured and shown, flagged as lower quality, never chosen as best
-    if (m_tuning->start(r)) {
+    if (const Error e = m_tuning->start(r)) {
+        m_status->setText(ErrorText::message(e));
+    } else {
         m_progress->setVisible(true);
         m_progress->setRange(0, 0);
         m_status->setText(tr("Measuring…"));

@@ -63,19 +63,19 @@ void TestInferenceSession::loadDuringTuningSkipsItsResume()
     f.worker->tuneMs = 100000;
     QSignalSpy tuned(&f.session, &InferenceSession::tuningFinished);
     QSignalSpy loaded(&f.session, &InferenceSession::modelLoaded);
-    QVERIFY(f.session.startTuning({}));
+    QVERIFY(!f.session.startTuning({}));
     f.session.cancelTuning(); // stopped by the user: the model comes back
     QTRY_COMPARE(tuned.count(), 1);
     const auto resumes = f.worker->resumes;
     QCOMPARE(resumes->load(), 1);
-    QVERIFY(f.session.startTuning({}));
+    QVERIFY(!f.session.startTuning({}));
     QTest::qWait(20);
     f.session.load("/models/b.gguf", {}, {});
     QTRY_COMPARE(tuned.count(), 2);
     QTRY_COMPARE(loaded.count(), 1);
     QCOMPARE(f.session.model().path, QString("/models/b.gguf"));
     QCOMPARE(resumes->load(), 1); // not for the second tune
-    QVERIFY(f.session.startTuning({}));
+    QVERIFY(!f.session.startTuning({}));
     QVERIFY(f.session.shutdown(2000)); // the worker is deleted with its thread
     QCOMPARE(resumes->load(), 1);
 }
@@ -92,6 +92,7 @@ void TestInferenceSession::loadThenAnswer()
     QVERIFY(f.session.generate({{"user", "hi", {}}}, {}) > 0);
     QCOMPARE(f.session.state(), State::Generating);
     QCOMPARE(f.session.generate({{"user", "again", {}}}, {}), 0ull); // one answer at a time
+    QCOMPARE(f.session.startTuning({}).code, shoehorn::ErrorCode::Busy);
     QTRY_COMPARE(finished.count(), 1);
     QCOMPARE(deltas.count(), 5);
     QCOMPARE(deltas.first().at(0).toString(), QString("w0 "));
@@ -107,7 +108,7 @@ void TestInferenceSession::answerNeedsAModel()
     Fixture f;
     QCOMPARE(f.session.generate({{"user", "hi", {}}}, {}), 0ull);
     QCOMPARE(f.session.state(), State::NoModel);
-    QVERIFY(!f.session.startTuning({}));
+    QCOMPARE(f.session.startTuning({}).code, shoehorn::ErrorCode::NoModel);
 }
 
 void TestInferenceSession::stopEndsTheAnswerAsCancelled()
@@ -215,7 +216,7 @@ void TestInferenceSession::refusedFileKeepsTheModel()
     f.worker->loadMs = 0;
     QVERIFY(loadModel(f.session, "/models/a.gguf"));
     f.worker->tuneMs = 100000;
-    QVERIFY(f.session.startTuning({}));
+    QVERIFY(!f.session.startTuning({}));
     QTest::qWait(20);
     f.session.load("/models/refused.gguf", {}, {}); // the tune ends without loading a again
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 3, 5000);

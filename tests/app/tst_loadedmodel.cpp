@@ -283,9 +283,9 @@ void TestLoadedModel::anOpenChatKeepsItsSampling()
     // What b remembers (written after the load) is still b's own.
     QTest::qWait(2 * AppSettings::kWriteAfterLoadMs);
     AppSettings::waitForWrites();
-    ModelSettings stored;
-    QVERIFY(ModelSettingsStore::load(b, stored));
-    QCOMPARE(stored.generation.sampling.temperature, 0.9f);
+    const std::optional<ModelSettings> stored = ModelSettingsStore::load(b);
+    QVERIFY(stored);
+    QCOMPARE(stored->generation.sampling.temperature, 0.9f);
 
     f.c.newChat(); // a new chat on b: b's own, at once and after a load
     QCOMPARE(f.lm.modelSettings().generation.sampling.temperature, 0.9f);

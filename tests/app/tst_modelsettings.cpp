@@ -230,10 +230,10 @@ void TestModelSettings::roundTrip()
     QVERIFY(!(settings == ModelSettings{})); // the row changes something the comparison sees
     const QString path = "/models/Qwen3 30B/模型 \"best\".gguf";
     ModelSettingsStore::save(path, settings);
-    ModelSettings loaded;
-    QVERIFY(ModelSettingsStore::load(path, loaded));
-    QCOMPARE(describe(loaded), describe(settings));
-    QVERIFY(loaded == settings);
+    const std::optional<ModelSettings> loaded = ModelSettingsStore::load(path);
+    QVERIFY(loaded);
+    QCOMPARE(describe(*loaded), describe(settings));
+    QVERIFY(*loaded == settings);
 }
 
 void TestModelSettings::pathsAreKeptApart()
@@ -243,20 +243,13 @@ void TestModelSettings::pathsAreKeptApart()
     b.context.contextSize = 8192;
     ModelSettingsStore::save("/m/a.gguf", a);
     ModelSettingsStore::save("/m/b.gguf", b);
-    ModelSettings none;
-    QVERIFY(!ModelSettingsStore::load("/m/c.gguf", none));
-    QVERIFY(!ModelSettingsStore::load("/m/A.gguf", none));
-    QCOMPARE(describe(none), describe(ModelSettings{})); // nothing read, nothing changed
-    ModelSettings la, lb;
-    QVERIFY(ModelSettingsStore::load("/m/a.gguf", la));
-    QVERIFY(ModelSettingsStore::load("/m/b.gguf", lb));
-    QCOMPARE(describe(la), describe(a));
-    QCOMPARE(describe(lb), describe(b));
+    QVERIFY(!ModelSettingsStore::load("/m/c.gguf"));
+    QVERIFY(!ModelSettingsStore::load("/m/A.gguf"));
+    QCOMPARE(describe(ModelSettingsStore::load("/m/a.gguf").value()), describe(a));
+    QCOMPARE(describe(ModelSettingsStore::load("/m/b.gguf").value()), describe(b));
     // Saving again replaces, and does not touch the other model.
     ModelSettingsStore::save("/m/a.gguf", b);
-    ModelSettings replaced;
-    QVERIFY(ModelSettingsStore::load("/m/a.gguf", replaced));
-    QCOMPARE(describe(replaced), describe(b));
+    QCOMPARE(describe(ModelSettingsStore::load("/m/a.gguf").value()), describe(b));
     AppSettings::waitForWrites(); // the store writes in the background
     QCOMPARE(QSettings().allKeys().size(), 2);
 }
@@ -266,9 +259,8 @@ void TestModelSettings::forget()
     ModelSettingsStore::save("/m/a.gguf", everythingChanged());
     ModelSettingsStore::save("/m/b.gguf", everythingChanged());
     ModelSettingsStore::forget("/m/a.gguf");
-    ModelSettings s;
-    QVERIFY(!ModelSettingsStore::load("/m/a.gguf", s));
-    QVERIFY(ModelSettingsStore::load("/m/b.gguf", s));
+    QVERIFY(!ModelSettingsStore::load("/m/a.gguf"));
+    QVERIFY(ModelSettingsStore::load("/m/b.gguf"));
 }
 
 void TestModelSettings::invalidValuesKeepDefaults_data()
@@ -318,9 +310,7 @@ void TestModelSettings::invalidValuesKeepDefaults()
     json.insert(key, bad);
     QSettings().setValue(entry, QJsonDocument(json).toJson(QJsonDocument::Compact));
 
-    ModelSettings loaded;
-    QVERIFY(ModelSettingsStore::load(path, loaded));
-    QCOMPARE(describe(loaded), describe(stored));
+    QCOMPARE(describe(ModelSettingsStore::load(path).value()), describe(stored));
 }
 
 void TestModelSettings::unreadableEntryIsNotLoaded_data()
@@ -340,9 +330,7 @@ void TestModelSettings::unreadableEntryIsNotLoaded()
     const QString entry = onlyKey();
     QVERIFY(!entry.isEmpty());
     QSettings().setValue(entry, raw);
-    ModelSettings s = everythingChanged();
-    QVERIFY(!ModelSettingsStore::load("/m/x.gguf", s));
-    QCOMPARE(describe(s), describe(everythingChanged())); // untouched
+    QVERIFY(!ModelSettingsStore::load("/m/x.gguf", everythingChanged()));
 }
 
 void TestModelSettings::generationJsonRoundTrip()
@@ -445,8 +433,7 @@ void TestModelSettings::importedFileFindsRelativeModelsBesideIt()
     QCOMPARE(imported.error.code, shoehorn::ErrorCode::None);
     QVERIFY2(imported.issues.isEmpty(), qPrintable(imported.issues.value(0).message));
     QCOMPARE(imported.models, QStringList({dir.filePath("second.gguf"), "/abs/tiny.gguf"}));
-    ModelSettings second;
-    QVERIFY(ModelSettingsStore::load(dir.filePath("second.gguf"), second));
+    const ModelSettings second = ModelSettingsStore::load(dir.filePath("second.gguf")).value();
     QCOMPARE(second.context.contextSize, 512u);
     QCOMPARE(second.generation.sampling.topK, 7);
 }
@@ -468,8 +455,7 @@ void TestModelSettings::importPresets()
     AppSettings::waitForWrites(); // the store writes in the background
     QCOMPARE(QSettings().allKeys().size(), 2);
 
-    ModelSettings q;
-    QVERIFY(ModelSettingsStore::load(qwen, q));
+    const ModelSettings q = ModelSettingsStore::load(qwen).value();
     ModelSettings expectQ = base;
     expectQ.context.contextSize = 102400; // the section overrides [*]
     expectQ.context.batchSize = 512;      // from [*]
@@ -482,8 +468,7 @@ void TestModelSettings::importPresets()
     expectQ.generation.sampling.repeatPenalty = 1.0f;
     QCOMPARE(describe(q), describe(expectQ));
 
-    ModelSettings c;
-    QVERIFY(ModelSettingsStore::load(coder, c));
+    const ModelSettings c = ModelSettingsStore::load(coder).value();
     ModelSettings expectC = base;
     expectC.context.contextSize = 32768;
     expectC.context.batchSize = 512;

@@ -418,9 +418,7 @@ void TestOffloadController::cardSeenTwiceOffersItsBackends()
     QCOMPARE(QString::fromStdString(c.plan().gpus[1].name), QString("Vulkan0"));
     // llama-server has no per-card backend: the same devices, named.
     QVERIFY2(c.llamaServerCommand().contains(" --device Vulkan1,Vulkan0 "), qPrintable(c.llamaServerCommand()));
-    ModelSettings stored;
-    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), stored));
-    QCOMPARE(stored.load.backend, std::string("Vulkan")); // remembered for the file
+    QCOMPARE(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b()).value().load.backend, std::string("Vulkan")); // remembered for the file
 }
 
 QTEST_GUILESS_MAIN(TestOffloadController)

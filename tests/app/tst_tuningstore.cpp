@@ -192,9 +192,8 @@ void TestTuningStore::machineIdFollowsHardware()
     QVERIFY(TuningStore::machineId(other) != TuningStore::machineId(rtx3060()));
     // And a result stored for one machine is not offered on the other.
     TuningStore::save("/m/a.gguf", TuningStore::machineId(rtx3060()), report(20));
-    TuneReport r;
-    QVERIFY(!TuningStore::load("/m/a.gguf", TuningStore::machineId(other), r));
-    QVERIFY(r.empty());
+    QVERIFY(!TuningStore::load("/m/a.gguf", TuningStore::machineId(other)));
+    QVERIFY(TuningStore::load("/m/a.gguf", TuningStore::machineId(rtx3060())));
 }
 
 void TestTuningStore::roundTrip()
@@ -202,8 +201,9 @@ void TestTuningStore::roundTrip()
     const QString machine = TuningStore::machineId(rtx3060());
     const TuneReport saved = report(21.25);
     TuningStore::save("/models/Qwen3 30B/千问 \"A3B\".gguf", machine, saved);
-    TuneReport loaded;
-    QVERIFY(TuningStore::load("/models/Qwen3 30B/千问 \"A3B\".gguf", machine, loaded));
+    const std::optional<TuneReport> found = TuningStore::load("/models/Qwen3 30B/千问 \"A3B\".gguf", machine);
+    QVERIFY(found);
+    const TuneReport &loaded = *found;
     QVERIFY(!loaded.empty());
     QCOMPARE(describe(loaded), describe(saved));
     QCOMPARE(loaded.when, saved.when);
@@ -219,17 +219,11 @@ void TestTuningStore::perModelAndMachine()
     TuningStore::save("/m/a.gguf", home, report(10));
     TuningStore::save("/m/a.gguf", away, report(20));
     TuningStore::save("/m/b.gguf", home, report(30));
-    TuneReport r;
-    QVERIFY(TuningStore::load("/m/a.gguf", home, r));
-    QCOMPARE(describe(r), describe(report(10)));
-    QVERIFY(TuningStore::load("/m/a.gguf", away, r));
-    QCOMPARE(describe(r), describe(report(20)));
-    QVERIFY(TuningStore::load("/m/b.gguf", home, r));
-    QCOMPARE(describe(r), describe(report(30)));
-    TuneReport none;
-    QVERIFY(!TuningStore::load("/m/b.gguf", away, none));
-    QVERIFY(!TuningStore::load("/m/c.gguf", home, none));
-    QVERIFY(none.empty());
+    QCOMPARE(describe(TuningStore::load("/m/a.gguf", home).value()), describe(report(10)));
+    QCOMPARE(describe(TuningStore::load("/m/a.gguf", away).value()), describe(report(20)));
+    QCOMPARE(describe(TuningStore::load("/m/b.gguf", home).value()), describe(report(30)));
+    QVERIFY(!TuningStore::load("/m/b.gguf", away));
+    QVERIFY(!TuningStore::load("/m/c.gguf", home));
 }
 
 void TestTuningStore::overwrite()
@@ -237,23 +231,17 @@ void TestTuningStore::overwrite()
     const QString machine = TuningStore::machineId(rtx3060());
     TuningStore::save("/m/a.gguf", machine, report(10));
     TuningStore::save("/m/a.gguf", machine, report(40));
-    TuneReport r = report(99); // loading replaces everything, it does not append
-    QVERIFY(TuningStore::load("/m/a.gguf", machine, r));
-    QCOMPARE(describe(r), describe(report(40)));
+    QCOMPARE(describe(TuningStore::load("/m/a.gguf", machine).value()), describe(report(40)));
     QCOMPARE(QSettings().allKeys().size(), 1);
 }
 
 void TestTuningStore::nothingStored()
 {
     const QString machine = TuningStore::machineId(rtx3060());
-    TuneReport r = report(5);
-    QVERIFY(!TuningStore::load("/m/never.gguf", machine, r));
-    QCOMPARE(describe(r), describe(report(5))); // untouched
+    QVERIFY(!TuningStore::load("/m/never.gguf", machine));
     // A run that measured nothing (cancelled at once) is stored but is no result.
     TuningStore::save("/m/a.gguf", machine, TuneReport{});
-    TuneReport empty;
-    QVERIFY(!TuningStore::load("/m/a.gguf", machine, empty));
-    QVERIFY(empty.empty());
+    QVERIFY(!TuningStore::load("/m/a.gguf", machine));
 }
 
 // The tuning dialog marks the current settings' row by its label: with speculation on, that row

@@ -187,10 +187,10 @@ void TestVisionController::choiceIsRememberedAndAppliedWithoutReload()
     QCOMPARE(cApp.vision()->vision().precision, QString("F32"));
     QCOMPARE(cApp.vision()->vision().offload, false);
     QCOMPARE(loads.count(), 0); // the model stayed loaded
-    ModelSettings stored;
-    QVERIFY(ModelSettingsStore::load(model, stored));
-    QCOMPARE(stored.projector, f32);
-    QCOMPARE(stored.projectorOffload, false);
+    const std::optional<ModelSettings> stored = ModelSettingsStore::load(model);
+    QVERIFY(stored);
+    QCOMPARE(stored->projector, f32);
+    QCOMPARE(stored->projectorOffload, false);
     // None: images are refused from now on, and after the next load too.
     cApp.vision()->choose(ModelSettings::kNoProjector, true);
     QTRY_VERIFY_WITH_TIMEOUT(cApp.vision()->vision().path.isEmpty(), 30000);

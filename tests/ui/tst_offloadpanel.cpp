@@ -194,8 +194,7 @@ void TestOffloadPanel::settingsRememberedPerModel()
         panel.findChild<QSlider *>("cpuMoe")->setValue(17);
         panel.findChild<QCheckBox *>("lockContext")->setChecked(true);
     }
-    ModelSettings s;
-    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
+    const ModelSettings s = ModelSettingsStore::load(TestFixtures::instance().qwen3_30b()).value();
     QCOMPARE(s.load.cpuMoeLayers, 17);
     QVERIFY(s.locks.contextSize);
     OffloadController againPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
@@ -452,14 +451,11 @@ void TestOffloadPanel::backendRowForACardSeenTwice()
     QVERIFY2(gauge(panel, 0)->title().startsWith("Vulkan0"), qPrintable(gauge(panel, 0)->title()));
     if (const QString shot = qEnvironmentVariable("SHOEHORN_TEST_SHOT"); !shot.isEmpty())
         panel.resize(440, 900), panel.grab().save(shot);
-    ModelSettings s;
-    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
-    QCOMPARE(s.load.backend, std::string("Vulkan"));
+    QCOMPARE(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b()).value().load.backend, std::string("Vulkan"));
     // A profile has one backend: the row goes, the choice stays for this computer.
     selectProfile(panel, "rtx3060-12g");
     QVERIFY(!backend->isVisible());
-    QVERIFY(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b(), s));
-    QCOMPARE(s.load.backend, std::string("Vulkan"));
+    QCOMPARE(ModelSettingsStore::load(TestFixtures::instance().qwen3_30b()).value().load.backend, std::string("Vulkan"));
 }
 
 // A file that cannot be read: the panel says why in the window's words (ErrorText, from the
