@@ -23,7 +23,6 @@
 #include "testfixtures.h"
 
 #include <QAbstractItemModelTester>
-#include <limits>
 #include <QLabel>
 #include <QProgressBar>
 #include <QLineEdit>
@@ -82,12 +81,15 @@ private slots:
 
 // A real load (tiny fixture, the real worker) from a running event loop, as a click starts it: the
 // GUI thread is never busy longer than a frame (16 ms) from the click until the settings written
-// after it. The probe also sees the GUI thread preempted by other programs (two cores, ctest
-// running tests side by side): the best of three loads is held to the frame, each is printed.
-// Broken once: 20 ms of work in MainWindow::onModelLoaded fails it (25-29 ms).
+// after it, in the process's first load (Qt's first paints of the load strip) and in a second
+// one. The probe leaves out the time other programs kept the thread off the CPU (two cores,
+// ctest running tests side by side). Broken once: 20 ms of the GUI thread's CPU time in
+// MainWindow::onModelLoaded fails it (23 ms); so does the load strip's progress bar asking for
+// more width than the window had (the window widened by 31 px and was painted anew inside the
+// click: 13-18 ms, the size check fails every time).
 void TestMainWindow::modelLoadDoesNotStallTheWindow()
 {
-    const auto worstStall = [](qint64 &worst) {
+    for (int load = 1; load <= 2; ++load) {
         AppCore cApp;
         LoadedModel &lm = *cApp.model();
         configureSmallChat(lm, 8, 0);
@@ -96,6 +98,7 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         StallProbe::spin(500); // the window's own first work (model list, hardware probe) done
+        const QSize before = w.size();
         StallProbe probe;
         probe.start();
         QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
@@ -105,18 +108,11 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
         }
         QCOMPARE(loaded.count(), 1);
         StallProbe::spin(400); // what the load's end sets off: the chat page, the gauges, the writes
-        worst = probe.worstMs();
-    };
-    qint64 best = std::numeric_limits<qint64>::max();
-    for (int attempt = 0; attempt < 3 && best > StallProbe::kFrameMs; ++attempt) {
-        qint64 worst = 0;
-        worstStall(worst);
-        if (QTest::currentTestFailed())
-            return;
-        qInfo("longest GUI-thread stall while a model loads: %lld ms", worst);
-        best = std::min(best, worst);
+        qInfo("load %d: longest GUI-thread stall %lld ms (%lld ms on the wall clock)", load, probe.worstMs(),
+              probe.worstWallMs());
+        QCOMPARE(w.size(), before); // a load does not resize the window
+        QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     }
-    QVERIFY2(best <= StallProbe::kFrameMs, qPrintable(QString::number(best) + " ms"));
 }
 
 // The Models list shows a model as soon as it is being opened (from anywhere: here the
