@@ -1,7 +1,7 @@
 #include "chatview.h"
+#include "chatthumbnails.h"
 #include "imagefit.h"
 #include "chatview_p.h"
-#include "workpool.h"
 
 #include "chatmodel.h"
 #include "messagefooter.h"
@@ -10,14 +10,12 @@
 #include <QBuffer>
 #include <QClipboard>
 #include <QDesktopServices>
-#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QImage>
 #include <QImageReader>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextFrame>
-#include <QtConcurrent/QtConcurrentRun>
 
 
 namespace {
@@ -44,6 +42,14 @@ ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_code(new CodeBlock
     m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
     connect(m_code, &CodeBlocks::ready, this, &ChatView::onHighlighted);
+    // shoehorn-image://KEY/i: still shown while its message is
+    m_thumbnails = new ChatThumbnails(
+        document(), [this](const QString &name) { return rowOfKey(name.section(QLatin1Char('/'), 2, 2).toInt()) >= 0; },
+        this);
+    connect(m_thumbnails, &ChatThumbnails::shown, this, [this](const QString &name) {
+        viewport()->update();
+        emit thumbnailShown(name);
+    });
 }
 
 ChatView::~ChatView() = default;
@@ -93,7 +99,7 @@ void ChatView::rebuild()
     first.setBlockFormat(thin);
     m_rendered.clear();
     m_code->clear();
-    m_waiting.clear(); // the rows are written again, with new names (decodes go on, and are kept)
+    m_thumbnails->forgetNames();
     if (!m_model)
         return;
     for (int r = 0; r < m_model->rowCount(); ++r)
@@ -169,8 +175,8 @@ void ChatView::renderRow(int row)
 }
 
 // The message's images as thumbnails in a row of their own; each links to the full image. The
-// size comes from the picture's header; decoding and shrinking it run off the GUI thread (a
-// 4000x3000 photo takes a few hundred ms), and the thumbnail replaces a plain tile when ready.
+// size comes from the picture's header; the thumbnail replaces a plain tile when it is made
+// (ChatThumbnails, off the GUI thread).
 void ChatView::writeImages(int row, QTextCursor &c)
 {
     const Rendered &r = m_rendered[row];
@@ -182,13 +188,9 @@ void ChatView::writeImages(int row, QTextCursor &c)
         QBuffer buffer(&data);
         QImageReader header(&buffer);
         const QSize full = header.size();
-        // Down to the thumbnail size, never up: a small picture shows as it is.
         const QSize box(kThumbnail, kThumbnail);
-        const QSize shown = !full.isValid() ? box
-                            : full.width() > kThumbnail || full.height() > kThumbnail
-                                ? full.scaled(box, Qt::KeepAspectRatio)
-                                : full;
-        showThumbnail(name, data, shown);
+        const QSize shown = full.isValid() ? fitWithin(full, box) : box;
+        m_thumbnails->show(name, data, shown, palette().color(QPalette::Midlight));
         QTextImageFormat f;
         f.setName(name);
         f.setWidth(shown.width());
@@ -205,60 +207,6 @@ void ChatView::writeImages(int row, QTextCursor &c)
         c.insertImage(f);
         c.insertText(QStringLiteral(" "));
     }
-}
-
-namespace {
-// Which picture: its bytes' address, size and first 4 KiB. The chat model shares one buffer per
-// picture across rebuilds (a restyle, an edit), so those find its thumbnail made; a chat opened
-// again from the history reads new buffers and decodes it again.
-QString pictureKey(const QByteArray &data)
-{
-    return QStringLiteral("%1:%2:%3")
-        .arg(quintptr(data.constData()))
-        .arg(data.size())
-        .arg(qHashBits(data.constData(), size_t(std::min<qsizetype>(data.size(), 4096))));
-}
-constexpr int kKeptThumbnails = 256; // about 15 MiB of 120-pixel pictures
-} // namespace
-
-void ChatView::showThumbnail(const QString &name, const QByteArray &data, const QSize &shown)
-{
-    const QUrl url(name);
-    const QString picture = pictureKey(data);
-    if (const auto made = m_thumbnails.constFind(picture); made != m_thumbnails.cend()) {
-        document()->addResource(QTextDocument::ImageResource, url, *made);
-        return;
-    }
-    QImage tile(shown, QImage::Format_ARGB32_Premultiplied);
-    tile.fill(palette().color(QPalette::Midlight));
-    document()->addResource(QTextDocument::ImageResource, url, tile);
-    if (data.isEmpty())
-        return; // its bytes are still being read from the history: the row is laid out again then
-    m_waiting[picture].append(name);
-    if (m_decoding.contains(picture))
-        return; // one decode per picture, whichever rows wait for it
-    m_decoding.insert(picture);
-    // The watcher goes with the view: a picture decoded after it went finds nothing to show.
-    auto *decoding = new QFutureWatcher<QImage>(this);
-    connect(decoding, &QFutureWatcher<QImage>::finished, this, [this, decoding, picture] {
-        decoding->deleteLater();
-        m_decoding.remove(picture);
-        const QImage thumb = decoding->result();
-        const QStringList names = m_waiting.take(picture);
-        if (thumb.isNull())
-            return; // the tiles stay: the viewer says why the picture cannot be read
-        if (m_thumbnails.size() >= kKeptThumbnails)
-            m_thumbnails.clear();
-        m_thumbnails.insert(picture, thumb);
-        for (const QString &n : names) {
-            if (rowOfKey(n.section(QLatin1Char('/'), 2, 2).toInt()) < 0) // shoehorn-image://KEY/i
-                continue; // its message was deleted meanwhile
-            document()->addResource(QTextDocument::ImageResource, QUrl(n), thumb);
-            emit thumbnailShown(n);
-        }
-        viewport()->update();
-    });
-    decoding->setFuture(QtConcurrent::run(workPool(), [data, shown] { return decodedToFit(data, shown); }));
 }
 
 // Brings the content of a message up to date: completed blocks are laid out once, the

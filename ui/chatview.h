@@ -4,10 +4,6 @@
 #include "codeblocks.h"
 #include "markdownsplit.h"
 
-#include <QHash>
-#include <QImage>
-#include <QSet>
-#include <QPointer>
 #include <QTextBrowser>
 #include <QTextCursor>
 
@@ -15,6 +11,7 @@
 #include <memory>
 
 
+class ChatThumbnails;
 class MessageWriter;
 class QTextFrame;
 
@@ -72,7 +69,6 @@ private:
     void updateThinkingHeader(int row);
     void writeFooter(int row);
     void writeImages(int row, QTextCursor &c);
-    void showThumbnail(const QString &name, const QByteArray &data, const QSize &shown);
     void removeFooter(Rendered &r);
     void onHighlighted(int index, const CodeHighlighter::Result &result);
     int rowOfKey(int key) const;
@@ -86,7 +82,5 @@ private:
     QList<Rendered> m_rendered;
     int m_nextKey = 1;
     UrlOpener m_openUrl;
-    QHash<QString, QImage> m_thumbnails;     // made off the GUI thread, by picture (pictureKey)
-    QSet<QString> m_decoding;                // pictures being made small on the pool
-    QHash<QString, QStringList> m_waiting;   // picture: the resource names waiting for it
+    ChatThumbnails *m_thumbnails = nullptr;
 };

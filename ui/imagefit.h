@@ -5,6 +5,12 @@
 #include <QImageReader>
 #include <QSize>
 
+// `full` made smaller to fit `box`, keeping its shape; never larger: a small picture stays as it is.
+inline QSize fitWithin(const QSize &full, const QSize &box)
+{
+    return full.width() > box.width() || full.height() > box.height() ? full.scaled(box, Qt::KeepAspectRatio) : full;
+}
+
 // A picture made smaller to fit `box`, in full colour. QImage::scaled keeps a 1-bit image 1-bit
 // and drops its palette: a one-colour PNG (ImageMagick writes xc:skyblue that way) showed as
 // black and white noise.
@@ -21,8 +27,8 @@ inline QImage decodedToFit(QByteArray data, const QSize &box)
     QBuffer buffer(&data);
     QImageReader reader(&buffer);
     const QSize full = reader.size();
-    if (reader.format() == "jpeg" && full.isValid() && (full.width() > box.width() || full.height() > box.height()))
-        reader.setScaledSize(full.scaled(box, Qt::KeepAspectRatio));
+    if (reader.format() == "jpeg" && full.isValid() && fitWithin(full, box) != full)
+        reader.setScaledSize(fitWithin(full, box));
     const QImage img = reader.read();
     if (img.isNull() || (img.width() <= box.width() && img.height() <= box.height()))
         return img;

@@ -24,10 +24,7 @@ ImageViewer::ImageViewer(const ChatImage &image, QWidget *parent) : QDialog(pare
     const QSize full = QImageReader(&buffer).size();
     setWindowTitle(tr("Image, %1 × %2 pixels").arg(full.width()).arg(full.height()));
     const QSize room = (screen() ? screen()->availableGeometry().size() : QSize(1280, 800)) * 0.8;
-    const QSize shown = !full.isValid() ? QSize(320, 240)
-                        : full.width() > room.width() || full.height() > room.height()
-                            ? full.scaled(room, Qt::KeepAspectRatio)
-                            : full;
+    const QSize shown = full.isValid() ? fitWithin(full, room) : QSize(320, 240);
     auto *label = new QLabel(tr("Opening the picture…"), this);
     label->setObjectName(QStringLiteral("imageViewerPicture"));
     label->setAlignment(Qt::AlignCenter);
