@@ -17,6 +17,7 @@ ChatController::ChatController(InferenceSession *session, LoadedModel *model, Co
     connect(m_repo, &ConversationRepository::failed, this, &ChatController::storageFailed);
     connect(m_repo, &ConversationRepository::questionStored, this, &ChatController::onQuestionStored);
     connect(m_repo, &ConversationRepository::picturesRead, this, &ChatController::onPicturesRead);
+    connect(m_repo, &ConversationRepository::imported, this, &ChatController::onImported);
     connect(m_model, &LoadedModel::modelLoaded, this, &ChatController::onModelLoaded);
     // Settings changed while a chat is open are the chat's from then on (its sampling part).
     connect(m_model, &LoadedModel::settingsEdited, this, &ChatController::storeChatSettings);
@@ -141,6 +142,9 @@ void ChatController::settleBackgroundWork(bool forATurn)
         m_repo->finishBackgroundWork(m_storing.ticket);
     if (forATurn && m_readingPictures)
         m_repo->finishBackgroundWork(m_readingPictures);
+    // A chat being imported holds SQLite's write lock while it stores its rows.
+    for (const quint64 ticket : m_importing.keys())
+        m_repo->finishBackgroundWork(ticket);
 }
 
 int ChatController::appendAnswerRow()
@@ -333,15 +337,25 @@ bool ChatController::deleteConversation(qint64 id)
     return ok;
 }
 
-shoehorn::Result<qint64> ChatController::importConversation(const QByteArray &json)
+void ChatController::importConversation(const QString &filePath, QObject *context, ImportDone done)
 {
     settleBackgroundWork();
-    auto id = m_repo->importJson(json);
-    if (id) {
+    m_importing.insert(m_repo->importInBackground(filePath), {context, std::move(done)});
+}
+
+void ChatController::onImported(quint64 ticket, const shoehorn::Result<qint64> &conversation)
+{
+    const auto it = m_importing.constFind(ticket);
+    if (it == m_importing.cend())
+        return;
+    const Importing importing = *it;
+    m_importing.erase(it);
+    if (conversation) {
         emit conversationsChanged();
-        openConversation(*id);
+        openConversation(*conversation); // not while an answer streams: then it is listed
     }
-    return id;
+    if (importing.context)
+        importing.done(conversation);
 }
 
 bool ChatController::relocateConversationModel(qint64 id, const QString &modelPath)

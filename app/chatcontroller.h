@@ -8,7 +8,11 @@
 #include "promptprogress.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
+#include <QPointer>
+
+#include <functional>
 
 class LoadedModel;
 
@@ -24,6 +28,7 @@ public:
     // characters.
     static QString autoTitle(const QString &firstText);
     using State = InferenceSession::State;
+    using ImportDone = std::function<void(const shoehorn::Result<qint64> &conversation)>;
 
     // The session answers in the chat's slot; the model is what it answers with; the repository
     // stores the conversations (it may have failed to open: then nothing is stored). All belong
@@ -64,8 +69,10 @@ public slots:
     bool openConversation(qint64 id);
     bool renameConversation(qint64 id, const QString &title);
     bool deleteConversation(qint64 id);
-    // Reads a chat exported as JSON into the store and opens it (ChatJson::importJson's errors).
-    shoehorn::Result<qint64> importConversation(const QByteArray &json);
+    // Reads a chat exported as JSON into the store (on the pool) and opens it; `done` is called
+    // here with its id or why not (ConversationRepository::importInBackground's errors), unless
+    // `context` went first.
+    void importConversation(const QString &filePath, QObject *context, ImportDone done);
     // The chat's model file moved: remember the new place (the caller opens it through LoadedModel).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
 
@@ -95,6 +102,7 @@ private:
     void checkpoint();
     void onQuestionStored(quint64 ticket, qint64 questionId, qint64 answerId);
     void onPicturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
+    void onImported(quint64 ticket, const shoehorn::Result<qint64> &conversation);
     void settleBackgroundWork(bool forATurn = false);
 
     ChatModel *m_chat = nullptr;
@@ -115,6 +123,11 @@ private:
     };
     Storing m_storing;
     quint64 m_readingPictures = 0; // the open chat's pictures, their bytes still being read
+    struct Importing {
+        QPointer<QObject> context;
+        ImportDone done;
+    };
+    QHash<quint64, Importing> m_importing; // chats being imported on the pool, by ticket
     QElapsedTimer m_sinceCheckpoint;
     PromptProgress m_prompt;
 };

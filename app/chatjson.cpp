@@ -91,7 +91,7 @@ bool optionsFromJson(const QString &json, shoehorn::GenerationOptions &o)
     return true;
 }
 
-QString toMarkdown(const ExportHeader &h, const ChatModel &chat)
+QString toMarkdown(const ExportHeader &h, const Messages &chat)
 {
     QString out = QStringLiteral("# %1\n\n").arg(h.title.isEmpty() ? QStringLiteral("Chat") : h.title);
     if (!h.modelPath.isEmpty())
@@ -99,8 +99,7 @@ QString toMarkdown(const ExportHeader &h, const ChatModel &chat)
     out += QStringLiteral("Exported: %1\n\n").arg(QDateTime::currentDateTime().toString(Qt::ISODate));
     if (!h.systemPrompt.isEmpty())
         out += QStringLiteral("## System\n\n%1\n\n").arg(h.systemPrompt);
-    for (int i = 0; i < chat.rowCount(); ++i) {
-        const auto &m = chat.message(i);
+    for (const ChatModel::Message &m : chat) {
         const bool user = m.author == ChatModel::Author::User;
         out += user ? QStringLiteral("## User\n\n") : QStringLiteral("## Assistant\n\n");
         if (!m.reasoning.isEmpty()) {
@@ -123,11 +122,10 @@ QString toMarkdown(const ExportHeader &h, const ChatModel &chat)
     return out;
 }
 
-QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::GenerationOptions &options)
+QByteArray toJson(const ExportHeader &h, const Messages &chat, const shoehorn::GenerationOptions &options)
 {
     QJsonArray messages;
-    for (int i = 0; i < chat.rowCount(); ++i) {
-        const auto &m = chat.message(i);
+    for (const ChatModel::Message &m : chat) {
         QJsonObject o{{"role", ChatModel::authorName(m.author)}, {"content", m.content}, {"state", ChatModel::stateName(m.state)}};
         if (!m.reasoning.isEmpty())
             o.insert("reasoning", m.reasoning);
@@ -166,7 +164,7 @@ QByteArray toJson(const ExportHeader &h, const ChatModel &chat, const shoehorn::
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-shoehorn::Error exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
+shoehorn::Error exportToFile(const QString &path, const ExportHeader &header, const Messages &chat,
                              const shoehorn::GenerationOptions &options)
 {
     const bool json = path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive);

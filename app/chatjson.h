@@ -24,13 +24,16 @@ struct ExportHeader {
     QString modelPath;
     QString systemPrompt;
 };
-QString toMarkdown(const ExportHeader &header, const ChatModel &chat);
-QByteArray toJson(const ExportHeader &header, const ChatModel &chat, const shoehorn::GenerationOptions &options);
+// The chat's messages as ChatModel::messages() gives them (a copy shares their text and
+// pictures, so a pool thread can write one while the chat goes on).
+using Messages = QList<ChatModel::Message>;
+QString toMarkdown(const ExportHeader &header, const Messages &chat);
+QByteArray toJson(const ExportHeader &header, const Messages &chat, const shoehorn::GenerationOptions &options);
 
 // Writes the chat as Markdown, or as JSON when `path` ends in .json. Through QSaveFile: a full
 // disk leaves an earlier file as it was, never half a chat. FileUnwritable (the system's reason
-// as its detail) on failure.
-shoehorn::Error exportToFile(const QString &path, const ExportHeader &header, const ChatModel &chat,
+// as its detail) on failure. Pictures make it slow (base64, megabytes): for a pool thread.
+shoehorn::Error exportToFile(const QString &path, const ExportHeader &header, const Messages &chat,
                              const shoehorn::GenerationOptions &options);
 // A file's bytes: FileNotFound or FileUnreadable with the system's reason.
 shoehorn::Result<QByteArray> readFile(const QString &path);

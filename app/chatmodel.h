@@ -82,6 +82,7 @@ public:
     void truncate(int fromRow); // drops fromRow and everything after it
     void clear();
     const Message &message(int row) const { return m_messages.at(row); }
+    const QList<Message> &messages() const { return m_messages; }
     // The finished messages before `endRow` (all when -1), as the model is given them.
     ChatHistory history(const QString &systemPrompt, int endRow = -1) const;
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 using State = ChatModel::State;
 using Done = ChatStore::Done;
@@ -201,15 +202,19 @@ bool ConversationRepository::setModel(qint64 conversationId, const QString &mode
     return writable() && check(m_store.setConversationModel(conversationId, modelPath), Write::ChatModel);
 }
 
+shoehorn::Error ConversationRepository::notWritable() const
+{
+    // Why it is not writable: a new history that could not be made says why last.
+    const QString why = !m_problem.newReason.isEmpty() ? m_problem.newReason
+                        : !m_problem.reason.isEmpty()  ? m_problem.reason
+                                                       : QStringLiteral("the chat history is not open");
+    return {shoehorn::ErrorCode::FileUnwritable, why.toStdString()};
+}
+
 shoehorn::Result<qint64> ConversationRepository::importJson(const QByteArray &json)
 {
-    if (!writable()) {
-        // Why it is not writable: a new history that could not be made says why last.
-        const QString why = !m_problem.newReason.isEmpty() ? m_problem.newReason
-                            : !m_problem.reason.isEmpty()  ? m_problem.reason
-                                                           : QStringLiteral("the chat history is not open");
-        return shoehorn::Error{shoehorn::ErrorCode::FileUnwritable, why.toStdString()};
-    }
+    if (!writable())
+        return notWritable();
     return ChatJson::importJson(json, m_store);
 }
 
@@ -304,6 +309,25 @@ quint64 ConversationRepository::readPicturesInBackground(qint64 conversationId)
             const Read again = m_store.pictures(conversationId);
             emit picturesRead(ticket, again ? *again : Pictures{});
         });
+}
+
+quint64 ConversationRepository::importInBackground(const QString &filePath)
+{
+    using Imported = shoehorn::Result<qint64>;
+    const std::optional<shoehorn::Error> refused = writable() ? std::nullopt : std::optional(notWritable());
+    return inBackground<Imported>(
+        [path = m_path, filePath, refused]() -> Imported {
+            const auto json = ChatJson::readFile(filePath);
+            if (!json)
+                return json.error();
+            if (refused)
+                return *refused;
+            ChatStore store;
+            if (const Done opened = store.open(path); !opened)
+                return opened.error();
+            return ChatJson::importJson(*json, store);
+        },
+        [this](quint64 ticket, const Imported &conversation) { emit imported(ticket, conversation); });
 }
 
 bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer)

@@ -89,6 +89,10 @@ public:
     // The pictures' bytes of a conversation read by messages(): picturesRead() brings them by
     // message id (read here instead when the pool's read fails).
     quint64 readPicturesInBackground(qint64 conversationId);
+    // A chat exported as JSON, read from the file and stored as a new conversation (a photo in
+    // it is megabytes of base64): imported() brings its id, or why not (ChatJson::readFile's
+    // and importJson's errors, FileUnwritable when the history is not writable).
+    quint64 importInBackground(const QString &filePath);
     // Waits for the job with that ticket (0: every one; a local write or read, milliseconds) and
     // delivers its signal now: what the user does next needs it, or Shoehorn is quitting.
     void finishBackgroundWork(quint64 ticket = 0);
@@ -108,12 +112,14 @@ signals:
     void failed(ConversationRepository::Write what, const shoehorn::Error &error);
     void questionStored(quint64 ticket, qint64 questionId, qint64 answerId);
     void picturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
+    void imported(quint64 ticket, const shoehorn::Result<qint64> &conversation);
 
 private:
     bool check(const ChatStore::Done &done, Write what);
     bool inTransaction(Write what, const std::function<ChatStore::Done()> &writes);
 
     void openFresh(const QString &path, const QString &why); // fills m_problem
+    shoehorn::Error notWritable() const;
     // Runs `job` on the pool and `deliver` with its result here, once (finishBackgroundWork may
     // deliver it first).
     template <class T>

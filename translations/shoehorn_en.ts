@@ -1265,6 +1265,14 @@
       <source>This model's chat template cannot be used (%1): chats use ChatML instead, which may not be the format the model was trained on.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Exporting the chat to %1…</source>
+      <translation type="unfinished" />
+    </message>
+    <message>
+      <source>The chat was imported: it is in the Chats list.</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

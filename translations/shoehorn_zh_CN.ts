@@ -1264,6 +1264,14 @@
       <source>This model's chat template cannot be used (%1): chats use ChatML instead, which may not be the format the model was trained on.</source>
       <translation>无法使用此模型的聊天模板（%1）：对话改用 ChatML，这可能不是模型训练时使用的格式。</translation>
     </message>
+    <message>
+      <source>Exporting the chat to %1…</source>
+      <translation>正在把对话导出到 %1…</translation>
+    </message>
+    <message>
+      <source>The chat was imported: it is in the Chats list.</source>
+      <translation>对话已导入：可在“对话列表”中找到。</translation>
+    </message>
   </context>
   <context>
     <name>MessageFooter</name>

@@ -80,11 +80,14 @@ public slots:
     void importPresets();
     void importPresetFile(const QString &path);
     // File > Export Chat: the open chat as Markdown (.md) or JSON (.json), by the name's ending.
+    // The file is written on the work pool (pictures are megabytes of base64); the status bar
+    // says when it is, the error presenter why not.
     void exportChat();
-    bool exportChatTo(const QString &path);
-    // File > Import Chat: a chat exported as JSON (by Shoehorn, here or elsewhere).
+    void exportChatTo(const QString &path);
+    // File > Import Chat: a chat exported as JSON (by Shoehorn, here or elsewhere), read and
+    // stored on the pool, then opened; the error presenter says why not.
     void importChat();
-    bool importChatFile(const QString &path);
+    void importChatFile(const QString &path);
     // Serve > Local API: the dialog (one, not modal: it shows live slots while the chat runs).
     void showApiDialog();
 

@@ -14,13 +14,16 @@
 #include "offloadpanel.h"
 #include "presetimport.h"
 #include "visioncontroller.h"
+#include "workpool.h"
 
 #include <QDragEnterEvent>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QtConcurrent/QtConcurrentRun>
 
 void MainWindow::offerLocate(const QString &missingPath)
 {
@@ -52,18 +55,28 @@ void MainWindow::exportChat()
     });
 }
 
-bool MainWindow::exportChatTo(const QString &path)
+void MainWindow::exportChatTo(const QString &path)
 {
     m_controller->completeChat(); // pictures opened a moment ago are written with their bytes
     const ChatJson::ExportHeader header{m_controller->conversationTitle(), m_model->model().path,
                                         m_controller->systemPrompt()};
-    if (const shoehorn::Error e =
-            ChatJson::exportToFile(path, header, *m_controller->chatModel(), m_controller->generationOptions())) {
-        m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, ErrorText::message(e)));
-        return false;
-    }
-    statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
-    return true;
+    // A copy that shares the messages' text and pictures: the chat goes on meanwhile.
+    const ChatJson::Messages messages = m_controller->chatModel()->messages();
+    const shoehorn::GenerationOptions options = m_controller->generationOptions();
+    statusBar()->showMessage(tr("Exporting the chat to %1…").arg(path));
+    auto *writing = new QFutureWatcher<shoehorn::Error>(this);
+    connect(writing, &QFutureWatcherBase::finished, this, [this, writing, path] {
+        writing->deleteLater();
+        if (const shoehorn::Error e = writing->result()) {
+            statusBar()->clearMessage();
+            m_showError(tr("Cannot export the chat"), tr("Writing %1 failed: %2").arg(path, ErrorText::message(e)));
+            return;
+        }
+        statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
+    });
+    writing->setFuture(QtConcurrent::run(workPool(), [path, header, messages, options] {
+        return ChatJson::exportToFile(path, header, messages, options);
+    }));
 }
 
 void MainWindow::importChat()
@@ -74,33 +87,36 @@ void MainWindow::importChat()
     });
 }
 
-bool MainWindow::importChatFile(const QString &path)
+void MainWindow::importChatFile(const QString &path)
 {
-    const auto data = ChatJson::readFile(path);
-    QString error;
-    shoehorn::Result<qint64> imported = shoehorn::Error{};
-    if (!data) {
-        error = ErrorText::message(data.error());
-    } else if (m_model->state() == LoadedModel::State::Generating) {
-        error = tr("Wait until the answer is finished.");
-    } else if (!(imported = m_controller->importConversation(*data))) {
-        // What is wrong with the data (the parser's words), or why the store refused it.
-        const shoehorn::Error &e = imported.error();
-        error = e.code == shoehorn::ErrorCode::Corrupt ? QString::fromStdString(e.detail) : ErrorText::message(e);
-    } else {
-        const QString model = m_parts.conversations->modelPathOf(m_controller->currentConversation());
-        m_pages->setCurrentWidget(m_chatPage);
+    const auto refuse = [this, path](const QString &why) {
+        m_showError(tr("Cannot import the chat"), tr("%1 is not a chat Shoehorn can read: %2").arg(path, why));
+    };
+    if (m_model->state() == LoadedModel::State::Generating) {
+        refuse(tr("Wait until the answer is finished."));
+        return;
+    }
+    m_controller->importConversation(path, this, [this, refuse](const shoehorn::Result<qint64> &imported) {
+        if (!imported) {
+            // What is wrong with the data (the parser's words), or why it could not be read or stored.
+            const shoehorn::Error &e = imported.error();
+            refuse(e.code == shoehorn::ErrorCode::Corrupt ? QString::fromStdString(e.detail) : ErrorText::message(e));
+            return;
+        }
         m_chats->raise();
+        if (m_controller->currentConversation() != *imported) { // an answer began meanwhile
+            statusBar()->showMessage(tr("The chat was imported: it is in the Chats list."), 8000);
+            return;
+        }
+        m_pages->setCurrentWidget(m_chatPage);
+        const QString model = m_parts.conversations->modelPathOf(*imported);
         if (!model.isEmpty() && model != m_model->model().path) {
             if (QFileInfo::exists(model))
                 openModel(model);
             else
                 offerLocate(model);
         }
-        return true;
-    }
-    m_showError(tr("Cannot import the chat"), tr("%1 is not a chat Shoehorn can read: %2").arg(path, error));
-    return false;
+    });
 }
 
 bool MainWindow::isModelFile(const QString &path)

@@ -2,6 +2,7 @@
 #include "appsettings.h"
 #include "appcore.h"
 #include "chatcontroller.h"
+#include "chatjson.h"
 #include "loadedmodel.h"
 #include "chatmodel.h"
 #include "chatstore.h"
@@ -20,6 +21,7 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <atomic>
@@ -118,6 +120,7 @@ private slots:
     void picturesAreStoredOffTheGuiThread();
     void quittingWhileAPictureIsStored();
     void picturesAreReadOffTheGuiThread();
+    void chatsAreImportedOffTheGuiThread();
     void titleFollowsTheFirstQuestionsEdit();
     void autoTitleHasNoMarkdown_data();
     void autoTitleHasNoMarkdown();
@@ -425,6 +428,51 @@ void TestChatController::picturesAreReadOffTheGuiThread()
     QCOMPARE(given.size(), size_t(5)); // the first turn, the picture's, and this question
     QCOMPARE(given[2].images.size(), size_t(1));
     QVERIFY(given[2].images[0].bytes == kPicture.data.toStdString()); // what the model read
+}
+
+// An exported chat with a picture, imported while another process holds the history's write
+// lock: the call returns at once, the chat is stored when the lock goes and then opened, and the
+// answer comes to whoever asked, unless it went first.
+void TestChatController::chatsAreImportedOffTheGuiThread()
+{
+    FakeChat f;
+    QVERIFY(f.load());
+    ChatController &c = f.c;
+    ChatModel exported;
+    ChatModel::Message question = ChatModel::make(ChatModel::Author::User, QStringLiteral("What is this?"));
+    question.images = {kPicture};
+    exported.appendMessage(question);
+    exported.appendMessage(ChatModel::make(ChatModel::Author::Assistant, QStringLiteral("A picture.")));
+    QTemporaryDir dir;
+    const QString file = dir.filePath("chat.json");
+    QVERIFY(!ChatJson::exportToFile(file, {"Imported", {}, {}}, exported.messages(), {}));
+    QList<shoehorn::Result<qint64>> answers;
+    {
+        HistoryLock lock(1000);
+        QVERIFY(lock.held());
+        QElapsedTimer t;
+        t.start();
+        c.importConversation(file, this, [&answers](const shoehorn::Result<qint64> &r) { answers.append(r); });
+        QVERIFY2(t.elapsed() < 200, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(answers.isEmpty());
+        QCOMPARE(c.currentConversation(), 0); // nothing opened before it is stored
+    }
+    QTRY_COMPARE(answers.size(), 1);
+    QVERIFY2(answers.first(), answers.first() ? "" : answers.first().error().detail.c_str());
+    QCOMPARE(c.currentConversation(), *answers.first());
+    QCOMPARE(c.chatModel()->rowCount(), 2);
+    QTRY_COMPARE(c.chatModel()->message(0).images, QList<ChatImage>{kPicture}); // its bytes read on the pool
+    QCOMPARE(c.conversationTitle(), QString("Imported"));
+    // Whoever asked went first: the chat is still stored, listed and opened, no one is called.
+    auto *gone = new QObject;
+    bool called = false;
+    QSignalSpy listed(&c, &ChatController::conversationsChanged);
+    c.importConversation(file, gone, [&called](const shoehorn::Result<qint64> &) { called = true; });
+    delete gone;
+    QTRY_COMPARE(listed.count(), 1);
+    QTRY_COMPARE(f.cApp.history()->store()->conversations().size(), 2);
+    QVERIFY(c.currentConversation() != *answers.first());
+    QVERIFY(!called);
 }
 
 void TestChatController::chatsAreStoredAndReopened()

@@ -351,7 +351,7 @@ void TestChatJson::markdown()
     QAbstractItemModelTester tester(&chat, QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (const auto &m : messages)
         chat.appendMessage(m);
-    const QString md = ChatJson::toMarkdown(header, chat);
+    const QString md = ChatJson::toMarkdown(header, chat.messages());
     qsizetype from = 0;
     for (const QString &part : inOrder) {
         const qsizetype at = md.indexOf(part, from);
@@ -369,7 +369,7 @@ void TestChatJson::jsonExport()
     fillChat(chat);
     const ChatJson::ExportHeader header{"Title 标题", "/models/My Model.gguf", "Be brief."};
     const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-1);
-    const QByteArray json = ChatJson::toJson(header, chat, someOptions());
+    const QByteArray json = ChatJson::toJson(header, chat.messages(), someOptions());
     QJsonParseError error;
     const QJsonObject root = QJsonDocument::fromJson(json, &error).object();
     QCOMPARE(error.error, QJsonParseError::NoError);
@@ -420,7 +420,7 @@ void TestChatJson::importRoundTrip()
     QAbstractItemModelTester tester(&chat, QAbstractItemModelTester::FailureReportingMode::QtTest);
     fillChat(chat);
     const ChatJson::ExportHeader header{"Title " + kUnicode, "/models/My \"Model\".gguf", "System " + kUnicode};
-    const QByteArray json = ChatJson::toJson(header, chat, someOptions());
+    const QByteArray json = ChatJson::toJson(header, chat.messages(), someOptions());
     const auto imported = ChatJson::importJson(json, *m_store);
     QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
     const qint64 id = *imported;
@@ -463,7 +463,7 @@ void TestChatJson::importStreamingAnswerAsStopped()
     ChatModel chat;
     chat.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "partial", State::Streaming));
-    const auto imported = ChatJson::importJson(ChatJson::toJson({}, chat, {}), *m_store);
+    const auto imported = ChatJson::importJson(ChatJson::toJson({}, chat.messages(), {}), *m_store);
     QVERIFY(imported);
     const qint64 id = *imported;
     const auto stored = m_store->messages(id);
@@ -475,7 +475,7 @@ void TestChatJson::importStreamingAnswerAsStopped()
 void TestChatJson::importEmptyChat()
 {
     ChatModel chat;
-    const auto imported = ChatJson::importJson(ChatJson::toJson({"empty", {}, {}}, chat, {}), *m_store);
+    const auto imported = ChatJson::importJson(ChatJson::toJson({"empty", {}, {}}, chat.messages(), {}), *m_store);
     QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
     const qint64 id = *imported;
     QCOMPARE(m_store->conversation(id).title, QString("empty"));
@@ -488,7 +488,7 @@ void TestChatJson::importRejects_data()
     ChatModel chat;
     chat.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "a"));
-    const QByteArray good = ChatJson::toJson({"t", "/m.gguf", ""}, chat, {});
+    const QByteArray good = ChatJson::toJson({"t", "/m.gguf", ""}, chat.messages(), {});
     auto edited = [&good](auto change) {
         QJsonObject root = QJsonDocument::fromJson(good).object();
         change(root);
@@ -497,7 +497,7 @@ void TestChatJson::importRejects_data()
     QTest::newRow("empty") << QByteArray();
     QTest::newRow("not JSON") << QByteArray("format: shoehorn-chat");
     QTest::newRow("cut off") << good.left(good.size() / 2);
-    QTest::newRow("Markdown export") << ChatJson::toMarkdown({}, chat).toUtf8();
+    QTest::newRow("Markdown export") << ChatJson::toMarkdown({}, chat.messages()).toUtf8();
     QTest::newRow("array") << QByteArray(R"([{"format":"shoehorn-chat"}])");
     QTest::newRow("string") << QByteArray(R"("shoehorn-chat")");
     QTest::newRow("null") << QByteArray("null");
@@ -572,7 +572,7 @@ void TestChatJson::importStoreFailureLeavesNothing()
     chat.appendMessage(withVersions({version("v1", "", State::Done, nullptr, -1), version("v2", "", State::Done, nullptr, -1)}, 1));
     chat.appendMessage(ChatModel::make(ChatModel::Author::User, "refused"));
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "never stored"));
-    const auto refused = ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store);
+    const auto refused = ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat.messages(), someOptions()), *m_store);
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, shoehorn::ErrorCode::FileUnwritable);
     QVERIFY2(refused.error().detail.find("refused by the test") != std::string::npos, refused.error().detail.c_str());
@@ -581,7 +581,7 @@ void TestChatJson::importStoreFailureLeavesNothing()
     QCOMPARE(rowCount("message_versions"), 0);
     // The store is usable afterwards: no transaction left open.
     chat.removeMessage(2);
-    QVERIFY(ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat, someOptions()), *m_store));
+    QVERIFY(ChatJson::importJson(ChatJson::toJson({"t", {}, {}}, chat.messages(), someOptions()), *m_store));
     QCOMPARE(rowCount("messages"), 3);
 }
 
@@ -595,7 +595,7 @@ void TestChatJson::imagesRoundTrip()
     q.images = {{png, "image/png"}, {bmp, "image/bmp"}};
     chat.appendMessage(q);
     chat.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "Two pictures."));
-    const QByteArray json = ChatJson::toJson({"t", "/m.gguf", ""}, chat, {});
+    const QByteArray json = ChatJson::toJson({"t", "/m.gguf", ""}, chat.messages(), {});
     const auto imported = ChatJson::importJson(json, *m_store);
     QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
     const qint64 id = *imported;
@@ -605,7 +605,7 @@ void TestChatJson::imagesRoundTrip()
     QVERIFY(stored[0].images[0] == q.images[0]);
     QVERIFY(stored[0].images[1] == q.images[1]);
     QVERIFY(stored[1].images.isEmpty());
-    const QString md = ChatJson::toMarkdown({"t", "/m.gguf", ""}, chat);
+    const QString md = ChatJson::toMarkdown({"t", "/m.gguf", ""}, chat.messages());
     QVERIFY(md.contains("![image 1](data:image/png;base64," + QString::fromLatin1(png.toBase64()) + ")"));
     QVERIFY(md.contains("![image 2](data:image/bmp;base64,"));
 }

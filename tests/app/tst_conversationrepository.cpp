@@ -35,6 +35,8 @@ private slots:
     void noRoomForANewHistory();
     void newerSchemaOpensReadOnly();
     void interruptedAnswersAreMarkedStopped();
+    void importInBackground_data();
+    void importInBackground();
 };
 
 void TestConversationRepository::unreadableHistoryIsMovedAside_data()
@@ -292,6 +294,60 @@ void TestConversationRepository::unopenedRepositoryWritesNothing()
     const auto imported = r.importJson("{}");
     QVERIFY(!imported);
     QCOMPARE(imported.error().code, shoehorn::ErrorCode::FileUnwritable); // no store to write to
+}
+
+void TestConversationRepository::importInBackground_data()
+{
+    QTest::addColumn<QByteArray>("file"); // empty: no such file
+    QTest::addColumn<bool>("opened");
+    QTest::addColumn<int>("code");       // 0: imported
+    const QByteArray chat = R"({"format":"shoehorn-chat","title":"from elsewhere","messages":[
+        {"role":"user","content":"q"},{"role":"assistant","content":"a"}]})";
+    QTest::newRow("an export") << chat << true << 0;
+    QTest::newRow("no such file") << QByteArray() << true << int(shoehorn::ErrorCode::FileNotFound);
+    QTest::newRow("not an export") << QByteArray("# Markdown\n") << true << int(shoehorn::ErrorCode::Corrupt);
+    QTest::newRow("no history to store it in") << chat << false << int(shoehorn::ErrorCode::FileUnwritable);
+}
+
+// A chat export read and stored on the pool with a connection of its own: imported() brings the
+// new conversation's id, or the typed reason.
+void TestConversationRepository::importInBackground()
+{
+    QFETCH(QByteArray, file);
+    QFETCH(bool, opened);
+    QFETCH(int, code);
+    const QString path = m_dir.filePath("export.json");
+    QFile::remove(path);
+    if (!file.isEmpty()) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(file);
+    }
+    ConversationRepository r;
+    if (opened)
+        QVERIFY(r.open(m_path).isNone());
+    QList<QPair<quint64, shoehorn::Result<qint64>>> results;
+    connect(&r, &ConversationRepository::imported, this,
+            [&results](quint64 ticket, const shoehorn::Result<qint64> &c) { results.append({ticket, c}); });
+    const quint64 ticket = r.importInBackground(path);
+    QVERIFY(ticket > 0);
+    QVERIFY(results.isEmpty()); // not here: on the pool
+    QTRY_COMPARE(results.size(), 1);
+    QCOMPARE(results.first().first, ticket);
+    const shoehorn::Result<qint64> &imported = results.first().second;
+    if (code) {
+        QVERIFY(!imported);
+        QCOMPARE(int(imported.error().code), code);
+        QVERIFY(!imported.error().detail.empty());
+        if (opened)
+            QVERIFY(r.store()->conversations().isEmpty());
+        return;
+    }
+    QVERIFY2(imported, imported ? "" : imported.error().detail.c_str());
+    QCOMPARE(r.conversation(*imported).title, QString("from elsewhere"));
+    const auto messages = r.messages(*imported);
+    QCOMPARE(messages.size(), 2);
+    QCOMPARE(messages[1].content, QString("a"));
 }
 
 QTEST_GUILESS_MAIN(TestConversationRepository)

@@ -65,6 +65,24 @@ public:
         QTimer::singleShot(ms, &loop, &QEventLoop::quit);
         loop.exec();
     }
+    // Runs the event loop until `done()` holds (checked every millisecond) or ms have passed;
+    // whether it holds. QTRY_VERIFY would sleep 10 ms between its checks, which the probe sees.
+    template <class Predicate>
+    static bool waitFor(Predicate done, int ms = 20000)
+    {
+        QEventLoop loop;
+        QTimer check;
+        check.setInterval(1);
+        connect(&check, &QTimer::timeout, &loop, [&] {
+            if (done())
+                loop.quit();
+        });
+        QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+        check.start();
+        if (!done())
+            loop.exec();
+        return done();
+    }
 
 private:
     // The second field of schedstat; 0 where the kernel does not keep it (then worstMs() is the

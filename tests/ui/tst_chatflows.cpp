@@ -28,6 +28,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
+#include <QStatusBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -300,15 +301,19 @@ void TestChatFlows::exportAndImport()
         suggested = name;
         done(dir.filePath("chat.md"));
     });
-    w.window->exportChat();
+    w.window->exportChat(); // written on the pool: the status bar says when
     QCOMPARE(suggested, QString("export me.md"));
+    QStatusBar *status = w.window->statusBar();
+    QTRY_VERIFY2(status->currentMessage().startsWith("Chat exported to"), qPrintable(status->currentMessage()));
     QFile md(dir.filePath("chat.md"));
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(md.readAll());
     QVERIFY(text.contains("## User\n\nexport me"));
     QVERIFY(text.contains("## System\n\nBe brief."));
     QVERIFY(text.contains(w.controller.chatModel()->message(1).content.trimmed()));
-    QVERIFY(w.window->exportChatTo(dir.filePath("chat.json")));
+    status->clearMessage();
+    w.window->exportChatTo(dir.filePath("chat.json"));
+    QTRY_VERIFY2(status->currentMessage().startsWith("Chat exported to"), qPrintable(status->currentMessage()));
     QFile js(dir.filePath("chat.json"));
     QVERIFY(js.open(QIODevice::ReadOnly));
     const QJsonObject root = QJsonDocument::fromJson(js.readAll()).object();
@@ -316,20 +321,24 @@ void TestChatFlows::exportAndImport()
     QCOMPARE(root.value("messages").toArray().size(), 2);
     QVERIFY(root.value("messages").toArray().at(1).toObject().contains("stats"));
     // A full disk or a missing folder: a clear message, nothing half written.
-    QVERIFY(!w.window->exportChatTo(dir.filePath("no/such/dir/chat.md")));
-    QCOMPARE(w.errors.size(), 1);
+    w.window->exportChatTo(dir.filePath("no/such/dir/chat.md"));
+    QTRY_COMPARE(w.errors.size(), 1);
+    QVERIFY(!status->currentMessage().startsWith("Chat exported to"));
     QVERIFY2(w.errors.last().contains("The file cannot be written"), qPrintable(w.errors.last()));
     // The JSON comes back as a new chat with the same messages.
     const QString answer = w.controller.chatModel()->message(1).content;
-    QVERIFY(w.window->importChatFile(dir.filePath("chat.json")));
-    QCOMPARE(w.controllerApp.history()->store()->conversations().size(), 2);
+    const qint64 firstChat = w.controller.currentConversation();
+    w.window->importChatFile(dir.filePath("chat.json")); // read and stored on the pool, then opened
+    QTRY_COMPARE(w.controllerApp.history()->store()->conversations().size(), 2);
+    QTRY_VERIFY(w.controller.currentConversation() != firstChat);
     QCOMPARE(w.controller.chatModel()->rowCount(), 2);
     QCOMPARE(w.controller.chatModel()->message(1).content, answer);
     QCOMPARE(w.controller.systemPrompt(), QString("Be brief."));
-    QVERIFY(!w.window->importChatFile(dir.filePath("chat.md"))); // not JSON: said so
-    QCOMPARE(w.errors.size(), 2);
+    w.window->importChatFile(dir.filePath("chat.md")); // not JSON: said so
+    QTRY_COMPARE(w.errors.size(), 2);
     QVERIFY2(w.errors.last().contains("is not a chat Shoehorn can read: "), qPrintable(w.errors.last()));
-    QVERIFY(!w.window->importChatFile(dir.filePath("gone.json"))); // no such file: said so
+    w.window->importChatFile(dir.filePath("gone.json")); // no such file: said so
+    QTRY_COMPARE(w.errors.size(), 3);
     QVERIFY2(w.errors.last().contains("The file does not exist"), qPrintable(w.errors.last()));
 }
 
