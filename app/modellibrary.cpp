@@ -70,6 +70,7 @@ ModelLibrary::ModelLibrary(QObject *parent) : QAbstractTableModel(parent)
             m_entries.append({p, false, false, nullptr, {}, FitVerdict::Unknown, {}});
     m_folders = AppSettings::modelFolders();
     connect(&m_watcher, &QFutureWatcher<Scan>::finished, this, &ModelLibrary::applyScan);
+    connect(&m_fitting, &QFutureWatcher<Verdicts>::finished, this, &ModelLibrary::applyFits);
     rescan();
 }
 
@@ -393,9 +394,10 @@ void ModelLibrary::applyScan()
             continue;
         m_entries[row].info = info;
         m_entries[row].projectors = s.projectors.value(path);
-        updateFit(m_entries[row]);
         emit dataChanged(QAbstractTableModel::index(row, 0), QAbstractTableModel::index(row, ColumnCount - 1));
     }
+    if (!s.inspected.isEmpty())
+        refit();
     for (const auto &[path, error] : s.failed) {
         const int row = indexOf(path);
         if (row >= 0) {
@@ -431,22 +433,17 @@ QString ModelLibrary::visionText(const Entry &e) const
     return {};
 }
 
-void ModelLibrary::updateFit(Entry &e) const
+ModelLibrary::FitVerdict ModelLibrary::verdict(const ModelInfo &info, const PlanTarget &target)
 {
-    if (!e.info || !m_hasTarget) {
-        e.fit = FitVerdict::Unknown;
-        return;
-    }
     FitRequest r;
-    r.settings.context.contextSize = std::min<uint32_t>(e.info->contextLength ? e.info->contextLength : 8192, 8192);
+    r.settings.context.contextSize = std::min<uint32_t>(info.contextLength ? info.contextLength : 8192, 8192);
     r.locks.contextSize = true; // the verdict is about a usable 8k chat, not the longest context
-    const FitResult f = autoFit(*e.info, r, m_target);
-    switch (f.outcome) {
-    case FitOutcome::AllOnGpu: e.fit = FitVerdict::OnGpu; break;
+    switch (autoFit(info, r, target).outcome) {
+    case FitOutcome::AllOnGpu: return FitVerdict::OnGpu;
     case FitOutcome::ExpertsOnCpu:
-    case FitOutcome::LayersOnCpu: e.fit = FitVerdict::GpuAndRam; break;
-    case FitOutcome::CpuOnly: e.fit = FitVerdict::CpuOnly; break;
-    default: e.fit = FitVerdict::TooBig; break;
+    case FitOutcome::LayersOnCpu: return FitVerdict::GpuAndRam;
+    case FitOutcome::CpuOnly: return FitVerdict::CpuOnly;
+    default: return FitVerdict::TooBig;
     }
 }
 
@@ -454,9 +451,43 @@ void ModelLibrary::setTarget(const PlanTarget &target)
 {
     m_target = target;
     m_hasTarget = true;
+    refit();
+}
+
+void ModelLibrary::refit()
+{
+    if (!m_hasTarget)
+        return;
+    if (m_fitting.isRunning()) { // one at a time: the newest target follows it
+        m_refitAgain = true;
+        return;
+    }
+    QList<QPair<QString, std::shared_ptr<const ModelInfo>>> models;
+    for (const Entry &e : m_entries)
+        if (e.info)
+            models.append({e.path, e.info});
+    if (models.isEmpty())
+        return;
+    m_fitting.setFuture(QtConcurrent::run(workPool(), [models, target = m_target] {
+        Verdicts v;
+        for (const auto &[path, info] : models)
+            v.insert(path, verdict(*info, target));
+        return v;
+    }));
+}
+
+void ModelLibrary::applyFits()
+{
+    if (m_refitAgain) { // for a target that is no longer the one shown
+        m_refitAgain = false;
+        refit();
+        return;
+    }
+    const Verdicts verdicts = m_fitting.result();
     for (Entry &e : m_entries)
-        updateFit(e);
+        e.fit = e.info ? verdicts.value(e.path, e.fit) : FitVerdict::Unknown;
     if (!m_entries.isEmpty())
         emit dataChanged(QAbstractTableModel::index(0, FitColumn),
                          QAbstractTableModel::index(int(m_entries.size()) - 1, FitColumn));
+    emit fitsUpdated();
 }

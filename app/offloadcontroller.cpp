@@ -10,6 +10,9 @@
 #include "servercommand.h"
 #include "validate.h"
 #include "visioncontroller.h"
+#include "workpool.h"
+
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <utility>
 
@@ -24,6 +27,8 @@ OffloadController::OffloadController(LoadedModel *model, HardwareMonitor *hardwa
     m_exactDelay.setSingleShot(true);
     m_exactDelay.setInterval(700);
     connect(&m_exactDelay, &QTimer::timeout, this, &OffloadController::startExactCheck);
+    connect(m_targets, &PlanTargets::targetChanged, this, [this] { ++m_targetChanges; });
+    connect(&m_fitting, &QFutureWatcher<FitResult>::finished, this, [this] { applyFit(m_fitting.result()); });
     connect(m_inspector, &ModelInspector::inspected, this, &OffloadController::inspected);
     connect(m_draftInspector, &ModelInspector::inspected, this,
             [this](const QString &path, const std::optional<ModelInfo> &info, const Error &) {
@@ -258,7 +263,7 @@ void OffloadController::startExactCheck()
 
 void OffloadController::autoFit()
 {
-    if (!m_info)
+    if (!m_info || fitting())
         return;
     FitRequest r;
     r.settings = planSettings();
@@ -274,7 +279,24 @@ void OffloadController::autoFit()
     const auto limits = RemoteMachines::limits();
     for (const auto &g : target.gpus)
         r.deviceMarginBytes.push_back(g.remote && limits.count(g.description) ? 0 : r.marginBytes);
-    const FitResult f = shoehorn::autoFit(*m_info, r, target);
+    m_fitFor = fitKey();
+    m_fitRunning = true;
+    m_fitting.setFuture(QtConcurrent::run(workPool(), [info = *m_info, r, target] { return shoehorn::autoFit(info, r, target); }));
+    emit fittingChanged();
+}
+
+QString OffloadController::fitKey() const
+{
+    return m_path + QLatin1Char('\n') + QString::number(m_targetChanges);
+}
+
+void OffloadController::applyFit(const FitResult &f)
+{
+    m_fitRunning = false;
+    if (fitKey() != m_fitFor) { // another model or machine now: the user asks again there
+        emit fittingChanged();
+        return;
+    }
     if (f.ok()) {
         ModelSettings out = m_settings;
         out.load = f.settings.load;
@@ -287,6 +309,7 @@ void OffloadController::autoFit()
     }
     m_lastFit = f;
     emit planChanged();
+    emit fittingChanged();
 }
 
 void OffloadController::loadOrReload()

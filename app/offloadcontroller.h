@@ -6,6 +6,7 @@
 #include "modelinfo.h"
 #include "modelsettings.h"
 
+#include <QFutureWatcher>
 #include <QObject>
 #include <QTimer>
 
@@ -93,7 +94,11 @@ public:
     // What llama.cpp allocated at the load, on this computer: none while planning a what-if machine.
     const shoehorn::MemoryPlan *measured() const;
     const std::optional<shoehorn::FitResult> &lastFit() const { return m_lastFit; }
+    // Auto-fit runs on the work pool: a model that fits nowhere has every placement tried (about
+    // 150 ms for a 48-layer MoE). fittingChanged() says when it starts and ends; its result is
+    // dropped when the model or the machine planned for changed meanwhile.
     void autoFit();
+    bool fitting() const { return m_fitRunning; }
     void loadOrReload();
     QString llamaServerCommand() const;
 
@@ -105,6 +110,7 @@ signals:
     void settingsChanged(); // changed from here (first open, Auto-fit, a load), not by the user
     void planChanged();     // plan, measured, hardware or target
     void exactCheckChanged();
+    void fittingChanged();
 
 private:
     void inspected(const QString &path, const std::optional<shoehorn::ModelInfo> &info, const shoehorn::Error &error);
@@ -129,6 +135,12 @@ private:
     int m_marginMiB = 1024;
     shoehorn::MemoryPlan m_plan;
     std::optional<shoehorn::FitResult> m_lastFit;
+    QFutureWatcher<shoehorn::FitResult> m_fitting;
+    bool m_fitRunning = false; // until its result is taken in
+    QString m_fitFor;        // the model and machine the running fit is for
+    quint64 m_targetChanges = 0; // another machine to plan for, or another VRAM budget
+    void applyFit(const shoehorn::FitResult &f);
+    QString fitKey() const;
     QTimer m_exactDelay;
     bool m_exactRunning = false;
     std::optional<ExactCheck> m_exact;

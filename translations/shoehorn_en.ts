@@ -1630,6 +1630,10 @@
       <source>The llama-server command is on the clipboard.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>Fitting…</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>

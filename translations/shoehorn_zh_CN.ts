@@ -1627,6 +1627,10 @@
       <source>The llama-server command is on the clipboard.</source>
       <translation>llama-server 命令已复制到剪贴板。</translation>
     </message>
+    <message>
+      <source>Fitting…</source>
+      <translation>正在适配…</translation>
+    </message>
   </context>
   <context>
     <name>OffloadTexts</name>

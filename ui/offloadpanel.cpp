@@ -34,6 +34,10 @@ OffloadPanel::OffloadPanel(OffloadController *offload, LoadedModel *model, Tunin
     connect(m_offload, &OffloadController::settingsChanged, this, [this] { toWidgets(m_offload->settings()); });
     connect(m_offload, &OffloadController::planChanged, this, &OffloadPanel::showPlan);
     connect(m_offload, &OffloadController::exactCheckChanged, this, &OffloadPanel::updateSummary);
+    connect(m_offload, &OffloadController::fittingChanged, this, [this] {
+        m_fitButton->setEnabled(m_offload->info().has_value() && !m_offload->fitting());
+        m_fitButton->setText(m_offload->fitting() ? tr("Fitting…") : tr("Auto-fit"));
+    });
     toWidgets(m_offload->settings());
     onModelChanged();
 }
@@ -118,8 +122,8 @@ void OffloadPanel::onModelChanged()
 {
     const auto &info = m_offload->info();
     m_form->setModel(info ? &*info : nullptr);
-    for (QWidget *w : {static_cast<QWidget *>(m_loadButton), static_cast<QWidget *>(m_fitButton)})
-        w->setEnabled(info.has_value());
+    m_loadButton->setEnabled(info.has_value());
+    m_fitButton->setEnabled(info.has_value() && !m_offload->fitting());
     toWidgets(m_offload->settings());
     updateLabels();
 }

@@ -9,6 +9,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -198,16 +199,42 @@ void TestModelLibrary::scansFolders()
     const int split = lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf"));
     QCOMPARE(cell(split, ModelLibrary::ImagesColumn), QString());
     QVERIFY(lib.data(lib.index(split, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("not for this model"));
-    QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
-             ModelLibrary::FitVerdict::GpuAndRam);
+    QTRY_COMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
+                 ModelLibrary::FitVerdict::GpuAndRam); // worked out on the pool after the scan
     const int b = lib.indexOf(dir.filePath("broken.gguf"));
     QVERIFY(b >= 0);
     QVERIFY(!cell(b, ModelLibrary::FitColumn).isEmpty()); // says it is unreadable
     QVERIFY(lib.data(lib.index(b, 0), Qt::ToolTipRole).toString().contains("broken.gguf"));
     // A 24 GB card holds it whole.
+    QSignalSpy fitted(&lib, &ModelLibrary::fitsUpdated);
     lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
+    QVERIFY(fitted.wait(20000));
     QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
              ModelLibrary::FitVerdict::OnGpu);
+    // A machine it fits nowhere: auto-fit tries every placement (about 150 ms for this model),
+    // on the pool; the GUI thread only asks. Targets set meanwhile end in the last one's verdict.
+    shoehorn::PlanTarget tiny = shoehorn::targetFromProfile(*shoehorn::findProfile("gtx1060-6g"));
+    tiny.ramAvailableBytes = tiny.ramTotalBytes = 2ull << 30;
+    fitted.clear();
+    QElapsedTimer asked;
+    asked.start();
+    lib.setTarget(tiny);
+    QVERIFY2(asked.elapsed() < 50, qPrintable(QString::number(asked.elapsed())));
+    QVERIFY(fitted.wait(20000));
+    QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
+             ModelLibrary::FitVerdict::TooBig);
+    fitted.clear();
+    lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
+    lib.setTarget(tiny);
+    lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx3060-12g")));
+    QVERIFY(fitted.wait(20000));
+    QTest::qWait(300);
+    QCOMPARE(fitted.count(), 1); // the verdicts for targets no longer set are not shown
+    QCOMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
+             ModelLibrary::FitVerdict::GpuAndRam);
+    fitted.clear();
+    lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
+    QVERIFY(fitted.wait(20000));
     // Opened (a recent model moves to the top): what the scan found beside it stays.
     lib.addRecent(dir.filePath("vision/tiny-vision.gguf"));
     QCOMPARE(lib.indexOf(dir.filePath("vision/tiny-vision.gguf")), 0);

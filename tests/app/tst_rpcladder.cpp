@@ -137,6 +137,7 @@ void TestRpcLadder::autoFitWithTheMachinesLimitLoadsFirstTime()
     offload.setModelPath(m_model);
     QTRY_VERIFY_WITH_TIMEOUT(offload.info().has_value(), 30000);
     offload.autoFit();
+    QTRY_VERIFY(!offload.fitting()); // on the work pool
     QVERIFY(offload.lastFit() && offload.lastFit()->ok());
     const shoehorn::DevicePlan &rpc = offload.lastFit()->plan.gpus.front();
     QVERIFY(rpc.remote);

@@ -28,6 +28,14 @@ inline void selectProfile(OffloadPanel &p, const QString &id)
     QVERIFY(target->currentIndex() > 0);
 }
 
+// Auto-fit as the button does it, waiting for its result (it is worked out on the work pool).
+inline void autoFit(OffloadPanel &p, OffloadController &c)
+{
+    p.autoFit();
+    QVERIFY(c.fitting() || !c.info());
+    QTRY_VERIFY_WITH_TIMEOUT(!c.fitting(), 20000);
+}
+
 [[nodiscard]] inline bool open(OffloadPanel &p, const QString &path)
 {
     p.setModelPath(path);

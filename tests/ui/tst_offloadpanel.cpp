@@ -42,6 +42,7 @@ private slots:
     void init();
     void slidersMoveTheGauges();
     void autoFitOnSixGigabytes();
+    void autoFitForAnotherMachineIsDropped();
     void lockIsHonoured();
     void kvTypeTheHeadsCannotTakeIsNamed();
     void copiesLlamaServerCommand();
@@ -109,7 +110,12 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
-    QTest::mouseClick(panel.findChild<QPushButton *>("autoFitButton"), Qt::LeftButton);
+    auto *fit = panel.findChild<QPushButton *>("autoFitButton");
+    QTest::mouseClick(fit, Qt::LeftButton);
+    QVERIFY(!fit->isEnabled()); // worked out on the pool: not clicked again meanwhile
+    QCOMPARE(fit->text(), QString("Fitting…"));
+    QTRY_VERIFY(fit->isEnabled());
+    QCOMPARE(fit->text(), QString("Auto-fit"));
     QCOMPARE(panel.findChild<QSlider *>("gpuLayers")->value(), 49);
     const int experts = panel.findChild<QSlider *>("cpuMoe")->value();
     QVERIFY(experts > 24);
@@ -117,6 +123,32 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
     const QString why = panel.findChild<QLabel *>("fitExplanation")->text();
     QVERIFY2(why.contains(QString::number(experts)), qPrintable(why));
     qInfo("auto-fit on the GTX 1060 profile: %s", qPrintable(why));
+}
+
+// Auto-fit is worked out on the pool; the machine planned for changed before its result came:
+// the result (for the 6 GB card) is not applied to the 24 GB one, and the button is back.
+void TestOffloadPanel::autoFitForAnotherMachineIsDropped()
+{
+    AppCore cApp;
+    LoadedModel &lm = *cApp.model();
+    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
+    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
+    panel.show();
+    QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
+    selectProfile(panel, "gtx1060-6g");
+    const ModelSettings before = panelPlans.settings();
+    auto *fit = panel.findChild<QPushButton *>("autoFitButton");
+    QTest::mouseClick(fit, Qt::LeftButton);
+    selectProfile(panel, "rtx4090-24g");
+    QTRY_VERIFY(fit->isEnabled());
+    QVERIFY(!panelPlans.fitting());
+    QVERIFY(!panelPlans.lastFit());
+    QCOMPARE(panelPlans.settings().load.cpuMoeLayers, before.load.cpuMoeLayers);
+    QCOMPARE(panelPlans.settings().load.gpuLayers, before.load.gpuLayers);
+    // Asked again there, it fits whole.
+    panelsteps::autoFit(panel, panelPlans);
+    QVERIFY(panelPlans.lastFit());
+    QCOMPARE(panelPlans.lastFit()->outcome, shoehorn::FitOutcome::AllOnGpu);
 }
 
 void TestOffloadPanel::lockIsHonoured()
@@ -130,13 +162,13 @@ void TestOffloadPanel::lockIsHonoured()
     selectProfile(panel, "gtx1060-6g");
     panel.findChild<QSlider *>("gpuLayers")->setValue(20);
     panel.findChild<QCheckBox *>("lockGpuLayers")->setChecked(true);
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     QCOMPARE(panel.findChild<QSlider *>("gpuLayers")->value(), 20);
     // Lock too much and the panel says which lock blocks.
     panel.findChild<QSlider *>("gpuLayers")->setValue(49);
     panel.findChild<QSlider *>("cpuMoe")->setValue(0);
     panel.findChild<QCheckBox *>("lockCpuMoe")->setChecked(true);
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     QVERIFY(panel.findChild<QLabel *>("fitExplanation")->text().contains("locked"));
 }
 
@@ -156,7 +188,7 @@ void TestOffloadPanel::kvTypeTheHeadsCannotTakeIsNamed()
     panel.findChild<QComboBox *>("typeK")->setCurrentText("q8_0");
     QTRY_VERIFY2(explanation->text().contains(cause), qPrintable(explanation->text()));
     panel.findChild<QCheckBox *>("lockKv")->setChecked(true);
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     QVERIFY2(explanation->text().contains("The q8_0 KV cache stores blocks of 32 values") &&
                  !explanation->text().contains("does not fit"),
              qPrintable(explanation->text()));
@@ -171,7 +203,7 @@ void TestOffloadPanel::copiesLlamaServerCommand()
     OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     QSignalSpy copied(&panel, &OffloadPanel::copied);
     QTest::mouseClick(panel.findChild<QPushButton *>("copyCommandButton"), Qt::LeftButton);
     QCOMPARE(copied.count(), 1); // the window says it in the status bar
@@ -247,7 +279,7 @@ void TestOffloadPanel::customProfile()
     QCOMPARE(target->currentText(), QString("RTX 5060 Ti 16 GB + 64 GB"));
     QCOMPARE(panel.plan().gpus.size(), size_t(1));
     QCOMPARE(panel.plan().gpus[0].capacity, 16 * GiB);
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     const int sixteen = panel.plan().cpuMoeLayers;
     QVERIFY(sixteen > 0 && sixteen < 25); // between the 12 GB and 24 GB cards
     // Remembered: a new panel offers it too.

@@ -231,7 +231,7 @@ void TestPlanSummary::whatIfSaysNothingOfThisComputer()
             QVERIFY2(!said.contains(local), qPrintable(said));
     QVERIFY2(panel.verdict().contains("GTX 1060 6 GB + 32 GB RAM"), qPrintable(panel.verdict()));
     QVERIFY2(panel.verified().startsWith("What-if machine"), qPrintable(panel.verified()));
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     QVERIFY2(panel.verdict().startsWith("Fits on GTX 1060 6 GB + 32 GB RAM: "), qPrintable(panel.verdict()));
 }
 
@@ -247,7 +247,7 @@ void TestPlanSummary::detailsOneClickAway()
     panel.show();
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
-    panel.autoFit();
+    panelsteps::autoFit(panel, panelPlans);
     auto *explanation = panel.findChild<QLabel *>("fitExplanation");
     QVERIFY(explanation->text().contains("the experts of the first"));
     QVERIFY(!explanation->isVisible());
@@ -281,7 +281,7 @@ void TestPlanSummary::autoFitsWordsGoWithItsInputs()
     const QString blocked = "Nothing fits on the GPU with the margin kept free: everything runs on the CPU, with 2k "
                             "context. Lower the margin to use the GPU.";
     margin->setValue(9999);
-    panel.autoFit();
+    panelsteps::autoFit(panel, shown.plans);
     QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
     QCOMPARE(panel.plan().gpus.size(), size_t(0)); // -dev none
     // GPU layers given back by hand: the GPU is used again (the slider moved, the GPU stayed unused).
@@ -290,19 +290,19 @@ void TestPlanSummary::autoFitsWordsGoWithItsInputs()
     layers->setValue(layers->maximum());
     QCOMPARE(panel.plan().gpus.size(), size_t(1));
     margin->setValue(9999);
-    panel.autoFit();
+    panelsteps::autoFit(panel, shown.plans);
     QCOMPARE(panel.plan().gpus.size(), size_t(0));
     margin->setValue(1024);
     QVERIFY2(!panel.verdict().startsWith("Nothing fits"), qPrintable(panel.verdict()));
     margin->setValue(9999);
-    panel.autoFit();
+    panelsteps::autoFit(panel, shown.plans);
     QVERIFY2(panel.verdict().startsWith(blocked), qPrintable(panel.verdict()));
     // Auto-fit with room again gives the GPU back (the CPU-alone answer is not kept as a choice).
     margin->setValue(1024);
-    panel.autoFit();
+    panelsteps::autoFit(panel, shown.plans);
     QCOMPARE(panel.plan().gpus.size(), size_t(1));
     margin->setValue(9999);
-    panel.autoFit();
+    panelsteps::autoFit(panel, shown.plans);
     auto *target = panel.findChild<QComboBox *>("planFor");
     target->setCurrentIndex(0); // this computer
     QVERIFY2(!panel.verdict().contains("Nothing fits"), qPrintable(panel.verdict()));
