@@ -217,12 +217,17 @@ QList<ChatStore::Conversation> ChatStore::conversations(const QString &search) c
     QString sql =
         QStringLiteral("SELECT id, title, model_path, system_prompt, updated, pinned, settings FROM conversations c");
     if (!search.isEmpty())
-        sql += QStringLiteral(" WHERE c.title LIKE ? OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
-                              " AND m.content LIKE ?)");
+        sql += QStringLiteral(" WHERE c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM messages m"
+                              " WHERE m.conversation_id = c.id AND m.content LIKE ? ESCAPE '\\')");
     sql += QStringLiteral(" ORDER BY pinned DESC, updated DESC, id DESC");
     q.prepare(sql);
     if (!search.isEmpty()) {
-        const QString like = QLatin1Char('%') + search + QLatin1Char('%');
+        // The text as typed: "50%" or "snake_case" are not patterns.
+        QString literal = search;
+        literal.replace(QLatin1Char('\\'), QStringLiteral("\\\\"))
+            .replace(QLatin1Char('%'), QStringLiteral("\\%"))
+            .replace(QLatin1Char('_'), QStringLiteral("\\_"));
+        const QString like = QLatin1Char('%') + literal + QLatin1Char('%');
         q.addBindValue(like);
         q.addBindValue(like);
     }

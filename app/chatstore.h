@@ -64,6 +64,7 @@ public:
     int schemaVersion() const;
     // A database of a newer schema is opened read-only (PRAGMA query_only): never migrated down.
     bool readOnly() const { return m_readOnly; }
+    QString path() const { return m_db.databaseName(); } // the file open now
     // Answers left 'streaming' by a crash become 'stopped' (what was checkpointed stays): how many.
     shoehorn::Result<int> markInterruptedAnswers();
     bool integrityOk() const;

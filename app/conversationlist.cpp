@@ -1,7 +1,12 @@
 #include "conversationlist.h"
 
+#include "workpool.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
 ConversationList::ConversationList(ChatStore *store, QObject *parent) : QAbstractListModel(parent), m_store(store)
 {
+    connect(&m_searching, &QFutureWatcher<Found>::finished, this, &ConversationList::onSearched);
     refresh();
 }
 
@@ -62,7 +67,40 @@ int ConversationList::rowOf(qint64 id) const
 
 void ConversationList::refresh()
 {
+    ++m_refreshes;
+    if (!m_store || m_search.isEmpty()) { // the list alone: an index, milliseconds
+        show(m_store ? m_store->conversations() : QList<ChatStore::Conversation>{});
+        return;
+    }
+    if (!m_searching.isRunning())
+        startSearch(); // else the running one's answer is stale: it starts this one when it ends
+}
+
+void ConversationList::startSearch()
+{
+    m_searching.setFuture(QtConcurrent::run(workPool(), [path = m_store->path(), search = m_search, n = m_refreshes] {
+        ChatStore store;
+        if (!store.open(path))
+            return Found{n, {}};
+        return Found{n, store.conversations(search)};
+    }));
+}
+
+void ConversationList::onSearched()
+{
+    const Found found = m_searching.result();
+    if (found.first != m_refreshes) {
+        if (!m_search.isEmpty())
+            startSearch();
+        return;
+    }
+    show(found.second);
+    emit searched();
+}
+
+void ConversationList::show(const QList<ChatStore::Conversation> &items)
+{
     beginResetModel();
-    m_items = m_store ? m_store->conversations(m_search) : QList<ChatStore::Conversation>{};
+    m_items = items;
     endResetModel();
 }
