@@ -42,6 +42,15 @@ ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_code(new CodeBlock
     m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
     connect(m_code, &CodeBlocks::ready, this, &ChatView::onHighlighted);
+    m_nextSlice.setSingleShot(true);
+    m_nextSlice.setInterval(0);
+    connect(&m_nextSlice, &QTimer::timeout, this, [this] {
+        m_sliceOpen = false;
+        if (!isComplete())
+            catchUp();
+        else if (!updatesEnabled()) // rows waiting to be written were removed meanwhile
+            setUpdatesEnabled(true);
+    });
     // shoehorn-image://KEY/i: still shown while its message is
     m_thumbnails = new ChatThumbnails(
         document(), [this](const QString &name) { return rowOfKey(name.section(QLatin1Char('/'), 2, 2).toInt()) >= 0; },
@@ -100,10 +109,27 @@ void ChatView::rebuild()
     m_rendered.clear();
     m_code->clear();
     m_thumbnails->forgetNames();
-    if (!m_model)
-        return;
-    for (int r = 0; r < m_model->rowCount(); ++r)
-        insertRow(r);
+    catchUp();
+}
+
+bool ChatView::isComplete() const
+{
+    return !m_model || m_rendered.size() >= m_model->rowCount();
+}
+
+void ChatView::catchUp()
+{
+    if (!m_sliceOpen) { // the slice ends when the event loop gets its turn
+        m_slice.start();
+        m_sliceOpen = true;
+        m_nextSlice.start();
+    }
+    while (!isComplete() && m_slice.elapsed() < kSliceMs)
+        appendRow(int(m_rendered.size()));
+    // Painted once it is all there: each slice's repaint of the growing document at its end cost
+    // as much as the slice (5-10 ms). The window meanwhile shows what it showed, and answers.
+    if (updatesEnabled() == !isComplete())
+        setUpdatesEnabled(isComplete());
 }
 
 QTextCursor ChatView::frameEnd(const Rendered &r) const
@@ -121,10 +147,15 @@ void ChatView::followIfAtBottom(bool follow)
 
 void ChatView::insertRow(int row)
 {
-    if (row != m_rendered.size()) { // only appends happen while chatting
+    if (row < m_rendered.size()) { // only appends happen while chatting
         rebuild();
         return;
     }
+    catchUp(); // this one, after those still waiting
+}
+
+void ChatView::appendRow(int row)
+{
     QScrollBar *bar = verticalScrollBar();
     const bool follow = bar->value() >= bar->maximum() - 4;
     // The message before loses its "Regenerate" link: only the last answer has one.

@@ -4,7 +4,9 @@
 #include "codeblocks.h"
 #include "markdownsplit.h"
 
+#include <QElapsedTimer>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QTextCursor>
 
 #include <functional>
@@ -26,6 +28,10 @@ public:
     explicit ChatView(QWidget *parent = nullptr);
     ~ChatView() override;
     void setChatModel(ChatModel *model);
+    // Every message of the model is in the document. A chat opened or laid out again is written
+    // a slice of the event loop's time at a time (about 3 ms a message: 150 took 414 ms at once),
+    // newest last, the window answering in between.
+    bool isComplete() const;
 
     using UrlOpener = std::function<void(const QUrl &)>;
     void setUrlOpener(UrlOpener opener) { m_openUrl = std::move(opener); } // seam for tests
@@ -57,6 +63,8 @@ private:
     struct Rendered;
     void rebuild();
     void insertRow(int row);
+    void catchUp();        // writes the rows not yet in the document for up to kSliceMs
+    void appendRow(int row);
     void renderRow(int row);
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);
     void onRowsRemoved(const QModelIndex &parent, int first, int last);
@@ -83,4 +91,8 @@ private:
     int m_nextKey = 1;
     UrlOpener m_openUrl;
     ChatThumbnails *m_thumbnails = nullptr;
+    static constexpr int kSliceMs = 4;
+    QTimer m_nextSlice;     // the rest after the event loop's other work
+    QElapsedTimer m_slice;  // how long this turn of the event loop has been writing rows
+    bool m_sliceOpen = false;
 };
