@@ -1,5 +1,6 @@
 #include "remotemachines.h"
 
+#include "appsettings.h"
 #include "filesafety.h"
 #include "units.h"
 #include "workpool.h"
@@ -161,6 +162,7 @@ void RemoteMachines::setLimit(int row, quint64 mib)
 std::map<std::string, uint64_t> RemoteMachines::limits()
 {
     std::map<std::string, uint64_t> out;
+    AppSettings::waitForWrites();
     const QVariantMap saved = QSettings().value(kLimitsKey).toMap();
     for (auto it = saved.begin(); it != saved.end(); ++it)
         if (const quint64 mib = it.value().toULongLong(); mib > 0)
@@ -250,6 +252,7 @@ void RemoteMachines::test(int row)
 
 QStringList RemoteMachines::remembered()
 {
+    AppSettings::waitForWrites();
     return QSettings().value(kKey).toStringList();
 }
 
@@ -262,6 +265,9 @@ void RemoteMachines::save() const
         if (r.limitMiB > 0)
             limits[r.endpoint] = r.limitMiB;
     }
-    QSettings().setValue(kKey, list);
-    QSettings().setValue(kLimitsKey, limits);
+    AppSettings::writeInBackground([list, limits] {
+        QSettings s;
+        s.setValue(kKey, list);
+        s.setValue(kLimitsKey, limits);
+    });
 }

@@ -16,6 +16,8 @@ private slots:
     void forModel_data();
     void forModel();
     void systemPromptPerModel();
+    void writtenInTheBackgroundReadAtOnce_data();
+    void writtenInTheBackgroundReadAtOnce();
     void hashedKeys();
 };
 
@@ -68,6 +70,36 @@ void TestAppSettings::forModel()
     QCOMPARE(s.load.cpuMoeLayers, cpuMoe);
 }
 
+// Each write rewrites the settings file on the writer's thread; a read made right after it sees it.
+void TestAppSettings::writtenInTheBackgroundReadAtOnce_data()
+{
+    QTest::addColumn<QString>("what");
+    for (const char *what : {"language", "startup model", "custom profiles", "window"})
+        QTest::newRow(what) << QString(what);
+}
+
+void TestAppSettings::writtenInTheBackgroundReadAtOnce()
+{
+    QFETCH(QString, what);
+    for (int round = 0; round < 20; ++round) {
+        const QString value = QStringLiteral("value %1 %2").arg(what).arg(round);
+        if (what == "language") {
+            AppSettings::setLanguage(value);
+            QCOMPARE(AppSettings::language(), value);
+        } else if (what == "startup model") {
+            AppSettings::setStartupModel(value);
+            QCOMPARE(AppSettings::startupModel(), value);
+        } else if (what == "custom profiles") {
+            AppSettings::setCustomProfiles(value.toUtf8());
+            QCOMPARE(AppSettings::customProfiles(), value.toUtf8());
+        } else {
+            AppSettings::setWindow(value.toUtf8(), value.toUtf8() + "!");
+            QCOMPARE(AppSettings::windowGeometry(), value.toUtf8());
+            QCOMPARE(AppSettings::windowState(), value.toUtf8() + "!");
+        }
+    }
+}
+
 void TestAppSettings::systemPromptPerModel()
 {
     AppSettings::setSystemPrompt("/m/a.gguf", "Be brief.");
@@ -75,6 +107,7 @@ void TestAppSettings::systemPromptPerModel()
     QVERIFY(AppSettings::systemPrompt("/m/b.gguf").isEmpty());
     AppSettings::setSystemPrompt("/m/a.gguf", {});
     QVERIFY(AppSettings::systemPrompt("/m/a.gguf").isEmpty());
+    AppSettings::waitForWrites(); // written on the settings writer's thread
     QVERIFY(!QSettings().allKeys().join(' ').contains("systemPrompts")); // removed, not kept empty
 }
 

@@ -232,6 +232,7 @@ void TestTuningStore::overwrite()
     TuningStore::save("/m/a.gguf", machine, report(10));
     TuningStore::save("/m/a.gguf", machine, report(40));
     QCOMPARE(describe(TuningStore::load("/m/a.gguf", machine).value()), describe(report(40)));
+    AppSettings::waitForWrites(); // written on the settings writer's thread
     QCOMPARE(QSettings().allKeys().size(), 1);
 }
 

@@ -43,6 +43,7 @@ void TestTranslations::languageSettingOverridesSystem()
         auto *chinese = w.findChild<QAction *>("language_zh_CN");
         QVERIFY(chinese);
         chinese->trigger();
+        AppSettings::waitForWrites(); // written on the settings writer's thread
         QCOMPARE(QSettings().value("language").toString(), QString("zh_CN"));
         QVERIFY(info.contains("next time"));
     }
