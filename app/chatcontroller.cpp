@@ -18,6 +18,7 @@ ChatController::ChatController(InferenceSession *session, LoadedModel *model, Co
     connect(m_repo, &ConversationRepository::questionStored, this, &ChatController::onQuestionStored);
     connect(m_repo, &ConversationRepository::picturesRead, this, &ChatController::onPicturesRead);
     connect(m_repo, &ConversationRepository::imported, this, &ChatController::onImported);
+    connect(m_repo, &ConversationRepository::removed, this, &ChatController::onRemoved);
     connect(m_model, &LoadedModel::modelLoaded, this, &ChatController::onModelLoaded);
     // Settings changed while a chat is open are the chat's from then on (its sampling part).
     connect(m_model, &LoadedModel::settingsEdited, this, &ChatController::storeChatSettings);
@@ -132,7 +133,7 @@ void ChatController::onPicturesRead(quint64 ticket, const QHash<qint64, QList<Ch
     }
 }
 
-void ChatController::settleBackgroundWork(bool forATurn)
+void ChatController::settleBackgroundWork(bool forATurn, bool writes)
 {
     // The user acted within the few ms a photo takes to store or read. A question being stored:
     // what follows needs its rows' ids, and a write now would wait for SQLite's lock anyway. The
@@ -142,8 +143,12 @@ void ChatController::settleBackgroundWork(bool forATurn)
         m_repo->finishBackgroundWork(m_storing.ticket);
     if (forATurn && m_readingPictures)
         m_repo->finishBackgroundWork(m_readingPictures);
-    // A chat being imported holds SQLite's write lock while it stores its rows.
+    // A chat being imported or deleted holds SQLite's write lock meanwhile.
+    if (!writes)
+        return;
     for (const quint64 ticket : m_importing.keys())
+        m_repo->finishBackgroundWork(ticket);
+    for (const quint64 ticket : m_deleting.keys())
         m_repo->finishBackgroundWork(ticket);
 }
 
@@ -251,8 +256,9 @@ bool ChatController::deleteMessage(int row)
 {
     if (answering() || row < 0 || row >= m_chat->rowCount())
         return false;
-    settleBackgroundWork();
-    m_repo->deleteMessage(m_chat->message(row).storeId);
+    settleBackgroundWork(false, false); // its own write runs on the pool, after those there
+    if (const quint64 ticket = m_repo->deleteMessageInBackground(m_chat->message(row).storeId))
+        m_deleting.insert(ticket, 0);
     m_chat->removeMessage(row);
     return true;
 }
@@ -278,7 +284,7 @@ void ChatController::stop()
 void ChatController::newChat()
 {
     stop();
-    settleBackgroundWork();
+    settleBackgroundWork(false, false);
     m_readingPictures = 0; // the chat is left: its pictures' late bytes are dropped
     m_chat->clear();
     m_answerRow = -1;
@@ -294,7 +300,10 @@ bool ChatController::openConversation(qint64 id)
 {
     if (!m_repo->isOpen() || answering() || state() == State::Tuning)
         return false;
-    settleBackgroundWork(); // the pictures of the chat shown before are dropped below
+    for (const qint64 deleting : std::as_const(m_deleting))
+        if (deleting == id)
+            return false; // going: its rows would be read as they are deleted
+    settleBackgroundWork(false, false); // the pictures of the chat shown before are dropped below
     m_chat->clear();
     bool pictures = false;
     for (const auto &msg : m_repo->messages(id)) {
@@ -327,14 +336,21 @@ bool ChatController::renameConversation(qint64 id, const QString &title)
 
 bool ChatController::deleteConversation(qint64 id)
 {
-    settleBackgroundWork(); // the question being stored is deleted with its chat, not after it
-    const bool ok = m_repo->remove(id);
-    if (ok) {
-        if (id == m_conversation)
-            newChat();
+    // The question being stored is deleted with its chat, not after it; the delete runs on the
+    // pool, after what runs there.
+    settleBackgroundWork(false, false);
+    if (!m_repo->writable())
+        return false;
+    if (id == m_conversation)
+        newChat();
+    m_deleting.insert(m_repo->removeInBackground(id), id);
+    return true;
+}
+
+void ChatController::onRemoved(quint64 ticket)
+{
+    if (m_deleting.remove(ticket)) // failed() said why when it did not go
         emit conversationsChanged();
-    }
-    return ok;
 }
 
 void ChatController::importConversation(const QString &filePath, QObject *context, ImportDone done)

@@ -103,7 +103,10 @@ private:
     void onQuestionStored(quint64 ticket, qint64 questionId, qint64 answerId);
     void onPicturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
     void onImported(quint64 ticket, const shoehorn::Result<qint64> &conversation);
-    void settleBackgroundWork(bool forATurn = false);
+    void onRemoved(quint64 ticket);
+    // writes: the action writes the history (else a chat being imported or deleted meanwhile on
+    // the pool is not waited for: SQLite lets reads run beside that write).
+    void settleBackgroundWork(bool forATurn = false, bool writes = true);
 
     ChatModel *m_chat = nullptr;
     InferenceSession *m_session = nullptr;
@@ -128,6 +131,7 @@ private:
         ImportDone done;
     };
     QHash<quint64, Importing> m_importing; // chats being imported on the pool, by ticket
+    QHash<quint64, qint64> m_deleting;     // chats (or messages: 0) being deleted on the pool
     QElapsedTimer m_sinceCheckpoint;
     PromptProgress m_prompt;
 };

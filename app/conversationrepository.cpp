@@ -330,6 +330,35 @@ quint64 ConversationRepository::importInBackground(const QString &filePath)
         [this](quint64 ticket, const Imported &conversation) { emit imported(ticket, conversation); });
 }
 
+quint64 ConversationRepository::deleteInBackground(Write what, std::function<Done(ChatStore &)> remove)
+{
+    if (!writable())
+        return 0;
+    return inBackground<Done>(
+        [path = m_path, remove]() -> Done {
+            ChatStore store;
+            if (const Done opened = store.open(path); !opened)
+                return opened;
+            return remove(store);
+        },
+        [this, what](quint64 ticket, const Done &done) {
+            emit removed(ticket, check(done, what));
+        });
+}
+
+quint64 ConversationRepository::removeInBackground(qint64 conversationId)
+{
+    return deleteInBackground(Write::DeletingChat,
+                              [conversationId](ChatStore &s) { return s.deleteConversation(conversationId); });
+}
+
+quint64 ConversationRepository::deleteMessageInBackground(qint64 messageId)
+{
+    if (!messageId)
+        return 0;
+    return deleteInBackground(Write::DeletingMessage, [messageId](ChatStore &s) { return s.deleteMessage(messageId); });
+}
+
 bool ConversationRepository::saveAnswer(qint64 messageId, qint64 versionId, const ChatModel::Version &answer)
 {
     if (!m_open || !messageId)
