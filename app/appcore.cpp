@@ -119,9 +119,9 @@ AppCore::~AppCore()
 {
     // Settings written in the background (AppSettings::writeInBackground) are on disk before the
     // process ends: a write is milliseconds. (The session then cancels and joins its thread.)
-    AppSettings::waitForWrites();
     // So are the chat history's pool jobs (a question with pictures, milliseconds), also when
     // shutdown() was not called (tests): a job left running past the process's end used SQLite's
-    // connections after Qt SQL's statics had gone.
+    // connections after Qt SQL's statics had gone. First: what they deliver may write settings.
     m_repo->finishBackgroundWork();
+    AppSettings::waitForWrites();
 }

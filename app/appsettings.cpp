@@ -3,8 +3,11 @@
 #include "samplingpresets.h"
 
 #include <QCryptographicHash>
+#include <QHash>
 #include <QSettings>
 #include <QThreadPool>
+
+#include <mutex>
 
 namespace AppSettings {
 
@@ -58,40 +61,20 @@ ModelSettings forModel(const QString &path, const ModelSettings &current, const 
 
 QString systemPrompt(const QString &modelPath)
 {
-    waitForWrites();
-    return QSettings().value(hashedKey(kPrompts, modelPath, 16)).toString();
+    return value(hashedKey(kPrompts, modelPath, 16)).toString();
 }
 
 // Each write below rewrites the settings file (2-8 ms, once 52 ms measured): on the writer's
 // thread, in order; the reads above and below wait for the writes made before them.
 void setSystemPrompt(const QString &modelPath, const QString &prompt)
 {
-    writeInBackground([key = hashedKey(kPrompts, modelPath, 16), prompt] {
-        if (prompt.isEmpty())
-            QSettings().remove(key);
-        else
-            QSettings().setValue(key, prompt);
-    });
+    setValueInBackground(hashedKey(kPrompts, modelPath, 16), prompt.isEmpty() ? QVariant() : QVariant(prompt));
 }
 
-QString language()
-{
-    waitForWrites();
-    return QSettings().value(kLanguage).toString();
-}
-void setLanguage(const QString &code)
-{
-    writeInBackground([code] { QSettings().setValue(kLanguage, code); });
-}
-QString startupModel()
-{
-    waitForWrites();
-    return QSettings().value(kStartupModel).toString();
-}
-void setStartupModel(const QString &path)
-{
-    writeInBackground([path] { QSettings().setValue(kStartupModel, path); });
-}
+QString language() { return value(kLanguage).toString(); }
+void setLanguage(const QString &code) { setValueInBackground(kLanguage, code); }
+QString startupModel() { return value(kStartupModel).toString(); }
+void setStartupModel(const QString &path) { setValueInBackground(kStartupModel, path); }
 namespace {
 QThreadPool &writer()
 {
@@ -107,6 +90,44 @@ QThreadPool &writer()
 void writeInBackground(std::function<void()> write)
 {
     writer().start(std::move(write));
+}
+
+namespace {
+std::mutex g_pendingLock;
+QHash<QString, QPair<quint64, QVariant>> g_pending; // key: (which write, value) not yet written
+quint64 g_writes = 0;
+} // namespace
+
+void setValueInBackground(const QString &key, const QVariant &value)
+{
+    quint64 n = 0;
+    {
+        const std::lock_guard lock(g_pendingLock);
+        n = ++g_writes;
+        g_pending.insert(key, {n, value});
+    }
+    writeInBackground([key, value, n] {
+        {
+            QSettings s; // synced when it goes: then every QSettings of the process reads it
+            if (value.isValid())
+                s.setValue(key, value);
+            else
+                s.remove(key);
+        }
+        const std::lock_guard lock(g_pendingLock);
+        if (const auto it = g_pending.constFind(key); it != g_pending.cend() && it->first == n)
+            g_pending.erase(it);
+    });
+}
+
+QVariant value(const QString &key, const QVariant &fallback)
+{
+    {
+        const std::lock_guard lock(g_pendingLock);
+        if (const auto it = g_pending.constFind(key); it != g_pending.cend())
+            return it->second.isValid() ? it->second : fallback;
+    }
+    return QSettings().value(key, fallback);
 }
 
 void waitForWrites()
@@ -135,34 +156,16 @@ void setModelLibrary(const QStringList &recent, const QStringList &folders)
     });
 }
 
-QByteArray windowGeometry()
-{
-    waitForWrites();
-    return QSettings().value(kGeometry).toByteArray();
-}
-QByteArray windowState()
-{
-    waitForWrites();
-    return QSettings().value(kWindowState).toByteArray();
-}
+QByteArray windowGeometry() { return value(kGeometry).toByteArray(); }
+QByteArray windowState() { return value(kWindowState).toByteArray(); }
 
 void setWindow(const QByteArray &geometry, const QByteArray &state)
 {
-    writeInBackground([geometry, state] {
-        QSettings s;
-        s.setValue(kGeometry, geometry);
-        s.setValue(kWindowState, state);
-    });
+    setValueInBackground(kGeometry, geometry);
+    setValueInBackground(kWindowState, state);
 }
 
-QByteArray customProfiles()
-{
-    waitForWrites();
-    return QSettings().value(kProfiles).toByteArray();
-}
-void setCustomProfiles(const QByteArray &json)
-{
-    writeInBackground([json] { QSettings().setValue(kProfiles, json); });
-}
+QByteArray customProfiles() { return value(kProfiles).toByteArray(); }
+void setCustomProfiles(const QByteArray &json) { setValueInBackground(kProfiles, json); }
 
 } // namespace AppSettings

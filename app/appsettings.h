@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <QVariant>
 
 #include <functional>
 
@@ -22,6 +23,10 @@ QString hashedKey(const QString &group, const QString &text, int length = 40);
 // past the window's first paint of the loaded model.
 void writeInBackground(std::function<void()> write);
 void waitForWrites();
+// One key written on that thread; value() gives it at once, without waiting (it is kept in
+// memory until it is written). An invalid value removes the key.
+void setValueInBackground(const QString &key, const QVariant &value);
+QVariant value(const QString &key, const QVariant &fallback = {});
 constexpr int kWriteAfterLoadMs = 100;
 
 // What a model starts with before anything was remembered for it.

@@ -133,7 +133,7 @@ void ChatController::onPicturesRead(quint64 ticket, const QHash<qint64, QList<Ch
     }
 }
 
-void ChatController::settleBackgroundWork(bool forATurn, bool writes)
+void ChatController::settleBackgroundWork(bool forATurn)
 {
     // The user acted within the few ms a photo takes to store or read. A question being stored:
     // what follows needs its rows' ids, and a write now would wait for SQLite's lock anyway. The
@@ -143,13 +143,8 @@ void ChatController::settleBackgroundWork(bool forATurn, bool writes)
         m_repo->finishBackgroundWork(m_storing.ticket);
     if (forATurn && m_readingPictures)
         m_repo->finishBackgroundWork(m_readingPictures);
-    // A chat being imported or deleted holds SQLite's write lock meanwhile.
-    if (!writes)
-        return;
-    for (const quint64 ticket : m_importing.keys())
-        m_repo->finishBackgroundWork(ticket);
-    for (const quint64 ticket : m_deleting.keys())
-        m_repo->finishBackgroundWork(ticket);
+    // A chat being imported or deleted on the pool is not waited for: its result would come in
+    // the middle of this action (an import opens its chat); a write here waits for SQLite's lock.
 }
 
 int ChatController::appendAnswerRow()
@@ -256,9 +251,9 @@ bool ChatController::deleteMessage(int row)
 {
     if (answering() || row < 0 || row >= m_chat->rowCount())
         return false;
-    settleBackgroundWork(false, false); // its own write runs on the pool, after those there
+    settleBackgroundWork(); // its own write runs on the pool
     if (const quint64 ticket = m_repo->deleteMessageInBackground(m_chat->message(row).storeId))
-        m_deleting.insert(ticket, 0);
+        m_deleting.insert(ticket, {m_conversation, false});
     m_chat->removeMessage(row);
     return true;
 }
@@ -284,7 +279,7 @@ void ChatController::stop()
 void ChatController::newChat()
 {
     stop();
-    settleBackgroundWork(false, false);
+    settleBackgroundWork();
     m_readingPictures = 0; // the chat is left: its pictures' late bytes are dropped
     m_chat->clear();
     m_answerRow = -1;
@@ -300,10 +295,14 @@ bool ChatController::openConversation(qint64 id)
 {
     if (!m_repo->isOpen() || answering() || state() == State::Tuning)
         return false;
-    for (const qint64 deleting : std::as_const(m_deleting))
-        if (deleting == id)
+    for (auto it = m_deleting.cbegin(); it != m_deleting.cend(); ++it)
+        if (it->conversation == id && it->whole)
             return false; // going: its rows would be read as they are deleted
-    settleBackgroundWork(false, false); // the pictures of the chat shown before are dropped below
+    // A message of it being deleted: its row must not be read back (milliseconds).
+    for (const quint64 ticket : m_deleting.keys())
+        if (m_deleting.value(ticket).conversation == id)
+            m_repo->finishBackgroundWork(ticket);
+    settleBackgroundWork(); // the pictures of the chat shown before are dropped below
     m_chat->clear();
     bool pictures = false;
     for (const auto &msg : m_repo->messages(id)) {
@@ -338,12 +337,12 @@ bool ChatController::deleteConversation(qint64 id)
 {
     // The question being stored is deleted with its chat, not after it; the delete runs on the
     // pool, after what runs there.
-    settleBackgroundWork(false, false);
+    settleBackgroundWork();
     if (!m_repo->writable())
         return false;
     if (id == m_conversation)
         newChat();
-    m_deleting.insert(m_repo->removeInBackground(id), id);
+    m_deleting.insert(m_repo->removeInBackground(id), {id, true});
     return true;
 }
 

@@ -104,9 +104,7 @@ private:
     void onPicturesRead(quint64 ticket, const QHash<qint64, QList<ChatImage>> &pictures);
     void onImported(quint64 ticket, const shoehorn::Result<qint64> &conversation);
     void onRemoved(quint64 ticket);
-    // writes: the action writes the history (else a chat being imported or deleted meanwhile on
-    // the pool is not waited for: SQLite lets reads run beside that write).
-    void settleBackgroundWork(bool forATurn = false, bool writes = true);
+    void settleBackgroundWork(bool forATurn = false);
 
     ChatModel *m_chat = nullptr;
     InferenceSession *m_session = nullptr;
@@ -131,7 +129,11 @@ private:
         ImportDone done;
     };
     QHash<quint64, Importing> m_importing; // chats being imported on the pool, by ticket
-    QHash<quint64, qint64> m_deleting;     // chats (or messages: 0) being deleted on the pool
+    struct Deleting {
+        qint64 conversation = 0;
+        bool whole = false; // the chat, not one of its messages
+    };
+    QHash<quint64, Deleting> m_deleting; // being deleted on the pool, by ticket
     QElapsedTimer m_sinceCheckpoint;
     PromptProgress m_prompt;
 };

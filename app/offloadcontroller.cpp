@@ -27,7 +27,7 @@ OffloadController::OffloadController(LoadedModel *model, HardwareMonitor *hardwa
     m_exactDelay.setSingleShot(true);
     m_exactDelay.setInterval(700);
     connect(&m_exactDelay, &QTimer::timeout, this, &OffloadController::startExactCheck);
-    connect(m_targets, &PlanTargets::targetChanged, this, [this] { ++m_targetChanges; });
+    connect(m_targets, &PlanTargets::targetChanged, this, [this] { ++m_inputs; });
     connect(&m_fitting, &QFutureWatcher<FitResult>::finished, this, [this] { applyFit(m_fitting.result()); });
     connect(m_inspector, &ModelInspector::inspected, this, &OffloadController::inspected);
     connect(m_draftInspector, &ModelInspector::inspected, this,
@@ -68,6 +68,7 @@ void OffloadController::setModelPath(const QString &path)
     if (path == m_path && (m_info || inspecting()))
         return;
     m_path = path;
+    ++m_inputs;
     m_lastFit.reset();
     m_info.reset();
     m_inspectError = {};
@@ -81,6 +82,7 @@ void OffloadController::inspected(const QString &path, const std::optional<Model
 {
     if (path != m_path)
         return;
+    ++m_inputs;
     m_info = info;
     m_inspectError = error;
     m_settings = isLoadedModel() ? m_model->modelSettings()
@@ -126,6 +128,7 @@ OffloadController::RamParts OffloadController::ramParts() const
 
 void OffloadController::setSettings(const ModelSettings &s)
 {
+    ++m_inputs;
     m_lastFit.reset();
     const bool noGpu = s.load.devices == std::vector<std::string>{"none"};
     const bool gpuLayersGiven = s.load.gpuLayers != 0 && s.load.gpuLayers != m_settings.load.gpuLayers;
@@ -151,6 +154,7 @@ void OffloadController::setMarginMiB(int mib)
     if (mib == m_marginMiB)
         return;
     m_marginMiB = mib;
+    ++m_inputs;
     // Auto-fit's last words were about the margin before ("lower the margin" stayed after it was).
     if (std::exchange(m_lastFit, std::nullopt))
         emit planChanged();
@@ -160,6 +164,7 @@ void OffloadController::onControllerSettings()
 {
     if (m_updating || !isLoadedModel())
         return;
+    ++m_inputs;
     m_settings = m_model->modelSettings();
     emit settingsChanged();
     replan();
@@ -279,21 +284,16 @@ void OffloadController::autoFit()
     const auto limits = RemoteMachines::limits();
     for (const auto &g : target.gpus)
         r.deviceMarginBytes.push_back(g.remote && limits.count(g.description) ? 0 : r.marginBytes);
-    m_fitFor = fitKey();
+    m_fitFor = m_inputs;
     m_fitRunning = true;
     m_fitting.setFuture(QtConcurrent::run(workPool(), [info = *m_info, r, target] { return shoehorn::autoFit(info, r, target); }));
     emit fittingChanged();
 }
 
-QString OffloadController::fitKey() const
-{
-    return m_path + QLatin1Char('\n') + QString::number(m_targetChanges);
-}
-
 void OffloadController::applyFit(const FitResult &f)
 {
     m_fitRunning = false;
-    if (fitKey() != m_fitFor) { // another model or machine now: the user asks again there
+    if (m_inputs != m_fitFor || !m_info) { // another model or machine now: the user asks again there
         emit fittingChanged();
         return;
     }

@@ -96,7 +96,7 @@ public:
     const std::optional<shoehorn::FitResult> &lastFit() const { return m_lastFit; }
     // Auto-fit runs on the work pool: a model that fits nowhere has every placement tried (about
     // 150 ms for a 48-layer MoE). fittingChanged() says when it starts and ends; its result is
-    // dropped when the model or the machine planned for changed meanwhile.
+    // dropped when the model, its settings, the margin or the machine planned for changed meanwhile.
     void autoFit();
     bool fitting() const { return m_fitRunning; }
     void loadOrReload();
@@ -137,10 +137,11 @@ private:
     std::optional<shoehorn::FitResult> m_lastFit;
     QFutureWatcher<shoehorn::FitResult> m_fitting;
     bool m_fitRunning = false; // until its result is taken in
-    QString m_fitFor;        // the model and machine the running fit is for
-    quint64 m_targetChanges = 0; // another machine to plan for, or another VRAM budget
+    // What a fit reads changed (the model, its settings or locks, the margin, the machine): a
+    // running fit's result is for m_fitFor, and dropped when that is no longer m_inputs.
+    quint64 m_inputs = 0;
+    quint64 m_fitFor = 0;
     void applyFit(const shoehorn::FitResult &f);
-    QString fitKey() const;
     QTimer m_exactDelay;
     bool m_exactRunning = false;
     std::optional<ExactCheck> m_exact;

@@ -162,8 +162,7 @@ void RemoteMachines::setLimit(int row, quint64 mib)
 std::map<std::string, uint64_t> RemoteMachines::limits()
 {
     std::map<std::string, uint64_t> out;
-    AppSettings::waitForWrites();
-    const QVariantMap saved = QSettings().value(kLimitsKey).toMap();
+    const QVariantMap saved = AppSettings::value(kLimitsKey).toMap();
     for (auto it = saved.begin(); it != saved.end(); ++it)
         if (const quint64 mib = it.value().toULongLong(); mib > 0)
             out[it.key().toStdString()] = mib * 1024 * 1024;
@@ -252,8 +251,7 @@ void RemoteMachines::test(int row)
 
 QStringList RemoteMachines::remembered()
 {
-    AppSettings::waitForWrites();
-    return QSettings().value(kKey).toStringList();
+    return AppSettings::value(kKey).toStringList();
 }
 
 void RemoteMachines::save() const
@@ -265,9 +263,6 @@ void RemoteMachines::save() const
         if (r.limitMiB > 0)
             limits[r.endpoint] = r.limitMiB;
     }
-    AppSettings::writeInBackground([list, limits] {
-        QSettings s;
-        s.setValue(kKey, list);
-        s.setValue(kLimitsKey, limits);
-    });
+    AppSettings::setValueInBackground(kKey, list);
+    AppSettings::setValueInBackground(kLimitsKey, limits);
 }

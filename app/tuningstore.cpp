@@ -99,15 +99,12 @@ void TuningStore::save(const QString &path, const QString &machine, const TuneRe
     const QJsonObject doc{{"measurements", ms}, {"best", r.result.best}, {"story", story},
                           {"when", r.when.toString(Qt::ISODate)}, {"machine", machine}};
     // A report is kilobytes of JSON, and the write rewrites the settings file: not on this thread.
-    AppSettings::writeInBackground([k = key(path, machine), json = QJsonDocument(doc).toJson(QJsonDocument::Compact)] {
-        QSettings().setValue(k, json);
-    });
+    AppSettings::setValueInBackground(key(path, machine), QJsonDocument(doc).toJson(QJsonDocument::Compact));
 }
 
 std::optional<TuneReport> TuningStore::load(const QString &path, const QString &machine)
 {
-    AppSettings::waitForWrites();
-    const QJsonObject doc = QJsonDocument::fromJson(QSettings().value(key(path, machine)).toByteArray()).object();
+    const QJsonObject doc = QJsonDocument::fromJson(AppSettings::value(key(path, machine)).toByteArray()).object();
     if (doc.isEmpty())
         return std::nullopt;
     TuneReport out;

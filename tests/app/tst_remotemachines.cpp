@@ -5,6 +5,7 @@
 #include "hardware.h"
 #include "hardwaremonitor.h"
 #include "remotemachines.h"
+#include "appsettings.h"
 #include "testsettings.h"
 
 #include <QAbstractItemModelTester>
@@ -22,7 +23,11 @@ class TestRemoteMachines : public QObject
     Q_OBJECT
 private slots:
     void initTestCase();
-    void init() { QSettings().remove(QStringLiteral("remote")); }
+    void init()
+    {
+        AppSettings::waitForWrites(); // the last test's machines are written first
+        QSettings().remove(QStringLiteral("remote"));
+    }
     void cleanupTestCase();
     void addressesAreChecked();
     void testConnectionShowsDevicesOrWhy();

@@ -214,6 +214,7 @@ void TestChatFlows::regenerateAndSwitchVersions()
     QCOMPARE(chat->message(1).versionCount(), 3);
     QCOMPARE(chat->message(1).current, 0);
     QCOMPARE(chat->message(1).content, first);
+    QTRY_VERIFY(view->isComplete()); // written into the view a slice at a time
     view->activate(view->actionHref(1, "next"));
     view->activate(view->actionHref(1, "next"));
     QCOMPARE(chat->message(1).content, third);
@@ -254,6 +255,7 @@ void TestChatFlows::editAndResend()
     QTest::keySequence(w.window.get(), QKeySequence::New);
     QCOMPARE(w.window->editingRow(), -1);
     QVERIFY(w.controller.openConversation(w.controllerApp.history()->store()->conversations().first().id));
+    QTRY_VERIFY(view->isComplete());
     // Esc leaves editing without sending.
     view->activate(view->actionHref(0, "edit"));
     QTest::keyClick(w.window.get(), Qt::Key_Escape);

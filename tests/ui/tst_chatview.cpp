@@ -438,7 +438,11 @@ void TestChatView::pictureStillBeingRead()
 
 // A stored chat of 150 messages (2.7 KB answers with a code block) opened: 414 ms of writing on
 // the GUI thread when it was one go. It is written a slice at a time, the window answering in
-// between; the view ends at the newest message, every code block there.
+// between, and painted once complete; the view ends at the newest message, every code block
+// there. A message is written whole (3 ms alone, 6-7 ms with another test beside it on two
+// cores), so the longest stall reads 7-14 ms alone and up to 21 ms beside another test: it is
+// held to two frames here, which the one-go writing (414 ms) fails; the painting is checked
+// directly (it cost 18-21 ms alone when each slice was painted).
 void TestChatView::longChatIsWrittenInSlices()
 {
     QString answer;
@@ -473,7 +477,7 @@ void TestChatView::longChatIsWrittenInSlices()
     StallProbe::spin(20);
     qInfo("longest GUI-thread stall while a 150-message chat is written: %lld ms (%lld ms on the wall clock)",
           probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY2(probe.worstMs() <= 2 * StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     QCOMPARE(view.codeBlockCount(), 75);
     QVERIFY(view.toPlainText().contains("Question 74?"));
     QCOMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum()); // the newest in view
@@ -482,7 +486,7 @@ void TestChatView::longChatIsWrittenInSlices()
     for (int i = 0; i < 20; ++i)
         model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, answer));
     QVERIFY(!view.isComplete());
-    QVERIFY(!view.updatesEnabled());
+    QVERIFY(!view.updatesEnabled()); // not painted half written
     model.clear();
     QTRY_VERIFY(view.updatesEnabled());
     QVERIFY(view.toPlainText().trimmed().isEmpty());
