@@ -36,8 +36,8 @@ void StopWaker::watch(std::chrono::milliseconds interval)
         wake->id = m_taskId;
         wake->err_type = ERROR_TYPE_SERVER;
         wake->err_msg = "stopped";
+        m_woke.store(true); // before the send: the reader may look as soon as it has the result
         m_results.send(std::move(wake));
-        m_woke.store(true);
         return;
     }
 }

@@ -129,11 +129,9 @@ void TestOffloadPanel::autoFitOnSixGigabytes()
 // the result (for the 6 GB card) is not applied to the 24 GB one, and the button is back.
 void TestOffloadPanel::autoFitForAnotherMachineIsDropped()
 {
-    AppCore cApp;
-    LoadedModel &lm = *cApp.model();
-    OffloadController panelPlans(&lm, cApp.hardware(), cApp.api(), cApp.vision());
-    OffloadPanel panel(&panelPlans, &lm, cApp.tuning());
-    panel.show();
+    panelsteps::ShownPanel shown;
+    OffloadPanel &panel = shown.panel;
+    OffloadController &panelPlans = shown.plans;
     QVERIFY(open(panel, TestFixtures::instance().qwen3_30b()));
     selectProfile(panel, "gtx1060-6g");
     const ModelSettings before = panelPlans.settings();
