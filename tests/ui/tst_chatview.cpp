@@ -487,7 +487,17 @@ void TestChatView::longChatIsWrittenInSlices()
         model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, answer));
     QVERIFY(!view.isComplete());
     QVERIFY(!view.updatesEnabled()); // not painted half written
-    model.clear();
+    // A link clicked meanwhile is on the chat still shown, not this one: nothing happens.
+    QSignalSpy deleted(&view, &ChatView::deleteRequested);
+    view.activate(view.actionHref(0, "delete"));
+    QCOMPARE(deleted.count(), 0);
+    // Rows removed across what is written so far (edit and resend): the written ones go too.
+    model.truncate(0);
+    QVERIFY(view.toPlainText().trimmed().isEmpty());
+    for (int i = 0; i < 20; ++i)
+        model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, answer));
+    QVERIFY(!view.isComplete());
+    model.clear(); // the chat is left before it is all written
     QTRY_VERIFY(view.updatesEnabled());
     QVERIFY(view.toPlainText().trimmed().isEmpty());
 }

@@ -147,6 +147,16 @@ void TestOffloadPanel::autoFitForAnotherMachineIsDropped()
     panelsteps::autoFit(panel, panelPlans);
     QVERIFY(panelPlans.lastFit());
     QCOMPARE(panelPlans.lastFit()->outcome, shoehorn::FitOutcome::AllOnGpu);
+    // The settings edited while it runs (a lock, a slider): the edit stays, the fit is dropped.
+    selectProfile(panel, "gtx1060-6g");
+    QTest::mouseClick(fit, Qt::LeftButton);
+    ModelSettings edited = panelPlans.settings();
+    edited.load.gpuLayers = 3;
+    edited.locks.gpuLayers = true;
+    panelPlans.setSettings(edited);
+    QTRY_VERIFY(fit->isEnabled());
+    QVERIFY(!panelPlans.lastFit());
+    QCOMPARE(panelPlans.settings().load.gpuLayers, 3);
 }
 
 void TestOffloadPanel::lockIsHonoured()
