@@ -29,7 +29,18 @@ bool isDark(const QPalette &p)
 }
 } // namespace
 
-ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_code(new CodeBlocks(this))
+ChatView::ChatView(QWidget *parent)
+    : QTextBrowser(parent),
+      m_code(new CodeBlocks(
+          [this](QTextFrame *frame, const CodeHighlighter::Result &result, MessageWriter::Colouring &state,
+                 const QDeadlineTimer &deadline) {
+              QScrollBar *bar = verticalScrollBar();
+              const bool follow = bar->value() >= bar->maximum() - 4;
+              const bool done = m_writer->colour(frame, result, state, deadline);
+              followIfAtBottom(follow);
+              return done;
+          },
+          this))
 {
     setOpenLinks(false);
     setReadOnly(true);
@@ -39,7 +50,7 @@ ChatView::ChatView(QWidget *parent) : QTextBrowser(parent), m_code(new CodeBlock
     m_code->setDarkTheme(isDark(palette()));
     m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
-    connect(m_code, &CodeBlocks::ready, this, &ChatView::onHighlighted);
+    connect(m_code, &CodeBlocks::coloured, this, &ChatView::codeHighlighted);
     m_nextSlice.setSingleShot(true);
     m_nextSlice.setInterval(0);
     connect(&m_nextSlice, &QTimer::timeout, this, [this] {
@@ -355,16 +366,6 @@ void ChatView::writeTail(int row)
     r.tailText = text;
     r.tailIsCode = code;
     r.tailIsNote = note;
-}
-
-void ChatView::onHighlighted(int index, const CodeHighlighter::Result &result)
-{
-    QScrollBar *bar = verticalScrollBar();
-    const bool follow = bar->value() >= bar->maximum() - 4;
-    m_writer->applyHighlight(m_code->frame(index), result, m_code->code(index));
-    m_code->setHighlighted(index);
-    followIfAtBottom(follow);
-    emit codeHighlighted(index);
 }
 
 void ChatView::writeFooter(int row)

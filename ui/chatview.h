@@ -78,7 +78,6 @@ private:
     void writeFooter(int row);
     void writeImages(int row, QTextCursor &c);
     void removeFooter(Rendered &r);
-    void onHighlighted(int index, const CodeHighlighter::Result &result);
     int rowOfKey(int key) const;
     QString roleTitle(ChatModel::Author author) const;
     QTextCursor frameEnd(const Rendered &r) const;

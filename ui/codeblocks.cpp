@@ -4,8 +4,12 @@
 
 #include <QTextFrame>
 
-CodeBlocks::CodeBlocks(QObject *parent) : QObject(parent), m_highlighter(new CodeHighlighter(this))
+CodeBlocks::CodeBlocks(Colour colour, QObject *parent)
+    : QObject(parent), m_colour(std::move(colour)), m_highlighter(new CodeHighlighter(this))
 {
+    m_nextSlice.setSingleShot(true);
+    m_nextSlice.setInterval(0);
+    connect(&m_nextSlice, &QTimer::timeout, this, &CodeBlocks::colourSlice);
     connect(m_highlighter, &CodeHighlighter::highlighted, this, &CodeBlocks::onHighlighted);
     connect(m_highlighter, &CodeHighlighter::failed, this, [this](int ticket) { m_pending.remove(ticket); });
 }
@@ -22,6 +26,7 @@ void CodeBlocks::clear()
 {
     m_blocks.clear();
     m_pending.clear();
+    m_colouring.clear();
 }
 
 QString CodeBlocks::text(int index) const
@@ -57,5 +62,25 @@ void CodeBlocks::onHighlighted(int ticket, const CodeHighlighter::Result &result
     const Block &b = m_blocks[index];
     if (result.text != displayedCode(b.code) && result.text != b.code)
         return;
-    emit ready(index, result);
+    m_colouring.append({index, result, {}});
+    colourSlice();
+}
+
+void CodeBlocks::colourSlice()
+{
+    const QDeadlineTimer deadline(kSliceMs);
+    while (!m_colouring.isEmpty() && !deadline.hasExpired()) {
+        Colouring &c = m_colouring.first();
+        QTextFrame *frame = m_blocks[c.index].frame; // m_colouring is emptied with m_blocks
+        if (frame && !m_colour(frame, c.result, c.state, deadline))
+            break;
+        const int index = c.index;
+        m_colouring.removeFirst();
+        if (frame) {
+            m_blocks[index].highlighted = true;
+            emit coloured(index);
+        }
+    }
+    if (!m_colouring.isEmpty())
+        m_nextSlice.start(); // the rest after the event loop's other work
 }

@@ -101,29 +101,21 @@ QTextFrame *MessageWriter::codeBlock(QTextCursor &c, const QString &language, co
     return frame;
 }
 
-void MessageWriter::applyHighlight(QTextFrame *frame, const CodeHighlighter::Result &result, const QString &code) const
+bool MessageWriter::colour(QTextFrame *frame, const CodeHighlighter::Result &result, Colouring &state,
+                           const QDeadlineTimer &deadline) const
 {
-    const QString text = displayedCode(code);
+    const int first = frame->firstPosition();
+    const int length = frame->lastPosition() - first; // the code as shown (CodeBlocks checked it is this code)
     QTextCursor c(frame->document());
-    c.setPosition(frame->firstPosition());
-    c.setPosition(frame->lastPosition(), QTextCursor::KeepAnchor);
-    c.beginEditBlock();
-    c.removeSelectedText();
+    c.beginEditBlock(); // laid out once per slice
     const QTextCharFormat base = codeFormat();
-    int at = 0;
-    auto plainUpTo = [&](int end) {
-        end = std::min(end, int(text.size()));
-        if (end > at)
-            c.insertText(text.mid(at, end - at), base);
-        at = std::max(at, end);
-    };
-    for (const auto &run : result.runs) {
-        if (run.start < at)
+    for (; state.run < result.runs.size(); ++state.run) {
+        if (deadline.hasExpired())
+            break;
+        const auto &run = result.runs[state.run];
+        const int end = std::min(run.start + run.length, length);
+        if (run.start < state.at || end <= run.start)
             continue; // overlapping (nested) runs: the first wins
-        plainUpTo(run.start);
-        const int end = std::min(run.start + run.length, int(text.size()));
-        if (end <= at)
-            continue;
         QTextCharFormat f = base;
         if (!run.color.isEmpty())
             f.setForeground(QColor(run.color));
@@ -131,11 +123,13 @@ void MessageWriter::applyHighlight(QTextFrame *frame, const CodeHighlighter::Res
             f.setFontWeight(QFont::Bold);
         if (run.italic)
             f.setFontItalic(true);
-        c.insertText(text.mid(at, end - at), f);
-        at = end;
+        c.setPosition(first + run.start);
+        c.setPosition(first + end, QTextCursor::KeepAnchor);
+        c.setCharFormat(f);
+        state.at = end;
     }
-    plainUpTo(int(text.size()));
     c.endEditBlock();
+    return state.run >= result.runs.size();
 }
 
 void MessageWriter::plain(QTextCursor &c, const QString &text) const

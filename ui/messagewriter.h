@@ -3,6 +3,7 @@
 #include "codehighlighter.h"
 #include "markdownsplit.h"
 
+#include <QDeadlineTimer>
 #include <QPalette>
 #include <QTextCharFormat>
 #include <QTextCursor>
@@ -21,8 +22,15 @@ public:
     // `code` as shown (see displayedCode). Returns the frame holding it; `copyHref` is the
     // Copy link's target.
     QTextFrame *codeBlock(QTextCursor &c, const QString &language, const QString &code, const QString &copyHref) const;
-    // Replaces a code frame's text with highlighted runs.
-    void applyHighlight(QTextFrame *frame, const CodeHighlighter::Result &result, const QString &code) const;
+    // Where colouring a code frame stands: the next run, and where the last coloured one ended.
+    struct Colouring {
+        int run = 0;
+        int at = 0;
+    };
+    // Colours a code frame's text with the highlighter's runs for it, from where `state` stands
+    // until `deadline` passes; whether all runs are done. The text is left as it is.
+    bool colour(QTextFrame *frame, const CodeHighlighter::Result &result, Colouring &state,
+                const QDeadlineTimer &deadline) const;
     void plain(QTextCursor &c, const QString &text) const; // the open tail of a streaming answer
     void appendCode(QTextCursor &c, const QString &text) const;
     QTextCharFormat titleFormat() const;
