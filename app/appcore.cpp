@@ -101,12 +101,15 @@ bool AppCore::shutdown(int milliseconds)
     // passes them on to the controllers directly.
     QCoreApplication::sendPostedEvents(m_session);
     // A question with pictures still being stored: its ids come now, and with them the stopped
-    // answer's last write.
+    // answer's last write. A chat being imported is stored, not opened.
+    m_chat->forgetImports();
     m_repo->finishBackgroundWork();
     // What else runs on the work pool ends before the objects it may use go (Qt does this for its
-    // global pool in ~QCoreApplication): a decode or a highlight, a remote probe up to 5 s.
+    // global pool in ~QCoreApplication): a decode or a highlight, a remote probe up to 5 s. Not
+    // started yet: dropped. What the user asked to be written (an export) is written.
     workPool()->clear();
     workPool()->waitForDone();
+    writePool()->waitForDone();
     return true;
 }
 

@@ -73,6 +73,9 @@ public slots:
     // here with its id or why not (ConversationRepository::importInBackground's errors), unless
     // `context` went first.
     void importConversation(const QString &filePath, QObject *context, ImportDone done);
+    // The application quits: chats still being imported are stored, but neither opened nor
+    // reported (opening one could ask for its model on a session that has stopped).
+    void forgetImports() { m_importing.clear(); }
     // The chat's model file moved: remember the new place (the caller opens it through LoadedModel).
     bool relocateConversationModel(qint64 id, const QString &modelPath);
 

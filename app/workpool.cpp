@@ -6,16 +6,9 @@
 
 #include <algorithm>
 
-namespace {
 // As Qt does for its global pool in ~QCoreApplication: the jobs end while the application and
 // Qt's statics are still there, not during the process's static destruction (a job left
 // running then used what had gone).
-void drainWorkPool()
-{
-    workPool()->clear();
-    workPool()->waitForDone();
-}
-} // namespace
 
 QThreadPool *workPool()
 {
@@ -23,7 +16,22 @@ QThreadPool *workPool()
     static QThreadPool pool;
     static const bool sized = [] {
         pool.setMaxThreadCount(std::max(4, QThread::idealThreadCount()));
-        qAddPostRoutine(drainWorkPool);
+        qAddPostRoutine([] {
+            workPool()->clear();
+            workPool()->waitForDone();
+        });
+        return true;
+    }();
+    (void) sized;
+    return &pool;
+}
+
+QThreadPool *writePool()
+{
+    static QThreadPool pool;
+    static const bool sized = [] {
+        pool.setMaxThreadCount(2);
+        qAddPostRoutine([] { writePool()->waitForDone(); });
         return true;
     }();
     (void) sized;

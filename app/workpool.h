@@ -8,3 +8,7 @@ class QThreadPool;
 // held the window's painting for as long (88 ms measured while a photo was being stored, #31).
 // Use it with QtConcurrent::run(workPool(), ...).
 QThreadPool *workPool();
+
+// Files the user asked to be written (an exported chat): not on the work pool, whose jobs not
+// yet started are dropped at quit, but here, where each one is written before the process ends.
+QThreadPool *writePool();

@@ -74,7 +74,7 @@ void MainWindow::exportChatTo(const QString &path)
         }
         statusBar()->showMessage(tr("Chat exported to %1").arg(path), 6000);
     });
-    writing->setFuture(QtConcurrent::run(workPool(), [path, header, messages, options] {
+    writing->setFuture(QtConcurrent::run(writePool(), [path, header, messages, options] {
         return ChatJson::exportToFile(path, header, messages, options);
     }));
 }

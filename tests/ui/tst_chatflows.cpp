@@ -15,6 +15,7 @@
 #include "mainwindow.h"
 #include "messageinput.h"
 #include "testfixtures.h"
+#include "workpool.h"
 
 #include <QAbstractSpinBox>
 #include <QCheckBox>
@@ -32,7 +33,12 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QSemaphore>
+#include <QtConcurrent>
 #include <QtTest>
+
+#include <chrono>
+#include <thread>
 
 using State = ChatModel::State;
 
@@ -60,6 +66,7 @@ private slots:
     void editAndResend();
     void deleteMessageAndNewChat();
     void exportAndImport();
+    void exportAndImportAtQuit();
     void conversationSettingsFollowTheChat();
     void thinkingToggleReachesTemplate();
     void noThinkingSwitchShowsOff();
@@ -342,6 +349,38 @@ void TestChatFlows::exportAndImport()
     w.window->importChatFile(dir.filePath("gone.json")); // no such file: said so
     QTRY_COMPARE(w.errors.size(), 3);
     QVERIFY2(w.errors.last().contains("The file does not exist"), qPrintable(w.errors.last()));
+}
+
+// Quitting while the work pool is busy (pictures decoding, a remote machine probed): an export
+// still waiting for a thread is written, not dropped with the pool's queue; an import is stored
+// but not opened (that could ask for its model on a session that has stopped).
+void TestChatFlows::exportAndImportAtQuit()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyMoe()));
+    QVERIFY(sendAndWait(w, "kept at quit"));
+    QTemporaryDir dir;
+    const QString first = dir.filePath("first.json");
+    QStatusBar *status = w.window->statusBar();
+    w.window->exportChatTo(first);
+    QTRY_VERIFY2(status->currentMessage().startsWith("Chat exported to"), qPrintable(status->currentMessage()));
+    QSemaphore release;
+    const int busy = workPool()->maxThreadCount();
+    for (int i = 0; i < busy; ++i)
+        (void) QtConcurrent::run(workPool(), [&release] { release.acquire(); });
+    const qint64 shown = w.controller.currentConversation();
+    w.window->exportChatTo(dir.filePath("second.json"));
+    w.window->importChatFile(first);
+    std::thread releaser([&release, busy] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        release.release(busy);
+    });
+    const bool stopped = w.controllerApp.shutdown(5000);
+    releaser.join();
+    QVERIFY(stopped);
+    QVERIFY(QFileInfo(dir.filePath("second.json")).size() > 0);
+    QCOMPARE(w.controllerApp.history()->store()->conversations().size(), 2);
+    QCOMPARE(w.controller.currentConversation(), shown);
 }
 
 void TestChatFlows::conversationSettingsFollowTheChat()
