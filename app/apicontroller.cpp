@@ -1,6 +1,7 @@
 #include "apicontroller.h"
 
 #include "apihost.h"
+#include "appsettings.h"
 #include "workpool.h"
 
 #include <QDir>
@@ -100,6 +101,7 @@ QString ApiController::webChatMissing()
 
 ApiConfig ApiController::loadConfig()
 {
+    AppSettings::waitForWrites(); // the key file of a save still being written
     QSettings s;
     ApiConfig c;
     c.host = s.value(QStringLiteral("api/host"), c.host).toString();
@@ -114,29 +116,46 @@ ApiConfig ApiController::loadConfig()
     return c;
 }
 
-void ApiController::saveConfig(const ApiConfig &c)
+Error ApiController::saveConfig(const ApiConfig &c)
 {
-    QSettings s;
-    s.setValue(QStringLiteral("api/host"), c.host);
-    s.setValue(QStringLiteral("api/port"), c.port);
-    s.setValue(QStringLiteral("api/parallel"), c.parallel);
-    s.setValue(QStringLiteral("api/metrics"), c.metrics);
-    s.setValue(QStringLiteral("api/noKey"), c.noKey);
-    s.setValue(QStringLiteral("api/corsOrigins"), c.corsOrigins);
+    {
+        QSettings s;
+        s.setValue(QStringLiteral("api/host"), c.host);
+        s.setValue(QStringLiteral("api/port"), c.port);
+        s.setValue(QStringLiteral("api/parallel"), c.parallel);
+        s.setValue(QStringLiteral("api/metrics"), c.metrics);
+        s.setValue(QStringLiteral("api/noKey"), c.noKey);
+        s.setValue(QStringLiteral("api/corsOrigins"), c.corsOrigins);
+    }
     // The key never goes into the settings file (often world-readable): a file only the user reads.
     const QString path = keyFilePath();
     if (c.key.isEmpty()) {
-        QFile::remove(path);
-        return;
+        if (QFile::exists(path) && !QFile::remove(path))
+            return Error{ErrorCode::FileUnwritable, ("the old API key could not be removed from " + path).toStdString()};
+        return {};
     }
     QDir().mkpath(QFileInfo(path).absolutePath());
     QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly))
-        return;
-    f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    f.write(c.key.toUtf8() + '\n');
-    f.commit();
+    bool written = f.open(QIODevice::WriteOnly);
+    if (written) {
+        f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        written = f.write(c.key.toUtf8() + '\n') > 0 && f.commit();
+    }
+    if (!written)
+        return Error{ErrorCode::FileUnwritable,
+                     QStringLiteral("the API key could not be saved to %1: %2").arg(path, f.errorString()).toStdString()};
     QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return {};
+}
+
+// A settings write syncs the file (2-8 ms, once 52 ms) and the key file is synced to disk: not
+// on the GUI thread. A key that could not be saved works until the next start, and says so.
+void ApiController::save()
+{
+    AppSettings::checkedWriteInBackground([config = m_config] { return saveConfig(config); }).then(this, [this](const Error &e) {
+        if (e)
+            emit failed(e, 0);
+    });
 }
 
 void ApiController::setModelAlias(const QString &alias)
@@ -151,7 +170,7 @@ void ApiController::setConfig(const ApiConfig &config)
 {
     m_config = config;
     m_host->setApiSlots(config.parallel);
-    saveConfig(config);
+    save();
 }
 
 void ApiController::setState(State s)
@@ -178,7 +197,7 @@ void ApiController::start()
             return;
         }
         m_config.key = key;
-        saveConfig(m_config);
+        save();
         emit configChanged(m_config);
     }
     const ApiServerOptions o = m_config.options();

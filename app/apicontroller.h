@@ -44,9 +44,11 @@ public:
     explicit ApiController(std::shared_ptr<ApiHost> host, QObject *parent = nullptr);
     ~ApiController() override;
 
-    // Remembered settings. The key file is written readable by the user only (0600).
+    // Remembered settings. The key file is written readable by the user only (0600); why it
+    // could not be written (a full disk) is returned. The controller saves on the settings
+    // writer's thread (AppSettings::checkedWriteInBackground) and reports that as failed().
     static ApiConfig loadConfig();
-    static void saveConfig(const ApiConfig &config);
+    static shoehorn::Error saveConfig(const ApiConfig &config);
     static QString keyFilePath();
     // A strong random key (32 bytes from the OS); empty if the OS gave none.
     static QString newKey();
@@ -98,6 +100,7 @@ signals:
 
 private:
     void setState(State s);
+    void save();
     void poll();
     void started(const shoehorn::Error &error, int freePort, const QString &url);
 

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <QSettings>
 #include <QThreadPool>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <mutex>
 
@@ -90,6 +91,11 @@ QThreadPool &writer()
 void writeInBackground(std::function<void()> write)
 {
     writer().start(std::move(write));
+}
+
+QFuture<shoehorn::Error> checkedWriteInBackground(std::function<shoehorn::Error()> write)
+{
+    return QtConcurrent::run(&writer(), std::move(write));
 }
 
 namespace {

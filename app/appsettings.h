@@ -2,7 +2,10 @@
 
 #include "modelsettings.h"
 
+#include "error.h"
+
 #include <QByteArray>
+#include <QFuture>
 #include <QString>
 #include <QStringList>
 #include <QVariant>
@@ -27,6 +30,8 @@ void waitForWrites();
 // memory until it is written). An invalid value removes the key.
 void setValueInBackground(const QString &key, const QVariant &value);
 QVariant value(const QString &key, const QVariant &fallback = {});
+// A write whose outcome the caller reports (a file of its own): on the same thread, in order.
+QFuture<shoehorn::Error> checkedWriteInBackground(std::function<shoehorn::Error()> write);
 constexpr int kWriteAfterLoadMs = 100;
 
 // What a model starts with before anything was remembered for it.

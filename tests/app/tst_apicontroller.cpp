@@ -2,6 +2,7 @@
 // model the chat loaded, never loads one itself, follows a model change, and says what failed.
 #include "apicontroller.h"
 #include "apihost.h"
+#include "appsettings.h"
 #include "diagnostics.h"
 #include "hardware.h"
 #include "inferencesession.h"
@@ -10,6 +11,7 @@
 #include "worker.h"
 
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QJsonObject>
 #include <QJsonDocument>
 #include <QJsonArray>
@@ -74,6 +76,7 @@ private slots:
     void startWhileTuningAnswers503();
     void startAndStopWhileTheLoopRestarts();
     void initTestCase() { isolateSettings(); }
+    void init() { AppSettings::waitForWrites(); } // an earlier test's controller saves in the background
     void needsALoadedModel();
     void servesTheLoadedModelWithoutReloading();
     void apiOnAndOffWhileTheChatStreams();
@@ -84,6 +87,7 @@ private slots:
     void portInUseOffersAFreeOne();
     void refusesAnOpenHostWithoutKey();
     void keyIsStoredForTheUserOnly();
+    void keyThatCannotBeSavedIsSaid();
     void firstStartMakesAKeyAndRefusalsAreCounted();
     void noKeyIsTheUsersChoice();
     void exposuresAreNamed_data();
@@ -491,6 +495,36 @@ void TestApiController::keyIsStoredForTheUserOnly()
     QVERIFY(key != shoehorn::ApiServer::generateKey());
 }
 
+// The settings are saved off the GUI thread; a key that cannot be saved (here its path is a
+// folder; a full disk alike) is said, naming the file, and the key still works until the next
+// start. A key that cannot be removed is said too.
+void TestApiController::keyThatCannotBeSavedIsSaid()
+{
+    InferenceSession session;
+    ApiController api(session.apiHost());
+    QFile::remove(ApiController::keyFilePath()); // an earlier test's
+    QVERIFY(QDir().mkpath(ApiController::keyFilePath()));
+    QSignalSpy failed(&api, &ApiController::failed);
+    ApiConfig c = anyPort();
+    c.key = QStringLiteral("sk-shoehorn-kept");
+    QElapsedTimer t;
+    t.start();
+    api.setConfig(c);
+    qInfo("setConfig took %lld us on the GUI thread", t.nsecsElapsed() / 1000);
+    QTRY_COMPARE(failed.count(), 1);
+    const auto e = failed.at(0).at(0).value<shoehorn::Error>();
+    QCOMPARE(e.code, shoehorn::ErrorCode::FileUnwritable);
+    QVERIFY2(QString::fromStdString(e.detail).startsWith("the API key could not be saved to " + ApiController::keyFilePath()),
+             e.detail.c_str());
+    QCOMPARE(api.config().key, c.key);
+    QCOMPARE(ApiController::loadConfig().port, c.port); // the other settings are kept
+    QFile(ApiController::keyFilePath() + "/x").open(QIODevice::WriteOnly); // a folder that cannot be removed
+    c.key.clear();
+    api.setConfig(c);
+    QTRY_COMPARE(failed.count(), 2);
+    QVERIFY(QDir(ApiController::keyFilePath()).removeRecursively());
+}
+
 // Safe by default: the first start makes a key and requires it; a request without it or with a
 // wrong one is refused, and the status counts it among the requests and names it.
 void TestApiController::firstStartMakesAKeyAndRefusalsAreCounted()
@@ -501,6 +535,7 @@ void TestApiController::firstStartMakesAKeyAndRefusalsAreCounted()
     ApiConfig c = anyPort();
     c.key.clear();
     api.setConfig(c);
+    AppSettings::waitForWrites(); // saved on the settings writer's thread
     QVERIFY(!QFile::exists(ApiController::keyFilePath()));
     api.setPollInterval(100);
     QSignalSpy changed(&api, &ApiController::configChanged);

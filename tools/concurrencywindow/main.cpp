@@ -161,7 +161,10 @@ int main(int argc, char **argv)
     api.port = 0;
     api.noKey = true;
     api.parallel = o.apiSlots;
-    ApiController::saveConfig(api);
+    if (const shoehorn::Error e = ApiController::saveConfig(api)) {
+        std::fprintf(stderr, "error: %s\n", e.detail.c_str());
+        return 1;
+    }
 
     AppCore core;
     core.api()->setConfig(api);
