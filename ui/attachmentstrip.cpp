@@ -19,6 +19,15 @@
 
 namespace {
 constexpr int kThumb = 56;
+
+QByteArray pngOf(const QImage &image)
+{
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    image.save(&buffer, "PNG");
+    return png;
+}
 } // namespace
 
 // Pool thread: the checks (engine: the whole decode, as the projector will do it) and Qt's
@@ -117,7 +126,13 @@ void AttachmentStrip::addFiles(const QStringList &paths)
 
 AttachmentStrip::Prepared AttachmentStrip::prepareBytes(const QByteArray &bytes, const QString &what)
 {
-    Prepared p = prepare(VisionController::imageFromBytes(bytes));
+    auto image = VisionController::imageFromBytes(bytes);
+    if (!image && image.error().code == shoehorn::ErrorCode::ImageInvalid) {
+        // A format the projector does not read (TIFF, WebP): its pixels as PNG, if Qt reads it.
+        if (const QImage pixels = QImage::fromData(bytes); !pixels.isNull())
+            image = VisionController::imageFromBytes(pngOf(pixels));
+    }
+    Prepared p = prepare(image);
     if (!p.error.isEmpty())
         p.error = what + QStringLiteral(": ") + p.error;
     return p;
@@ -130,13 +145,7 @@ void AttachmentStrip::addImageBytes(const QByteArray &bytes, const QString &what
 
 void AttachmentStrip::addPicture(const QImage &image, const QString &what)
 {
-    readOffThread([image, what] {
-        QByteArray png;
-        QBuffer buffer(&png);
-        buffer.open(QIODevice::WriteOnly);
-        image.save(&buffer, "PNG");
-        return QList<Prepared>{prepareBytes(png, what)};
-    });
+    readOffThread([image, what] { return QList<Prepared>{prepareBytes(pngOf(image), what)}; });
 }
 
 void AttachmentStrip::addPrepared(const QList<Prepared> &ready)

@@ -16,8 +16,8 @@ public:
 signals:
     void submitted();
     void imageFilesDropped(const QStringList &paths);
-    void imagePasted(const QByteArray &png);  // the clipboard's own PNG
-    void picturePasted(const QImage &image);  // a picture in another format: pixels
+    void imagePasted(const QByteArray &bytes); // the clipboard's own encoded image (PNG, JPEG, ...)
+    void picturePasted(const QImage &image);   // only pixels offered (a picture from this process)
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;

@@ -78,6 +78,20 @@ private:
         return f.fileName();
     }
     static QLabel *note(Window &w) { return w.window->findChild<QLabel *>(QStringLiteral("attachmentNote")); }
+    // A 4000x3000 JPEG photo (a few hundred ms to decode), made once.
+    static QString photoFile()
+    {
+        const QString path = TestFixtures::instance().dir() + "/photo-4000x3000.jpg";
+        if (QFileInfo::exists(path))
+            return path;
+        QImage photo(4000, 3000, QImage::Format_RGB32);
+        for (int y = 0; y < photo.height(); ++y) {
+            auto *line = reinterpret_cast<QRgb *>(photo.scanLine(y));
+            for (int x = 0; x < photo.width(); ++x)
+                line[x] = qRgb((x * 7 + y) & 255, (x ^ y) & 255, (x * y) & 255);
+        }
+        return photo.save(path, "JPG", 90) ? path : QString();
+    }
     QTemporaryDir m_dir;
 
 private slots:
@@ -93,6 +107,7 @@ private slots:
     void visionMenuSwitchesWithoutReload();
     void visionMenuNamesProjectorsForAnotherModel();
     void largeImageDoesNotStallTheWindow();
+    void pastedJpegIsDecodedOffTheGuiThread();
     void oneBitPictureKeepsItsColour();
 };
 
@@ -266,14 +281,8 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     Window w;
     QVERIFY(open(w, TestFixtures::instance().tinyVision(), true));
     AttachmentStrip *strip = w.window->attachments();
-    QImage photo(4000, 3000, QImage::Format_RGB32);
-    for (int y = 0; y < photo.height(); ++y) {
-        auto *line = reinterpret_cast<QRgb *>(photo.scanLine(y));
-        for (int x = 0; x < photo.width(); ++x)
-            line[x] = qRgb((x * 7 + y) & 255, (x ^ y) & 255, (x * y) & 255);
-    }
-    const QString path = TestFixtures::instance().dir() + "/photo-4000x3000.jpg";
-    QVERIFY(photo.save(path, "JPG", 90));
+    const QString path = photoFile();
+    QVERIFY(!path.isEmpty());
     // A real event loop throughout (QTest::qWait sleeps 10 ms between its rounds: the probe
     // would see its own sleeps); the attachment comes from the loop, as a click does.
     StallProbe probe;
@@ -381,6 +390,64 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
           probe.worstWallMs());
     QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     QCOMPARE(w.controller.chatModel()->message(0).images, question.images);
+}
+
+// Another program's clipboard offering a photo as JPEG only (X11 asks that program for the
+// bytes; Qt's imageData() then decodes them where it is called): the bytes are attached as they
+// are and checked on the pool. A format the projector cannot read (XPM) is made PNG there.
+void TestAttachments::pastedJpegIsDecodedOffTheGuiThread()
+{
+    // As Qt's X11 clipboard answers: the image/* formats offered, and a QImage decoded on demand.
+    class OtherProgramsClipboard : public QMimeData
+    {
+    public:
+        OtherProgramsClipboard(const QString &mime, const QByteArray &bytes) : m_mime(mime), m_bytes(bytes) {}
+        QStringList formats() const override { return {m_mime, QStringLiteral("application/x-qt-image")}; }
+        bool hasFormat(const QString &mime) const override { return formats().contains(mime); }
+
+    protected:
+        QVariant retrieveData(const QString &mime, QMetaType) const override
+        {
+            if (mime == QLatin1String("application/x-qt-image"))
+                return QImage::fromData(m_bytes);
+            return mime == m_mime ? QVariant(m_bytes) : QVariant();
+        }
+
+    private:
+        QString m_mime;
+        QByteArray m_bytes;
+    };
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyVision(), true));
+    AttachmentStrip *strip = w.window->attachments();
+    MessageInput *input = w.window->messageInput();
+    QFile photo(photoFile());
+    QVERIFY(photo.open(QIODevice::ReadOnly));
+    const QByteArray jpeg = photo.readAll();
+    QGuiApplication::clipboard()->setMimeData(new OtherProgramsClipboard(QStringLiteral("image/jpeg"), jpeg));
+    input->setFocus();
+    StallProbe probe;
+    probe.start();
+    QTimer::singleShot(20, input, [input] { QTest::keySequence(input, QKeySequence::Paste); });
+    QVERIFY(StallProbe::waitFor([strip] { return strip->images().size() == 1; }));
+    StallProbe::spin(20);
+    qInfo("longest GUI-thread stall while pasting a 4000x3000 JPEG from another program: %lld ms (%lld ms on the wall clock)",
+          probe.worstMs(), probe.worstWallMs());
+    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QCOMPARE(strip->images().at(0).mime, QString("image/jpeg"));
+    QCOMPARE(strip->images().at(0).data, jpeg); // as it was, not decoded and encoded again
+    // XPM (Qt reads it, the projector does not): made PNG.
+    QByteArray xpm;
+    QBuffer buffer(&xpm);
+    buffer.open(QIODevice::WriteOnly);
+    QImage small(64, 48, QImage::Format_RGB32);
+    small.fill(Qt::darkMagenta);
+    QVERIFY(small.save(&buffer, "XPM"));
+    QGuiApplication::clipboard()->setMimeData(new OtherProgramsClipboard(QStringLiteral("image/x-xpixmap"), xpm));
+    QTest::keySequence(input, QKeySequence::Paste);
+    QTRY_COMPARE(strip->images().size(), 2);
+    QCOMPARE(strip->images().at(1).mime, QString("image/png"));
+    QVERIFY(note(w)->isHidden());
 }
 
 // A one-colour PNG as ImageMagick writes it (1 bit, a palette): its thumbnail was black and white
