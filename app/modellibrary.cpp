@@ -71,7 +71,9 @@ ModelLibrary::ModelLibrary(QObject *parent) : QAbstractTableModel(parent)
     m_folders = AppSettings::modelFolders();
     connect(&m_watcher, &QFutureWatcher<Scan>::finished, this, &ModelLibrary::applyScan);
     connect(&m_fitting, &QFutureWatcher<Verdicts>::finished, this, &ModelLibrary::applyFits);
+    connect(&m_checking, &QFutureWatcher<QStringList>::finished, this, &ModelLibrary::applyChecks);
     rescan();
+    checkFiles();
 }
 
 // Not waited for: the scan (a static function on copies of the folders and paths) touches nothing
@@ -113,7 +115,7 @@ QVariant ModelLibrary::data(const QModelIndex &index, int role) const
     switch (role) {
     case PathRole: return e.path;
     case OfferedRole: return e.offered;
-    case ExistsRole: return QFileInfo::exists(e.path);
+    case ExistsRole: return !e.missing; // not a stat at each paint: checkFiles()
     case FitRole: return QVariant::fromValue(e.fit);
     case LoadingRole: return e.path == m_loading ? QVariant(m_loadFraction) : QVariant();
     case Qt::ToolTipRole:
@@ -200,6 +202,7 @@ void ModelLibrary::insertTop(Entry e)
     beginInsertRows({}, 0, 0);
     m_entries.prepend(e);
     endInsertRows();
+    checkFiles();
     // Cap the remembered list; folder entries do not count against it.
     int remembered = 0;
     for (int i = 0; i < m_entries.size(); ++i) {
@@ -410,7 +413,43 @@ void ModelLibrary::applyScan()
         rescan();
         return;
     }
+    checkFiles();
     emit scanFinished();
+}
+
+void ModelLibrary::checkFiles()
+{
+    if (m_checking.isRunning()) {
+        m_checkAgain = true;
+        return;
+    }
+    QStringList paths;
+    for (const Entry &e : m_entries)
+        paths << e.path;
+    m_checking.setFuture(QtConcurrent::run(workPool(), [paths] {
+        QStringList missing;
+        for (const QString &p : paths)
+            if (!QFileInfo::exists(p))
+                missing << p;
+        return missing;
+    }));
+}
+
+void ModelLibrary::applyChecks()
+{
+    if (m_checkAgain) { // rows came or went meanwhile
+        m_checkAgain = false;
+        checkFiles();
+        return;
+    }
+    const QStringList missing = m_checking.result();
+    for (int row = 0; row < m_entries.size(); ++row) {
+        Entry &e = m_entries[row];
+        if (const bool gone = missing.contains(e.path); gone != e.missing) {
+            e.missing = gone;
+            emit dataChanged(index(row), index(row), {ExistsRole});
+        }
+    }
 }
 
 QString ModelLibrary::visionText(const Entry &e) const

@@ -64,6 +64,11 @@ public:
     void removeFolder(const QString &folder);
     // Looks at the folders again and inspects files not inspected yet (in the background).
     void rescan();
+    // Looks whether each listed file is still there (on the pool: a file on a share that does not
+    // answer would hold the GUI thread). ExistsRole gives what the last look found; a scan, a new
+    // row and the window becoming active again look.
+    void checkFiles();
+    bool isCheckingFiles() const { return m_checking.isRunning(); }
     bool isScanning() const;
     // The machine the Fit column is about.
     void setTarget(const shoehorn::PlanTarget &target);
@@ -86,6 +91,7 @@ private:
         shoehorn::Error error; // why the file could not be read (its tooltip shows the engine's words)
         FitVerdict fit = FitVerdict::Unknown;
         QList<VisionController::Candidate> projectors = {}; // mmproj files beside it
+        bool missing = false; // not there at the last look (checkFiles)
         // The model's remembered projector choice, read once (not on every paint of the list):
         // settingsChanged() or a new entry reads it again.
         mutable std::optional<QString> projectorChoice = {};
@@ -110,6 +116,7 @@ private:
     void applyFits();
     static FitVerdict verdict(const shoehorn::ModelInfo &info, const shoehorn::PlanTarget &target);
     void save() const;
+    void applyChecks();
 
     QList<Entry> m_entries;
     QStringList m_folders;
@@ -119,6 +126,8 @@ private:
     bool m_rescanAgain = false;
     QFutureWatcher<Verdicts> m_fitting;
     bool m_refitAgain = false; // the target or the entries changed while it ran
+    QFutureWatcher<QStringList> m_checking; // the paths not there
+    bool m_checkAgain = false;
     QString m_loading;
     double m_loadFraction = 0;
     bool m_loadingAdded = false; // the row is there only for the load in progress

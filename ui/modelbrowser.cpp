@@ -4,6 +4,7 @@
 #include "modellibrary.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QTableView>
@@ -145,4 +146,11 @@ void ModelBrowser::activate(const QModelIndex &index)
 {
     if (index.isValid())
         emit openRequested(m_library->pathAt(index.row()));
+}
+
+void ModelBrowser::changeEvent(QEvent *event)
+{
+    QDockWidget::changeEvent(event);
+    if (event->type() == QEvent::ActivationChange && isActiveWindow())
+        m_library->checkFiles();
 }

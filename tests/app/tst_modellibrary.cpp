@@ -56,7 +56,16 @@ void TestModelLibrary::recentMovesToTopAndPersists()
         QCOMPARE(lib.pathAt(0), a);
         QCOMPARE(lib.data(lib.index(0), Qt::DisplayRole).toString(), QString("a.gguf"));
         QVERIFY(lib.data(lib.index(0), ModelLibrary::ExistsRole).toBool());
-        QVERIFY(!lib.data(lib.index(1), ModelLibrary::ExistsRole).toBool()); // b was never created
+        QTRY_VERIFY(!lib.data(lib.index(1), ModelLibrary::ExistsRole).toBool()); // b was never created
+        // Looked at on the pool, not at each paint: gone, it is said after the next look.
+        QTRY_VERIFY(!lib.isScanning() && !lib.isCheckingFiles());
+        QVERIFY(QFile::remove(a));
+        QVERIFY(lib.data(lib.index(0), ModelLibrary::ExistsRole).toBool());
+        lib.checkFiles();
+        QTRY_VERIFY(!lib.data(lib.index(0), ModelLibrary::ExistsRole).toBool());
+        QVERIFY(QFile(a).open(QIODevice::WriteOnly));
+        lib.checkFiles();
+        QTRY_VERIFY(lib.data(lib.index(0), ModelLibrary::ExistsRole).toBool());
     }
     ModelLibrary again;
     QCOMPARE(again.rowCount(), 2);

@@ -67,6 +67,7 @@ private slots:
     void secondLaunchHandsOverFiles();
     void rememberGeometry();
     void browserOpensRecentModel();
+    void browserSeesFilesGoneWhenTheWindowIsActiveAgain();
     void importPresetsFromIni();
     void chatListSearchRenameDelete();
     void brokenHistoryIsReported();
@@ -590,6 +591,31 @@ void TestMainWindow::browserOpensRecentModel()
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || !error.isEmpty(), 20000);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QCOMPARE(lm.model().path, TestFixtures::instance().tinyLlama());
+}
+
+// The Models list does not stat its files at each paint (a share that does not answer would hold
+// the window): it looks again when the window becomes active, as after deleting a file elsewhere.
+void TestMainWindow::browserSeesFilesGoneWhenTheWindowIsActiveAgain()
+{
+    AppCore cApp;
+    MainWindow w(cApp.windowParts());
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    const QString path = TestFixtures::instance().dir() + "/soon-gone.gguf";
+    QVERIFY(QFile(path).open(QIODevice::WriteOnly));
+    ModelLibrary *library = w.modelLibrary();
+    library->addRecent(path);
+    const auto exists = [library, path] { return library->data(library->index(library->indexOf(path)), ModelLibrary::ExistsRole).toBool(); };
+    QTRY_VERIFY(!library->isScanning() && !library->isCheckingFiles());
+    QVERIFY(exists());
+    QVERIFY(QFile::remove(path));
+    QTest::qWait(100);
+    QVERIFY(exists()); // not looked at again yet
+    auto *browser = w.findChild<ModelBrowser *>();
+    QEvent active(QEvent::ActivationChange); // the user comes back to the window
+    QCoreApplication::sendEvent(browser, &active);
+    QTRY_VERIFY(!exists());
 }
 
 void TestMainWindow::importPresetsFromIni()
