@@ -155,6 +155,16 @@ bool ChatStore::integrityOk() const
     return q.exec(QStringLiteral("PRAGMA integrity_check")) && q.next() && q.value(0).toString() == QLatin1String("ok");
 }
 
+ChatStore::Done ChatStore::setAutoCheckpoint(bool on)
+{
+    return exec(on ? QStringLiteral("PRAGMA wal_autocheckpoint=1000") : QStringLiteral("PRAGMA wal_autocheckpoint=0"));
+}
+
+ChatStore::Done ChatStore::checkpoint()
+{
+    return exec(QStringLiteral("PRAGMA wal_checkpoint(PASSIVE)"));
+}
+
 ChatStore::Done ChatStore::migrate(int upToVersion)
 {
     const int target = std::min(upToVersion, kSchemaVersion);

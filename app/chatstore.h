@@ -68,6 +68,10 @@ public:
     // Answers left 'streaming' by a crash become 'stopped' (what was checkpointed stays): how many.
     shoehorn::Result<int> markInterruptedAnswers();
     bool integrityOk() const;
+    // Whether a commit through this connection may copy the WAL into the database (SQLite's
+    // automatic checkpoint, at 1000 pages: an fsync of both files inside the commit).
+    Done setAutoCheckpoint(bool on);
+    Done checkpoint(); // PRAGMA wal_checkpoint(PASSIVE): never waits for readers or writers
     static QString defaultPath(); // QStandardPaths::AppDataLocation/chats.sqlite
 
     Id createConversation(const QString &title, const QString &modelPath, const QString &systemPrompt);

@@ -74,8 +74,15 @@ HistoryProblem ConversationRepository::open(const QString &path)
     m_problem = {};
     m_problem.path = path;
     m_path = path;
+    // PRAGMA integrity_check reads the whole file: 1.2-1.4 s for a 200 MB history from a cold
+    // disk, before the window shows. It runs when a WAL is left beside the history: the last run
+    // did not close it (killed, or the machine lost power). A clean close leaves none (SQLite
+    // removes it with the last connection); damage met later fails the write that meets it.
+    const bool closedUncleanly = QFileInfo::exists(path + QStringLiteral("-wal"));
     const Done opened = m_store.open(path);
-    m_open = opened && (m_store.readOnly() || m_store.integrityOk());
+    m_open = opened && (m_store.readOnly() || !closedUncleanly || m_store.integrityOk());
+    if (m_open && !m_store.readOnly())
+        (void) m_store.setAutoCheckpoint(false); // else SQLite's own, in a commit: still correct
     if (m_open) {
         if (m_store.readOnly()) {
             m_problem.kind = HistoryProblem::Kind::ReadOnlyNewer;
@@ -122,7 +129,24 @@ bool ConversationRepository::check(const Done &done, Write what)
 {
     if (!done)
         emit failed(what, done.error());
+    else
+        wrote();
     return done.ok();
+}
+
+void ConversationRepository::wrote()
+{
+    if (++m_writesSinceCheckpoint < kCheckpointWrites || m_checkpointing->exchange(true))
+        return;
+    m_writesSinceCheckpoint = 0;
+    // Not one of the jobs finishBackgroundWork waits for: nothing the user does needs it.
+    (void) QtConcurrent::run(workPool(), [path = m_path, running = m_checkpointing] {
+        ChatStore store;
+        if (const Done opened = store.open(path); opened)
+            if (const Done done = store.checkpoint(); !done)
+                qWarning("chat history checkpoint: %s", done.error().detail.c_str());
+        *running = false;
+    });
 }
 
 bool ConversationRepository::inTransaction(Write what, const std::function<Done()> &writes)
@@ -231,6 +255,7 @@ qint64 ConversationRepository::appendMessage(qint64 conversationId, ChatModel::A
         check(id.error(), author == ChatModel::Author::User ? Write::Question : Write::Answer);
         return 0;
     }
+    wrote();
     return *id;
 }
 
