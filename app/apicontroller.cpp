@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QHostAddress>
 #include <QRegularExpression>
 #include <QSaveFile>
@@ -149,13 +150,21 @@ Error ApiController::saveConfig(const ApiConfig &c)
 }
 
 // A settings write syncs the file (2-8 ms, once 52 ms) and the key file is synced to disk: not
-// on the GUI thread. A key that could not be saved works until the next start, and says so.
+// on the GUI thread. A key that could not be saved works until the next start, and says so. (A
+// watcher, not QFuture::then(this): Qt 6.4 posts a continuation to its context from the pool
+// thread even when the context has gone.)
 void ApiController::save()
 {
-    AppSettings::checkedWriteInBackground([config = m_config] { return saveConfig(config); }).then(this, [this](const Error &e) {
-        if (e)
-            emit failed(e, 0);
+    auto *saving = new QFutureWatcher<Error>(this);
+    connect(saving, &QFutureWatcherBase::finished, this, [this, saving] {
+        saving->deleteLater();
+        const Error e = saving->result();
+        if (e.code == m_keyProblem.code && e.detail == m_keyProblem.detail)
+            return;
+        m_keyProblem = e;
+        emit keyProblemChanged(e);
     });
+    saving->setFuture(AppSettings::checkedWriteInBackground([config = m_config] { return saveConfig(config); }));
 }
 
 void ApiController::setModelAlias(const QString &alias)

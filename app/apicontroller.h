@@ -46,7 +46,7 @@ public:
 
     // Remembered settings. The key file is written readable by the user only (0600); why it
     // could not be written (a full disk) is returned. The controller saves on the settings
-    // writer's thread (AppSettings::checkedWriteInBackground) and reports that as failed().
+    // writer's thread (AppSettings::checkedWriteInBackground) and keeps that as keyProblem().
     static ApiConfig loadConfig();
     static shoehorn::Error saveConfig(const ApiConfig &config);
     static QString keyFilePath();
@@ -69,6 +69,9 @@ public:
     static QString webChatMissing();
 
     ApiConfig config() const { return m_config; }
+    // Why the last save could not write (or remove) the key file; none when it could. The key in
+    // use still works, until the next start of Shoehorn.
+    shoehorn::Error keyProblem() const { return m_keyProblem; }
     void setConfig(const ApiConfig &config); // saves
     // The loaded model's name in /v1/models, for the examples (the server restarts on a new model).
     void setModelAlias(const QString &alias);
@@ -93,6 +96,7 @@ signals:
     void stateChanged(ApiController::State state);
     // AddressInUse carries a free port to offer (0: none found).
     void failed(const shoehorn::Error &error, int freePort);
+    void keyProblemChanged(const shoehorn::Error &problem);
     void statusUpdated(const shoehorn::ApiStatus &status);
     void modelAliasChanged(const QString &alias);
     // The controller changed the settings itself (the key generated on the first start).
@@ -106,6 +110,7 @@ private:
 
     std::shared_ptr<ApiHost> m_host;
     ApiConfig m_config;
+    shoehorn::Error m_keyProblem;
     QString m_alias;
     State m_state = State::Off;
     QString m_baseUrl;

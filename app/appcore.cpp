@@ -24,6 +24,8 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <cstdio>
+
 AppCore::AppCore(QObject *parent) : AppCore(nullptr, parent) {}
 
 AppCore::AppCore(std::unique_ptr<Worker> worker, QObject *parent)
@@ -95,8 +97,11 @@ void AppCore::connectLibrary()
 
 bool AppCore::shutdown(int milliseconds)
 {
-    if (!m_session->shutdown(milliseconds))
+    if (!m_session->shutdown(milliseconds)) {
+        std::fprintf(stderr, "shoehorn: the inference thread did not stop within %d ms; quitting without it\n",
+                     milliseconds);
         return false;
+    }
     // The worker's last signals (the stopped answer) wait in the session's queue; the session
     // passes them on to the controllers directly.
     QCoreApplication::sendPostedEvents(m_session);
@@ -109,7 +114,13 @@ bool AppCore::shutdown(int milliseconds)
     // started yet: dropped. What the user asked to be written (an export) is written.
     workPool()->clear();
     workPool()->waitForDone();
-    writePool()->waitForDone();
+    // An export to a folder that does not answer (a share gone) must not hold quitting for ever;
+    // it writes a temporary file and renames it when done, so nothing half written is left.
+    if (!writePool()->waitForDone(kExportWaitMs)) {
+        std::fprintf(stderr, "shoehorn: an export was still being written after %d s; quitting without it\n",
+                     kExportWaitMs / 1000);
+        return false;
+    }
     return true;
 }
 

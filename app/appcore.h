@@ -24,9 +24,10 @@ public:
     explicit AppCore(std::unique_ptr<Worker> worker, QObject *parent = nullptr);
     ~AppCore() override;
     // Quitting: stops what runs, and once the worker has ended, hands its last results to who
-    // listens (the chat stores an answer stopped mid-way as stopped). False if the worker did not
-    // end in time.
+    // listens (the chat stores an answer stopped mid-way as stopped). False (said on stderr) if
+    // the worker did not end in time, or an export was still being written after kExportWaitMs.
     bool shutdown(int milliseconds);
+    static constexpr int kExportWaitMs = 30000;
 
     InferenceSession *session() const { return m_session; }
     LoadedModel *model() const { return m_model; }

@@ -15,8 +15,8 @@
 #include <KSyntaxHighlighting/Repository>
 #include <KSyntaxHighlighting/State>
 #include <KSyntaxHighlighting/Theme>
-#include <QFutureWatcher>
 #endif
+#include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace {
@@ -287,13 +287,18 @@ void CodeHighlighter::finishJob(QProcess *process, const Job &job, bool ok)
         return;
     }
     // Read on the pool: the HTML of a 400-line block took 6.7 ms to parse on the GUI thread.
-    QtConcurrent::run(workPool(), [html = process->readAllStandardOutput()] { return parseHtml(QString::fromUtf8(html)); })
-        .then(this, [this, job](const Result &r) {
-            if (r.text.isEmpty()) {
-                emit failed(job.ticket);
-                return;
-            }
-            m_cache.insert(job.key, new Result(r));
-            emit highlighted(job.ticket, r);
-        });
+    auto *parsing = new QFutureWatcher<Result>(this);
+    connect(parsing, &QFutureWatcherBase::finished, this, [this, parsing, job] {
+        parsing->deleteLater();
+        const Result r = parsing->result();
+        if (r.text.isEmpty()) {
+            emit failed(job.ticket);
+            return;
+        }
+        m_cache.insert(job.key, new Result(r));
+        emit highlighted(job.ticket, r);
+    });
+    parsing->setFuture(QtConcurrent::run(workPool(), [html = process->readAllStandardOutput()] {
+        return parseHtml(QString::fromUtf8(html));
+    }));
 }

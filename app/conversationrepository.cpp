@@ -119,6 +119,8 @@ void ConversationRepository::openFresh(const QString &path, const QString &why)
         QFile::rename(path + QLatin1String(suffix), aside + QLatin1String(suffix));
     const Done fresh = m_store.open(path);
     m_open = fresh.ok();
+    if (m_open)
+        (void) m_store.setAutoCheckpoint(false);
     m_problem.kind = m_open ? HistoryProblem::Kind::MovedAside : HistoryProblem::Kind::MovedAsideNoNew;
     m_problem.movedTo = aside;
     if (!m_open)

@@ -64,8 +64,7 @@ int main(int argc, char **argv)
     // Quitting never waits for ever: an answer stuck inside llama.cpp (a template that spins)
     // cannot keep the process alive. Chats are saved as they happen; the last answer is saved
     // by shutdown() when the worker stops in time.
-    if (!core.shutdown(2000)) {
-        std::fprintf(stderr, "shoehorn: the inference thread did not stop within 2 s; quitting without it\n");
+    if (!core.shutdown(2000)) { // it said why
         std::fflush(nullptr);
         std::_Exit(rc);
     }

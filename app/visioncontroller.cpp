@@ -129,22 +129,35 @@ void VisionController::applyChoice()
         m_session->loadProjector(f->projector, s.projectorOffload);
 }
 
+namespace {
+// The type from the file's first bytes, as the data URL and the export name it; empty for others.
+QString chatImageMime(const QByteArray &bytes)
+{
+    if (bytes.startsWith("\x89PNG"))
+        return QStringLiteral("image/png");
+    if (bytes.startsWith("\xff\xd8"))
+        return QStringLiteral("image/jpeg");
+    if (bytes.startsWith("GIF8"))
+        return QStringLiteral("image/gif");
+    if (bytes.startsWith("BM"))
+        return QStringLiteral("image/bmp");
+    return {};
+}
+} // namespace
+
+bool VisionController::isChatImageFormat(const QByteArray &bytes)
+{
+    return !chatImageMime(bytes).isEmpty();
+}
+
 Result<ChatImage> VisionController::imageFromBytes(const QByteArray &bytes)
 {
     if (Error e = checkImageDecodes(std::string(bytes.constData(), size_t(bytes.size()))))
         return e;
     ChatImage img;
     img.data = bytes;
-    // The type from the file's first bytes, as the data URL and the export name it.
-    if (bytes.startsWith("\x89PNG"))
-        img.mime = QStringLiteral("image/png");
-    else if (bytes.startsWith("\xff\xd8"))
-        img.mime = QStringLiteral("image/jpeg");
-    else if (bytes.startsWith("GIF8"))
-        img.mime = QStringLiteral("image/gif");
-    else if (bytes.startsWith("BM"))
-        img.mime = QStringLiteral("image/bmp");
-    else
+    img.mime = chatImageMime(bytes);
+    if (img.mime.isEmpty())
         img.mime = QStringLiteral("application/octet-stream");
     return img;
 }

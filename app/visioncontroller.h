@@ -60,6 +60,8 @@ public:
     // An image file's bytes, checked (format, size) before anything is decoded.
     static shoehorn::Result<ChatImage> imageFromBytes(const QByteArray &bytes);
     static shoehorn::Result<ChatImage> imageFromFile(const QString &path);
+    // Whether the bytes are PNG, JPEG, GIF or BMP (by their first bytes): kept as they are in a chat.
+    static bool isChatImageFormat(const QByteArray &bytes);
 
 signals:
     void visionChanged(const VisionSummary &vision);

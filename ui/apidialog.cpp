@@ -80,6 +80,20 @@ ApiDialog::ApiDialog(ApiController *api, QWidget *parent) : QDialog(parent), m_a
     });
     row->addWidget(m_usePort);
     layout->addLayout(row);
+    // The key file could not be written: said until a save works (state messages replace the row's).
+    auto *keyProblem = new QLabel;
+    keyProblem->setObjectName(QStringLiteral("apiKeyProblem"));
+    keyProblem->setWordWrap(true);
+    keyProblem->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    keyProblem->setStyleSheet(QStringLiteral("QLabel { color: #b00020; }"));
+    const auto showKeyProblem = [keyProblem](const shoehorn::Error &e) {
+        keyProblem->setText(e ? tr("The API key was not saved; it works until Shoehorn quits. %1").arg(ErrorText::message(e))
+                              : QString());
+        keyProblem->setVisible(bool(e));
+    };
+    showKeyProblem(m_api->keyProblem());
+    connect(m_api, &ApiController::keyProblemChanged, keyProblem, showKeyProblem);
+    layout->addWidget(keyProblem);
     layout->addWidget(buildLive());
     layout->addWidget(buildExamples(), 1);
 

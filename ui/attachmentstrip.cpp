@@ -127,8 +127,9 @@ void AttachmentStrip::addFiles(const QStringList &paths)
 AttachmentStrip::Prepared AttachmentStrip::prepareBytes(const QByteArray &bytes, const QString &what)
 {
     auto image = VisionController::imageFromBytes(bytes);
-    if (!image && image.error().code == shoehorn::ErrorCode::ImageInvalid) {
-        // A format the projector does not read (TIFF, WebP): its pixels as PNG, if Qt reads it.
+    if (!VisionController::isChatImageFormat(bytes)) {
+        // Another format (TIFF, WebP, XPM, PNM): its pixels as PNG, where Qt reads it. A damaged
+        // PNG, JPEG, GIF or BMP keeps the projector's own words.
         if (const QImage pixels = QImage::fromData(bytes); !pixels.isNull())
             image = VisionController::imageFromBytes(pngOf(pixels));
     }

@@ -60,10 +60,11 @@ void CodeBlocks::onHighlighted(int ticket, const CodeHighlighter::Result &result
     if (index < 0 || index >= m_blocks.size() || !m_blocks[index].frame)
         return;
     const Block &b = m_blocks[index];
-    if (result.text != displayedCode(b.code) && result.text != b.code)
+    if (displayedCode(result.text) != displayedCode(b.code)) // (the tool may end it with a newline)
         return;
     m_colouring.append({index, result, {}});
-    colourSlice();
+    if (!m_nextSlice.isActive()) // results from the cache come several in one turn: one slice
+        m_nextSlice.start();
 }
 
 void CodeBlocks::colourSlice()

@@ -95,6 +95,9 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
+    // The window active again (the user may have moved or deleted model files meanwhile): the
+    // Models list looks whether its files are still there.
+    void changeEvent(QEvent *event) override;
 
 private:
     void installDialogs();

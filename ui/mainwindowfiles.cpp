@@ -214,3 +214,10 @@ void MainWindow::dropEvent(QDropEvent *event)
         }
     }
 }
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::ActivationChange && isActiveWindow())
+        m_library->checkFiles();
+}

@@ -4,6 +4,7 @@
 
 #include <QFileInfo>
 #include <QImage>
+#include <QImageReader>
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QUrl>
@@ -28,15 +29,16 @@ QStringList imageFiles(const QMimeData *m)
 }
 
 // The clipboard's encoded picture to take: PNG, else the formats the projector reads as they are,
-// else any other image/* (made PNG off the GUI thread).
+// else another one Qt reads (made PNG off the GUI thread).
 QString encodedImage(const QMimeData *m)
 {
     for (const char *mime : {"image/png", "image/jpeg", "image/gif", "image/bmp"})
         if (m->hasFormat(QLatin1String(mime)))
             return QLatin1String(mime);
     const QStringList formats = m->formats();
+    const QList<QByteArray> readable = QImageReader::supportedMimeTypes();
     const auto other = std::find_if(formats.cbegin(), formats.cend(),
-                                    [](const QString &f) { return f.startsWith(QLatin1String("image/")); });
+                                    [&readable](const QString &f) { return readable.contains(f.toLatin1()); });
     return other == formats.cend() ? QString() : *other;
 }
 } // namespace

@@ -4,7 +4,6 @@
 #include "modellibrary.h"
 
 #include <QAction>
-#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QTableView>
@@ -59,6 +58,11 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
     : QDockWidget(tr("Models"), parent), m_library(library), m_view(new QTableView(this))
 {
     setObjectName(QStringLiteral("modelBrowser"));
+    // Shown again (its tab raised over the Chats list): it looks whether its files are still there.
+    connect(this, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible)
+            m_library->checkFiles();
+    });
     auto *body = new QWidget(this);
     auto *layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -146,11 +150,4 @@ void ModelBrowser::activate(const QModelIndex &index)
 {
     if (index.isValid())
         emit openRequested(m_library->pathAt(index.row()));
-}
-
-void ModelBrowser::changeEvent(QEvent *event)
-{
-    QDockWidget::changeEvent(event);
-    if (event->type() == QEvent::ActivationChange && isActiveWindow())
-        m_library->checkFiles();
 }

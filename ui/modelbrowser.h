@@ -25,11 +25,6 @@ signals:
     void openRequested(const QString &path);
     void browseRequested();
 
-protected:
-    // The window active again (the user may have moved or deleted files meanwhile): the list
-    // looks whether its files are still there.
-    void changeEvent(QEvent *event) override;
-
 private:
     void activate(const QModelIndex &index);
     void selectShown();

@@ -504,25 +504,29 @@ void TestApiController::keyThatCannotBeSavedIsSaid()
     ApiController api(session.apiHost());
     QFile::remove(ApiController::keyFilePath()); // an earlier test's
     QVERIFY(QDir().mkpath(ApiController::keyFilePath()));
-    QSignalSpy failed(&api, &ApiController::failed);
+    QSignalSpy problem(&api, &ApiController::keyProblemChanged);
     ApiConfig c = anyPort();
     c.key = QStringLiteral("sk-shoehorn-kept");
     QElapsedTimer t;
     t.start();
     api.setConfig(c);
     qInfo("setConfig took %lld us on the GUI thread", t.nsecsElapsed() / 1000);
-    QTRY_COMPARE(failed.count(), 1);
-    const auto e = failed.at(0).at(0).value<shoehorn::Error>();
-    QCOMPARE(e.code, shoehorn::ErrorCode::FileUnwritable);
-    QVERIFY2(QString::fromStdString(e.detail).startsWith("the API key could not be saved to " + ApiController::keyFilePath()),
-             e.detail.c_str());
+    QTRY_COMPARE(problem.count(), 1);
+    QCOMPARE(api.keyProblem().code, shoehorn::ErrorCode::FileUnwritable);
+    QVERIFY2(QString::fromStdString(api.keyProblem().detail)
+                 .startsWith("the API key could not be saved to " + ApiController::keyFilePath()),
+             api.keyProblem().detail.c_str());
     QCOMPARE(api.config().key, c.key);
     QCOMPARE(ApiController::loadConfig().port, c.port); // the other settings are kept
     QFile(ApiController::keyFilePath() + "/x").open(QIODevice::WriteOnly); // a folder that cannot be removed
     c.key.clear();
     api.setConfig(c);
-    QTRY_COMPARE(failed.count(), 2);
+    QTRY_COMPARE(problem.count(), 2);
+    QVERIFY(QString::fromStdString(api.keyProblem().detail).startsWith("the old API key could not be removed"));
     QVERIFY(QDir(ApiController::keyFilePath()).removeRecursively());
+    api.setConfig(c); // saved now: no problem any more
+    QTRY_COMPARE(problem.count(), 3);
+    QVERIFY(!api.keyProblem());
 }
 
 // Safe by default: the first start makes a key and requires it; a request without it or with a

@@ -1,9 +1,11 @@
 // The Local API dialog's words for settings it cannot start with, before anything listens.
 #include "apicontroller.h"
 #include "apidialog.h"
+#include "appsettings.h"
 #include "apihost.h"
 #include "testsettings.h"
 
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -16,6 +18,7 @@ private slots:
     void initTestCase() { isolateSettings(); }
     void emptyHostIsAskedFor();
     void textIsNeverSqueezed();
+    void keyNotSavedStaysSaid();
 };
 
 // An emptied Host field said "can be reached from other computers: it needs an API key" and the
@@ -68,6 +71,32 @@ void TestApiDialog::textIsNeverSqueezed()
         QTRY_VERIFY2_WITH_TIMEOUT(squeezed().isEmpty(),
                                   qPrintable(QString("at %1x%2: ").arg(size.width()).arg(size.height()) + squeezed()), 2000);
     }
+}
+
+// A key file that cannot be written (a full disk; here its path is a folder): said in its own line,
+// which the Start button's messages do not replace, until a save works.
+void TestApiDialog::keyNotSavedStaysSaid()
+{
+    ApiController api(std::make_shared<ApiHost>());
+    ApiDialog dialog(&api);
+    dialog.show();
+    auto *problem = dialog.findChild<QLabel *>("apiKeyProblem");
+    QVERIFY(problem && !problem->isVisible());
+    QFile::remove(ApiController::keyFilePath());
+    QVERIFY(QDir().mkpath(ApiController::keyFilePath()));
+    dialog.findChild<QLineEdit *>("apiKey")->setText("sk-shoehorn-typed");
+    QTest::mouseClick(dialog.findChild<QPushButton *>("apiToggle"), Qt::LeftButton); // applied, then refused: no model
+    QTRY_VERIFY(problem->isVisible());
+    QVERIFY2(problem->text().contains("The API key was not saved") &&
+                 problem->text().contains(ApiController::keyFilePath()),
+             qPrintable(problem->text()));
+    QTRY_VERIFY(dialog.findChild<QLabel *>("apiMessage")->text().contains("Load a model first"));
+    QVERIFY(problem->isVisible());
+    QVERIFY(QDir(ApiController::keyFilePath()).removeRecursively());
+    QTest::mouseClick(dialog.findChild<QPushButton *>("apiToggle"), Qt::LeftButton);
+    QTRY_VERIFY(!problem->isVisible());
+    AppSettings::waitForWrites();
+    QFile::remove(ApiController::keyFilePath());
 }
 
 QTEST_MAIN(TestApiDialog)

@@ -394,7 +394,7 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
 
 // Another program's clipboard offering a photo as JPEG only (X11 asks that program for the
 // bytes; Qt's imageData() then decodes them where it is called): the bytes are attached as they
-// are and checked on the pool. A format the projector cannot read (XPM) is made PNG there.
+// are and checked on the pool. Another format (XPM, PPM) is made PNG there.
 void TestAttachments::pastedJpegIsDecodedOffTheGuiThread()
 {
     // As Qt's X11 clipboard answers: the image/* formats offered, and a QImage decoded on demand.
@@ -436,6 +436,11 @@ void TestAttachments::pastedJpegIsDecodedOffTheGuiThread()
     QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     QCOMPARE(strip->images().at(0).mime, QString("image/jpeg"));
     QCOMPARE(strip->images().at(0).data, jpeg); // as it was, not decoded and encoded again
+    // Cut short: refused in the projector's words, nothing attached.
+    QGuiApplication::clipboard()->setMimeData(new OtherProgramsClipboard(QStringLiteral("image/jpeg"), jpeg.left(jpeg.size() / 2)));
+    QTest::keySequence(input, QKeySequence::Paste);
+    QTRY_VERIFY(!note(w)->isHidden());
+    QCOMPARE(strip->images().size(), 1);
     // XPM (Qt reads it, the projector does not): made PNG.
     QByteArray xpm;
     QBuffer buffer(&xpm);
@@ -447,7 +452,15 @@ void TestAttachments::pastedJpegIsDecodedOffTheGuiThread()
     QTest::keySequence(input, QKeySequence::Paste);
     QTRY_COMPARE(strip->images().size(), 2);
     QCOMPARE(strip->images().at(1).mime, QString("image/png"));
-    QVERIFY(note(w)->isHidden());
+    // PPM: the projector reads it, but a chat keeps PNG, JPEG, GIF or BMP (a type it can name).
+    QByteArray ppm;
+    QBuffer ppmBuffer(&ppm);
+    ppmBuffer.open(QIODevice::WriteOnly);
+    QVERIFY(small.save(&ppmBuffer, "PPM"));
+    QGuiApplication::clipboard()->setMimeData(new OtherProgramsClipboard(QStringLiteral("image/x-portable-pixmap"), ppm));
+    QTest::keySequence(input, QKeySequence::Paste);
+    QTRY_COMPARE(strip->images().size(), 3);
+    QCOMPARE(strip->images().at(2).mime, QString("image/png"));
 }
 
 // A one-colour PNG as ImageMagick writes it (1 bit, a palette): its thumbnail was black and white

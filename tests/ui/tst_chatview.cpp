@@ -67,6 +67,7 @@ private slots:
     void pictureStillBeingRead();
     void longChatIsWrittenInSlices();
     void longCodeBlockIsHighlightedInSlices();
+    void windowsLineEndsAreColouredInPlace();
 };
 
 void TestChatView::noteUntilTheFirstText()
@@ -545,4 +546,28 @@ void TestChatView::longCodeBlockIsHighlightedInSlices()
     QCOMPARE(lastComment.fontItalic(), firstComment.fontItalic());
     QVERIFY(firstComment.foreground().color() != view.palette().color(QPalette::Text)); // coloured at all
     QCOMPARE(view.codeBlockText(0) + "\n", code);
+}
+
+// Code with Windows line ends (a stored or imported chat: streamed text is made "\n" as it comes):
+// the document holds one character per line break and the highlighter's runs are offsets into the
+// code as shown, so the code is shown with "\n" (each "\r\n" moved the colours a character per line).
+void TestChatView::windowsLineEndsAreColouredInPlace()
+{
+    if (!CodeHighlighter::available())
+        QSKIP("kate-syntax-highlighter is not installed");
+    ChatModel model;
+    ChatView view;
+    view.setChatModel(&model);
+    QSignalSpy done(&view, &ChatView::codeHighlighted);
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant,
+                                        "```python\nx = 1\r\ny = 2\r\nz = 3\r\nif x:\r\n    return y\n```\n"));
+    QVERIFY(done.wait(5000));
+    QCOMPARE(view.codeBlockText(0), QString("x = 1\ny = 2\nz = 3\nif x:\n    return y"));
+    QStringList keywords; // fragments with a colour of their own that are whole keywords
+    QTextFrame *frame = view.codeBlockFrame(0);
+    for (auto it = frame->begin(); !it.atEnd(); ++it)
+        for (auto f = it.currentBlock().begin(); !f.atEnd(); ++f)
+            if (f.fragment().text().trimmed() == "if" || f.fragment().text().trimmed() == "return")
+                keywords << f.fragment().text().trimmed();
+    QCOMPARE(keywords, QStringList({"if", "return"}));
 }

@@ -594,7 +594,8 @@ void TestMainWindow::browserOpensRecentModel()
 }
 
 // The Models list does not stat its files at each paint (a share that does not answer would hold
-// the window): it looks again when the window becomes active, as after deleting a file elsewhere.
+// the window): it looks again when the window becomes active (as after deleting a file elsewhere)
+// and when its tab is raised over the Chats list.
 void TestMainWindow::browserSeesFilesGoneWhenTheWindowIsActiveAgain()
 {
     AppCore cApp;
@@ -602,18 +603,29 @@ void TestMainWindow::browserSeesFilesGoneWhenTheWindowIsActiveAgain()
     w.show();
     w.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&w));
-    const QString path = TestFixtures::instance().dir() + "/soon-gone.gguf";
-    QVERIFY(QFile(path).open(QIODevice::WriteOnly));
     ModelLibrary *library = w.modelLibrary();
-    library->addRecent(path);
-    const auto exists = [library, path] { return library->data(library->index(library->indexOf(path)), ModelLibrary::ExistsRole).toBool(); };
+    const QString dir = TestFixtures::instance().dir();
+    for (const char *name : {"soon-gone.gguf", "gone-too.gguf"})
+        QVERIFY(QFile(dir + "/" + name).open(QIODevice::WriteOnly));
+    library->addRecent(dir + "/soon-gone.gguf");
+    library->addRecent(dir + "/gone-too.gguf");
+    const auto exists = [library](const QString &path) {
+        return library->data(library->index(library->indexOf(path)), ModelLibrary::ExistsRole).toBool();
+    };
     QTRY_VERIFY(!library->isScanning() && !library->isCheckingFiles());
-    QVERIFY(exists());
-    QVERIFY(QFile::remove(path)); // (that a paint does not look is tst_modellibrary's)
+    QVERIFY(exists(dir + "/soon-gone.gguf"));
+    // (that a paint does not look is tst_modellibrary's)
+    QVERIFY(QFile::remove(dir + "/soon-gone.gguf"));
+    QEvent active(QEvent::ActivationChange); // as Qt sends it to the window the user comes back to
+    QCoreApplication::sendEvent(&w, &active);
+    QTRY_VERIFY(!exists(dir + "/soon-gone.gguf"));
+    // Hidden (closed, or its tab behind the Chats list), a file deleted, shown again.
     auto *browser = w.findChild<ModelBrowser *>();
-    QEvent active(QEvent::ActivationChange); // the user comes back to the window
-    QCoreApplication::sendEvent(browser, &active);
-    QTRY_VERIFY(!exists());
+    browser->hide();
+    QTRY_VERIFY(!library->isCheckingFiles());
+    QVERIFY(QFile::remove(dir + "/gone-too.gguf"));
+    browser->show();
+    QTRY_VERIFY(!exists(dir + "/gone-too.gguf"));
 }
 
 void TestMainWindow::importPresetsFromIni()
