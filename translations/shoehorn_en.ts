@@ -210,6 +210,10 @@
       <source>%1 is not an address or a host name: 127.0.0.1 is this computer only, 0.0.0.0 every network.</source>
       <translation type="unfinished" />
     </message>
+    <message>
+      <source>The API key was not saved; it works until Shoehorn quits. %1</source>
+      <translation type="unfinished" />
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>

@@ -210,6 +210,10 @@
       <source>%1 is not an address or a host name: 127.0.0.1 is this computer only, 0.0.0.0 every network.</source>
       <translation>%1 不是地址或主机名：127.0.0.1 仅限本机，0.0.0.0 为所有网络。</translation>
     </message>
+    <message>
+      <source>The API key was not saved; it works until Shoehorn quits. %1</source>
+      <translation>API 密钥未能保存；在 Shoehorn 退出前仍可使用。%1</translation>
+    </message>
   </context>
   <context>
     <name>AttachmentStrip</name>
