@@ -28,6 +28,15 @@ const char *const kAnswer = "# Plan\n\n"
                             "```python\ndef f(x):\n    return \"x\" * 2\n```\n\n"
                             "Done.";
 
+// `view` shows `model`, given one answer; whether its first code block was coloured in time.
+bool showHighlighted(ChatModel &model, ChatView &view, const QString &answer)
+{
+    view.setChatModel(&model);
+    QSignalSpy done(&view, &ChatView::codeHighlighted);
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, answer));
+    return done.wait(5000);
+}
+
 // Every character format in the document, with the text it covers.
 QList<QPair<QString, QTextCharFormat>> fragments(QTextDocument *doc)
 {
@@ -230,10 +239,7 @@ void TestChatView::codeBlockHighlighted()
         QSKIP("kate-syntax-highlighter is not installed");
     ChatModel model;
     ChatView view;
-    view.setChatModel(&model);
-    QSignalSpy done(&view, &ChatView::codeHighlighted);
-    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, QString::fromUtf8(kAnswer)));
-    QVERIFY(done.wait(5000));
+    QVERIFY(showHighlighted(model, view, QString::fromUtf8(kAnswer)));
     QVERIFY(view.codeBlockHighlighted(0));
     // The keyword has a colour of its own; the text is unchanged.
     QTextFrame *frame = view.codeBlockFrame(0);
@@ -557,11 +563,7 @@ void TestChatView::windowsLineEndsAreColouredInPlace()
         QSKIP("kate-syntax-highlighter is not installed");
     ChatModel model;
     ChatView view;
-    view.setChatModel(&model);
-    QSignalSpy done(&view, &ChatView::codeHighlighted);
-    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant,
-                                        "```python\nx = 1\r\ny = 2\r\nz = 3\r\nif x:\r\n    return y\n```\n"));
-    QVERIFY(done.wait(5000));
+    QVERIFY(showHighlighted(model, view, "```python\nx = 1\r\ny = 2\r\nz = 3\r\nif x:\r\n    return y\n```\n"));
     QCOMPARE(view.codeBlockText(0), QString("x = 1\ny = 2\nz = 3\nif x:\n    return y"));
     QStringList keywords; // fragments with a colour of their own that are whole keywords
     QTextFrame *frame = view.codeBlockFrame(0);
