@@ -37,6 +37,16 @@ bool showHighlighted(ChatModel &model, ChatView &view, const QString &answer)
     return done.wait(5000);
 }
 
+// `view` on screen (800x600), showing `model`; whether it was exposed in time.
+bool showOnScreen(ChatModel &model, ChatView &view)
+{
+    view.resize(800, 600);
+    view.show();
+    const bool exposed = QTest::qWaitForWindowExposed(&view);
+    view.setChatModel(&model);
+    return exposed;
+}
+
 // Every character format in the document, with the text it covers.
 QList<QPair<QString, QTextCharFormat>> fragments(QTextDocument *doc)
 {
@@ -462,10 +472,7 @@ void TestChatView::longChatIsWrittenInSlices()
     answer += "```cpp\nint main() {\n    return 0;\n}\n```\n\n- one\n- two\n- three\n";
     ChatModel model;
     ChatView view;
-    view.resize(800, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setChatModel(&model);
+    QVERIFY(showOnScreen(model, view));
     StallProbe probe;
     probe.start();
     QElapsedTimer opened;
@@ -524,10 +531,7 @@ void TestChatView::longCodeBlockIsHighlightedInSlices()
         code += QStringLiteral("    const int value%1 = compute(%1, \"text %1\", 0x%1) * 2; // note %1\n").arg(i);
     ChatModel model;
     ChatView view;
-    view.resize(800, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setChatModel(&model);
+    QVERIFY(showOnScreen(model, view));
     QSignalSpy done(&view, &ChatView::codeHighlighted);
     model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "```cpp\n" + code + "```\n"));
     StallProbe probe;
