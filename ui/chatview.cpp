@@ -40,6 +40,14 @@ ChatView::ChatView(QWidget *parent)
               followIfAtBottom(follow);
               return done;
           },
+          [this](QTextFrame *frame, const QString &text) {
+              QScrollBar *bar = verticalScrollBar();
+              const bool follow = bar->value() >= bar->maximum() - 4;
+              QTextCursor c(document());
+              c.setPosition(frame->lastPosition());
+              m_writer->appendCode(c, text);
+              followIfAtBottom(follow);
+          },
           this))
 {
     setOpenLinks(false);
@@ -211,7 +219,9 @@ void ChatView::renderRow(int row)
         writeImages(row, c);
     if (!m.reasoning.isEmpty())
         writeThinkingHeader(row, c);
+    m_wholeRow = true;
     stream(row);
+    m_wholeRow = false;
 }
 
 // The message's images as thumbnails in a row of their own; each links to the full image. The
@@ -314,8 +324,13 @@ void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segme
             m_writer->markdown(c, s.text);
         } else {
             const int index = m_code->count();
-            QTextFrame *f = m_writer->codeBlock(c, s.language, displayedCode(s.text), QStringLiteral("copy:%1").arg(index));
-            m_code->add(f, s.language, s.text);
+            // A long block in a message written whole: its first lines now, the rest slice by slice
+            // (CodeBlocks). One that ends while the answer streams replaces its tail at once, so
+            // that it does not shrink on screen and grow again.
+            const QString shown = displayedCode(s.text);
+            const int head = m_wholeRow ? CodeBlocks::headLength(shown) : int(shown.size());
+            QTextFrame *f = m_writer->codeBlock(c, s.language, shown.left(head), QStringLiteral("copy:%1").arg(index));
+            m_code->add(f, s.language, s.text, shown.mid(head));
         }
         ++r.chunkSegments;
     }
