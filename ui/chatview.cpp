@@ -11,6 +11,7 @@
 #include <QDesktopServices>
 #include <QImage>
 #include <QImageReader>
+#include <QScopedValueRollback>
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTextFrame>
@@ -192,7 +193,10 @@ void ChatView::appendRow(int row)
     r.key = m_nextKey++;
     r.frame = c.insertFrame(ff);
     m_rendered.append(r);
-    renderRow(row);
+    {
+        const QScopedValueRollback firstWrite(m_firstWrite, true);
+        renderRow(row);
+    }
     followIfAtBottom(follow);
 }
 
@@ -219,9 +223,7 @@ void ChatView::renderRow(int row)
         writeImages(row, c);
     if (!m.reasoning.isEmpty())
         writeThinkingHeader(row, c);
-    m_wholeRow = true;
     stream(row);
-    m_wholeRow = false;
 }
 
 // The message's images as thumbnails in a row of their own; each links to the full image. The
@@ -324,11 +326,11 @@ void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segme
             m_writer->markdown(c, s.text);
         } else {
             const int index = m_code->count();
-            // A long block in a message written whole: its first lines now, the rest slice by slice
-            // (CodeBlocks). One that ends while the answer streams replaces its tail at once, so
-            // that it does not shrink on screen and grow again.
+            // A long block of a message written for the first time: its first lines now, the rest
+            // slice by slice (CodeBlocks). One already on screen (a streamed tail, a message laid
+            // out again) is replaced at once, so that it does not shrink and grow again.
             const QString shown = displayedCode(s.text);
-            const int head = m_wholeRow ? CodeBlocks::headLength(shown) : int(shown.size());
+            const int head = m_firstWrite ? CodeBlocks::headLength(shown) : int(shown.size());
             QTextFrame *f = m_writer->codeBlock(c, s.language, shown.left(head), QStringLiteral("copy:%1").arg(index));
             m_code->add(f, s.language, s.text, shown.mid(head));
         }

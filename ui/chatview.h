@@ -94,5 +94,5 @@ private:
     QTimer m_nextSlice;     // the rest after the event loop's other work
     QElapsedTimer m_slice;  // how long this turn of the event loop has been writing rows
     bool m_sliceOpen = false;
-    bool m_wholeRow = false; // renderRow is writing a message from its start
+    bool m_firstWrite = false; // appendRow is writing a message not on screen before
 };

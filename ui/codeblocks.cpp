@@ -22,7 +22,9 @@ int cutAt(const QString &text, int most)
     if (text.size() <= most)
         return int(text.size());
     const int newline = int(text.lastIndexOf(QLatin1Char('\n'), most));
-    return newline > 0 ? newline : most;
+    if (newline > 0)
+        return newline;
+    return text.at(most - 1).isHighSurrogate() ? most - 1 : most; // not inside a character
 }
 } // namespace
 
@@ -99,7 +101,8 @@ void CodeBlocks::onHighlighted(int ticket, const CodeHighlighter::Result &result
 void CodeBlocks::nextSlice()
 {
     for (const auto &[index, language] : std::as_const(m_toRequest)) // m_toRequest is emptied with m_blocks
-        m_pending.insert(m_highlighter->request(language, displayedCode(m_blocks[index].code)), index);
+        if (m_blocks[index].frame) // not laid out again meanwhile
+            m_pending.insert(m_highlighter->request(language, displayedCode(m_blocks[index].code)), index);
     m_toRequest.clear();
     const QDeadlineTimer deadline(kSliceMs);
     appendSlice(deadline);
@@ -112,15 +115,19 @@ void CodeBlocks::appendSlice(const QDeadlineTimer &deadline)
 {
     while (!m_appending.isEmpty() && !deadline.hasExpired()) {
         const int index = m_appending.first(); // m_appending is emptied with m_blocks
-        Block &b = m_blocks[index];
-        const int n = b.frame ? cutAt(b.rest, kChunkChars) : int(b.rest.size());
-        if (b.frame)
-            m_append(b.frame, b.rest.left(n));
-        b.rest.remove(0, n);
-        if (!b.rest.isEmpty())
+        QTextFrame *frame = m_blocks[index].frame;
+        const QString &rest = m_blocks[index].rest;
+        const int n = frame ? cutAt(rest, kChunkChars) : int(rest.size());
+        const QString piece = rest.left(n);
+        m_blocks[index].rest.remove(0, n);
+        if (frame)
+            m_append(frame, piece);
+        if (index >= m_blocks.size()) // cleared by what the append set off
+            return;
+        if (!m_blocks[index].rest.isEmpty())
             continue;
         m_appending.removeFirst();
-        if (b.waiting) {
+        if (Block &b = m_blocks[index]; b.waiting) {
             m_colouring.append({index, *b.waiting, {}});
             b.waiting.reset();
         }

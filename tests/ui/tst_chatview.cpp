@@ -87,6 +87,7 @@ private slots:
     void pictureStillBeingRead();
     void longChatIsWrittenInSlices();
     void longCodeBlockIsWrittenAndColouredInSlices();
+    void longCodeBlockIsWrittenInPieces();
     void windowsLineEndsAreColouredInPlace();
 };
 
@@ -564,15 +565,34 @@ void TestChatView::longCodeBlockIsWrittenAndColouredInSlices()
     QCOMPARE(lastComment.fontItalic(), firstComment.fontItalic());
     QVERIFY(firstComment.foreground().color() != view.palette().color(QPalette::Text)); // coloured at all
     QCOMPARE(view.codeBlockText(0) + "\n", code);
-    // One that ends while the answer streams replaces its tail whole: it does not shrink to its
-    // first lines on screen and grow again.
-    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
-    model.appendText(row, "```cpp\n" + code.left(code.size() / 2), {});
-    model.appendText(row, code.mid(code.size() / 2), {});
-    model.appendText(row, "```\nMore", {});
-    QTextFrame *streamed = view.codeBlockFrame(1);
-    QVERIFY(streamed);
-    QCOMPARE(streamed->lastPosition() - streamed->firstPosition(), int(code.size()) - 1);
+}
+
+// The same without the highlighter: a long block of a message written for the first time goes in
+// pieces, whole in the end and before what follows it; one already on screen (a streamed tail, a
+// message laid out again) is replaced whole at once: it does not shrink and grow again.
+void TestChatView::longCodeBlockIsWrittenInPieces()
+{
+    QString code;
+    for (int i = 0; i < 2000; ++i)
+        code += QStringLiteral("    const int value%1 = compute(%1); // note %1\n").arg(i);
+    const int shown = int(code.size()) - 1; // without its last line end
+    const auto length = [](QTextFrame *f) { return f ? f->lastPosition() - f->firstPosition() : -1; };
+    ChatModel model;
+    ChatView view;
+    QVERIFY(showOnScreen(model, view));
+    ChatModel::Message stored = ChatModel::make(ChatModel::Author::Assistant, "```cpp\n" + code + "```\nAfter the code.");
+    stored.reasoning = QStringLiteral("Thought about it.");
+    const int row = model.appendMessage(stored);
+    QVERIFY(length(view.codeBlockFrame(0)) < shown / 10);
+    QTRY_COMPARE(length(view.codeBlockFrame(0)), shown);
+    QVERIFY(view.document()->find("After the code.").position() > view.codeBlockFrame(0)->lastPosition());
+    view.setThinkingExpanded(row, true); // laid out again
+    QCOMPARE(length(view.codeBlockFrame(view.codeBlockCount() - 1)), shown);
+    const int streaming = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
+    model.appendText(streaming, "```cpp\n" + code.left(code.size() / 2), {});
+    model.appendText(streaming, code.mid(code.size() / 2), {});
+    model.appendText(streaming, "```\nMore", {});
+    QCOMPARE(length(view.codeBlockFrame(view.codeBlockCount() - 1)), shown);
 }
 
 // Code with Windows line ends (a stored or imported chat: streamed text is made "\n" as it comes):
