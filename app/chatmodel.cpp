@@ -85,8 +85,25 @@ ChatModel::State ChatModel::stateFromStored(const QString &name)
     return name == QLatin1String("failed") ? State::Failed : State::Stopped;
 }
 
-int ChatModel::appendMessage(const Message &message)
+namespace {
+// Line ends as "\n" only, so text lengths match what views show (Qt makes "\r\n" one break).
+void oneLineEnd(QString &text)
 {
+    if (text.contains(QLatin1Char('\r')))
+        text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
+}
+} // namespace
+
+int ChatModel::appendMessage(const Message &messageIn)
+{
+    // A stored or imported message may have Windows line ends (streamed text: appendText).
+    Message message = messageIn;
+    oneLineEnd(message.content);
+    oneLineEnd(message.reasoning);
+    for (Version &v : message.versions) {
+        oneLineEnd(v.content);
+        oneLineEnd(v.reasoning);
+    }
     const int row = int(m_messages.size());
     beginInsertRows({}, row, row);
     m_messages.append(message);
@@ -105,8 +122,8 @@ void ChatModel::appendText(int row, const QString &contentIn, const QString &rea
     // batch and the "\n" that starts the next leave a lone "\r", which views treat as a break.
     QString content = contentIn;
     QString reasoning = reasoningIn;
-    content.replace(QLatin1String("\r\n"), QLatin1String("\n"));
-    reasoning.replace(QLatin1String("\r\n"), QLatin1String("\n"));
+    oneLineEnd(content);
+    oneLineEnd(reasoning);
     QList<int> roles;
     if (!reasoning.isEmpty()) {
         if (!m_thinking.isValid())
@@ -195,8 +212,9 @@ void ChatModel::setContent(int row, const QString &content)
         return;
     Message &m = m_messages[row];
     m.content = content;
+    oneLineEnd(m.content);
     if (!m.versions.isEmpty())
-        m.versions[m.current].content = content;
+        m.versions[m.current].content = m.content;
     emit dataChanged(index(row), index(row));
 }
 

@@ -9,9 +9,7 @@
 
 QString displayedCode(const QString &code)
 {
-    // One character per line break, as the document holds it: the highlighter's runs are offsets.
-    QString shown = code.contains(QLatin1Char('\r')) ? QString(code).replace(QStringLiteral("\r\n"), QStringLiteral("\n")) : code;
-    return shown.endsWith(QLatin1Char('\n')) ? shown.chopped(1) : shown;
+    return code.endsWith(QLatin1Char('\n')) ? code.chopped(1) : code;
 }
 
 MessageWriter::MessageWriter(const QPalette &palette, const QFont &font)

@@ -595,9 +595,10 @@ void TestChatView::longCodeBlockIsWrittenInPieces()
     QCOMPARE(length(view.codeBlockFrame(view.codeBlockCount() - 1)), shown);
 }
 
-// Code with Windows line ends (a stored or imported chat: streamed text is made "\n" as it comes):
-// the document holds one character per line break and the highlighter's runs are offsets into the
-// code as shown, so the code is shown with "\n" (each "\r\n" moved the colours a character per line).
+// Code with Windows line ends (a stored or imported chat): the document holds one character per
+// line break and the highlighter's runs are offsets into the code as shown, so ChatModel keeps
+// "\n" only, as it does for streamed text (each "\r\n" moved the colours a character per line,
+// and the block was never coloured).
 void TestChatView::windowsLineEndsAreColouredInPlace()
 {
     if (!CodeHighlighter::available())
