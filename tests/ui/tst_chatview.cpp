@@ -38,6 +38,13 @@ bool showHighlighted(ChatModel &model, ChatView &view, const QString &answer)
     return done.wait(5000);
 }
 
+// Whether every message of `view`'s model is in its document in time. Messages are written a few
+// milliseconds of the event loop's turn at a time, so on a slow machine the second one may wait a turn.
+bool written(ChatView &view)
+{
+    return QTest::qWaitFor([&view] { return view.isComplete(); }, 5000);
+}
+
 // `view` on screen (800x600), showing `model`; whether it was exposed in time.
 bool showOnScreen(ChatModel &model, ChatView &view)
 {
@@ -100,6 +107,7 @@ void TestChatView::noteUntilTheFirstText()
     model.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
     const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     model.setNote(row, "Reading the prompt: 10%");
+    QVERIFY(written(view));
     QVERIFY(view.document()->toPlainText().contains("Reading the prompt: 10%"));
     model.setNote(row, "Reading the prompt: 55% (3 s left)");
     QString text = view.document()->toPlainText();
@@ -148,6 +156,7 @@ void TestChatView::followsPaletteChange()
     dark.setColor(QPalette::Text, QColor(230, 230, 230));
     dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
     view.setPalette(dark);
+    QVERIFY(written(view));
     QTextFrame *code = view.codeBlockFrame(view.codeBlockCount() - 1);
     QVERIFY(code);
     QCOMPARE(code->frameFormat().background().color(), QColor(45, 45, 48));
@@ -217,6 +226,7 @@ void TestChatView::markdownRendered()
     view.setChatModel(&model);
     model.appendMessage(ChatModel::make(ChatModel::Author::User, "plan it"));
     model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, QString::fromUtf8(kAnswer)));
+    QVERIFY(written(view));
     QTextDocument *doc = view.document();
     const QString plain = doc->toPlainText();
     QVERIFY(plain.contains("Plan"));
@@ -347,6 +357,7 @@ void TestChatView::linksBecomeActions()
     view.setUrlOpener([&](const QUrl &u) { opened = u; });
     model.appendMessage(ChatModel::make(ChatModel::Author::User, "q"));
     model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "see [docs](https://example.org/x)"));
+    QVERIFY(written(view));
     QSignalSpy edit(&view, &ChatView::editRequested);
     QSignalSpy regen(&view, &ChatView::regenerateRequested);
     QSignalSpy del(&view, &ChatView::deleteRequested);
@@ -383,6 +394,7 @@ void TestChatView::versionArrowsKeepTheirPlace()
     model.beginNewVersion(row);
     model.appendText(row, QStringLiteral("second"), {});
     model.finish(row, State::Done, nullptr);
+    QVERIFY(written(view));
     const auto footer = [&] {
         for (QTextBlock b = view.document()->begin(); b.isValid(); b = b.next())
             if (b.text().contains("/2"))
