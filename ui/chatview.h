@@ -71,7 +71,9 @@ private:
     void stream(int row);
     void streamReasoning(int row);
     void removeTail(Rendered &r);
+    bool keepStreamedCode(int row, const MarkdownSplit::Segment &s);
     void writeSegments(int row, const QList<MarkdownSplit::Segment> &segments);
+    QTextCursor chunkEnd(Rendered &r);
     void writeTail(int row);
     void writeThinkingHeader(int row, QTextCursor &c);
     void updateThinkingHeader(int row);

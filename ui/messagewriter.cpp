@@ -142,3 +142,16 @@ void MessageWriter::appendCode(QTextCursor &c, const QString &text) const
 {
     c.insertText(text, codeFormat());
 }
+
+void MessageWriter::setCopyHref(QTextFrame *code, const QString &href) const
+{
+    // codeBlock() wrote "language  Copy" in the paragraph that the frame's start ends; Copy ends it.
+    const QTextBlock header = code->document()->findBlock(code->firstPosition() - 1);
+    const QString copy = QCoreApplication::translate("ChatView", "Copy");
+    if (!header.text().endsWith(copy))
+        return;
+    QTextCursor c(header);
+    c.setPosition(header.position() + header.length() - 1 - int(copy.size()));
+    c.setPosition(header.position() + header.length() - 1, QTextCursor::KeepAnchor);
+    c.setCharFormat(linkFormat(href));
+}

@@ -33,6 +33,8 @@ public:
                 const QDeadlineTimer &deadline) const;
     void plain(QTextCursor &c, const QString &text) const; // the open tail of a streaming answer
     void appendCode(QTextCursor &c, const QString &text) const;
+    // Points the Copy link above a code frame written by codeBlock() at `href`.
+    void setCopyHref(QTextFrame *code, const QString &href) const;
     QTextCharFormat titleFormat() const;
     QTextCharFormat noteFormat() const;
     QTextCharFormat linkFormat(const QString &href) const;

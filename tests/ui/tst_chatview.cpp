@@ -3,6 +3,7 @@
 #include "chatview.h"
 #include "codehighlighter.h"
 #include "markdownsplit.h"
+#include "messagewriter.h"
 #include "stallprobe.h"
 
 #include <QAbstractItemModelTester>
@@ -96,6 +97,8 @@ private slots:
     void longCodeBlockIsWrittenAndColouredInSlices();
     void longCodeBlockIsWrittenInPieces();
     void windowsLineEndsAreColouredInPlace();
+    void streamedCodeBlockStaysWhenItsFenceCloses_data();
+    void streamedCodeBlockStaysWhenItsFenceCloses();
 };
 
 void TestChatView::noteUntilTheFirstText()
@@ -532,8 +535,6 @@ void TestChatView::longChatIsWrittenInSlices()
 }
 
 QTEST_MAIN(TestChatView)
-#include "tst_chatview.moc"
-
 // A 2000-line code block is written and coloured a few milliseconds at a time: Qt lays text out
 // as it is inserted (written in one go it held the GUI thread for 82 ms; a 400-line block's
 // colours 31 ms, its text 24 ms).
@@ -627,3 +628,64 @@ void TestChatView::windowsLineEndsAreColouredInPlace()
                 keywords << f.fragment().text().trimmed();
     QCOMPARE(keywords, QStringList({"if", "return"}));
 }
+
+void TestChatView::streamedCodeBlockStaysWhenItsFenceCloses_data()
+{
+    QTest::addColumn<QString>("lastBatches"); // '|' cuts them
+    QTest::newRow("fence in one batch") << QStringLiteral("```\nAfter the code.");
+    QTest::newRow("fence cut after two backticks") << QStringLiteral("``|`\nAfter the code.");
+    QTest::newRow("last line and fence together") << QStringLiteral("int last = 1;\n```\nAfter the code.");
+    QTest::newRow("answer ends in the block") << QString();
+}
+
+// The block streamed on screen becomes the finished one when its fence closes, instead of being
+// written again: a 400-line block took 24 ms to write anew, once per block.
+void TestChatView::streamedCodeBlockStaysWhenItsFenceCloses()
+{
+    QFETCH(QString, lastBatches);
+    QString code;
+    for (int i = 0; i < 400; ++i)
+        code += QStringLiteral("    const int value%1 = compute(%1); // note %1\n").arg(i);
+    ChatModel model;
+    ChatView view;
+    QVERIFY(showOnScreen(model, view)); // laid out as it is written
+    const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
+    model.appendText(row, "Intro.\n\n```cpp\n" + code.left(code.size() / 2), {});
+    model.appendText(row, code.mid(code.size() / 2), {});
+    int removed = 0, added = 0;
+    connect(view.document(), &QTextDocument::contentsChange, this, [&](int, int charsRemoved, int charsAdded) {
+        removed += charsRemoved;
+        added += charsAdded;
+    });
+    QElapsedTimer closing;
+    closing.start();
+    for (const QString &batch : lastBatches.split(QLatin1Char('|'), Qt::SkipEmptyParts))
+        model.appendText(row, batch, {});
+    model.finish(row, State::Done, nullptr);
+    qInfo("the fence closed in %.1f ms (%d characters removed, %d added)", double(closing.nsecsElapsed()) / 1e6,
+          removed, added);
+    QVERIFY2(removed < 50, qPrintable(QString::number(removed))); // the block was not written again
+    QVERIFY2(added < 200, qPrintable(QString::number(added)));
+    const QString last = lastBatches.startsWith("int last") ? QStringLiteral("int last = 1;\n") : QString();
+    QCOMPARE(view.codeBlockCount(), 1);
+    QCOMPARE(view.codeBlockText(0), displayedCode(code + last));
+    QVERIFY(!view.document()->toPlainText().contains("``"));
+    QCOMPARE(view.document()->toPlainText().contains("After the code."), !lastBatches.isEmpty());
+    // Its Copy link is the finished block's.
+    bool copyLink = false;
+    for (const auto &[text, f] : fragments(view.document()))
+        copyLink |= text == "Copy" && f.anchorHref() == "copy:0";
+    QVERIFY(copyLink);
+    view.activate("copy:0");
+    QCOMPARE(QGuiApplication::clipboard()->text(), displayedCode(code + last));
+    if (CodeHighlighter::available()) // and is coloured as one
+        QTRY_VERIFY_WITH_TIMEOUT(view.codeBlockHighlighted(0), 10000);
+    // It reads as the same answer written whole.
+    ChatModel whole;
+    ChatView wholeView;
+    wholeView.setChatModel(&whole);
+    whole.appendMessage(model.message(row));
+    QTRY_COMPARE(wholeView.document()->toRawText(), view.document()->toRawText()); // its long block in slices
+}
+
+#include "tst_chatview.moc"
