@@ -165,7 +165,6 @@ int main(int argc, char **argv)
     view.show();
     model.appendMessage(ChatModel::make(ChatModel::Author::User, QStringLiteral("Explain expert offloading.")));
     const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, ChatModel::State::Streaming));
-    view.setThinkingExpanded(row, true); // the thinking streams live too
 
     std::vector<double> frames;
     std::vector<double> applyTimes; // of which: model and document update (layout included)
@@ -201,6 +200,14 @@ int main(int argc, char **argv)
     });
     thread.start();
     QTimer::singleShot(100, [&] {
+        // The thinking streams live too. The view writes new rows a few milliseconds of the event
+        // loop's turn at a time: asked at once, the row may not be written yet and stays closed.
+        if (!view.isComplete()) {
+            std::fprintf(stderr, "the chat view has not written the two messages in 100 ms\n");
+            QApplication::exit(2);
+            return;
+        }
+        view.setThinkingExpanded(row, true);
         heartbeat.start();
         total.start();
         QMetaObject::invokeMethod(producer, &Producer::run, Qt::QueuedConnection);
