@@ -16,6 +16,8 @@
 #include <QTextBlock>
 #include <QTextFrame>
 
+#include <utility>
+
 
 namespace {
 // Qt lays out a changed frame by walking its children from the start, so a long answer in
@@ -132,7 +134,9 @@ void ChatView::rebuild()
 
 bool ChatView::isComplete() const
 {
-    return !m_model || m_rendered.size() >= m_model->rowCount();
+    // Only the last row written can have blocks waiting (catchUp finishes them first).
+    return !m_model || (m_rendered.size() >= m_model->rowCount() &&
+                        (m_rendered.isEmpty() || m_rendered.constLast().pending.isEmpty()));
 }
 
 void ChatView::catchUp()
@@ -142,8 +146,12 @@ void ChatView::catchUp()
         m_sliceOpen = true;
         m_nextSlice.start();
     }
-    while (!isComplete() && m_slice.elapsed() < kSliceMs)
-        appendRow(int(m_rendered.size()));
+    while (!isComplete() && m_slice.elapsed() < kSliceMs) {
+        if (!m_rendered.isEmpty() && !m_rendered.constLast().pending.isEmpty())
+            resumeRow(int(m_rendered.size()) - 1);
+        else
+            appendRow(int(m_rendered.size()));
+    }
     // Painted once it is all there: each slice's repaint of the growing document at its end cost
     // as much as the slice (5-10 ms). The window meanwhile shows what it showed, and answers.
     if (updatesEnabled() == !isComplete())
@@ -197,6 +205,18 @@ void ChatView::appendRow(int row)
         const QScopedValueRollback firstWrite(m_firstWrite, true);
         renderRow(row);
     }
+    followIfAtBottom(follow);
+}
+
+// Goes on with the blocks of a message whose first write used up its slice, then its end.
+void ChatView::resumeRow(int row)
+{
+    QScrollBar *bar = verticalScrollBar();
+    const bool follow = bar->value() >= bar->maximum() - 4;
+    const QScopedValueRollback firstWrite(m_firstWrite, true);
+    writeSegments(row, std::exchange(m_rendered[row].pending, {}));
+    if (m_rendered[row].pending.isEmpty())
+        stream(row); // nothing new to split: the tail, or the footer of a finished message
     followIfAtBottom(follow);
 }
 
@@ -277,6 +297,8 @@ void ChatView::stream(int row)
             done.removeFirst();
         removeTail(r);
         writeSegments(row, done);
+        if (!r.pending.isEmpty())
+            return; // the rest in the next slice (resumeRow), then the tail or the footer
     }
     if (final) {
         removeTail(r);
@@ -361,7 +383,14 @@ QTextCursor ChatView::chunkEnd(Rendered &r)
 void ChatView::writeSegments(int row, const QList<MarkdownSplit::Segment> &segments)
 {
     Rendered &r = m_rendered[row];
-    for (const auto &s : segments) {
+    for (qsizetype i = 0; i < segments.size(); ++i) {
+        // A message written for the first time stops when catchUp's slice is used up (Qt lays
+        // text out as it goes in: 500 paragraphs took 59 ms); one on screen is written whole.
+        if (m_firstWrite && i > 0 && m_slice.elapsed() >= kSliceMs) {
+            r.pending = segments.mid(i);
+            return;
+        }
+        const MarkdownSplit::Segment &s = segments[i];
         QTextCursor c = chunkEnd(r);
         if (s.kind == MarkdownSplit::Segment::Markdown) {
             m_writer->markdown(c, s.text);
@@ -452,10 +481,13 @@ void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bott
     for (int row = topLeft.row(); row <= bottomRight.row() && row < m_rendered.size(); ++row) {
         QScrollBar *bar = verticalScrollBar();
         const bool follow = bar->value() >= bar->maximum() - 4;
-        if (streaming && !m_rendered[row].finished)
+        if (streaming && !m_rendered[row].finished) {
+            if (!m_rendered[row].pending.isEmpty()) // its first write had not ended: that first
+                writeSegments(row, std::exchange(m_rendered[row].pending, {}));
             stream(row); // new text, or the answer ended: append
-        else
+        } else {
             renderRow(row); // edited, another version, or restyled: lay the message out again
+        }
         followIfAtBottom(follow);
     }
 }

@@ -29,8 +29,8 @@ public:
     ~ChatView() override;
     void setChatModel(ChatModel *model);
     // Every message of the model is in the document. A chat opened or laid out again is written
-    // a slice of the event loop's time at a time (about 3 ms a message: 150 took 414 ms at once),
-    // newest last, the window answering in between.
+    // a slice of the event loop's time at a time (about 3 ms a message: 150 took 414 ms at once;
+    // a long message goes in a few blocks at a time), newest last, the window answering in between.
     bool isComplete() const;
 
     using UrlOpener = std::function<void(const QUrl &)>;
@@ -64,6 +64,7 @@ private:
     void rebuild();
     void insertRow(int row);
     void catchUp();        // writes the rows not yet in the document for up to kSliceMs
+    void resumeRow(int row); // the rest of a row whose first write used up its slice
     void appendRow(int row);
     void renderRow(int row);
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);

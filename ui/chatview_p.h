@@ -24,6 +24,7 @@ struct ChatView::Rendered {
     QTextCursor thinkingHeader;  // start of the header's block
     QPointer<QTextFrame> thinking;
     qsizetype reasoningShown = 0;
+    QList<MarkdownSplit::Segment> pending; // completed blocks of a first write still to go in
     QPointer<QTextFrame> chunk;  // completed blocks go into frames of kChunkSegments each
     int chunkSegments = 0;
     int footerChars = 0;         // document characters of the footer at the frame's end

@@ -99,6 +99,7 @@ private slots:
     void windowsLineEndsAreColouredInPlace();
     void streamedCodeBlockStaysWhenItsFenceCloses_data();
     void streamedCodeBlockStaysWhenItsFenceCloses();
+    void longProseIsWrittenInSlices();
 };
 
 void TestChatView::noteUntilTheFirstText()
@@ -322,6 +323,7 @@ void TestChatView::streamingAppendsOnlyNewText()
     ChatView wholeView;
     wholeView.setChatModel(&whole);
     whole.appendMessage(ChatModel::make(ChatModel::Author::Assistant, text));
+    QVERIFY(written(wholeView));
     QCOMPARE(doc->toPlainText(), wholeView.document()->toPlainText());
 }
 
@@ -686,6 +688,53 @@ void TestChatView::streamedCodeBlockStaysWhenItsFenceCloses()
     wholeView.setChatModel(&whole);
     whole.appendMessage(model.message(row));
     QTRY_COMPARE(wholeView.document()->toRawText(), view.document()->toRawText()); // its long block in slices
+}
+
+// A message of many paragraphs (a stored chat opened) goes in a few milliseconds of the event
+// loop's turn at a time, like the rows around it: 500 paragraphs held the window 59 ms at once.
+void TestChatView::longProseIsWrittenInSlices()
+{
+    QString prose;
+    for (int p = 0; p < 500; ++p)
+        prose += QStringLiteral("Paragraph %1 says **something** about `experts` and layers.\n\n").arg(p);
+    ChatModel model;
+    ChatView view;
+    QVERIFY(showOnScreen(model, view));
+    StallProbe probe;
+    probe.start();
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "Tell me everything."));
+    model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, prose));
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, "And then?"));
+    QVERIFY(!view.isComplete());
+    QVERIFY(StallProbe::waitFor([&view] { return view.isComplete(); }));
+    StallProbe::spin(20);
+    qInfo("longest GUI-thread stall while 500 paragraphs are written: %lld ms (%lld ms on the wall clock)",
+          probe.worstMs(), probe.worstWallMs());
+    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    // In order: the answer's links after its last paragraph, the next question after them.
+    const QString text = view.toPlainText();
+    int at = 0;
+    for (const QString &part : {QStringLiteral("Paragraph 0 says"), QStringLiteral("Paragraph 250 says"),
+                                QStringLiteral("Paragraph 499 says"), QStringLiteral("Copy"),
+                                QStringLiteral("And then?")}) {
+        const int found = int(text.indexOf(part, at));
+        QVERIFY2(found >= at, qPrintable(part));
+        at = found;
+    }
+    QCOMPARE(text.count("Paragraph 1 says"), 1);
+    // Text that comes for a message still being written goes after what it had.
+    ChatModel streamed;
+    ChatView streamedView;
+    QVERIFY(showOnScreen(streamed, streamedView));
+    const int row = streamed.appendMessage(ChatModel::make(ChatModel::Author::Assistant, prose, State::Streaming));
+    QVERIFY(!streamedView.isComplete()); // its first blocks are in, the rest waits for a slice
+    streamed.appendText(row, QStringLiteral("The last word."), {});
+    QVERIFY(written(streamedView));
+    const QString streamedText = streamedView.toPlainText();
+    QVERIFY(streamedText.indexOf("Paragraph 497 says") < streamedText.indexOf("Paragraph 498 says"));
+    QVERIFY(streamedText.indexOf("Paragraph 498 says") < streamedText.indexOf("Paragraph 499 says"));
+    QVERIFY(streamedText.indexOf("Paragraph 499 says") < streamedText.indexOf("The last word."));
+    QCOMPARE(streamedText.count("Paragraph 499 says"), 1);
 }
 
 #include "tst_chatview.moc"
