@@ -58,6 +58,13 @@ public:
     qint64 worstMs() const { return m_worst; }
     // The longest gap as a clock on the wall saw it.
     qint64 worstWallMs() const { return m_worstWall; }
+    // Logs the longest stall "while <what>" and whether it was at most `limitMs` (a frame).
+    bool within(const QString &what, qint64 limitMs = kFrameMs) const
+    {
+        qInfo("longest GUI-thread stall while %s: %lld ms (%lld ms on the wall clock)", qPrintable(what), m_worst,
+              m_worstWall);
+        return m_worst <= limitMs;
+    }
     // Runs the event loop for ms without sleeping between rounds (unlike QTest::qWait).
     static void spin(int ms)
     {

@@ -92,6 +92,29 @@ private:
         }
         return photo.save(path, "JPG", 90) ? path : QString();
     }
+    // The chat shows a picture's thumbnail, not the plain tile it starts as.
+    static bool showsThumbnail(ChatView *chat)
+    {
+        for (QTextBlock b = chat->document()->begin(); b.isValid(); b = b.next())
+            for (auto it = b.begin(); !it.atEnd(); ++it)
+                if (it.fragment().charFormat().isImageFormat()) {
+                    const QString n = it.fragment().charFormat().toImageFormat().name();
+                    const QImage img = chat->document()->resource(QTextDocument::ImageResource, QUrl(n)).value<QImage>();
+                    return img.size() == QSize(120, 90) &&
+                           img.pixel(60, 45) != chat->palette().color(QPalette::Midlight).rgb();
+                }
+        return false;
+    }
+    // The format of the picture called `name` in `doc`.
+    static QTextImageFormat imageFormat(QTextDocument *doc, const QString &name)
+    {
+        for (QTextBlock b = doc->begin(); b.isValid(); b = b.next())
+            for (auto it = b.begin(); !it.atEnd(); ++it)
+                if (it.fragment().charFormat().isImageFormat() &&
+                    it.fragment().charFormat().toImageFormat().name() == name)
+                    return it.fragment().charFormat().toImageFormat();
+        return {};
+    }
     QTemporaryDir m_dir;
 
 private slots:
@@ -107,6 +130,7 @@ private slots:
     void visionMenuSwitchesWithoutReload();
     void visionMenuNamesProjectorsForAnotherModel();
     void largeImageDoesNotStallTheWindow();
+    void sentPhotoDoesNotStallTheWindow();
     void pastedJpegIsDecodedOffTheGuiThread();
     void oneBitPictureKeepsItsColour();
 };
@@ -292,8 +316,7 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     while (strip->images().isEmpty() && added.wait(20000)) {
     }
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while attaching a 4000x3000 JPEG: %lld ms (%lld ms on the wall clock)", probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("attaching a 4000x3000 JPEG"));
     QVERIFY(strip->findChild<QToolButton *>(QStringLiteral("attachmentThumb"))->toolTip().startsWith("4000 × 3000 pixels"));
 
     // In a message: the thumbnail is decoded and made small off the GUI thread too (ChatView), the
@@ -311,24 +334,28 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     while (shown.isEmpty() && shown.wait(20000)) {
     }
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while a message shows it: %lld ms (%lld ms on the wall clock)", probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("a message shows it"));
     QCOMPARE(shown.count(), 1);
     const QString name = shown.at(0).at(0).toString();
     const QImage thumb = view.document()->resource(QTextDocument::ImageResource, QUrl(name)).value<QImage>();
     QCOMPARE(thumb.size(), QSize(120, 90));
     QVERIFY2(thumb.pixel(60, 45) != view.palette().color(QPalette::Midlight).rgb(), "still the plain tile");
-    QString tip;
-    for (QTextBlock b = view.document()->begin(); b.isValid(); b = b.next())
-        for (auto it = b.begin(); !it.atEnd(); ++it)
-            if (it.fragment().charFormat().isImageFormat() &&
-                it.fragment().charFormat().toImageFormat().name() == name)
-                tip = it.fragment().charFormat().toolTip();
+    const QString tip = imageFormat(view.document(), name).toolTip();
     QVERIFY2(tip.contains("4000 × 3000 pixels"), qPrintable(tip)); // read from the header alone
+}
 
-    // Sent, and the chat opened again: the window shows the thumbnail each time, and never stops
-    // for a frame meanwhile: the picture's bytes are written to and read from the chat history on
-    // the pool (ConversationRepository), and the history the model is given shares them.
+// Sent, and the chat opened again: the window shows the thumbnail each time, and never stops
+// for a frame meanwhile: the picture's bytes are written to and read from the chat history on
+// the pool (ConversationRepository), and the history the model is given shares them.
+void TestAttachments::sentPhotoDoesNotStallTheWindow()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyVision(), true));
+    AttachmentStrip *strip = w.window->attachments();
+    strip->addFiles({photoFile()});
+    QTRY_COMPARE_WITH_TIMEOUT(strip->images().size(), 1, 20000);
+    const QList<ChatImage> attached = strip->images();
+    StallProbe probe;
     ChatView *chat = w.window->findChild<ChatView *>();
     MessageInput *input = w.window->messageInput();
     QSignalSpy inChat(chat, &ChatView::thumbnailShown);
@@ -340,32 +367,19 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     QVERIFY(inChat.wait(20000));
     QVERIFY(StallProbe::waitFor([&w] { return w.controller.chatModel()->message(0).storeId != 0; })); // stored
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while sending it (stored in the history): %lld ms (%lld ms on the wall clock)", probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("sending it (stored in the history)"));
     QTRY_VERIFY_WITH_TIMEOUT(!w.controller.answering(), 60000);
     const qint64 id = w.controller.currentConversation();
-    QCOMPARE(w.controllerApp.history()->store()->messages(id).at(0).images, question.images);
+    QCOMPARE(w.controllerApp.history()->store()->messages(id).at(0).images, attached);
     w.controller.newChat();
     inChat.clear();
     probe.start();
     QTimer::singleShot(20, &w.controller, [&w, id] { QVERIFY(w.controller.openConversation(id)); });
-    // Its thumbnail, not the plain tile (made again, or the one made when it was sent).
-    const auto thumbnailShown = [chat] {
-        for (QTextBlock b = chat->document()->begin(); b.isValid(); b = b.next())
-            for (auto it = b.begin(); !it.atEnd(); ++it)
-                if (it.fragment().charFormat().isImageFormat()) {
-                    const QString n = it.fragment().charFormat().toImageFormat().name();
-                    const QImage img = chat->document()->resource(QTextDocument::ImageResource, QUrl(n)).value<QImage>();
-                    return img.size() == QSize(120, 90) &&
-                           img.pixel(60, 45) != chat->palette().color(QPalette::Midlight).rgb();
-                }
-        return false;
-    };
+    const auto thumbnailShown = [chat] { return showsThumbnail(chat); };
     QVERIFY(StallProbe::waitFor(thumbnailShown));
     QVERIFY(StallProbe::waitFor([&w] { return !w.controller.chatModel()->message(0).images.at(0).data.isEmpty(); }));
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while opening that chat again (read from the history): %lld ms (%lld ms on the wall clock)", probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("opening that chat again (read from the history)"));
     // Exported (7 MB of JSON: the photo in base64) and imported again: written, read and stored
     // on the pool (161 and 142 ms on the GUI thread when they were not).
     const QString exported = TestFixtures::instance().dir() + "/photo-chat.json";
@@ -375,9 +389,7 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     QTimer::singleShot(20, w.window.get(), [&w, exported] { w.window->exportChatTo(exported); });
     QVERIFY(StallProbe::waitFor([status] { return status->currentMessage().startsWith("Chat exported to"); }));
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while exporting it (%lld bytes of JSON): %lld ms (%lld ms on the wall clock)",
-          QFileInfo(exported).size(), probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within(QString::asprintf("exporting it (%lld bytes of JSON)", QFileInfo(exported).size())));
     QVERIFY(QFileInfo(exported).size() > 4 * 1024 * 1024);
     inChat.clear();
     probe.start();
@@ -386,10 +398,8 @@ void TestAttachments::largeImageDoesNotStallTheWindow()
     QVERIFY(StallProbe::waitFor([&w] { return !w.controller.chatModel()->message(0).images.at(0).data.isEmpty(); }));
     QVERIFY(StallProbe::waitFor(thumbnailShown));
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while importing it: %lld ms (%lld ms on the wall clock)", probe.worstMs(),
-          probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
-    QCOMPARE(w.controller.chatModel()->message(0).images, question.images);
+    QVERIFY(probe.within("importing it"));
+    QCOMPARE(w.controller.chatModel()->message(0).images, attached);
 }
 
 // Another program's clipboard offering a photo as JPEG only (X11 asks that program for the
@@ -431,9 +441,7 @@ void TestAttachments::pastedJpegIsDecodedOffTheGuiThread()
     QTimer::singleShot(20, input, [input] { QTest::keySequence(input, QKeySequence::Paste); });
     QVERIFY(StallProbe::waitFor([strip] { return strip->images().size() == 1; }));
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while pasting a 4000x3000 JPEG from another program: %lld ms (%lld ms on the wall clock)",
-          probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("pasting a 4000x3000 JPEG from another program"));
     QCOMPARE(strip->images().at(0).mime, QString("image/jpeg"));
     QCOMPARE(strip->images().at(0).data, jpeg); // as it was, not decoded and encoded again
     // Cut short: refused in the projector's words, nothing attached.

@@ -509,9 +509,7 @@ void TestChatView::longChatIsWrittenInSlices()
     qInfo("written in %lld ms", opened.elapsed());
     QVERIFY(view.updatesEnabled()); // painted once it is all there
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while a 150-message chat is written: %lld ms (%lld ms on the wall clock)",
-          probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= 2 * StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("a 150-message chat is written", 2 * StallProbe::kFrameMs));
     QCOMPARE(view.codeBlockCount(), 75);
     QVERIFY(view.toPlainText().contains("Question 74?"));
     QCOMPARE(view.verticalScrollBar()->value(), view.verticalScrollBar()->maximum()); // the newest in view
@@ -556,9 +554,7 @@ void TestChatView::longCodeBlockIsWrittenAndColouredInSlices()
     model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, "```cpp\n" + code + "```\nAfter the code."));
     QVERIFY(StallProbe::waitFor([&done] { return done.count() > 0; }));
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while a 2000-line code block is written and coloured: %lld ms (%lld ms on the "
-          "wall clock)", probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("a 2000-line code block is written and coloured"));
     // All of it, in its frame, before what follows it; the last line's comment has the first
     // line's comment colour.
     QTextFrame *frame = view.codeBlockFrame(0);
@@ -708,9 +704,7 @@ void TestChatView::longProseIsWrittenInSlices()
     QVERIFY(!view.isComplete());
     QVERIFY(StallProbe::waitFor([&view] { return view.isComplete(); }));
     StallProbe::spin(20);
-    qInfo("longest GUI-thread stall while 500 paragraphs are written: %lld ms (%lld ms on the wall clock)",
-          probe.worstMs(), probe.worstWallMs());
-    QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
+    QVERIFY(probe.within("500 paragraphs are written"));
     // In order: the answer's links after its last paragraph, the next question after them.
     const QString text = view.toPlainText();
     int at = 0;
