@@ -26,6 +26,7 @@ private slots:
     void capped();
     void modelBeingOpenedIsListed();
     void scansFolders();
+    void fitVerdictsFollowTheTarget();
     void quantDescriptions_data();
     void quantDescriptions();
 };
@@ -142,10 +143,10 @@ void TestModelLibrary::modelBeingOpenedIsListed()
     QCOMPARE(ModelLibrary().indexOf("/m/broken.gguf"), -1);
 }
 
-void TestModelLibrary::scansFolders()
+namespace {
+// A folder with a full-shape MoE, a split model in a subfolder, a broken file and a text file.
+void writeModelFolder(const QTemporaryDir &dir)
 {
-    // A folder with a full-shape MoE, a split model in a subfolder, a broken file and a text file.
-    QTemporaryDir dir;
     QVERIFY(shoehorn::fixtures::write(shoehorn::fixtures::qwen3_30b_a3b(),
                                       dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf").toStdString())
                 .empty()); // sparse: written in milliseconds
@@ -172,10 +173,27 @@ void TestModelLibrary::scansFolders()
     QVERIFY(text.open(QIODevice::WriteOnly));
     text.write("not a model");
     text.close();
+}
 
+// The GPU of a GTX 1060 6 GB with `ramGiB` of RAM.
+shoehorn::PlanTarget gtx1060(uint64_t ramGiB)
+{
+    shoehorn::PlanTarget t = shoehorn::targetFromProfile(*shoehorn::findProfile("gtx1060-6g"));
+    if (ramGiB > 0)
+        t.ramAvailableBytes = t.ramTotalBytes = ramGiB << 30;
+    return t;
+}
+} // namespace
+
+void TestModelLibrary::scansFolders()
+{
+    QTemporaryDir dir;
+    writeModelFolder(dir);
+    if (QTest::currentTestFailed())
+        return;
     ModelLibrary lib;
     QAbstractItemModelTester tester(&lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("gtx1060-6g")));
+    lib.setTarget(gtx1060(0));
     QSignalSpy done(&lib, &ModelLibrary::scanFinished);
     lib.addFolder(dir.path());
     QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1 && !lib.isScanning(), 20000);
@@ -214,6 +232,36 @@ void TestModelLibrary::scansFolders()
     QVERIFY(b >= 0);
     QVERIFY(!cell(b, ModelLibrary::FitColumn).isEmpty()); // says it is unreadable
     QVERIFY(lib.data(lib.index(b, 0), Qt::ToolTipRole).toString().contains("broken.gguf"));
+    // Opened (a recent model moves to the top): what the scan found beside it stays.
+    lib.addRecent(dir.filePath("vision/tiny-vision.gguf"));
+    QCOMPARE(lib.indexOf(dir.filePath("vision/tiny-vision.gguf")), 0);
+    QCOMPARE(cell(0, ModelLibrary::ImagesColumn), QString("off"));
+    QVERIFY(lib.data(lib.index(0, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
+    // Folders are remembered, folder files are not "recent".
+    QCOMPARE(ModelLibrary().folders(), QStringList{dir.path()});
+    lib.removeFolder(dir.path());
+    QCOMPARE(lib.rowCount(), 1); // the model that was opened stays, as a recent one
+    QCOMPARE(lib.pathAt(0), dir.filePath("vision/tiny-vision.gguf"));
+}
+
+// The fit column follows the machine: worked out on the pool, the GUI thread only asks, and
+// only the verdict for the target set last is shown.
+void TestModelLibrary::fitVerdictsFollowTheTarget()
+{
+    QTemporaryDir dir;
+    QVERIFY(shoehorn::fixtures::write(shoehorn::fixtures::qwen3_30b_a3b(),
+                                      dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf").toStdString())
+                .empty());
+    ModelLibrary lib;
+    QAbstractItemModelTester tester(&lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    lib.setTarget(gtx1060(0));
+    QSignalSpy done(&lib, &ModelLibrary::scanFinished);
+    lib.addFolder(dir.path());
+    QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1 && !lib.isScanning(), 20000);
+    const int q = lib.indexOf(dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf"));
+    QVERIFY(q >= 0);
+    QTRY_COMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),
+                 ModelLibrary::FitVerdict::GpuAndRam);
     // A 24 GB card holds it whole.
     QSignalSpy fitted(&lib, &ModelLibrary::fitsUpdated);
     lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
@@ -222,8 +270,7 @@ void TestModelLibrary::scansFolders()
              ModelLibrary::FitVerdict::OnGpu);
     // A machine it fits nowhere: auto-fit tries every placement (about 150 ms for this model),
     // on the pool; the GUI thread only asks. Targets set meanwhile end in the last one's verdict.
-    shoehorn::PlanTarget tiny = shoehorn::targetFromProfile(*shoehorn::findProfile("gtx1060-6g"));
-    tiny.ramAvailableBytes = tiny.ramTotalBytes = 2ull << 30;
+    const shoehorn::PlanTarget tiny = gtx1060(2);
     fitted.clear();
     QElapsedTimer asked;
     asked.start();
@@ -244,16 +291,6 @@ void TestModelLibrary::scansFolders()
     fitted.clear();
     lib.setTarget(shoehorn::targetFromProfile(*shoehorn::findProfile("rtx4090-24g")));
     QVERIFY(fitted.wait(20000));
-    // Opened (a recent model moves to the top): what the scan found beside it stays.
-    lib.addRecent(dir.filePath("vision/tiny-vision.gguf"));
-    QCOMPARE(lib.indexOf(dir.filePath("vision/tiny-vision.gguf")), 0);
-    QCOMPARE(cell(0, ModelLibrary::ImagesColumn), QString("off"));
-    QVERIFY(lib.data(lib.index(0, ModelLibrary::ImagesColumn), Qt::ToolTipRole).toString().contains("mmproj-tiny-F32.gguf"));
-    // Folders are remembered, folder files are not "recent".
-    QCOMPARE(ModelLibrary().folders(), QStringList{dir.path()});
-    lib.removeFolder(dir.path());
-    QCOMPARE(lib.rowCount(), 1); // the model that was opened stays, as a recent one
-    QCOMPARE(lib.pathAt(0), dir.filePath("vision/tiny-vision.gguf"));
 }
 
 void TestModelLibrary::quantDescriptions_data()
