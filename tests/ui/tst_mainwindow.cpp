@@ -54,6 +54,15 @@ class TestMainWindow : public QObject
 private:
     static void drop(QWidget *w, const QString &path);
     static void configure(LoadedModel &c);
+    // Two stored chats: "Planning the GPU" and "Recipes", whose answer was cut off by a kill.
+    struct TwoChats {
+        qint64 planning = 0;
+        qint64 recipes = 0;
+    };
+    static TwoChats storeTwoChats(ChatStore *store);
+    static void clickChat(ChatList *chats, qint64 id);
+    // The id of the one chat highlighted, 0 for none highlighted, -n for n highlighted.
+    static qint64 highlightedChat(ChatList *chats);
 
 private slots:
     void init();
@@ -70,6 +79,7 @@ private slots:
     void browserSeesFilesGoneWhenTheWindowIsActiveAgain();
     void importPresetsFromIni();
     void chatListSearchRenameDelete();
+    void newChatHighlightsNothing();
     void brokenHistoryIsReported();
     void stuckAnswerOffersToQuit();
     void loadStartedElsewhereNamesTheFile();
@@ -680,14 +690,8 @@ void TestMainWindow::chatListSearchRenameDelete()
     LoadedModel &lm = *cApp.model();
     configure(lm);
     ChatStore *store = cApp.history()->store();
-    QVERIFY(store);
-    const auto a = store->createConversation("Planning the GPU", "/m.gguf", "");
-    const auto b = store->createConversation("Recipes", "/m.gguf", "");
-    QVERIFY(a && b);
-    QVERIFY(store->appendMessage(*a, ChatStore::message(*a, "user", "how many experts fit?", "done")));
-    QVERIFY(store->appendMessage(*b, ChatStore::message(*b, "user", "soup", "done")));
-    // Shoehorn was killed mid-answer:
-    QVERIFY(store->appendMessage(*b, ChatStore::message(*b, "assistant", "half an answer", "streaming")));
+    const TwoChats two = storeTwoChats(store);
+    QVERIFY(two.planning && two.recipes);
     MainWindow w(cApp.windowParts());
     QString askedToLocate;
     w.setLocateChooser([&](const QString &missing, const std::function<void(const QString &)> &done) {
@@ -706,10 +710,8 @@ void TestMainWindow::chatListSearchRenameDelete()
     QTRY_COMPARE(chats->model()->rowCount(), 1); // searched on the work pool
     search->clear();
     // Click opens a chat; the interrupted answer shows as stopped and stays in the history.
-    const int row = chats->model()->rowOf(*b);
-    QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
-                      chats->view()->visualRect(chats->model()->index(row)).center());
-    QCOMPARE(c.currentConversation(), *b);
+    clickChat(chats, two.recipes);
+    QCOMPARE(c.currentConversation(), two.recipes);
     QCOMPARE(askedToLocate, QString("/m.gguf")); // the model moved: the user is offered to locate it
     QCOMPARE(c.chatModel()->rowCount(), 2);
     QVERIFY(w.findChild<QTextBrowser *>()->isVisible()); // the chat page is shown
@@ -721,11 +723,8 @@ void TestMainWindow::chatListSearchRenameDelete()
     QTest::mouseClick(chats->findChild<QPushButton *>("renameChatButton"), Qt::LeftButton);
     QCOMPARE(store->conversations("Soup recipes").size(), 1);
     // The open chat is the one highlighted, and the one Delete asks about; "No" keeps it.
-    const auto selected = [&] {
-        const QModelIndexList rows = chats->view()->selectionModel()->selectedRows();
-        return rows.size() == 1 ? chats->model()->idAt(rows.front().row()) : qint64(-rows.size());
-    };
-    QCOMPARE(selected(), *b);
+    const auto selected = [chats] { return highlightedChat(chats); };
+    QCOMPARE(selected(), two.recipes);
     QString asked;
     bool answer = false;
     chats->setDeleteAsker([&](const QString &title, std::function<void(bool)> done) {
@@ -737,13 +736,13 @@ void TestMainWindow::chatListSearchRenameDelete()
     QCOMPARE(chats->model()->rowCount(), 2);
     // The right-click menu is about the chat clicked, not the one shown, and opens nothing.
     emit chats->view()->customContextMenuRequested(
-        chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(*a))).center());
+        chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(two.planning))).center());
     QMenu *menu = nullptr;
     QTRY_VERIFY((menu = chats->findChild<QMenu *>()));
     QCOMPARE(menu->actions().size(), 2);
     menu->actions().at(1)->trigger(); // Delete…, answered No
     QCOMPARE(asked, QString("Planning the GPU"));
-    QCOMPARE(c.currentConversation(), *b);
+    QCOMPARE(c.currentConversation(), two.recipes);
     menu->close();
     answer = true;
     chats->view()->setFocus();
@@ -756,19 +755,60 @@ void TestMainWindow::chatListSearchRenameDelete()
     QCOMPARE(c.chatModel()->rowCount(), 0);
     QCOMPARE(c.currentConversation(), 0);
     QCOMPARE(selected(), qint64(0)); // a new chat: nothing highlighted
-    // Open the other; Ctrl+N: nothing highlighted (Delete there deleted the old chat), and the
-    // keys go to the message box.
+}
+
+TestMainWindow::TwoChats TestMainWindow::storeTwoChats(ChatStore *store)
+{
+    const auto a = store->createConversation("Planning the GPU", "/m.gguf", "");
+    const auto b = store->createConversation("Recipes", "/m.gguf", "");
+    if (!a || !b || !store->appendMessage(*a, ChatStore::message(*a, "user", "how many experts fit?", "done")) ||
+        !store->appendMessage(*b, ChatStore::message(*b, "user", "soup", "done")) ||
+        // Shoehorn was killed mid-answer:
+        !store->appendMessage(*b, ChatStore::message(*b, "assistant", "half an answer", "streaming")))
+        return {};
+    return {*a, *b};
+}
+
+void TestMainWindow::clickChat(ChatList *chats, qint64 id)
+{
     QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
-                      chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(*a))).center());
-    QCOMPARE(selected(), *a);
+                      chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(id))).center());
+}
+
+qint64 TestMainWindow::highlightedChat(ChatList *chats)
+{
+    const QModelIndexList rows = chats->view()->selectionModel()->selectedRows();
+    return rows.size() == 1 ? chats->model()->idAt(rows.front().row()) : qint64(-rows.size());
+}
+
+// Open a chat, then Ctrl+N: nothing is highlighted (Delete there would delete the chat left),
+// and the keys go to the message box.
+void TestMainWindow::newChatHighlightsNothing()
+{
+    AppCore cApp;
+    ChatController &c = *cApp.chat();
+    configure(*cApp.model());
+    const TwoChats two = storeTwoChats(cApp.history()->store());
+    QVERIFY(two.planning && two.recipes);
+    MainWindow w(cApp.windowParts());
+    w.setLocateChooser([](const QString &, const std::function<void(const QString &)> &done) { done(QString()); });
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    ChatList *chats = w.chatList();
+    clickChat(chats, two.planning);
+    QCOMPARE(highlightedChat(chats), two.planning);
     QTest::keySequence(&w, QKeySequence::New);
     QCOMPARE(c.currentConversation(), 0);
-    QCOMPARE(selected(), qint64(0));
+    QCOMPARE(highlightedChat(chats), qint64(0));
     QTRY_VERIFY(w.findChild<MessageInput *>()->hasFocus());
-    asked.clear();
+    bool asked = false;
+    chats->setDeleteAsker([&](const QString &, std::function<void(bool)> done) {
+        asked = true;
+        done(true);
+    });
     QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
-    QVERIFY(asked.isEmpty());
-    QCOMPARE(chats->model()->rowCount(), 1);
+    QVERIFY(!asked);
+    QCOMPARE(chats->model()->rowCount(), 2);
 }
 
 QTEST_MAIN(TestMainWindow)
