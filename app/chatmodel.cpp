@@ -92,6 +92,16 @@ void oneLineEnd(QString &text)
     if (text.contains(QLatin1Char('\r')))
         text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
 }
+
+// Appends a batch of streamed text to `to`, "\r\n" as "\n" also where one batch ends with the
+// "\r" and the next starts with the "\n".
+void appendOneLineEnd(QString &to, QString batch)
+{
+    oneLineEnd(batch);
+    if (batch.startsWith(QLatin1Char('\n')) && to.endsWith(QLatin1Char('\r')))
+        to.chop(1);
+    to += batch;
+}
 } // namespace
 
 int ChatModel::appendMessage(const Message &messageIn)
@@ -118,26 +128,22 @@ void ChatModel::appendText(int row, const QString &contentIn, const QString &rea
     if (row < 0 || row >= m_messages.size())
         return;
     Message &m = m_messages[row];
-    // Line ends as "\n" only, so text lengths match what views show. A "\r" that ends one
-    // batch and the "\n" that starts the next leave a lone "\r", which views treat as a break.
-    QString content = contentIn;
-    QString reasoning = reasoningIn;
-    oneLineEnd(content);
-    oneLineEnd(reasoning);
+    // Line ends as "\n" only, so text lengths match what views show (and the highlighter's runs
+    // the code shown).
     QList<int> roles;
-    if (!reasoning.isEmpty()) {
+    if (!reasoningIn.isEmpty()) {
         if (!m_thinking.isValid())
             m_thinking.start();
-        m.reasoning += reasoning;
+        appendOneLineEnd(m.reasoning, reasoningIn);
         roles << ReasoningRole;
     }
-    if (!content.isEmpty()) {
+    if (!contentIn.isEmpty()) {
         // The answer proper has begun: the thinking is over.
         if (m_thinking.isValid() && m.reasoningMs < 0 && !m.reasoning.isEmpty()) {
             m.reasoningMs = m_thinking.elapsed();
             roles << ReasoningMsRole;
         }
-        m.content += content;
+        appendOneLineEnd(m.content, contentIn);
         roles << ContentRole << Qt::DisplayRole;
     }
     if (!roles.isEmpty())

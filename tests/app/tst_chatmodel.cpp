@@ -11,6 +11,8 @@ class TestChatModel : public QObject
     Q_OBJECT
 private slots:
     void appendAndStream();
+    void lineEndsAreOneCharacter_data();
+    void lineEndsAreOneCharacter();
     void historySkipsUnfinished();
     void historySharesPictures();
     void versions();
@@ -39,6 +41,30 @@ void TestChatModel::appendAndStream()
     QCOMPARE(m.data(m.index(row), ChatModel::StatsRole).value<shoehorn::GenerationStats>().generatedTokens, 2);
     m.clear();
     QCOMPARE(m.rowCount(), 0);
+}
+
+// "\r\n" is kept as "\n" however the batches cut it: text lengths are what views show, and a
+// code block's colours are offsets into its text.
+void TestChatModel::lineEndsAreOneCharacter_data()
+{
+    QTest::addColumn<QStringList>("batches");
+    QTest::addColumn<QString>("kept");
+    QTest::newRow("in one batch") << QStringList{"a\r\nb"} << "a\nb";
+    QTest::newRow("cut between \\r and \\n") << QStringList{"a\r", "\nb"} << "a\nb";
+    QTest::newRow("a lone \\r stays") << QStringList{"a\r", "b"} << "a\rb";
+    QTest::newRow("\\r\\n\\r then \\n") << QStringList{"a\r\n\r", "\n"} << "a\n\n";
+}
+
+void TestChatModel::lineEndsAreOneCharacter()
+{
+    QFETCH(QStringList, batches);
+    QFETCH(QString, kept);
+    ChatModel m;
+    const int row = m.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
+    for (const QString &b : batches)
+        m.appendText(row, b, b); // the thinking as the answer
+    QCOMPARE(m.message(row).content, kept);
+    QCOMPARE(m.message(row).reasoning, kept);
 }
 
 void TestChatModel::historySkipsUnfinished()
