@@ -139,13 +139,18 @@ bool ChatView::isComplete() const
                         (m_rendered.isEmpty() || m_rendered.constLast().pending.isEmpty()));
 }
 
-void ChatView::catchUp()
+void ChatView::openSlice()
 {
     if (!m_sliceOpen) { // the slice ends when the event loop gets its turn
         m_slice.start();
         m_sliceOpen = true;
         m_nextSlice.start();
     }
+}
+
+void ChatView::catchUp()
+{
+    openSlice();
     while (!isComplete() && m_slice.elapsed() < kSliceMs) {
         if (!m_rendered.isEmpty() && !m_rendered.constLast().pending.isEmpty())
             resumeRow(int(m_rendered.size()) - 1);
@@ -477,7 +482,10 @@ void ChatView::removeFooter(Rendered &r)
 
 void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles)
 {
-    const bool streaming = !roles.isEmpty() && !roles.contains(ChatModel::VersionRole);
+    // Pictures read from the history after the row was written (ChatController::onPicturesRead)
+    // change its first lines: laid out again.
+    const bool streaming =
+        !roles.isEmpty() && !roles.contains(ChatModel::VersionRole) && !roles.contains(ChatModel::ImagesRole);
     for (int row = topLeft.row(); row <= bottomRight.row() && row < m_rendered.size(); ++row) {
         QScrollBar *bar = verticalScrollBar();
         const bool follow = bar->value() >= bar->maximum() - 4;
@@ -485,6 +493,11 @@ void ChatView::onDataChanged(const QModelIndex &topLeft, const QModelIndex &bott
             if (!m_rendered[row].pending.isEmpty()) // its first write had not ended: that first
                 writeSegments(row, std::exchange(m_rendered[row].pending, {}));
             stream(row); // new text, or the answer ended: append
+        } else if (!m_rendered[row].pending.isEmpty()) {
+            // Still being written for the first time: again from the start, slice by slice.
+            openSlice();
+            const QScopedValueRollback firstWrite(m_firstWrite, true);
+            renderRow(row);
         } else {
             renderRow(row); // edited, another version, or restyled: lay the message out again
         }

@@ -63,7 +63,8 @@ private:
     struct Rendered;
     void rebuild();
     void insertRow(int row);
-    void catchUp();        // writes the rows not yet in the document for up to kSliceMs
+    void openSlice();      // starts a slice of kSliceMs unless one is open this turn
+    void catchUp();        // writes what is not yet in the document (a row's rest, new rows) for up to kSliceMs
     void resumeRow(int row); // the rest of a row whose first write used up its slice
     void appendRow(int row);
     void renderRow(int row);
@@ -97,5 +98,5 @@ private:
     QTimer m_nextSlice;     // the rest after the event loop's other work
     QElapsedTimer m_slice;  // how long this turn of the event loop has been writing rows
     bool m_sliceOpen = false;
-    bool m_firstWrite = false; // appendRow is writing a message not on screen before
+    bool m_firstWrite = false; // writing a message not on screen before (appendRow, resumeRow)
 };

@@ -13,7 +13,8 @@ struct ChatView::Rendered {
     int key = 0;                 // stable id for links (rows move when messages are deleted)
     QPointer<QTextFrame> frame;
     MarkdownSplit split;         // content written up to split.boundary()
-    int tailChars = 0;           // document characters of the open tail at the frame's end
+    int tailChars = 0;           // document characters of the open tail: at the frame's end, or
+                                 // for code at the end of the last chunk (where the block stays)
     QString tailText;            // what the tail shows
     bool tailIsCode = false;
     bool tailIsNote = false;     // the tail is the answer's note ("Reading the prompt: 40%")

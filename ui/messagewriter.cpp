@@ -145,13 +145,17 @@ void MessageWriter::appendCode(QTextCursor &c, const QString &text) const
 
 void MessageWriter::setCopyHref(QTextFrame *code, const QString &href) const
 {
-    // codeBlock() wrote "language  Copy" in the paragraph that the frame's start ends; Copy ends it.
+    // codeBlock() wrote "language  Copy" in the paragraph that the frame's start ends; the link
+    // is its one anchor.
     const QTextBlock header = code->document()->findBlock(code->firstPosition() - 1);
-    const QString copy = QCoreApplication::translate("ChatView", "Copy");
-    if (!header.text().endsWith(copy))
+    for (auto it = header.begin(); !it.atEnd(); ++it) {
+        const QTextFragment f = it.fragment();
+        if (!f.charFormat().isAnchor())
+            continue;
+        QTextCursor c(code->document());
+        c.setPosition(f.position());
+        c.setPosition(f.position() + f.length(), QTextCursor::KeepAnchor);
+        c.setCharFormat(linkFormat(href));
         return;
-    QTextCursor c(header);
-    c.setPosition(header.position() + header.length() - 1 - int(copy.size()));
-    c.setPosition(header.position() + header.length() - 1, QTextCursor::KeepAnchor);
-    c.setCharFormat(linkFormat(href));
+    }
 }
