@@ -110,8 +110,10 @@ bool AppCore::shutdown(int milliseconds)
     m_chat->forgetImports();
     m_repo->finishBackgroundWork();
     // What else runs on the work pool ends before the objects it may use go (Qt does this for its
-    // global pool in ~QCoreApplication): a decode or a highlight, a remote probe up to 5 s. Not
-    // started yet: dropped. What the user asked to be written (an export) is written.
+    // global pool in ~QCoreApplication): a decode or a highlight; a remote machine's test is told
+    // to stop (its helper killed: it took up to 5 s). Not started yet: dropped. What the user
+    // asked to be written (an export) is written.
+    m_remote->stopTests();
     workPool()->clear();
     workPool()->waitForDone();
     // An export to a folder that does not answer (a share gone) must not hold quitting for ever;

@@ -190,8 +190,16 @@ void RemoteMachines::attached(const AttachedRemotes &result)
 }
 
 // Not waited for (a probe may take its 5 s): each runs on copies of the endpoint and helper path and
-// touches nothing of this object; its answer is dropped with the watcher.
-RemoteMachines::~RemoteMachines() = default;
+// touches nothing of this object but the shared stop flag; its answer is dropped with the watcher.
+RemoteMachines::~RemoteMachines()
+{
+    stopTests();
+}
+
+void RemoteMachines::stopTests()
+{
+    m_stop->store(true);
+}
 
 RemoteMachines::AddResult RemoteMachines::add(const QString &endpoint)
 {
@@ -245,7 +253,9 @@ void RemoteMachines::test(int row)
                 emit attachRequested(endpoint);
         }
     });
-    w->setFuture(QtConcurrent::run(workPool(), [e = r.endpoint.toStdString(), h = helper.toStdString()] { return probeRemote(e, h); }));
+    w->setFuture(QtConcurrent::run(workPool(), [e = r.endpoint.toStdString(), h = helper.toStdString(), stop = m_stop] {
+        return probeRemote(e, h, 5000, stop.get());
+    }));
     m_tests.push_back(std::move(watcher));
 }
 

@@ -9,6 +9,7 @@
 
 #include "hardware.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <vector>
@@ -75,6 +76,9 @@ public:
     AddResult add(const QString &endpoint);
     void remove(int row);
     void test(int row);
+    // Ends the tests under way (their helpers killed within 50 ms): Shoehorn is quitting, and
+    // waits for the work pool (AppCore::shutdown). Also done when the list goes.
+    void stopTests();
 
     static QStringList remembered();
     // Each remembered machine's memory limit in bytes, by its address (only those with one).
@@ -98,4 +102,6 @@ private:
     void save() const;
     RemoteMachineModel m_model;
     std::vector<std::unique_ptr<QFutureWatcher<shoehorn::Result<shoehorn::RemoteMachine>>>> m_tests;
+    // Shared with the tests running on the pool, which may outlive this object.
+    std::shared_ptr<std::atomic<bool>> m_stop = std::make_shared<std::atomic<bool>>(false);
 };

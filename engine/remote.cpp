@@ -126,7 +126,8 @@ Result<RemoteMachine> probeRemoteInProcess(const std::string &endpoint)
     return m;
 }
 
-Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string &helper, int timeoutMs)
+Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string &helper, int timeoutMs,
+                                  const std::atomic<bool> *stop)
 {
     internal::HelperProcess child;
     if (!child.start({helper, "rpc-probe", endpoint}, {256ull << 20, timeoutMs / 1000 + 2}, false))
@@ -134,12 +135,14 @@ Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string
     std::string out, err;
     const auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs);
     bool finished = false;
-    while (Clock::now() < deadline)
+    while (Clock::now() < deadline && !(stop && stop->load()))
         if (!child.pump(out, err, std::chrono::milliseconds(50))) {
             finished = true;
             break;
         }
     const int status = finished ? child.wait() : child.kill();
+    if (!finished && stop && stop->load())
+        return Error{ErrorCode::Cancelled, "the probe of " + endpoint + " was stopped"};
     if (!finished)
         return remoteError(endpoint, "no answer within " + std::to_string(timeoutMs / 1000) +
                                          " s (is it a Shoehorn or llama.cpp RPC worker, and does a firewall drop the connection?)");

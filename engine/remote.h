@@ -2,6 +2,7 @@
 
 #include "error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,8 +38,10 @@ Result<std::vector<std::string>> parseEndpoints(const std::string &list);
 Result<RemoteMachine> probeRemoteInProcess(const std::string &endpoint);
 // The same in a helper process (shoehorn-cli at `helper`) within `timeoutMs`: a worker that is
 // not there, never answers or is not a worker ends only the helper. RemoteFailed names the
-// endpoint and what happened.
-Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string &helper, int timeoutMs = 5000);
+// endpoint and what happened. `stop` set (the app quitting) ends the helper within 50 ms:
+// Cancelled.
+Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string &helper, int timeoutMs = 5000,
+                                  const std::atomic<bool> *stop = nullptr);
 
 // Probes each worker (in the helper) and adds the devices of those that answered to this
 // process's ggml devices, where plans and loads find them. A worker that failed is listed with

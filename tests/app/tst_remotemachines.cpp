@@ -7,9 +7,11 @@
 #include "remotemachines.h"
 #include "appsettings.h"
 #include "testsettings.h"
+#include "workpool.h"
 
 #include <QAbstractItemModelTester>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -32,6 +34,7 @@ private slots:
     void addressesAreChecked();
     void testConnectionShowsDevicesOrWhy();
     void closingDoesNotWaitForATest();
+    void quittingStopsATest();
     void rememberedMachinesJoinAtStart();
     void addedMachineJoinsWhileRunning();
     void limitIsRememberedAndCapsThePlan_data();
@@ -125,6 +128,27 @@ void TestRemoteMachines::closingDoesNotWaitForATest()
     closing.start();
     delete machines;
     QVERIFY2(closing.elapsed() < 100, qPrintable(QString::number(closing.elapsed())));
+    // Its helper is stopped with it, not left to its 5 s on the work pool.
+    workPool()->waitForDone();
+    qInfo("the work pool was free %lld ms after the list closed", closing.elapsed());
+    QVERIFY2(closing.elapsed() < 2000, qPrintable(QString::number(closing.elapsed())));
+}
+
+// Quitting waits for the work pool (AppCore::shutdown): a test waiting for a machine that never
+// answers is stopped (it held quitting for its 5 s).
+void TestRemoteMachines::quittingStopsATest()
+{
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    AppCore app;
+    QTRY_VERIFY_WITH_TIMEOUT(app.hardware()->hasProbed(), 10000);
+    QCOMPARE(app.remote()->add(QStringLiteral("127.0.0.1:%1").arg(silent.serverPort())), RemoteMachines::AddResult::Added);
+    QTest::qWait(300); // the test is under way
+    QElapsedTimer quitting;
+    quitting.start();
+    QVERIFY(app.shutdown(5000));
+    qInfo("shut down in %lld ms with a machine's test under way", quitting.elapsed());
+    QVERIFY2(quitting.elapsed() < 2000, qPrintable(QString::number(quitting.elapsed())));
 }
 
 // What AppCore has the inference thread do first: the remembered machines that answer are in use, the device list (and
