@@ -22,6 +22,13 @@ using internal::sequences;
 using internal::addProjector;
 using internal::mtpContext;
 using internal::takesWeight;
+using internal::ContextCells;
+using internal::Placement;
+using internal::deviceFor;
+using internal::layerKvBytes;
+using internal::trunkLayers;
+using internal::addDraftModel;
+using internal::addMtpContext;
 
 constexpr uint64_t kGpuDriverOverhead = 256 * MiB;
 
@@ -30,12 +37,6 @@ uint64_t pad(uint64_t v, uint64_t to)
     return (v + to - 1) / to * to;
 }
 
-// The model's MTP (nextn) blocks are the last mtpLayers of block_count: llama.cpp loads their
-// weights only with load_mtp (LoadSettings::mtpLayers) and runs them in a context of their own.
-int trunkLayers(const ModelInfo &m)
-{
-    return int(m.layerCount) - int(std::min(m.mtpLayers, m.layerCount));
-}
 
 bool isMtpLayer(const ModelInfo &m, int il)
 {
@@ -74,12 +75,6 @@ uint64_t typeBytes(ggml_type t, uint64_t n)
     return n / static_cast<uint64_t>(ggml_blck_size(t)) * ggml_type_size(t);
 }
 
-// llama.cpp pads n_ctx to 256 and, with several sequences (non-unified KV, the default),
-// gives each sequence its own padded n_ctx/n_seq cells.
-struct ContextCells {
-    uint32_t total = 0;
-    uint32_t perSequence = 0;
-};
 
 
 // One KV pool for every sequence (llama.cpp's kv_unified), or one stream of cells per sequence.
@@ -104,23 +99,6 @@ ContextCells effectiveContext(const ModelInfo &m, const ContextSettings &c, cons
     return cells;
 }
 
-// Which device holds repeating layer il (n_layer for the output layer): llama.cpp puts the
-// last `ngl` of the n_layer+1 layers on the GPUs, split by free memory; -1 is the CPU.
-struct Placement {
-    int ngl = 0;
-    int start = 0; // first GPU layer
-    std::vector<double> splits;
-    int deviceOf(int il) const
-    {
-        if (splits.empty() || il < start || il - start >= ngl)
-            return -1;
-        const double f = double(il - start) / ngl;
-        for (size_t d = 0; d < splits.size(); ++d)
-            if (f < splits[d])
-                return static_cast<int>(d);
-        return static_cast<int>(splits.size()) - 1;
-    }
-};
 
 Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
 {
@@ -148,10 +126,6 @@ Placement place(const ModelInfo &m, const PlanSettings &s, const PlanTarget &t)
     return p;
 }
 
-DevicePlan &deviceFor(MemoryPlan &plan, int d)
-{
-    return d < 0 ? plan.ram : plan.gpus[static_cast<size_t>(d)];
-}
 
 // The target's GPUs and its RAM, with nothing on them yet.
 void addDevices(MemoryPlan &plan, const PlanTarget &t)
@@ -257,10 +231,9 @@ RamFileBytes addWeights(MemoryPlan &plan, const ModelInfo &m, const Placement &p
     return file;
 }
 
-// Each layer's K and V bytes (0 for a layer without attention).
-// `mtp`: of the MTP context (the nextn layers, or every layer where llama.cpp keeps them
-// together), else of the main context.
-std::vector<uint64_t> layerKvBytes(const ModelInfo &m, const PlanSettings &s, uint64_t contextSize, bool mtp = false)
+} // namespace
+
+std::vector<uint64_t> internal::layerKvBytes(const ModelInfo &m, const PlanSettings &s, uint64_t contextSize, bool mtp)
 {
     const ggml_type tk = kvCacheType(s.context.typeK);
     const ggml_type tv = kvCacheType(s.context.typeV);
@@ -289,6 +262,8 @@ std::vector<uint64_t> layerKvBytes(const ModelInfo &m, const PlanSettings &s, ui
     }
     return bytes;
 }
+
+namespace {
 
 // KV cache and recurrent state, on the device of their layer (offload_kqv is on).
 void addCache(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p)
@@ -370,6 +345,16 @@ void setFilePages(MemoryPlan &plan, LoadMode mode, const RamFileBytes &file)
 
 } // namespace
 
+int internal::trunkLayers(const ModelInfo &m)
+{
+    return int(m.layerCount) - int(std::min(m.mtpLayers, m.layerCount));
+}
+
+DevicePlan &internal::deviceFor(MemoryPlan &plan, int d)
+{
+    return d < 0 ? plan.ram : plan.gpus[static_cast<size_t>(d)];
+}
+
 bool internal::mtpContext(const ModelInfo &m, const PlanSettings &s)
 {
     return m.mtpLayers > 0 && s.load.mtpLayers && s.context.speculation.mtp();
@@ -384,96 +369,6 @@ void internal::addProjector(MemoryPlan &plan, const PlanSettings &s)
     d.use.projector += s.projectorBytes;
 }
 
-namespace {
-
-// The settings of speculation's second context: llama.cpp's common_base_params_to_speculative()
-// gives it the target's n_ctx, slots, batches and flash attention, and its own KV type
-// (llama-server's -ctkd/-ctvd, f16 by default), and nothing of its own to speculate with.
-PlanSettings draftContextSettings(const PlanSettings &s, uint32_t contextCells)
-{
-    PlanSettings d = s;
-    d.context.contextSize = contextCells;
-    d.context.typeK = "f16";
-    d.context.typeV = "f16";
-    d.context.speculation = SpeculationSettings{};
-    d.projectorBytes = 0;
-    d.draftModel.reset();
-    return d;
-}
-
-// The MTP context's compute buffers for one worst-case ubatch. Its attention phase (the mask,
-// the scores without flash attention, the routed experts' outputs beside the residual stream
-// and the concatenated input) runs where the nextn layer lies, its FFN phase (the experts'
-// outputs and their weighted copy) where its experts lie (--n-cpu-moe over every layer, or a
-// GPU that refuses them: in RAM), and the host keeps the inputs, as for the main context.
-// Fitted to llama.cpp's dry run of qwen35-35b-a3b-mtp on the CPU at 4096-65536 cells and
-// ubatches of 128-1024 tokens (within 7 %, tst_planner) and on lavapipe (tst_plannervulkan).
-void addMtpCompute(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &ds, const Placement &p, uint32_t nCtx,
-                   const PlanTarget &t)
-{
-    const uint64_t T = internal::ubatchTokens(ds, nCtx);
-    const uint64_t E = m.embeddingSize;
-    const uint64_t X = T * E * 4;
-    const uint64_t D = m.isMoe() ? T * uint64_t(m.expertUsedCount) * E * 4 : T * uint64_t(m.feedForwardSize) * 4;
-    const bool fa = ds.context.flashAttention != FlashAttention::Off;
-    const uint64_t scores = fa ? 0 : T * uint64_t(nCtx) * m.headCount * 4;
-    const uint64_t mask = internal::maskBytes(ds, T, nCtx);
-    // One output per sequence (common_base_params_to_speculative: n_outputs_max = n_parallel).
-    const uint64_t outputs = std::min<uint64_t>(T, uint64_t(internal::sequences(ds)));
-    const uint64_t logits = outputs * uint64_t(m.vocabSize) * 4 + outputs * E * 4 * 2;
-    const int layer = p.deviceOf(trunkLayers(m));
-    int experts = layer;
-    for (const TensorInfo &ti : m.tensors)
-        if (ti.layer == trunkLayers(m) && ti.role == TensorRole::Expert)
-            experts = internal::weightDevice(ti, layer, std::clamp(ds.load.cpuMoeLayers, 0, int(m.layerCount)), t);
-    const uint64_t attention = mask + scores + D + 2 * X, ffn = 2 * D + X;
-    deviceFor(plan, layer).use.draftCompute += std::max(experts == layer ? std::max(attention, ffn) : attention, logits);
-    if (experts != layer)
-        deviceFor(plan, experts).use.draftCompute += ffn;
-    if (layer >= 0 && experts >= 0) // a CPU that runs none of it still holds the inputs
-        plan.ram.use.draftCompute += mask + 2 * X;
-}
-
-// draft-mtp: a context on the model's own MTP layers (their weights are in addWeights), whose
-// KV lies with its layers.
-void addMtpContext(MemoryPlan &plan, const ModelInfo &m, const PlanSettings &s, const Placement &p,
-                   const ContextCells &cells, const PlanTarget &t)
-{
-    if (!mtpContext(m, s))
-        return;
-    const PlanSettings ds = draftContextSettings(s, plan.contextSize);
-    const std::vector<uint64_t> kv = layerKvBytes(m, ds, plan.contextSize, true);
-    for (size_t il = 0; il < kv.size(); ++il)
-        deviceFor(plan, p.deviceOf(int(il))).use.draftKv += kv[il];
-    addMtpCompute(plan, m, ds, p, cells.perSequence, t);
-}
-
-// A draft model (-md): loaded like llama-server loads it (every layer on the GPUs, the target's
-// load mode) on the target's devices (ServerLoop: the draft goes where the model went), with a
-// context of the target's size: its plan, added to each device's draft parts.
-void addDraftModel(MemoryPlan &plan, const PlanSettings &s, const PlanTarget &t)
-{
-    if (!s.draftModel || s.context.speculation.draftModel.empty())
-        return;
-    PlanSettings ds = draftContextSettings(s, plan.contextSize);
-    ds.load = LoadSettings{};
-    ds.load.gpuLayers = -1;
-    ds.load.loadMode = s.load.loadMode;
-    ds.load.devices = s.load.devices;
-    ds.load.backend = s.load.backend;
-    const MemoryPlan d = analyticPlan(*s.draftModel, ds, t);
-    auto add = [](MemoryUse &to, const MemoryUse &from) {
-        to.draftWeights += from.weights();
-        to.draftKv += from.kv();
-        to.draftCompute += from.compute;
-    };
-    for (size_t i = 0; i < plan.gpus.size() && i < d.gpus.size(); ++i)
-        add(plan.gpus[i].use, d.gpus[i].use);
-    add(plan.ram.use, d.ram.use);
-    plan.mmapResidentBytes += d.mmapResidentBytes;
-}
-
-} // namespace
 
 uint64_t MemoryPlan::anonymousBytes() const
 {
