@@ -89,7 +89,8 @@ namespace {
 // Line ends as "\n" only, so text lengths match what views show (Qt makes "\r\n" one break).
 void oneLineEnd(QString &text)
 {
-    if (text.contains(QLatin1Char('\r')))
+    // Until none is left: text converted twice has "\r\r\n" for one line end.
+    while (text.contains(QLatin1String("\r\n")))
         text.replace(QLatin1String("\r\n"), QLatin1String("\n"));
 }
 
@@ -98,7 +99,7 @@ void oneLineEnd(QString &text)
 void appendOneLineEnd(QString &to, QString batch)
 {
     oneLineEnd(batch);
-    if (batch.startsWith(QLatin1Char('\n')) && to.endsWith(QLatin1Char('\r')))
+    while (batch.startsWith(QLatin1Char('\n')) && to.endsWith(QLatin1Char('\r')))
         to.chop(1);
     to += batch;
 }

@@ -150,6 +150,10 @@ void ChatView::writeTail(int row)
     const bool code = r.split.inCode();
     QString text =
         code ? displayedCode(m.content.mid(r.split.codeStart())) : m.content.mid(r.split.boundary()).trimmed();
+    // A "\r" that ends the text may be half of a "\r\n" cut by the batches (ChatModel then keeps
+    // "\n"): shown with what follows it, so that the tail only grows.
+    if (code && text.endsWith(QLatin1Char('\r')))
+        text.chop(1);
     // Nothing written yet: the note says what the answer waits for (the prompt being read).
     const bool note = text.isEmpty() && !code && m.content.isEmpty() && m.reasoning.isEmpty() && !m.note.isEmpty();
     if (note)

@@ -32,7 +32,11 @@ void ChatView::writeThinkingHeader(int row, QTextCursor &c)
         ff.setBorder(0);
         r.thinking = c.insertFrame(ff);
         c.insertText(m.reasoning.trimmed(), m_writer->reasoningFormat());
-        r.reasoningShown = m.reasoning.size();
+        // Trailing white space goes in with the text after it (a line break before the next line).
+        qsizetype shown = m.reasoning.size();
+        while (shown > 0 && m.reasoning.at(shown - 1).isSpace())
+            --shown;
+        r.reasoningShown = shown;
         c.setPosition(r.thinking->lastPosition());
         c.movePosition(QTextCursor::NextCharacter);
     } else {

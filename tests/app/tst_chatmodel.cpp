@@ -53,6 +53,8 @@ void TestChatModel::lineEndsAreOneCharacter_data()
     QTest::newRow("cut between \\r and \\n") << QStringList{"a\r", "\nb"} << "a\nb";
     QTest::newRow("a lone \\r stays") << QStringList{"a\r", "b"} << "a\rb";
     QTest::newRow("\\r\\n\\r then \\n") << QStringList{"a\r\n\r", "\n"} << "a\n\n";
+    QTest::newRow("converted twice") << QStringList{"a\r\r\nb"} << "a\nb";
+    QTest::newRow("converted twice, cut") << QStringList{"a\r\r", "\nb"} << "a\nb";
 }
 
 void TestChatModel::lineEndsAreOneCharacter()

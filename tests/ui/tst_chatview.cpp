@@ -359,14 +359,15 @@ void TestChatView::thinkingCollapsedWithTime()
     view.setChatModel(&model);
     const int row = model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, {}, State::Streaming));
     QVERIFY(written(view));
-    model.appendText(row, {}, QStringLiteral("Let me count the experts."));
+    model.appendText(row, {}, QStringLiteral("Let me count the experts.\n"));
     QVERIFY(view.document()->toPlainText().contains("Thinking…"));
     QVERIFY(!view.document()->toPlainText().contains("count the experts")); // collapsed by default
-    // Expanded, it streams live.
+    // Expanded, it streams live (the line break it was opened after included).
     view.setThinkingExpanded(row, true);
     QVERIFY(view.document()->toPlainText().contains("count the experts"));
-    model.appendText(row, {}, QStringLiteral(" Eight are used."));
-    QVERIFY(view.document()->toPlainText().contains("Eight are used."));
+    model.appendText(row, {}, QStringLiteral("Eight are used."));
+    QVERIFY2(view.document()->toPlainText().contains("experts.\nEight are used."),
+             qPrintable(view.document()->toPlainText()));
     QTest::qWait(20);
     model.appendText(row, QStringLiteral("Eight."), {});
     model.finish(row, State::Done, nullptr);
@@ -659,6 +660,8 @@ void TestChatView::streamedCodeBlockStaysWhenItsFenceCloses_data()
     // (ChatModel); the block keeps what agrees and ends as the answer written whole shows it.
     QTest::newRow("a line end cut in two") << QStringLiteral("int a;|\r|\nint b;\n```\nAfter the code.")
                                            << QStringLiteral("int a;\nint b;\n");
+    QTest::newRow("a line end cut in two, the fence later")
+        << QStringLiteral("int a;|\r|\nint b;\n|```\nAfter the code.") << QStringLiteral("int a;\nint b;\n");
 }
 
 // The block streamed on screen becomes the finished one when its fence closes, instead of being
