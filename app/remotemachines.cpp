@@ -199,6 +199,7 @@ RemoteMachines::~RemoteMachines()
 void RemoteMachines::stopTests()
 {
     m_stop->store(true);
+    m_stop = std::make_shared<std::atomic<bool>>(false); // for tests started after this
 }
 
 RemoteMachines::AddResult RemoteMachines::add(const QString &endpoint)
@@ -238,6 +239,8 @@ void RemoteMachines::test(int row)
     connect(w, &QFutureWatcherBase::finished, this, [this, w, endpoint = r.endpoint, inUse] {
         const int at = m_model.find(endpoint); // rows may have moved meanwhile
         const auto result = w->result();
+        if (!result && result.error().code == ErrorCode::Cancelled)
+            return; // stopped (quitting): it says nothing about the machine
         if (at >= 0) {
             RemoteMachineModel::Row done{endpoint, RemoteMachineModel::Status::Unreachable, {}, 0, {}};
             if (result) {

@@ -76,8 +76,9 @@ public:
     AddResult add(const QString &endpoint);
     void remove(int row);
     void test(int row);
-    // Ends the tests under way (their helpers killed within 50 ms): Shoehorn is quitting, and
-    // waits for the work pool (AppCore::shutdown). Also done when the list goes.
+    // Ends the tests under way (their helpers killed within 50 ms; their rows stay as they
+    // were): Shoehorn is quitting, and waits for the work pool (AppCore::shutdown). Also done
+    // when the list goes.
     void stopTests();
 
     static QStringList remembered();

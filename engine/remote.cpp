@@ -129,6 +129,8 @@ Result<RemoteMachine> probeRemoteInProcess(const std::string &endpoint)
 Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string &helper, int timeoutMs,
                                   const std::atomic<bool> *stop)
 {
+    if (stop && stop->load())
+        return Error{ErrorCode::Cancelled, "the probe of " + endpoint + " was stopped"};
     internal::HelperProcess child;
     if (!child.start({helper, "rpc-probe", endpoint}, {256ull << 20, timeoutMs / 1000 + 2}, false))
         return remoteError(endpoint, "the probe could not start (" + std::string(std::strerror(errno)) + ")");

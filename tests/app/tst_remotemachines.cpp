@@ -142,13 +142,18 @@ void TestRemoteMachines::quittingStopsATest()
     QVERIFY(silent.listen(QHostAddress::LocalHost));
     AppCore app;
     QTRY_VERIFY_WITH_TIMEOUT(app.hardware()->hasProbed(), 10000);
-    QCOMPARE(app.remote()->add(QStringLiteral("127.0.0.1:%1").arg(silent.serverPort())), RemoteMachines::AddResult::Added);
-    QTest::qWait(300); // the test is under way
+    const QString endpoint = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
+    QCOMPARE(app.remote()->add(endpoint), RemoteMachines::AddResult::Added);
+    QTest::qWait(300);
+    const auto status = [&] { return app.remote()->model()->rows()[size_t(app.remote()->model()->find(endpoint))].status; };
+    QCOMPARE(status(), Status::Testing); // under way
     QElapsedTimer quitting;
     quitting.start();
     QVERIFY(app.shutdown(5000));
     qInfo("shut down in %lld ms with a machine's test under way", quitting.elapsed());
     QVERIFY2(quitting.elapsed() < 2000, qPrintable(QString::number(quitting.elapsed())));
+    QCoreApplication::processEvents(); // the stopped test's answer: it says nothing of the machine
+    QCOMPARE(status(), Status::Testing);
 }
 
 // What AppCore has the inference thread do first: the remembered machines that answer are in use, the device list (and
