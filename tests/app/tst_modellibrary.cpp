@@ -183,6 +183,14 @@ shoehorn::PlanTarget gtx1060(uint64_t ramGiB)
         t.ramAvailableBytes = t.ramTotalBytes = ramGiB << 30;
     return t;
 }
+// `lib` planning for a GTX 1060 has scanned `folder`; whether in time.
+bool scanned(ModelLibrary &lib, const QString &folder)
+{
+    lib.setTarget(gtx1060(0));
+    QSignalSpy done(&lib, &ModelLibrary::scanFinished);
+    lib.addFolder(folder);
+    return QTest::qWaitFor([&] { return done.count() >= 1 && !lib.isScanning(); }, 20000);
+}
 } // namespace
 
 void TestModelLibrary::scansFolders()
@@ -193,10 +201,7 @@ void TestModelLibrary::scansFolders()
         return;
     ModelLibrary lib;
     QAbstractItemModelTester tester(&lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    lib.setTarget(gtx1060(0));
-    QSignalSpy done(&lib, &ModelLibrary::scanFinished);
-    lib.addFolder(dir.path());
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1 && !lib.isScanning(), 20000);
+    QVERIFY(scanned(lib, dir.path()));
     QCOMPARE(lib.rowCount(), 4); // the big model, the split model once, the vision model, the broken file
     QVERIFY(lib.indexOf(dir.filePath("split/tiny-00001-of-00003.gguf")) >= 0);
     QCOMPARE(lib.indexOf(dir.filePath("split/tiny-00002-of-00003.gguf")), -1);
@@ -254,10 +259,7 @@ void TestModelLibrary::fitVerdictsFollowTheTarget()
                 .empty());
     ModelLibrary lib;
     QAbstractItemModelTester tester(&lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    lib.setTarget(gtx1060(0));
-    QSignalSpy done(&lib, &ModelLibrary::scanFinished);
-    lib.addFolder(dir.path());
-    QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 1 && !lib.isScanning(), 20000);
+    QVERIFY(scanned(lib, dir.path()));
     const int q = lib.indexOf(dir.filePath("Qwen3-30B-A3B-Q4_K_M.gguf"));
     QVERIFY(q >= 0);
     QTRY_COMPARE(lib.data(lib.index(q, 0), ModelLibrary::FitRole).value<ModelLibrary::FitVerdict>(),

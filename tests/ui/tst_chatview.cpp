@@ -46,6 +46,15 @@ bool written(ChatView &view)
     return QTest::qWaitFor([&view] { return view.isComplete(); }, 5000);
 }
 
+// `n` paragraphs of Markdown: `pattern` with %1 the paragraph's number.
+QString paragraphs(int n, const QString &pattern)
+{
+    QString text;
+    for (int p = 0; p < n; ++p)
+        text += pattern.arg(p) + QStringLiteral("\n\n");
+    return text;
+}
+
 // A 200x100 red PNG.
 QByteArray redPng()
 {
@@ -720,9 +729,7 @@ void TestChatView::streamedCodeBlockStaysWhenItsFenceCloses()
 // loop's turn at a time, like the rows around it: 500 paragraphs held the window 59 ms at once.
 void TestChatView::longProseIsWrittenInSlices()
 {
-    QString prose;
-    for (int p = 0; p < 500; ++p)
-        prose += QStringLiteral("Paragraph %1 says **something** about `experts` and layers.\n\n").arg(p);
+    const QString prose = paragraphs(500, QStringLiteral("Paragraph %1 says **something** about `experts` and layers."));
     ChatModel model;
     ChatView view;
     QVERIFY(showOnScreen(model, view));
@@ -765,9 +772,7 @@ void TestChatView::longProseIsWrittenInSlices()
 // being written (ChatController::onPicturesRead): laid out again with it, each paragraph once.
 void TestChatView::pictureReadWhileItsMessageIsWritten()
 {
-    QString prose;
-    for (int p = 0; p < 500; ++p)
-        prose += QStringLiteral("Paragraph %1 of the question.\n\n").arg(p);
+    const QString prose = paragraphs(500, QStringLiteral("Paragraph %1 of the question."));
     ChatModel model;
     ChatView view;
     QVERIFY(showOnScreen(model, view));
