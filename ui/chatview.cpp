@@ -56,6 +56,12 @@ ChatView::ChatView(QWidget *parent)
     m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
     connect(m_code, &CodeBlocks::coloured, this, &ChatView::codeHighlighted);
+    // Queued: QTextEdit sets its scroll position after it changes the range.
+    connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this] {
+        if (m_bottomWhenShown && isVisible())
+            verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+    }, Qt::QueuedConnection);
+    connect(verticalScrollBar(), &QAbstractSlider::actionTriggered, this, [this] { m_bottomWhenShown = false; });
     m_nextSlice.setSingleShot(true);
     m_nextSlice.setInterval(0);
     connect(&m_nextSlice, &QTimer::timeout, this, [this] {
@@ -166,8 +172,12 @@ QTextCursor ChatView::frameEnd(const Rendered &r) const
 
 void ChatView::followIfAtBottom(bool follow)
 {
-    if (follow)
-        verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+    if (!follow)
+        return;
+    verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+    // Written before the window is shown (a chat imported at start): its height is known only
+    // when it is laid out on screen, and the bottom is shown then (the scroll range's changes).
+    m_bottomWhenShown = !isVisible();
 }
 
 void ChatView::insertRow(int row)

@@ -98,5 +98,6 @@ private:
     QTimer m_nextSlice;     // the rest after the event loop's other work
     QElapsedTimer m_slice;  // how long this turn of the event loop has been writing rows
     bool m_sliceOpen = false;
+    bool m_bottomWhenShown = false; // followed to the bottom while hidden: show the bottom when laid out
     bool m_firstWrite = false; // writing a message not on screen before (appendRow, resumeRow)
 };

@@ -132,6 +132,7 @@ private slots:
     void streamedCodeBlockStaysWhenItsFenceCloses();
     void longProseIsWrittenInSlices();
     void pictureReadWhileItsMessageIsWritten();
+    void writtenBeforeShownOpensAtTheBottom();
 };
 
 void TestChatView::noteUntilTheFirstText()
@@ -790,6 +791,32 @@ void TestChatView::pictureReadWhileItsMessageIsWritten()
     QCOMPARE(text.count("Paragraph 0 of"), 1);
     QCOMPARE(text.count("Paragraph 499 of"), 1);
     QVERIFY(text.indexOf("Paragraph 498 of") < text.indexOf("Paragraph 499 of"));
+}
+
+// A chat written before the window is shown (imported at start) opens at its newest message, as
+// one opened later does: its size is known only once it is laid out on screen.
+void TestChatView::writtenBeforeShownOpensAtTheBottom()
+{
+    ChatModel model;
+    ChatView view;
+    view.setChatModel(&model);
+    for (int i = 0; i < 40; ++i) {
+        model.appendMessage(ChatModel::make(ChatModel::Author::User, QStringLiteral("Question %1?").arg(i)));
+        model.appendMessage(ChatModel::make(ChatModel::Author::Assistant, paragraphs(3, QStringLiteral("Answer %1."))));
+    }
+    QVERIFY(written(view));
+    view.resize(800, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QScrollBar *bar = view.verticalScrollBar();
+    QTRY_VERIFY(bar->maximum() > 0);
+    QTRY_COMPARE(bar->value(), bar->maximum());
+    // Scrolled up by the user, it stays where it is put.
+    bar->triggerAction(QAbstractSlider::SliderToMinimum);
+    model.appendMessage(ChatModel::make(ChatModel::Author::User, QStringLiteral("One more?")));
+    QVERIFY(written(view));
+    QTest::qWait(50);
+    QCOMPARE(bar->value(), 0);
 }
 
 #include "tst_chatview.moc"
