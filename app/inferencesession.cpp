@@ -13,7 +13,7 @@ InferenceSession::InferenceSession(std::unique_ptr<Worker> worker, QObject *pare
 {
     registerShoehornMetaTypes();
     m_worker = worker ? worker.release() : new InferenceWorker;
-    m_worker->setCancelFlags({&m_cancelLoad, &m_cancelGeneration, &m_noResume});
+    m_worker->setCancelFlags({&m_cancelLoad, &m_cancelGeneration, &m_noResume, &m_quitting});
     m_worker->setApiHost(m_api);
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -41,6 +41,7 @@ bool InferenceSession::shutdown(int milliseconds)
     m_cancelLoad = true;
     m_cancelGeneration = true;
     m_noResume = true; // a tune ends without loading its model again
+    m_quitting = true; // a remote machine's probe at start ends (it waited up to 5 s a machine)
     m_thread.quit();
     return m_thread.wait(QDeadlineTimer(milliseconds));
 }

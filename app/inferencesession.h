@@ -96,6 +96,7 @@ private:
     std::atomic<bool> m_cancelLoad{false};
     std::atomic<bool> m_cancelGeneration{false};
     std::atomic<bool> m_noResume{false};
+    std::atomic<bool> m_quitting{false};
     State m_state = State::NoModel;
     ModelSummary m_model;
     struct PendingLoad {

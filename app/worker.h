@@ -26,6 +26,8 @@ public:
         // The tuned model is not wanted back after auto-tune: the app quits, or another model
         // was asked for meanwhile (its load is queued behind the tune).
         const std::atomic<bool> *noResume = nullptr;
+        // The app is quitting (InferenceSession::shutdown): a remote machine's probe ends.
+        const std::atomic<bool> *quitting = nullptr;
     };
     using QObject::QObject;
     void setCancelFlags(CancelFlags flags) { m_cancel = flags; }
@@ -61,8 +63,9 @@ public:
         std::vector<std::string> list;
         for (const QString &e : endpoints)
             list.push_back(e.toStdString());
-        emit remotesAttached(list.empty() || helper.isEmpty() ? shoehorn::AttachedRemotes{}
-                                                             : shoehorn::attachRemotes(list, helper.toStdString()));
+        emit remotesAttached(list.empty() || helper.isEmpty()
+                                 ? shoehorn::AttachedRemotes{}
+                                 : shoehorn::attachRemotes(list, helper.toStdString(), m_cancel.quitting));
     }
 
 signals:

@@ -159,7 +159,8 @@ Result<RemoteMachine> probeRemote(const std::string &endpoint, const std::string
     return machineFromJson(endpoint, out);
 }
 
-AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const std::string &helper)
+AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const std::string &helper,
+                              const std::atomic<bool> *stop)
 {
     AttachedRemotes out;
     const auto addServer = rpcAddServer();
@@ -168,7 +169,7 @@ AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const s
             out.failed.push_back({e, remoteError(e, noRpcBackend)});
             continue;
         }
-        auto probed = probeRemote(e, helper);
+        auto probed = probeRemote(e, helper, 5000, stop);
         if (!probed) {
             out.failed.push_back({e, probed.error()});
             continue;

@@ -54,7 +54,9 @@ struct AttachedRemotes {
     std::vector<RemoteMachine> machines;
     std::vector<RemoteFailure> failed;
 };
-AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const std::string &helper);
+// `stop` set (the app quitting) ends the probe under way and skips the rest: Cancelled.
+AttachedRemotes attachRemotes(const std::vector<std::string> &endpoints, const std::string &helper,
+                              const std::atomic<bool> *stop = nullptr);
 
 // The worker side: ggml's RPC server (ggml_backend_rpc_start_server) on this machine's devices.
 struct RpcWorkerOptions {

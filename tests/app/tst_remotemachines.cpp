@@ -35,6 +35,7 @@ private slots:
     void testConnectionShowsDevicesOrWhy();
     void closingDoesNotWaitForATest();
     void quittingStopsATest();
+    void quittingStopsAttachingAtStart();
     void rememberedMachinesJoinAtStart();
     void addedMachineJoinsWhileRunning();
     void limitIsRememberedAndCapsThePlan_data();
@@ -154,6 +155,22 @@ void TestRemoteMachines::quittingStopsATest()
     QVERIFY2(quitting.elapsed() < 2000, qPrintable(QString::number(quitting.elapsed())));
     QCoreApplication::processEvents(); // the stopped test's answer: it says nothing of the machine
     QCOMPARE(status(), Status::Testing);
+}
+
+// A remembered machine that accepts and never answers is asked on the inference thread at start
+// (up to 5 s): quitting meanwhile ends it, instead of giving up on the thread after 2 s.
+void TestRemoteMachines::quittingStopsAttachingAtStart()
+{
+    QTcpServer silent;
+    QVERIFY(silent.listen(QHostAddress::LocalHost));
+    QSettings().setValue("remote/machines", QStringList{QStringLiteral("127.0.0.1:%1").arg(silent.serverPort())});
+    AppCore app;
+    QTest::qWait(300); // the probe is under way
+    QElapsedTimer quitting;
+    quitting.start();
+    QVERIFY(app.shutdown(2000));
+    qInfo("shut down in %lld ms while attaching a remembered machine", quitting.elapsed());
+    QVERIFY2(quitting.elapsed() < 1500, qPrintable(QString::number(quitting.elapsed())));
 }
 
 // What AppCore has the inference thread do first: the remembered machines that answer are in use, the device list (and
