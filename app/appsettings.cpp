@@ -5,6 +5,7 @@
 #include <QCryptographicHash>
 #include <QHash>
 #include <QSettings>
+#include <QCoreApplication>
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -82,6 +83,10 @@ QThreadPool &writer()
     static QThreadPool *pool = [] {
         auto *p = new QThreadPool; // never destroyed: waitForWrites() ends the writes in time
         p->setMaxThreadCount(1);   // one thread: the writes land in the order they were made
+        // Also where no AppCore waits for them (a window tested alone): a write still running
+        // when the process exits made a QSettings in the middle of the exit handlers (a crash in
+        // tst_remotemachinesdialog, heap corruption at exit).
+        qAddPostRoutine([] { writer().waitForDone(); });
         return p;
     }();
     return *pool;
