@@ -56,11 +56,15 @@ ChatView::ChatView(QWidget *parent)
     m_openUrl = [](const QUrl &url) { QDesktopServices::openUrl(url); };
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl &url) { activate(url.toString()); });
     connect(m_code, &CodeBlocks::coloured, this, &ChatView::codeHighlighted);
-    // Queued: QTextEdit sets its scroll position after it changes the range.
     connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this] {
-        if (m_bottomWhenShown && isVisible())
-            verticalScrollBar()->setValue(verticalScrollBar()->maximum());
-    }, Qt::QueuedConnection);
+        if (!m_bottomWhenShown || !isVisible())
+            return; // while streaming: nothing posted per change of the range
+        // Queued: QTextEdit sets its scroll position after it changes the range.
+        QMetaObject::invokeMethod(this, [this] {
+            if (m_bottomWhenShown)
+                verticalScrollBar()->setValue(verticalScrollBar()->maximum());
+        }, Qt::QueuedConnection);
+    });
     connect(verticalScrollBar(), &QAbstractSlider::actionTriggered, this, [this] { m_bottomWhenShown = false; });
     m_nextSlice.setSingleShot(true);
     m_nextSlice.setInterval(0);
