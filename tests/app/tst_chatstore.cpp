@@ -33,6 +33,7 @@ private slots:
     void versionsAndSettings();
     void imagesStoredWithTheMessage();
     void failedWritesSayWhy();
+    void newerOrBrokenFileSaysWhy();
     void surviveKill();
 };
 
@@ -235,6 +236,21 @@ void TestChatStore::failedWritesSayWhy()
         QSqlQuery orphans(db);
         QVERIFY(orphans.exec("SELECT COUNT(*) FROM messages WHERE conversation_id = 990") && orphans.next());
         QCOMPARE(orphans.value(0).toInt(), 0);
+    }
+}
+
+// A file written by a newer Shoehorn, or not a database at all: the writes or the open say why.
+void TestChatStore::newerOrBrokenFileSaysWhy()
+{
+    using shoehorn::ErrorCode;
+    QTemporaryDir dir;
+    const QString path = dir.filePath("c.sqlite");
+    qint64 conv = 0;
+    {
+        ChatStore s;
+        QVERIFY(s.open(path));
+        conv = idOf(s.createConversation("t", "/m.gguf", ""));
+        QVERIFY(conv > 0);
     }
     // Written by a newer Shoehorn: opened read-only, and every write says SQLite refused it.
     {

@@ -98,6 +98,7 @@ private slots:
 
 private:
     void addImageErrorRows(); // --image and --mmproj rows of errorsSaySomething
+    void addArgumentCountRows(); // one argument too many, rows of errorsSaySomething
     QTemporaryDir m_dir;
     QString m_odd; // tiny llama with kOddName, at a path with a quote and a backslash
 };
@@ -408,19 +409,7 @@ void TestCliJson::errorsSaySomething_data()
                                                     << QByteArray("-ctk q4_0 stores blocks of 32 values");
     QTest::newRow("parity rounds") << QStringList{"parity", missing, "--rounds", "0"}
                                    << QByteArray("--rounds takes a whole number from 1 to 1000, not '0'");
-    // A second model, or a value that lost its quotes (the answer was to "two" alone).
-    QTest::newRow("two models") << QStringList{"info", m_odd, m_odd}
-                                << QByteArray("error: info takes one model; '" + m_odd.toUtf8() + "' is one argument too many\n");
-    QTest::newRow("value without quotes") << QStringList{"chat", m_odd, "-p", "two", "words"}
-                                          << QByteArray("error: chat takes one model; 'words' is one argument too many: "
-                                                        "after -p two, a value with spaces needs quotes (-p \"two words\")");
-    QTest::newRow("tune: a margin per device") << QStringList{"tune", m_odd, "--margin", "100,200"}
-                                               << QByteArray("error: tune takes one --margin, kept free on every device");
-    // After a number's value the word did not lose quotes: no hint to quote "-c 512 other.gguf".
-    QTest::newRow("after a number") << QStringList{"chat", m_odd, "-p", "hi", "-c", "512", "other.gguf"}
-                                    << QByteArray("error: chat takes one model; 'other.gguf' is one argument too many\n");
-    QTest::newRow("-m and a positional") << QStringList{"plan", "-m", m_odd, "words"}
-                                         << QByteArray("error: plan takes one model; 'words' is one argument too many");
+    addArgumentCountRows();
     addImageErrorRows();
 }
 
@@ -721,6 +710,23 @@ void TestCliJson::planAndFitCountTheProjector()
     QVERIFY2(fit.exitCode == 0, fit.err.constData());
     QVERIFY(parseJson(fit).object().value("plan").toObject().value("gpus").toArray().at(0).toObject().value("use")
                 .toObject().value("projector").toDouble() > 0);
+}
+
+void TestCliJson::addArgumentCountRows()
+{
+    // A second model, or a value that lost its quotes (the answer was to "two" alone).
+    QTest::newRow("two models") << QStringList{"info", m_odd, m_odd}
+                                << QByteArray("error: info takes one model; '" + m_odd.toUtf8() + "' is one argument too many\n");
+    QTest::newRow("value without quotes") << QStringList{"chat", m_odd, "-p", "two", "words"}
+                                          << QByteArray("error: chat takes one model; 'words' is one argument too many: "
+                                                        "after -p two, a value with spaces needs quotes (-p \"two words\")");
+    QTest::newRow("tune: a margin per device") << QStringList{"tune", m_odd, "--margin", "100,200"}
+                                               << QByteArray("error: tune takes one --margin, kept free on every device");
+    // After a number's value the word did not lose quotes: no hint to quote "-c 512 other.gguf".
+    QTest::newRow("after a number") << QStringList{"chat", m_odd, "-p", "hi", "-c", "512", "other.gguf"}
+                                    << QByteArray("error: chat takes one model; 'other.gguf' is one argument too many\n");
+    QTest::newRow("-m and a positional") << QStringList{"plan", "-m", m_odd, "words"}
+                                         << QByteArray("error: plan takes one model; 'words' is one argument too many");
 }
 
 void TestCliJson::addImageErrorRows()

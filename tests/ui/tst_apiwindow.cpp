@@ -39,6 +39,27 @@ private slots:
     void tuningPausesTheApiAndSaysSo();
 };
 
+// llama.cpp's web chat at / of the server, linked from the dialog (or why this build has none,
+// on the page and in the dialog).
+static void checkWebChat(const ApiDialog &dialog, const QString &baseUrl)
+{
+    auto *webChat = dialog.findChild<QLabel *>("webChat");
+    QVERIFY(webChat);
+    const QString missing = ApiController::webChatMissing();
+    const QString root = baseUrl + QLatin1Char('/');
+    QVERIFY2(webChat->text().contains(missing.isEmpty() ? "href=\"" + root + "\"" : missing.toHtmlEscaped()),
+             qPrintable(webChat->text()));
+    QNetworkAccessManager web;
+    std::unique_ptr<QNetworkReply> page(web.get(QNetworkRequest(QUrl(root))));
+    QTRY_VERIFY_WITH_TIMEOUT(page->isFinished(), 10000);
+    QCOMPARE(page->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+    const QByteArray html = page->readAll();
+    if (missing.isEmpty())
+        QVERIFY2(html.contains("<html") && !html.contains("Shoehorn local API"), html.left(300).constData());
+    else
+        QVERIFY2(html.contains(missing.toUtf8()), html.constData());
+}
+
 void TestApiWindow::apiWhileTheChatStreams()
 {
     AppCore controllerApp;
@@ -82,23 +103,9 @@ void TestApiWindow::apiWhileTheChatStreams()
     QVERIFY(controllerApp.api()->curlExample().contains("\"model\": \"tiny-api.gguf\""));
     QVERIFY(finished.isEmpty()); // still streaming
 
-    // llama.cpp's web chat at / of the same server, linked from the dialog (or why this build
-    // has none, on the page and in the dialog).
-    auto *webChat = dialog->findChild<QLabel *>("webChat");
-    QVERIFY(webChat);
-    const QString missing = ApiController::webChatMissing();
-    const QString root = controllerApp.api()->baseUrl() + QLatin1Char('/');
-    QVERIFY2(webChat->text().contains(missing.isEmpty() ? "href=\"" + root + "\"" : missing.toHtmlEscaped()),
-             qPrintable(webChat->text()));
-    QNetworkAccessManager web;
-    std::unique_ptr<QNetworkReply> page(web.get(QNetworkRequest(QUrl(root))));
-    QTRY_VERIFY_WITH_TIMEOUT(page->isFinished(), 10000);
-    QCOMPARE(page->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
-    const QByteArray html = page->readAll();
-    if (missing.isEmpty())
-        QVERIFY2(html.contains("<html") && !html.contains("Shoehorn local API"), html.left(300).constData());
-    else
-        QVERIFY2(html.contains(missing.toUtf8()), html.constData());
+    checkWebChat(*dialog, controllerApp.api()->baseUrl());
+    if (QTest::currentTestFailed())
+        return;
 
     QProcess node;
     node.setWorkingDirectory(SHOEHORN_API_CLIENT_DIR);

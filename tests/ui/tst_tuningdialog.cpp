@@ -33,6 +33,30 @@ void TestTuningDialog::init()
     QSettings().clear();
 }
 
+// The best row and bar highlighted, and the story: a row per step that changes the configuration.
+static void checkBestAndStory(TuningDialog &dialog)
+{
+    const TuneReport &r = dialog.report();
+    const int rows = int(r.result.measurements.size());
+    QVERIFY(dialog.resultsTable()->item(r.result.best, 0)->font().bold());
+    QVERIFY(dialog.resultsTable()->item(r.result.best, 3)->text().contains("best"));
+    const auto sets = dialog.barSets();
+    QCOMPARE(sets.size(), 2);
+    QCOMPARE(sets[0]->count(), rows);
+    QVERIFY(sets[1]->isBarSelected(r.result.best)); // the best bar is highlighted
+    // The story: a row per step that changes the configuration here (no GPU on this machine: no
+    // "+ GPU layers" row repeating the baseline), ending with the best found.
+    QTableWidget *story = dialog.storyTable();
+    QCOMPARE(story->rowCount(), int(r.story.size()));
+    QVERIFY(story->rowCount() >= 2);
+    QCOMPARE(story->item(0, 3)->text(), QString("×1.00"));
+    for (int row = 1; row < story->rowCount(); ++row)
+        QVERIFY2(story->item(row, 1)->text() != story->item(row - 1, 1)->text(), qPrintable(story->item(row, 0)->text()));
+    const shoehorn::TuneCandidate &bestTrial = r.result.measurements[size_t(r.result.best)].candidate;
+    if (!bestTrial.chatPath) // a speculation trial is measured on the chat path: not a step of the story
+        QCOMPARE(story->item(story->rowCount() - 1, 1)->text(), QString::fromStdString(bestTrial.label));
+}
+
 void TestTuningDialog::runShowApply()
 {
     AppCore cApp;
@@ -72,23 +96,9 @@ void TestTuningDialog::runShowApply()
             QCOMPARE(dialog.resultsTable()->item(i, 1)->text(), QString("—"));
         }
     QVERIFY(chatPathRows > 0);
-    QVERIFY(dialog.resultsTable()->item(r.result.best, 0)->font().bold());
-    QVERIFY(dialog.resultsTable()->item(r.result.best, 3)->text().contains("best"));
-    const auto sets = dialog.barSets();
-    QCOMPARE(sets.size(), 2);
-    QCOMPARE(sets[0]->count(), rows);
-    QVERIFY(sets[1]->isBarSelected(r.result.best)); // the best bar is highlighted
-    // The story: a row per step that changes the configuration here (no GPU on this machine: no
-    // "+ GPU layers" row repeating the baseline), ending with the best found.
-    QTableWidget *story = dialog.storyTable();
-    QCOMPARE(story->rowCount(), int(r.story.size()));
-    QVERIFY(story->rowCount() >= 2);
-    QCOMPARE(story->item(0, 3)->text(), QString("×1.00"));
-    for (int row = 1; row < story->rowCount(); ++row)
-        QVERIFY2(story->item(row, 1)->text() != story->item(row - 1, 1)->text(), qPrintable(story->item(row, 0)->text()));
-    const shoehorn::TuneCandidate &bestTrial = r.result.measurements[size_t(r.result.best)].candidate;
-    if (!bestTrial.chatPath) // a speculation trial is measured on the chat path: not a step of the story
-        QCOMPARE(story->item(story->rowCount() - 1, 1)->text(), QString::fromStdString(bestTrial.label));
+    checkBestAndStory(dialog);
+    if (QTest::currentTestFailed())
+        return;
 
     // Apply best: the controller takes the settings and reloads with them.
     const auto best = r.result.measurements[size_t(r.result.best)].candidate.settings;
