@@ -13,12 +13,37 @@
 #include <QHBoxLayout>
 #include <QImage>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace {
 constexpr int kThumb = 56;
+
+// As wide as its thumbnails where the window has the room (a QScrollArea stops at 36 lines of
+// text), narrower where it does not; as tall as a thumbnail and the scroll bar below it, which
+// shows only when they do not fit.
+class ThumbnailArea : public QScrollArea
+{
+public:
+    using QScrollArea::QScrollArea;
+    QSize sizeHint() const override { return {widget()->sizeHint().width(), tall()}; }
+    QSize minimumSizeHint() const override { return {0, tall()}; }
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        // A thumbnail shown or removed: the hints above change with it.
+        if (watched == widget() && event->type() == QEvent::LayoutRequest)
+            updateGeometry();
+        return QScrollArea::eventFilter(watched, event);
+    }
+
+private:
+    int tall() const { return widget()->sizeHint().height() + horizontalScrollBar()->sizeHint().height(); }
+};
 
 QByteArray pngOf(const QImage &image)
 {
@@ -52,11 +77,24 @@ AttachmentStrip::AttachmentStrip(VisionController *vision, QWidget *parent) : QW
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     auto *row = new QHBoxLayout;
-    m_thumbs = new QHBoxLayout;
+    // The thumbnails scroll sideways: in a plain row each one made the window's minimum width
+    // 50 px larger (ten of them 1728 px), and a window at its minimum grew with every paste.
+    m_thumbsArea = new ThumbnailArea(this);
+    m_thumbsArea->setObjectName(QStringLiteral("attachmentThumbs"));
+    m_thumbsArea->setFrameShape(QFrame::NoFrame);
+    m_thumbsArea->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    m_thumbsArea->setWidgetResizable(true);
+    m_thumbsArea->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_thumbsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    auto *thumbs = new QWidget(m_thumbsArea);
+    m_thumbs = new QHBoxLayout(thumbs);
+    m_thumbs->setContentsMargins(0, 0, 0, 0);
+    m_thumbsArea->setWidget(thumbs);
+    m_thumbsArea->hide();
     m_attach = new QToolButton(this);
     m_attach->setObjectName(QStringLiteral("attachImageButton"));
     m_attach->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    row->addLayout(m_thumbs);
+    row->addWidget(m_thumbsArea);
     row->addWidget(m_attach);
     row->addStretch(1);
     m_note = new QLabel(this);
@@ -201,6 +239,8 @@ void AttachmentStrip::rebuild()
         l->addWidget(remove, 0, Qt::AlignTop);
         m_thumbs->addWidget(box);
     }
+    m_thumbs->addStretch(1);
+    m_thumbsArea->setVisible(!m_images.isEmpty());
     updateNote();
     emit imagesChanged();
 }

@@ -10,6 +10,7 @@
 
 class QHBoxLayout;
 class QLabel;
+class QScrollArea;
 class QToolButton;
 class VisionController;
 
@@ -70,7 +71,8 @@ private:
     int m_reading = 0;
     quint64 m_generation = 0; // clear() drops what is still being read
     QStringList m_errors;
-    QHBoxLayout *m_thumbs = nullptr;
+    QScrollArea *m_thumbsArea = nullptr;
+    QHBoxLayout *m_thumbs = nullptr; // in m_thumbsArea
     QToolButton *m_attach = nullptr;
     QLabel *m_note = nullptr;
     FileChooser m_choose;

@@ -37,6 +37,8 @@
 #include <QTextDocument>
 #include <QToolButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QUrl>
 #include "imagefit.h"
 
@@ -133,6 +135,7 @@ private slots:
     void sentPhotoDoesNotStallTheWindow();
     void pastedJpegIsDecodedOffTheGuiThread();
     void oneBitPictureKeepsItsColour();
+    void manyPicturesKeepTheWindowsWidth();
 };
 
 void TestAttachments::attachDropPasteAndSend()
@@ -490,6 +493,52 @@ void TestAttachments::oneBitPictureKeepsItsColour()
     QCOMPARE(thumb.size(), QSize(96, 72));
     for (const QPoint at : {QPoint(3, 3), QPoint(4, 3), QPoint(20, 17)})
         QCOMPARE(QColor(thumb.pixel(at)).name(), QString("#87ceeb"));
+}
+
+// Ten pictures waiting in the strip: the window keeps its width (each thumbnail made the window's
+// minimum 50 px wider, and a window at its minimum grew by as much on every paste), the thumbnails
+// scroll sideways, and Attach stays in view.
+void TestAttachments::manyPicturesKeepTheWindowsWidth()
+{
+    Window w;
+    QVERIFY(open(w, TestFixtures::instance().tinyVision(), true));
+    w.window->resize(w.window->minimumSizeHint().width(), w.window->height());
+    QTRY_COMPARE(w.window->width(), w.window->minimumSizeHint().width());
+    const int minWidth = w.window->minimumSizeHint().width();
+    const QSize size = w.window->size();
+    AttachmentStrip *strip = w.window->attachments();
+    QImage picture(400, 300, QImage::Format_RGB32);
+    picture.fill(Qt::darkCyan);
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    QVERIFY(picture.save(&buffer, "PNG"));
+    for (int i = 0; i < 10; ++i)
+        strip->addImageBytes(png, QStringLiteral("picture %1").arg(i));
+    QTRY_COMPARE(strip->images().size(), 10);
+    QTest::qWait(50); // layouts settle
+    QCOMPARE(w.window->minimumSizeHint().width(), minWidth);
+    QCOMPARE(w.window->size(), size);
+    const QList<QToolButton *> thumbs = strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb"));
+    QCOMPARE(thumbs.size(), 10);
+    auto *area = strip->findChild<QScrollArea *>(QStringLiteral("attachmentThumbs"));
+    QVERIFY(area);
+    QVERIFY(area->horizontalScrollBar()->isVisible());
+    const QRect shown(strip->attachButton()->mapTo(w.window.get(), QPoint(0, 0)), strip->attachButton()->size());
+    QVERIFY(w.window->rect().contains(shown));
+    // On a laptop's screen (1366 wide) several show at once, beside Attach.
+    w.window->resize(1366, 700);
+    QTRY_COMPARE(w.window->width(), 1366);
+    QTRY_VERIFY2(area->viewport()->width() >= 5 * thumbs.first()->width(), qPrintable(QString::number(area->viewport()->width())));
+    QVERIFY(area->horizontalScrollBar()->isVisible());
+    // The last one scrolled to, and removed: the other nine stay.
+    area->ensureWidgetVisible(thumbs.last());
+    QVERIFY(area->horizontalScrollBar()->value() > 0);
+    auto *remove = thumbs.last()->parentWidget()->findChild<QToolButton *>(QStringLiteral("removeAttachment"));
+    QVERIFY(remove);
+    QTest::mouseClick(remove, Qt::LeftButton);
+    QCOMPARE(strip->images().size(), 9);
+    QCOMPARE(strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb")).size(), 9);
 }
 
 QTEST_MAIN(TestAttachments)
