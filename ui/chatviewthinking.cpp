@@ -68,7 +68,7 @@ void ChatView::streamReasoning(int row)
         return;
     if (!r.hasThinkingHeader) {
         if (r.split.boundary() > 0 || r.tailChars > 0) {
-            renderRow(row); // thinking after the answer began: rare, lay the message out again
+            relayoutRow(row); // thinking after the answer began: rare, lay the message out again
             return;
         }
         QTextCursor c = frameEnd(r);
@@ -96,5 +96,5 @@ void ChatView::setThinkingExpanded(int row, bool expanded)
     if (row < 0 || row >= m_rendered.size() || m_rendered[row].thinkingOpen == expanded)
         return;
     m_rendered[row].thinkingOpen = expanded;
-    renderRow(row);
+    relayoutRow(row);
 }
