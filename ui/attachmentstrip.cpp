@@ -8,6 +8,7 @@
 #include "visioncontroller.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -17,6 +18,7 @@
 #include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace {
@@ -24,12 +26,15 @@ constexpr int kThumb = 56;
 
 // As wide as its thumbnails where the window has the room (a QScrollArea stops at 36 lines of
 // text), narrower where it does not; as tall as a thumbnail and the scroll bar below it, which
-// shows only when they do not fit.
+// shows only when they do not fit (its room is kept, so that nothing moves when it shows).
 class ThumbnailArea : public QScrollArea
 {
 public:
-    using QScrollArea::QScrollArea;
-    QSize sizeHint() const override { return {widget()->sizeHint().width(), tall()}; }
+    explicit ThumbnailArea(QWidget *parent) : QScrollArea(parent)
+    {
+        setFocusPolicy(Qt::NoFocus); // a click on a thumbnail leaves the keyboard in the message box
+    }
+    QSize sizeHint() const override { return widget() ? QSize(widget()->sizeHint().width(), tall()) : QScrollArea::sizeHint(); }
     QSize minimumSizeHint() const override { return {0, tall()}; }
 
 protected:
@@ -40,9 +45,14 @@ protected:
             updateGeometry();
         return QScrollArea::eventFilter(watched, event);
     }
+    // There is nothing to scroll up and down: the wheel scrolls sideways.
+    void wheelEvent(QWheelEvent *event) override { QCoreApplication::sendEvent(horizontalScrollBar(), event); }
 
 private:
-    int tall() const { return widget()->sizeHint().height() + horizontalScrollBar()->sizeHint().height(); }
+    int tall() const
+    {
+        return (widget() ? widget()->sizeHint().height() : 0) + horizontalScrollBar()->sizeHint().height();
+    }
 };
 
 QByteArray pngOf(const QImage &image)
@@ -78,7 +88,7 @@ AttachmentStrip::AttachmentStrip(VisionController *vision, QWidget *parent) : QW
     outer->setContentsMargins(0, 0, 0, 0);
     auto *row = new QHBoxLayout;
     // The thumbnails scroll sideways: in a plain row each one made the window's minimum width
-    // 50 px larger (ten of them 1728 px), and a window at its minimum grew with every paste.
+    // about 90 px larger (ten of them 1728 px), and a window at its minimum grew with every paste.
     m_thumbsArea = new ThumbnailArea(this);
     m_thumbsArea->setObjectName(QStringLiteral("attachmentThumbs"));
     m_thumbsArea->setFrameShape(QFrame::NoFrame);
@@ -95,7 +105,7 @@ AttachmentStrip::AttachmentStrip(VisionController *vision, QWidget *parent) : QW
     m_attach->setObjectName(QStringLiteral("attachImageButton"));
     m_attach->setToolButtonStyle(Qt::ToolButtonTextOnly);
     row->addWidget(m_thumbsArea);
-    row->addWidget(m_attach);
+    row->addWidget(m_attach, 0, Qt::AlignTop); // level with the thumbnails' top
     row->addStretch(1);
     m_note = new QLabel(this);
     m_note->setObjectName(QStringLiteral("attachmentNote"));
@@ -237,7 +247,7 @@ void AttachmentStrip::rebuild()
         });
         l->addWidget(thumb);
         l->addWidget(remove, 0, Qt::AlignTop);
-        m_thumbs->addWidget(box);
+        m_thumbs->addWidget(box, 0, Qt::AlignTop); // the scroll bar's room stays below them
     }
     m_thumbs->addStretch(1);
     m_thumbsArea->setVisible(!m_images.isEmpty());

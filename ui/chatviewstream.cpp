@@ -64,7 +64,8 @@ void ChatView::removeTail(Rendered &r)
 }
 
 // A streamed code block whose fence closed: the block on screen becomes the finished one, where
-// writeSegments would have written it, instead of being written again (24 ms for 400 lines).
+// writeSegments would have written it, instead of being written again (400 lines on screen:
+// 8-10 ms and ~20,000 characters).
 bool ChatView::keepStreamedCode(int row, const MarkdownSplit::Segment &s)
 {
     Rendered &r = m_rendered[row];

@@ -19,6 +19,7 @@
 #include "visioncontroller.h"
 #include "visionmenu.h"
 
+#include <QApplication>
 #include <QClipboard>
 #include <QDir>
 #include <QFileInfo>
@@ -40,6 +41,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QUrl>
+#include <QWheelEvent>
 #include "imagefit.h"
 
 #include <QBuffer>
@@ -495,9 +497,9 @@ void TestAttachments::oneBitPictureKeepsItsColour()
         QCOMPARE(QColor(thumb.pixel(at)).name(), QString("#87ceeb"));
 }
 
-// Ten pictures waiting in the strip: the window keeps its width (each thumbnail made the window's
-// minimum 50 px wider, and a window at its minimum grew by as much on every paste), the thumbnails
-// scroll sideways, and Attach stays in view.
+// Twenty pictures waiting in the strip: the window keeps its width (each thumbnail made the
+// window's minimum about 90 px wider, and a window at its minimum grew by as much on every paste),
+// the thumbnails scroll sideways, Attach stays in view, and the message box keeps the keyboard.
 void TestAttachments::manyPicturesKeepTheWindowsWidth()
 {
     Window w;
@@ -513,32 +515,41 @@ void TestAttachments::manyPicturesKeepTheWindowsWidth()
     QBuffer buffer(&png);
     buffer.open(QIODevice::WriteOnly);
     QVERIFY(picture.save(&buffer, "PNG"));
-    for (int i = 0; i < 10; ++i)
+    for (int i = 0; i < 20; ++i)
         strip->addImageBytes(png, QStringLiteral("picture %1").arg(i));
-    QTRY_COMPARE(strip->images().size(), 10);
+    QTRY_COMPARE(strip->images().size(), 20);
     QTest::qWait(50); // layouts settle
     QCOMPARE(w.window->minimumSizeHint().width(), minWidth);
     QCOMPARE(w.window->size(), size);
     const QList<QToolButton *> thumbs = strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb"));
-    QCOMPARE(thumbs.size(), 10);
+    QCOMPARE(thumbs.size(), 20);
     auto *area = strip->findChild<QScrollArea *>(QStringLiteral("attachmentThumbs"));
     QVERIFY(area);
-    QVERIFY(area->horizontalScrollBar()->isVisible());
     const QRect shown(strip->attachButton()->mapTo(w.window.get(), QPoint(0, 0)), strip->attachButton()->size());
     QVERIFY(w.window->rect().contains(shown));
-    // On a laptop's screen (1366 wide) several show at once, beside Attach.
+    // On a laptop's screen (1366 wide) several show at once, beside Attach, the rest scrolled to.
     w.window->resize(1366, 700);
     QTRY_COMPARE(w.window->width(), 1366);
-    QTRY_VERIFY2(area->viewport()->width() >= 5 * thumbs.first()->width(), qPrintable(QString::number(area->viewport()->width())));
+    const int box = thumbs.first()->parentWidget()->width(); // a thumbnail and its remove button
+    QTRY_VERIFY2(area->viewport()->width() >= 5 * box, qPrintable(QString::number(area->viewport()->width())));
+    QVERIFY(area->widget()->width() > area->viewport()->width());
     QVERIFY(area->horizontalScrollBar()->isVisible());
-    // The last one scrolled to, and removed: the other nine stay.
-    area->ensureWidgetVisible(thumbs.last());
+    // The wheel scrolls them sideways (there is nothing to scroll up and down).
+    QWheelEvent wheel(QPointF(10, 10), area->viewport()->mapToGlobal(QPointF(10, 10)), QPoint(), QPoint(0, -120),
+                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(area->viewport(), &wheel);
     QVERIFY(area->horizontalScrollBar()->value() > 0);
+    // The last one scrolled to, and removed: the others stay, and typing goes on in the message box.
+    MessageInput *input = w.window->messageInput();
+    input->setFocus();
+    QTRY_VERIFY(input->hasFocus());
+    area->ensureWidgetVisible(thumbs.last());
     auto *remove = thumbs.last()->parentWidget()->findChild<QToolButton *>(QStringLiteral("removeAttachment"));
     QVERIFY(remove);
     QTest::mouseClick(remove, Qt::LeftButton);
-    QCOMPARE(strip->images().size(), 9);
-    QCOMPARE(strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb")).size(), 9);
+    QCOMPARE(strip->images().size(), 19);
+    QCOMPARE(strip->findChildren<QToolButton *>(QStringLiteral("attachmentThumb")).size(), 19);
+    QVERIFY2(input->hasFocus(), QApplication::focusWidget() ? QApplication::focusWidget()->metaObject()->className() : "none");
 }
 
 QTEST_MAIN(TestAttachments)
