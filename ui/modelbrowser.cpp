@@ -75,8 +75,15 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
     m_view->verticalHeader()->hide();
     m_view->setShowGrid(false);
     m_view->setWordWrap(false);
-    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->horizontalHeader()->setStretchLastSection(true);
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setStretchLastSection(true);
+    // A long file name (Qwen3-30B-A3B-Instruct-2507-UD-Q4_K_XL.gguf) is cut in the middle, so
+    // that its start and its quant show, and the Fit verdict follows it: the name's column pushed
+    // every column after Architecture out of the docked list. The whole path is its tooltip.
+    header->setMaximumSectionSize(fontMetrics().horizontalAdvance(QLatin1Char('n')) * 36); // ~36 characters
+    m_view->setTextElideMode(Qt::ElideMiddle);
+    header->moveSection(header->visualIndex(ModelLibrary::FitColumn), ModelLibrary::NameColumn + 1);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
     layout->addWidget(m_view, 1);
     auto *buttons = new QHBoxLayout;
