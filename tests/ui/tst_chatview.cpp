@@ -132,6 +132,7 @@ private slots:
     void streamedCodeBlockStaysWhenItsFenceCloses();
     void longProseIsWrittenInSlices();
     void pictureReadWhileItsMessageIsWritten();
+    void thinkingOpenedWhileItsMessageIsWritten();
     void writtenBeforeShownOpensAtTheBottom();
     void messageOnScreenIsWrittenAgainInOneEdit();
 };
@@ -826,6 +827,27 @@ void TestChatView::pictureReadWhileItsMessageIsWritten()
     const QString text = view.toPlainText();
     QCOMPARE(text.count("Paragraph 0 of"), 1);
     QCOMPARE(text.count("Paragraph 499 of"), 1);
+    QVERIFY(text.indexOf("Paragraph 498 of") < text.indexOf("Paragraph 499 of"));
+}
+
+// The thinking opened while its long message is still written the first time: written again from
+// the start slice by slice, as pictures read for it are (it went in whole, in one turn).
+void TestChatView::thinkingOpenedWhileItsMessageIsWritten()
+{
+    auto answer = ChatModel::make(ChatModel::Author::Assistant, paragraphs(500, QStringLiteral("Paragraph %1 of the answer.")));
+    answer.reasoning = QStringLiteral("Weighed the experts.");
+    ChatModel model;
+    ChatView view;
+    QVERIFY(showOnScreen(model, view));
+    model.appendMessage(answer);
+    QVERIFY(!view.isComplete());
+    view.setThinkingExpanded(0, true);
+    QVERIFY(!view.isComplete()); // again slice by slice, not in one go
+    QVERIFY(written(view));
+    const QString text = view.toPlainText();
+    QCOMPARE(text.count("Weighed the experts."), 1);
+    QCOMPARE(text.count("Paragraph 499 of"), 1);
+    QVERIFY(text.indexOf("Weighed the experts.") < text.indexOf("Paragraph 0 of"));
     QVERIFY(text.indexOf("Paragraph 498 of") < text.indexOf("Paragraph 499 of"));
 }
 
