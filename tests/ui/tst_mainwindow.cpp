@@ -54,15 +54,6 @@ class TestMainWindow : public QObject
 private:
     static void drop(QWidget *w, const QString &path);
     static void configure(LoadedModel &c);
-    // Two stored chats: "Planning the GPU" and "Recipes", whose answer was cut off by a kill.
-    struct TwoChats {
-        qint64 planning = 0;
-        qint64 recipes = 0;
-    };
-    static TwoChats storeTwoChats(ChatStore *store);
-    static void clickChat(ChatList *chats, qint64 id);
-    // The id of the one chat highlighted, 0 for none highlighted, -n for n highlighted.
-    static qint64 highlightedChat(ChatList *chats);
 
 private slots:
     void init();
@@ -75,20 +66,14 @@ private slots:
     void escapeStops();
     void secondLaunchHandsOverFiles();
     void rememberGeometry();
-    void browserOpensRecentModel();
-    void browserSeesFilesGoneWhenTheWindowIsActiveAgain();
     void importPresetsFromIni();
-    void chatListSearchRenameDelete();
-    void newChatHighlightsNothing();
-    void brokenHistoryIsReported();
     void stuckAnswerOffersToQuit();
     void loadStartedElsewhereNamesTheFile();
-    void modelsListShowsTheLoad();
-    void modelsListSelectsThePanelsModel();
     void fitsSmallScreen();
     void panelsNeverScrollSideways();
     void modelLoadDoesNotStallTheWindow();
 };
+
 
 // A real load (tiny fixture, the real worker) from a running event loop, as a click starts it: the
 // GUI thread is never busy longer than a frame (16 ms) from the click until the settings written
@@ -124,78 +109,6 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
         QCOMPARE(w.size(), before); // a load does not resize the window
         QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     }
-}
-
-// The Models list shows a model as soon as it is being opened (from anywhere: here the
-// controller, as the command line and the offload panel do), with its progress.
-void TestMainWindow::modelsListShowsTheLoad()
-{
-    auto *worker = new FakeWorker;
-    worker->loadMs = 1500;
-    AppCore cApp{std::unique_ptr<Worker>(worker)};
-    LoadedModel &lm = *cApp.model();
-    MainWindow w(cApp.windowParts());
-    w.setErrorPresenter([](const QString &, const QString &) {});
-    w.show();
-    ModelLibrary *lib = w.modelLibrary();
-    QAbstractItemModelTester tester(lib, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
-    lm.openModel("/models/opening.gguf");
-    QTRY_COMPARE(lib->pathAt(0), QString("/models/opening.gguf"));
-    QVERIFY(lib->data(lib->index(0), ModelLibrary::LoadingRole).isValid());
-    QTRY_VERIFY(lib->data(lib->index(0), ModelLibrary::LoadingRole).toDouble() > 0.2);
-    QVERIFY2(lib->data(lib->index(0), Qt::DisplayRole).toString().startsWith("opening.gguf — loading "),
-             qPrintable(lib->data(lib->index(0), Qt::DisplayRole).toString()));
-    QCOMPARE(loaded.count(), 0);
-    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
-    QCOMPARE(lib->pathAt(0), QString("/models/opening.gguf"));
-    QVERIFY(!lib->data(lib->index(0), ModelLibrary::LoadingRole).isValid());
-    // A load that fails takes its row away again.
-    worker->loadMs = 300;
-    lm.openModel("/models/bad-one.gguf");
-    QTRY_COMPARE(lib->pathAt(0), QString("/models/bad-one.gguf"));
-    QTRY_COMPARE(lib->indexOf("/models/bad-one.gguf"), -1);
-}
-
-// The row selected in the Models list is the model the offload panel plans, whoever changed it:
-// a click there, a load started elsewhere (File > Open, a stored chat), a load that failed.
-void TestMainWindow::modelsListSelectsThePanelsModel()
-{
-    auto *worker = new FakeWorker;
-    AppCore cApp{std::unique_ptr<Worker>(worker)};
-    LoadedModel &lm = *cApp.model();
-    MainWindow w(cApp.windowParts());
-    w.setErrorPresenter([](const QString &, const QString &) {});
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    ModelLibrary *lib = w.modelLibrary();
-    lib->addRecent("/models/first.gguf");
-    lib->addRecent("/models/second.gguf");
-    w.findChild<ModelBrowser *>()->raise();
-    auto *list = w.findChild<QTableView *>("modelList");
-    QVERIFY(list);
-    const auto selected = [&] {
-        const QModelIndexList rows = list->selectionModel()->selectedRows();
-        return rows.size() == 1 ? lib->pathAt(rows.front().row()) : QStringLiteral("%1 rows").arg(rows.size());
-    };
-    QCOMPARE(selected(), QString("0 rows"));
-    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(lib->index(lib->indexOf("/models/first.gguf"))).center());
-    QCOMPARE(cApp.offload()->modelPath(), QString("/models/first.gguf"));
-    QCOMPARE(selected(), QString("/models/first.gguf"));
-    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
-    lm.openModel("/models/second.gguf");
-    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 5000);
-    QTRY_COMPARE(cApp.offload()->modelPath(), QString("/models/second.gguf"));
-    QTRY_COMPARE(selected(), QString("/models/second.gguf"));
-    // A new file is listed at the top while it loads: the selection follows the panel's model,
-    // not the row number it had.
-    QSignalSpy failed(&lm, &LoadedModel::loadFailed);
-    lm.openModel("/models/bad-third.gguf");
-    QTRY_COMPARE(lib->pathAt(0), QString("/models/bad-third.gguf"));
-    QCOMPARE(selected(), cApp.offload()->modelPath());
-    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 5000);
-    QTRY_COMPARE(lib->indexOf("/models/bad-third.gguf"), -1);
-    QCOMPARE(selected(), lib->indexOf(cApp.offload()->modelPath()) >= 0 ? cApp.offload()->modelPath() : QString("0 rows"));
 }
 
 // A budget laptop's screen: the window is no larger, and the message box with Send and the whole
@@ -317,38 +230,6 @@ void TestMainWindow::stuckAnswerOffersToQuit()
     QCOMPARE(lm.state(), LoadedModel::State::Generating);
     QSignalSpy finished(&c, &ChatController::answerFinished);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
-}
-
-void TestMainWindow::brokenHistoryIsReported()
-{
-    // A damaged chats.sqlite: the window says it was moved aside and a new one started.
-    {
-        QFile f(ChatStore::defaultPath());
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("not a database at all");
-    }
-    AppCore cApp;
-    MainWindow w(cApp.windowParts());
-    QStringList shown;
-    w.setErrorPresenter([&](const QString &title, const QString &text) { shown << title + ": " + text; });
-    w.show();
-    QTRY_COMPARE(shown.size(), 1);
-    QVERIFY2(shown.first().contains("moved") && shown.first().contains(".unreadable-"), qPrintable(shown.first()));
-    QVERIFY(cApp.history()->store()); // a new history works
-    // A write that fails says what was being saved, in SQLite's words (a typed error in between).
-    const qint64 chat = cApp.history()->createConversation("kept", {}, {}, {});
-    QVERIFY(chat);
-    for (const QString &name : QSqlDatabase::connectionNames())
-        if (name.startsWith("chatstore-"))
-            QVERIFY(QSqlQuery(QSqlDatabase::database(name)).exec("PRAGMA query_only = ON"));
-    QVERIFY(!cApp.chat()->renameConversation(chat, "renamed"));
-    QTRY_COMPARE(shown.size(), 2);
-    QVERIFY2(shown.last().startsWith("Chat history not saved: Shoehorn could not save the chat's new name in the "
-                                     "chat history: attempt to write a readonly database"),
-             qPrintable(shown.last()));
-    const QDir dir = QFileInfo(ChatStore::defaultPath()).dir();
-    for (const QString &f : dir.entryList({"chats.sqlite.unreadable-*"}))
-        QFile::remove(dir.filePath(f));
 }
 
 void TestMainWindow::init()
@@ -578,66 +459,6 @@ void TestMainWindow::rememberGeometry()
     QCOMPARE(again.size(), QSize(1111, 777));
 }
 
-void TestMainWindow::browserOpensRecentModel()
-{
-    AppCore cApp;
-    LoadedModel &lm = *cApp.model();
-    configure(lm);
-    MainWindow w(cApp.windowParts());
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QString error;
-    w.setErrorPresenter([&](const QString &, const QString &text) { error = text; });
-    w.modelLibrary()->addRecent(TestFixtures::instance().tinyLlama());
-    w.findChild<ModelBrowser *>()->raise(); // it shares the left side with the chat list
-    QCoreApplication::processEvents();
-    auto *list = w.findChild<QTableView *>("modelList");
-    QVERIFY(list && list->isVisible());
-    QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
-    const QModelIndex first = list->model()->index(0, 0);
-    // A real double-click: press/release, then the double-click event.
-    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(first).center());
-    QTest::mouseDClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(first).center());
-    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 || !error.isEmpty(), 20000);
-    QVERIFY2(error.isEmpty(), qPrintable(error));
-    QCOMPARE(lm.model().path, TestFixtures::instance().tinyLlama());
-}
-
-// The Models list does not stat its files at each paint (a share that does not answer would hold
-// the window): it looks again when the window becomes active (as after deleting a file elsewhere)
-// and when its tab is raised over the Chats list.
-void TestMainWindow::browserSeesFilesGoneWhenTheWindowIsActiveAgain()
-{
-    AppCore cApp;
-    MainWindow w(cApp.windowParts());
-    w.show();
-    w.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
-    ModelLibrary *library = w.modelLibrary();
-    const QString dir = TestFixtures::instance().dir();
-    for (const char *name : {"soon-gone.gguf", "gone-too.gguf"})
-        QVERIFY(QFile(dir + "/" + name).open(QIODevice::WriteOnly));
-    library->addRecent(dir + "/soon-gone.gguf");
-    library->addRecent(dir + "/gone-too.gguf");
-    const auto exists = [library](const QString &path) {
-        return library->data(library->index(library->indexOf(path)), ModelLibrary::ExistsRole).toBool();
-    };
-    QTRY_VERIFY(!library->isScanning() && !library->isCheckingFiles());
-    QVERIFY(exists(dir + "/soon-gone.gguf"));
-    // (that a paint does not look is tst_modellibrary's)
-    QVERIFY(QFile::remove(dir + "/soon-gone.gguf"));
-    QEvent active(QEvent::ActivationChange); // as Qt sends it to the window the user comes back to
-    QCoreApplication::sendEvent(&w, &active);
-    QTRY_VERIFY(!exists(dir + "/soon-gone.gguf"));
-    // Hidden (closed, or its tab behind the Chats list), a file deleted, shown again.
-    auto *browser = w.findChild<ModelBrowser *>();
-    browser->hide();
-    QTRY_VERIFY(!library->isCheckingFiles());
-    QVERIFY(QFile::remove(dir + "/gone-too.gguf"));
-    browser->show();
-    QTRY_VERIFY(!exists(dir + "/gone-too.gguf"));
-}
-
 void TestMainWindow::importPresetsFromIni()
 {
     // A preset file like the RTX 3060 guide's, pointing at a fixture; one unknown key.
@@ -681,134 +502,6 @@ void TestMainWindow::importPresetsFromIni()
     w.importPresetFile(QDir::temp().filePath("no-such-presets.ini"));
     QVERIFY2(error.startsWith("The file cannot be read: check that it is yours to read") &&
                  error.contains("Details: No such file"), qPrintable(error));
-}
-
-void TestMainWindow::chatListSearchRenameDelete()
-{
-    AppCore cApp;
-    ChatController &c = *cApp.chat();
-    LoadedModel &lm = *cApp.model();
-    configure(lm);
-    ChatStore *store = cApp.history()->store();
-    const TwoChats two = storeTwoChats(store);
-    QVERIFY(two.planning && two.recipes);
-    MainWindow w(cApp.windowParts());
-    QString askedToLocate;
-    w.setLocateChooser([&](const QString &missing, const std::function<void(const QString &)> &done) {
-        askedToLocate = missing;
-        done(QString()); // the user cancels
-    });
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    ChatList *chats = w.chatList();
-    QVERIFY(chats->isVisible()); // chats exist: the list is in front
-    QAbstractItemModelTester tester(chats->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(chats->model()->rowCount(), 2);
-    // Search finds titles and message text.
-    auto *search = chats->findChild<QLineEdit *>("chatSearch");
-    QTest::keyClicks(search, "experts");
-    QTRY_COMPARE(chats->model()->rowCount(), 1); // searched on the work pool
-    search->clear();
-    // Click opens a chat; the interrupted answer shows as stopped and stays in the history.
-    clickChat(chats, two.recipes);
-    QCOMPARE(c.currentConversation(), two.recipes);
-    QCOMPARE(askedToLocate, QString("/m.gguf")); // the model moved: the user is offered to locate it
-    QCOMPARE(c.chatModel()->rowCount(), 2);
-    QVERIFY(w.findChild<QTextBrowser *>()->isVisible()); // the chat page is shown
-    QCOMPARE(c.chatModel()->message(1).state, ChatModel::State::Stopped);
-    // written a few milliseconds of the event loop's turn at a time: on a slow machine a turn later
-    QTRY_VERIFY(w.findChild<QTextBrowser *>()->toPlainText().contains("half an answer"));
-    // Rename through the seam, then delete.
-    chats->setTitleAsker([](const QString &, std::function<void(const QString &)> done) { done("Soup recipes"); });
-    QTest::mouseClick(chats->findChild<QPushButton *>("renameChatButton"), Qt::LeftButton);
-    QCOMPARE(store->conversations("Soup recipes").size(), 1);
-    // The open chat is the one highlighted, and the one Delete asks about; "No" keeps it.
-    const auto selected = [chats] { return highlightedChat(chats); };
-    QCOMPARE(selected(), two.recipes);
-    QString asked;
-    bool answer = false;
-    chats->setDeleteAsker([&](const QString &title, std::function<void(bool)> done) {
-        asked = title;
-        done(answer);
-    });
-    QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
-    QCOMPARE(asked, QString("Soup recipes"));
-    QCOMPARE(chats->model()->rowCount(), 2);
-    // The right-click menu is about the chat clicked, not the one shown, and opens nothing.
-    emit chats->view()->customContextMenuRequested(
-        chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(two.planning))).center());
-    QMenu *menu = nullptr;
-    QTRY_VERIFY((menu = chats->findChild<QMenu *>()));
-    QCOMPARE(menu->actions().size(), 2);
-    menu->actions().at(1)->trigger(); // Delete…, answered No
-    QCOMPARE(asked, QString("Planning the GPU"));
-    QCOMPARE(c.currentConversation(), two.recipes);
-    menu->close();
-    answer = true;
-    chats->view()->setFocus();
-    QTest::keyClick(chats->view(), Qt::Key_Delete); // the list's own key, as the button
-    QTRY_COMPARE(chats->model()->rowCount(), 1); // deleted on the work pool
-    // Waiting for it let the closed menu's deactivation through (offscreen: no window is active
-    // after a popup closes): the window is active again, as a person's next click makes it.
-    w.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
-    QCOMPARE(c.chatModel()->rowCount(), 0);
-    QCOMPARE(c.currentConversation(), 0);
-    QCOMPARE(selected(), qint64(0)); // a new chat: nothing highlighted
-}
-
-TestMainWindow::TwoChats TestMainWindow::storeTwoChats(ChatStore *store)
-{
-    const auto a = store->createConversation("Planning the GPU", "/m.gguf", "");
-    const auto b = store->createConversation("Recipes", "/m.gguf", "");
-    if (!a || !b || !store->appendMessage(*a, ChatStore::message(*a, "user", "how many experts fit?", "done")) ||
-        !store->appendMessage(*b, ChatStore::message(*b, "user", "soup", "done")) ||
-        // Shoehorn was killed mid-answer:
-        !store->appendMessage(*b, ChatStore::message(*b, "assistant", "half an answer", "streaming")))
-        return {};
-    return {*a, *b};
-}
-
-void TestMainWindow::clickChat(ChatList *chats, qint64 id)
-{
-    QTest::mouseClick(chats->view()->viewport(), Qt::LeftButton, {},
-                      chats->view()->visualRect(chats->model()->index(chats->model()->rowOf(id))).center());
-}
-
-qint64 TestMainWindow::highlightedChat(ChatList *chats)
-{
-    const QModelIndexList rows = chats->view()->selectionModel()->selectedRows();
-    return rows.size() == 1 ? chats->model()->idAt(rows.front().row()) : qint64(-rows.size());
-}
-
-// Open a chat, then Ctrl+N: nothing is highlighted (Delete there would delete the chat left),
-// and the keys go to the message box.
-void TestMainWindow::newChatHighlightsNothing()
-{
-    AppCore cApp;
-    ChatController &c = *cApp.chat();
-    configure(*cApp.model());
-    const TwoChats two = storeTwoChats(cApp.history()->store());
-    QVERIFY(two.planning && two.recipes);
-    MainWindow w(cApp.windowParts());
-    w.setLocateChooser([](const QString &, const std::function<void(const QString &)> &done) { done(QString()); });
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    ChatList *chats = w.chatList();
-    clickChat(chats, two.planning);
-    QCOMPARE(highlightedChat(chats), two.planning);
-    QTest::keySequence(&w, QKeySequence::New);
-    QCOMPARE(c.currentConversation(), 0);
-    QCOMPARE(highlightedChat(chats), qint64(0));
-    QTRY_VERIFY(w.findChild<MessageInput *>()->hasFocus());
-    bool asked = false;
-    chats->setDeleteAsker([&](const QString &, std::function<void(bool)> done) {
-        asked = true;
-        done(true);
-    });
-    QTest::mouseClick(chats->findChild<QPushButton *>("deleteChatButton"), Qt::LeftButton);
-    QVERIFY(!asked);
-    QCOMPARE(chats->model()->rowCount(), 2);
 }
 
 QTEST_MAIN(TestMainWindow)
