@@ -45,8 +45,22 @@ protected:
             updateGeometry();
         return QScrollArea::eventFilter(watched, event);
     }
-    // There is nothing to scroll up and down: the wheel scrolls sideways.
-    void wheelEvent(QWheelEvent *event) override { QCoreApplication::sendEvent(horizontalScrollBar(), event); }
+    // There is nothing to scroll up and down: the wheel scrolls sideways. A turn that is mostly
+    // up and down goes without its sideways part (a touchpad's swipe has some), which the scroll
+    // bar would take for a sideways turn it ignores.
+    void wheelEvent(QWheelEvent *event) override
+    {
+        const QPoint angle = event->angleDelta();
+        if (qAbs(angle.y()) <= qAbs(angle.x())) {
+            QCoreApplication::sendEvent(horizontalScrollBar(), event);
+            return;
+        }
+        QWheelEvent upDown(event->position(), event->globalPosition(), QPoint(0, event->pixelDelta().y()),
+                           QPoint(0, angle.y()), event->buttons(), event->modifiers(), event->phase(),
+                           event->inverted(), event->source());
+        QCoreApplication::sendEvent(horizontalScrollBar(), &upDown);
+        event->setAccepted(upDown.isAccepted());
+    }
 
 private:
     int tall() const

@@ -245,6 +245,7 @@ void ChatView::relayoutRow(int row)
         renderRow(row);
         return;
     }
+    const QScopedValueRollback wholeWrite(m_firstWrite, false); // not cut by a slice's end
     QTextCursor edit(document());
     edit.beginEditBlock();
     renderRow(row);

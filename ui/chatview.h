@@ -68,7 +68,9 @@ private:
     void resumeRow(int row); // the rest of a row whose first write used up its slice
     void appendRow(int row);
     void renderRow(int row);
-    void relayoutRow(int row); // renderRow in one edit, for a message on screen
+    // renderRow in one edit for a message on screen; one whose first write has not ended is
+    // written again from the start in slices
+    void relayoutRow(int row);
     void onDataChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);
     void onRowsRemoved(const QModelIndex &parent, int first, int last);
     void stream(int row);

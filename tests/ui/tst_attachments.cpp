@@ -534,11 +534,15 @@ void TestAttachments::manyPicturesKeepTheWindowsWidth()
     QTRY_VERIFY2(area->viewport()->width() >= 5 * box, qPrintable(QString::number(area->viewport()->width())));
     QVERIFY(area->widget()->width() > area->viewport()->width());
     QVERIFY(area->horizontalScrollBar()->isVisible());
-    // The wheel scrolls them sideways (there is nothing to scroll up and down).
-    QWheelEvent wheel(QPointF(10, 10), area->viewport()->mapToGlobal(QPointF(10, 10)), QPoint(), QPoint(0, -120),
-                      Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
-    QApplication::sendEvent(area->viewport(), &wheel);
-    QVERIFY(area->horizontalScrollBar()->value() > 0);
+    // The wheel scrolls them sideways (there is nothing to scroll up and down), a mouse's and a
+    // touchpad's swipe that is mostly up and down.
+    for (const QPoint turn : {QPoint(0, -120), QPoint(6, -120)}) {
+        area->horizontalScrollBar()->setValue(0);
+        QWheelEvent wheel(QPointF(10, 10), area->viewport()->mapToGlobal(QPointF(10, 10)), QPoint(), turn,
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(area->viewport(), &wheel);
+        QVERIFY2(area->horizontalScrollBar()->value() > 0, qPrintable(QStringLiteral("%1,%2").arg(turn.x()).arg(turn.y())));
+    }
     // The last one scrolled to, and removed: the others stay, and typing goes on in the message box.
     MessageInput *input = w.window->messageInput();
     input->setFocus();

@@ -6,7 +6,6 @@
 #include "loadedmodel.h"
 #include "chatmodel.h"
 #include "mainwindow.h"
-#include "../app/fakeworker.h"
 #include "../app/smallchat.h"
 #include "messageinput.h"
 #include "chatlist.h"

@@ -8,13 +8,10 @@
 #include "../app/fakeworker.h"
 #include "../app/smallchat.h"
 #include "messageinput.h"
-#include "chatlist.h"
 #include "chatview.h"
 #include "chatstore.h"
-#include "conversationlist.h"
 #include "conversationpanel.h"
 #include "elidedlabel.h"
-#include "modelbrowser.h"
 #include "modellibrary.h"
 #include "offloadcontroller.h"
 #include "smallscreen.h"
@@ -22,18 +19,11 @@
 #include "singleinstance.h"
 #include "testfixtures.h"
 
-#include <QAbstractItemModelTester>
 #include <QLabel>
 #include <QProgressBar>
-#include <QLineEdit>
-#include <QListView>
-#include <QTableView>
 #include <QDir>
-#include <QSqlDatabase>
-#include <QSqlQuery>
 #include <QFileInfo>
 #include <QMimeData>
-#include <QMenu>
 #include <QPushButton>
 #include <QAbstractButton>
 #include <QDockWidget>
@@ -73,7 +63,6 @@ private slots:
     void panelsNeverScrollSideways();
     void modelLoadDoesNotStallTheWindow();
 };
-
 
 // A real load (tiny fixture, the real worker) from a running event loop, as a click starts it: the
 // GUI thread is never busy longer than a frame (16 ms) from the click until the settings written
