@@ -1,5 +1,6 @@
 // The controller and its worker thread, on the tiny fixtures.
 #include "appsettings.h"
+#include "startfresh.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "chatjson.h"
@@ -143,10 +144,7 @@ private slots:
 void TestChatController::init()
 {
     // Per-model settings are remembered; every test starts from none.
-    QStandardPaths::setTestModeEnabled(true);
-    AppSettings::waitForWrites(); // a write still pending from the last test lands first
-    QSettings().clear();
-    QFile::remove(ChatStore::defaultPath());
+    startFresh();
 }
 
 void TestChatController::configure(LoadedModel &c, int maxTokens)

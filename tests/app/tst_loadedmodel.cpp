@@ -2,6 +2,7 @@
 // with (remembered per model, the open chat's sampling, speculation "Auto"), on the tiny
 // fixtures and on a fake worker.
 #include "appsettings.h"
+#include "startfresh.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "chatstore.h"
@@ -56,10 +57,7 @@ private slots:
 
 void TestLoadedModel::init()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    AppSettings::waitForWrites(); // a write still pending from the last test lands first
-    QSettings().clear();
-    QFile::remove(ChatStore::defaultPath());
+    startFresh();
 }
 
 void TestLoadedModel::badFileFailsCleanly()

@@ -3,6 +3,7 @@
 // a model that cannot see said in words, with nothing typed lost; the sent message shows its
 // pictures, and Model > Vision Projector switches the projector without a reload.
 #include "appsettings.h"
+#include "../app/startfresh.h"
 #include "appcore.h"
 #include "../app/smallchat.h"
 #include "attachmentstrip.h"
@@ -122,13 +123,7 @@ private:
     QTemporaryDir m_dir;
 
 private slots:
-    void init()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        AppSettings::waitForWrites(); // a write still pending from the last test lands first
-        QSettings().clear();
-        QFile::remove(ChatStore::defaultPath());
-    }
+    void init() { startFresh(); }
     void attachDropPasteAndSend();
     void badFilesAndNoProjectorLoseNothing();
     void visionMenuSwitchesWithoutReload();

@@ -2,6 +2,7 @@
 // send, stop, regenerate and switch versions, edit and resend, delete, new chat, export and
 // import, and the conversation settings.
 #include "appsettings.h"
+#include "../app/startfresh.h"
 #include "appcore.h"
 #include "../app/smallchat.h"
 #include "chatcontroller.h"
@@ -104,10 +105,7 @@ void TestChatFlows::chatKeepsItsSettingsAcrossModels()
 
 void TestChatFlows::init()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    AppSettings::waitForWrites(); // a write still pending from the last test lands first
-    QSettings().clear();
-    QFile::remove(ChatStore::defaultPath());
+    startFresh();
 }
 
 bool TestChatFlows::open(Window &w, const QString &model)

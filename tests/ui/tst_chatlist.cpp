@@ -1,6 +1,7 @@
 // The Chats list in the window: search, rename, delete, what it highlights, and a history that
 // cannot be read.
 #include "appsettings.h"
+#include "../app/startfresh.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "loadedmodel.h"
@@ -41,13 +42,7 @@ private:
     static qint64 highlightedChat(ChatList *chats);
 
 private slots:
-    void init()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        AppSettings::waitForWrites(); // a write still pending from the last test lands first
-        QSettings().clear();
-        QFile::remove(ChatStore::defaultPath());
-    }
+    void init() { startFresh(); }
     void chatListSearchRenameDelete();
     void newChatHighlightsNothing();
     void brokenHistoryIsReported();

@@ -2,6 +2,7 @@
 // check in the helper process stops it, the window says why in words, nothing is loaded, the
 // app goes on, and a good file loads right after.
 #include "appsettings.h"
+#include "../app/startfresh.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "loadedmodel.h"
@@ -38,13 +39,7 @@ private:
     }
 
 private slots:
-    void init()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        AppSettings::waitForWrites(); // a write still pending from the last test lands first
-        QSettings().clear();
-        QFile::remove(ChatStore::defaultPath());
-    }
+    void init() { startFresh(); }
     void hostileTemplateIsStoppedBeforeLoading_data();
     void hostileTemplateIsStoppedBeforeLoading();
     void damagedFileIsRefused_data();

@@ -1,5 +1,6 @@
 // The first window, driven as a person would: drop a model, type, press Enter.
 #include "appsettings.h"
+#include "../app/startfresh.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "loadedmodel.h"
@@ -224,18 +225,12 @@ void TestMainWindow::stuckAnswerOffersToQuit()
 void TestMainWindow::init()
 {
     // Per-model settings are remembered; every test starts from none.
-    QStandardPaths::setTestModeEnabled(true);
-    AppSettings::waitForWrites(); // a write still pending from the last test lands first
-    QSettings().clear();
-    QFile::remove(ChatStore::defaultPath());
+    startFresh();
 }
 
 void TestMainWindow::initTestCase()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    AppSettings::waitForWrites(); // a write still pending from the last test lands first
-    QSettings().clear();
-    QFile::remove(ChatStore::defaultPath());
+    startFresh();
 }
 
 void TestMainWindow::configure(LoadedModel &c)

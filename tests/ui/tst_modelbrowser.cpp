@@ -1,6 +1,7 @@
 // The Models list: docked beside the chat (about 420 px wide) and in the window, where it follows
 // the model being loaded and the offload panel's model, opens a recent model and sees files gone.
 #include "../app/fakeworker.h"
+#include "../app/startfresh.h"
 #include "../app/smallchat.h"
 #include "appcore.h"
 #include "appsettings.h"
@@ -29,12 +30,7 @@ class TestModelBrowser : public QObject
     Q_OBJECT
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-    void init()
-    {
-        AppSettings::waitForWrites(); // a write still pending from the last test lands first
-        QSettings().clear();
-        QFile::remove(ChatStore::defaultPath());
-    }
+    void init() { startFresh(); }
     void longNameKeepsTheFitInView();
     void modelsListShowsTheLoad();
     void modelsListSelectsThePanelsModel();

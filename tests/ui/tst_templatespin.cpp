@@ -3,6 +3,7 @@
 // within 200 ms and the window is ready again, and a turn left alone ends after the check's
 // 5 s with a message naming the cause. The question is stored, and the next message answers.
 #include "appsettings.h"
+#include "../app/startfresh.h"
 #include "appcore.h"
 #include "chatcontroller.h"
 #include "loadedmodel.h"
@@ -39,10 +40,7 @@ private:
 
 void TestTemplateSpin::init()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    AppSettings::waitForWrites(); // a write still pending from the last test lands first
-    QSettings().clear();
-    QFile::remove(ChatStore::defaultPath());
+    startFresh();
     const QString model = TestFixtures::instance().withTemplate(QStringLiteral("spins-on-a-word.gguf"), "{% for m in messages %}{% if 'spin' in m.content %}{% for a in range(100000) %}"
                         "{% for b in range(100000) %}{% endfor %}{% endfor %}{% endif %}"
                         "<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
