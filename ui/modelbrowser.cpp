@@ -4,6 +4,7 @@
 #include "modellibrary.h"
 
 #include <QAction>
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QTableView>
@@ -81,7 +82,7 @@ ModelBrowser::ModelBrowser(ModelLibrary *library, QWidget *parent)
     // A long file name (Qwen3-30B-A3B-Instruct-2507-UD-Q4_K_XL.gguf) is cut in the middle, so
     // that its start and its quant show, and the Fit verdict follows it: the name's column pushed
     // every column after Architecture out of the docked list. The whole path is its tooltip.
-    header->setMaximumSectionSize(fontMetrics().horizontalAdvance(QLatin1Char('n')) * 36); // ~36 characters
+    capColumns();
     m_view->setTextElideMode(Qt::ElideMiddle);
     header->moveSection(header->visualIndex(ModelLibrary::FitColumn), ModelLibrary::NameColumn + 1);
     m_view->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -151,6 +152,18 @@ void ModelBrowser::selectShown()
     const QModelIndex at = m_library->index(row);
     if (m_view->currentIndex().row() != row || !m_view->selectionModel()->isRowSelected(row, {}))
         m_view->selectionModel()->setCurrentIndex(at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void ModelBrowser::capColumns()
+{
+    m_view->horizontalHeader()->setMaximumSectionSize(m_view->fontMetrics().horizontalAdvance(QLatin1Char('n')) * 36);
+}
+
+void ModelBrowser::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::FontChange) // the desktop's font changed: about 36 characters still
+        capColumns();
+    QDockWidget::changeEvent(event);
 }
 
 void ModelBrowser::activate(const QModelIndex &index)

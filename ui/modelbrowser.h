@@ -25,7 +25,11 @@ signals:
     void openRequested(const QString &path);
     void browseRequested();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void capColumns(); // how wide a column may grow, from the list's font
     void activate(const QModelIndex &index);
     void selectShown();
     ModelLibrary *m_library;

@@ -72,6 +72,13 @@ void TestModelBrowser::longNameKeepsTheFitInView()
     QVERIFY2(list->visualRect(name).width() < whole, qPrintable(QString::number(list->visualRect(name).width()))); // cut
     QCOMPARE(list->textElideMode(), Qt::ElideMiddle);
     QVERIFY(name.data(Qt::ToolTipRole).toString().startsWith(path));
+    // A larger desktop font: the columns may grow with it.
+    const int cap = list->horizontalHeader()->maximumSectionSize();
+    QFont large = browser.font();
+    large.setPointSizeF(large.pointSizeF() * 2);
+    browser.setFont(large);
+    QVERIFY2(list->horizontalHeader()->maximumSectionSize() > cap * 3 / 2,
+             qPrintable(QStringLiteral("%1 then %2").arg(cap).arg(list->horizontalHeader()->maximumSectionSize())));
 }
 
 // The Models list shows a model as soon as it is being opened (from anywhere: here the
