@@ -39,7 +39,10 @@ public:
             const qint64 offCpuNs = runQueueNs - m_lastRunQueueNs;
             m_lastRunQueueNs = runQueueNs;
             m_worstWall = std::max(m_worstWall, gapNs / 1000000 - 1);
-            m_worst = std::max(m_worst, (gapNs - offCpuNs) / 1000000 - 1);
+            if ((gapNs - offCpuNs) / 1000000 - 1 > m_worst) {
+                m_worst = (gapNs - offCpuNs) / 1000000 - 1;
+                m_worstEndMs = m_sinceStart.elapsed(); // where it was, for a stall that is rare
+            }
         });
     }
     ~StallProbe() override
@@ -49,20 +52,23 @@ public:
     }
     void start()
     {
-        m_worst = m_worstWall = 0;
+        m_worst = m_worstWall = m_worstEndMs = 0;
         m_lastRunQueueNs = runQueueWaitNs();
         m_clock.start();
+        m_sinceStart.start();
         m_timer.start();
     }
     // The longest gap less the time the thread waited for a CPU during it.
     qint64 worstMs() const { return m_worst; }
     // The longest gap as a clock on the wall saw it.
     qint64 worstWallMs() const { return m_worstWall; }
+    // When the longest gap (worstMs) ended, in ms after start().
+    qint64 worstEndMs() const { return m_worstEndMs; }
     // Logs the longest stall "while <what>" and whether it was at most `limitMs` (a frame).
     bool within(const QString &what, qint64 limitMs = kFrameMs) const
     {
-        qInfo("longest GUI-thread stall while %s: %lld ms (%lld ms on the wall clock)", qPrintable(what), m_worst,
-              m_worstWall);
+        qInfo("longest GUI-thread stall while %s: %lld ms, ending %lld ms after the start (%lld ms on the wall clock)",
+              qPrintable(what), m_worst, m_worstEndMs, m_worstWall);
         return m_worst <= limitMs;
     }
     // Runs the event loop for ms without sleeping between rounds (unlike QTest::qWait).
@@ -109,8 +115,10 @@ private:
 
     QTimer m_timer;
     QElapsedTimer m_clock;
+    QElapsedTimer m_sinceStart;
     int m_schedstat;
     qint64 m_lastRunQueueNs = 0;
     qint64 m_worst = 0;
     qint64 m_worstWall = 0;
+    qint64 m_worstEndMs = 0;
 };

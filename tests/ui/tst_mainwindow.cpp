@@ -30,6 +30,7 @@
 #include <QDockWidget>
 #include <QScrollBar>
 #include <QScrollArea>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QStackedWidget>
 #include <QTextBrowser>
@@ -90,12 +91,18 @@ void TestMainWindow::modelLoadDoesNotStallTheWindow()
         QSignalSpy loaded(&lm, &LoadedModel::modelLoaded);
         const QString model = TestFixtures::instance().tinyApi();
         QTimer::singleShot(20, &w, [&w, model] { w.openModel(model); });
+        QElapsedTimer sinceProbe;
+        sinceProbe.start();
         while (loaded.isEmpty() && loaded.wait(20000)) {
         }
         QCOMPARE(loaded.count(), 1);
+        const qint64 loadedAt = sinceProbe.elapsed();
         StallProbe::spin(400); // what the load's end sets off: the chat page, the gauges, the writes
-        qInfo("load %d: longest GUI-thread stall %lld ms (%lld ms on the wall clock)", load, probe.worstMs(),
-              probe.worstWallMs());
+        // Where the stall was (seen once: 90 ms in a full ctest run, cause not found): before the
+        // click at 20 ms, during the load, or after it ended.
+        qInfo("load %d: longest GUI-thread stall %lld ms, ending %lld ms after the start; clicked at 20 ms, "
+              "loaded at %lld ms (%lld ms on the wall clock)",
+              load, probe.worstMs(), probe.worstEndMs(), loadedAt, probe.worstWallMs());
         QCOMPARE(w.size(), before); // a load does not resize the window
         QVERIFY2(probe.worstMs() <= StallProbe::kFrameMs, qPrintable(QString::number(probe.worstMs()) + " ms"));
     }
